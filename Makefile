@@ -1,0 +1,129 @@
+# rpcrdma-gw - GNU make build.  `make help` lists the targets.
+#
+# Sources are found by wildcard: a new file in a module folder, a new
+# tests/unit/test_*.c, tests/fuzz/fuzz_*.c or tests/vm/t_*.sh is picked up
+# without editing this file.
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= gcc
+SANITIZE  ?=
+FUZZ_SECONDS ?= 60
+export FUZZ_CHECK_SECONDS ?= 30
+
+BUILD     := build$(if $(SANITIZE),-san)
+PKGS      := libibverbs librdmacm libevent_core libevent_pthreads libevent_openssl \
+             libevent_extra libtirpc openssl libsystemd inih
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -fno-strict-aliasing \
+             -D_GNU_SOURCE -MMD -MP $(PKG_CFLAGS) \
+             -Ichunking -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
+LDLIBS    += $(PKG_LIBS) -lpthread
+ifneq ($(SANITIZE),)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+MODULES   := chunking config backend-rdma frontend-tcp gateway
+mod_srcs   = $(filter-out gateway/main.c,$(wildcard $(1)/*.c))
+mod_objs   = $(patsubst %.c,$(BUILD)/%.o,$(call mod_srcs,$(1)))
+LIB_OBJS  := $(foreach m,$(MODULES),$(call mod_objs,$(m)))
+LIB       := $(BUILD)/librpcrdmagw.a
+
+DAEMON    := $(BUILD)/rpcrdma-gw
+TOOLS_SRC := $(wildcard tests/peer/*.c tests/tools/*.c)
+TOOLS     := $(patsubst tests/%.c,$(BUILD)/%,$(TOOLS_SRC))
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS:= $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
+
+# Fuzzers always build with clang, libFuzzer, ASan and UBSan in their own tree.
+FUZZ_BUILD := build-fuzz
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -Ichunking -Itests/unit \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
+FUZZ_LIBSRC := $(wildcard chunking/*.c)
+
+.SECONDARY:
+.PHONY: all check unit fuzz fuzz-build vm bench demo deps install clean help tools
+all: $(DAEMON) $(TOOLS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(DAEMON): $(BUILD)/gateway/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Test peers and tools (tests/peer/X.c -> $(BUILD)/peer/X): one file each.
+tools: $(TOOLS)
+$(TOOLS): $(BUILD)/%: $(BUILD)/tests/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+$(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_HELP_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+$(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)
+
+# Every tier; the last line is `check: N passed, N failed`.
+check: all $(UNIT_BINS) $(BENCH_BINS) fuzz-build
+	@BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) SANITIZE=$(SANITIZE) tests/check.sh all
+
+unit: $(UNIT_BINS)
+	@BUILD=$(BUILD) tests/check.sh unit
+
+vm: all
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/check.sh vm
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_CHECK_SECONDS=$(FUZZ_SECONDS) tests/check.sh fuzz
+
+bench: all $(BENCH_BINS)
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+demo: deps
+	$(MAKE) all
+	BUILD=$(BUILD) tests/vm/demo.sh
+
+deps:
+	@tests/deps.sh
+
+install: $(DAEMON)
+	install -D -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gw
+	install -D -m 0644 config/rpcrdma-gw.conf $(DESTDIR)/etc/rpcrdma-gw/rpcrdma-gw.conf.sample
+	for u in systemd/*.service systemd/*.socket; do [ -e "$$u" ] && \
+	  install -D -m 0644 "$$u" $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done; true
+	for m in docs/man/*.[1-9]; do [ -e "$$m" ] && s=$${m##*.} && \
+	  install -D -m 0644 "$$m" $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done; true
+
+clean:
+	rm -rf build build-san build-fuzz
+
+help:
+	@echo "make           build the daemon ($(DAEMON))"
+	@echo "make check     every test tier (unit, fuzz smoke, VM); SANITIZE=1 for ASan+UBSan"
+	@echo "make demo      install deps, build, run the gateway story in the Soft-RoCE VM"
+	@echo "make deps      install the Debian 12 packages for build, tests and the VM tier"
+	@echo "make fuzz      run every libFuzzer target for FUZZ_SECONDS (default 60)"
+	@echo "make bench     benchmarks (not tests)"
+	@echo "make install   DESTDIR= PREFIX= ; make clean"
+
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

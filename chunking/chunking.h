@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chunking.h - the wire-format module of rpcrdma-gw.
+ *
+ * Pure functions over buffers: the XDR cursor (RFC 4506), ONC RPC v2 message
+ * headers (RFC 5531), record marking (RFC 5531 section 11), the RPC-over-RDMA
+ * version 1 transport header (RFC 8166 section 4, with the RFC 5666 /
+ * draft-ietf-nfsv4-rpcrdma-08 legacy procedures), RFC 8797 CM private data,
+ * the Connection Configuration Protocol (draft-08 section 6) and the NFS
+ * upper-layer binding walkers (RFC 8267).  Nothing here knows sockets, verbs
+ * or libevent, and nothing here allocates: every decoder fills a caller-owned
+ * structure and refers to payload bytes by position, never by copy.
+ *
+ * Return conventions (docs/naming.md): decoders and encoders return bool
+ * (true = done); the reason for a false is the sticky error code kept in the
+ * cursor or returned through an enum out-parameter.
+ */
+#ifndef RPCRDMA_GW_CHUNKING_H
+#define RPCRDMA_GW_CHUNKING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* ------------------------------------------------------------------------
+ * XDR cursor (RFC 4506) - xdr.c
+ *
+ * A decoding cursor walks a list of buffer segments (struct iovec) as one
+ * XDR stream, so a record that arrived in pieces is read in place.  The
+ * first error sticks: later calls do nothing and return false, so a caller
+ * may decode a run of fields and test once.  Positions are byte offsets from
+ * the start of the stream, which is what RPC-over-RDMA read chunks carry.
+ * ------------------------------------------------------------------------ */
+
+/* Append-only: do not reorder (xdr_err_str() indexes by value). */
+enum xdr_err {
+	XDR_OK = 0,
+	XDR_ERR_SHORT,		/* stream ended inside an item */
+	XDR_ERR_TOO_LONG,	/* length word above the caller's maximum */
+	XDR_ERR_BAD_ENUM,	/* discriminant or enum value not allowed */
+	XDR_ERR_BAD_BOOL,	/* bool other than 0 or 1 (RFC 4506 4.4) */
+	XDR_ERR_NO_SPACE,	/* encoder: output buffer full */
+	XDR_ERR_BAD_ARG,	/* caller error (e.g. seek outside stream) */
+	XDR_ERR_DEPTH,		/* too many nested or repeated items */
+	XDR_ERR__COUNT
+};
+const char *xdr_err_str(enum xdr_err err);
+
+struct xdr_cur {
+	const struct iovec *xc_iov;	/* segments of the stream */
+	unsigned xc_niov;
+	unsigned xc_idx;		/* current segment */
+	size_t xc_off;			/* offset inside the current segment */
+	size_t xc_pos;			/* absolute stream position */
+	size_t xc_len;			/* total stream length */
+	enum xdr_err xc_err;		/* first error, sticky */
+};
+
+/* A reference to bytes of the stream: where they are, never a copy. */
+struct xdr_span {
+	size_t xs_pos;
+	size_t xs_len;
+};
+
+void xdr_cur_init(struct xdr_cur *xc, const struct iovec *iov, unsigned niov);
+/* Convenience for a single contiguous buffer (iov kept by the caller). */
+void xdr_cur_init_buf(struct xdr_cur *xc, struct iovec *one, const void *buf, size_t len);
+
+static inline size_t xdr_pos(const struct xdr_cur *xc) { return xc->xc_pos; }
+static inline size_t xdr_remaining(const struct xdr_cur *xc) { return xc->xc_len - xc->xc_pos; }
+static inline bool xdr_ok(const struct xdr_cur *xc) { return xc->xc_err == XDR_OK; }
+/* Record the first error; returns false so callers can `return xdr_fail(..)`. */
+bool xdr_fail(struct xdr_cur *xc, enum xdr_err err);
+
+bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v);
+bool xdr_get_i32(struct xdr_cur *xc, int32_t *v);
+bool xdr_get_u64(struct xdr_cur *xc, uint64_t *v);
+bool xdr_get_bool(struct xdr_cur *xc, bool *v);
+/* enum: value must be < nvalid when nvalid != 0 (dense enums); else any. */
+bool xdr_get_enum(struct xdr_cur *xc, uint32_t *v, uint32_t nvalid);
+/* opaque<max>: length word then data and pad; *span refers to the data. */
+bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max);
+/* opaque[n]: fixed length, no length word. */
+bool xdr_get_fixed(struct xdr_cur *xc, struct xdr_span *span, uint32_t n);
+/* string<max>: as opaque; the bytes are not NUL-terminated. */
+static inline bool xdr_get_string(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
+{ return xdr_get_opaque(xc, span, max); }
+/* Skip n bytes rounded up to a multiple of 4. */
+bool xdr_skip(struct xdr_cur *xc, size_t n);
+/* Move to an absolute position (must be within the stream). */
+bool xdr_seek(struct xdr_cur *xc, size_t pos);
+/* Copy up to cap bytes of a span out (small items: names, creds, tests). */
+size_t xdr_span_copy(const struct xdr_cur *xc, const struct xdr_span *span, void *dst, size_t cap);
+/* Pointer to the span's bytes if they are contiguous in one segment, else NULL. */
+const uint8_t *xdr_span_ptr(const struct xdr_cur *xc, const struct xdr_span *span);
+static inline size_t xdr_pad(size_t n) { return (4 - (n & 3)) & 3; }
+static inline size_t xdr_round4(size_t n) { return (n + 3) & ~(size_t)3; }
+
+/* Encoder into one contiguous buffer (headers and local replies are small). */
+struct xdr_enc {
+	uint8_t *xe_buf;
+	size_t xe_cap;
+	size_t xe_len;
+	enum xdr_err xe_err;
+};
+void xdr_enc_init(struct xdr_enc *xe, void *buf, size_t cap);
+bool xdr_put_u32(struct xdr_enc *xe, uint32_t v);
+bool xdr_put_i32(struct xdr_enc *xe, int32_t v);
+bool xdr_put_u64(struct xdr_enc *xe, uint64_t v);
+bool xdr_put_bool(struct xdr_enc *xe, bool v);
+bool xdr_put_opaque(struct xdr_enc *xe, const void *data, uint32_t len);	/* with length word */
+bool xdr_put_fixed(struct xdr_enc *xe, const void *data, uint32_t len);	/* no length word */
+/* Reserve 4 bytes to patch later (e.g. a length); returns its offset. */
+size_t xdr_put_hole(struct xdr_enc *xe);
+void xdr_patch_u32(struct xdr_enc *xe, size_t off, uint32_t v);
+
+/* Big-endian helpers for fixed layouts (private data, tests). */
+static inline uint32_t chk_be32(const uint8_t *p)
+{ return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static inline void chk_put_be32(uint8_t *p, uint32_t v)
+{ p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
+
+/* ------------------------------------------------------------------------
+ * ONC RPC v2 message headers (RFC 5531 section 9) - rpc.c
+ * ------------------------------------------------------------------------ */
+#define RPC_VERS		2
+#define RPC_AUTH_MAX_BODY	400	/* RFC 5531 8.2: opaque_auth body<400> */
+
+enum rpc_msg_type { RPC_CALL = 0, RPC_REPLY = 1 };
+enum rpc_reply_stat { RPC_MSG_ACCEPTED = 0, RPC_MSG_DENIED = 1 };
+enum rpc_accept_stat {
+	RPC_SUCCESS = 0, RPC_PROG_UNAVAIL = 1, RPC_PROG_MISMATCH = 2,
+	RPC_PROC_UNAVAIL = 3, RPC_GARBAGE_ARGS = 4, RPC_SYSTEM_ERR = 5
+};
+enum rpc_reject_stat { RPC_MISMATCH = 0, RPC_AUTH_ERROR = 1 };
+enum rpc_auth_stat {
+	RPC_AUTH_OK = 0, RPC_AUTH_BADCRED = 1, RPC_AUTH_REJECTEDCRED = 2,
+	RPC_AUTH_BADVERF = 3, RPC_AUTH_REJECTEDVERF = 4, RPC_AUTH_TOOWEAK = 5,
+	RPC_AUTH_INVALIDRESP = 6, RPC_AUTH_FAILED = 7,
+	RPC_AUTH_KERB_GENERIC = 8, RPC_AUTH_TIMEEXPIRE = 9, RPC_AUTH_TKT_FILE = 10,
+	RPC_AUTH_DECODE = 11, RPC_AUTH_NET_ADDR = 12,
+	RPC_RPCSEC_GSS_CREDPROBLEM = 13, RPC_RPCSEC_GSS_CTXPROBLEM = 14
+};
+enum rpc_auth_flavor {
+	RPC_AUTH_NONE = 0, RPC_AUTH_SYS = 1, RPC_AUTH_SHORT = 2, RPC_AUTH_DH = 3,
+	RPC_RPCSEC_GSS = 6, RPC_AUTH_TLS = 7	/* RFC 9289 4.1 */
+};
+enum rpc_gss_service { RPC_GSS_SVC_NONE = 1, RPC_GSS_SVC_INTEGRITY = 2, RPC_GSS_SVC_PRIVACY = 3 };
+
+struct rpc_opaque_auth {
+	uint32_t oa_flavor;
+	struct xdr_span oa_body;	/* <= RPC_AUTH_MAX_BODY bytes */
+};
+
+struct rpc_call_hdr {
+	uint32_t rc_xid;
+	uint32_t rc_rpcvers;		/* reported, not enforced: caller answers RPC_MISMATCH */
+	uint32_t rc_prog, rc_vers, rc_proc;
+	struct rpc_opaque_auth rc_cred, rc_verf;
+	uint32_t rc_gss_service;	/* RPCSEC_GSS only: enum rpc_gss_service; else 0 */
+	uint32_t rc_gss_proc;		/* RPCSEC_GSS only: gss_proc (DATA = 0) */
+	size_t rc_xid_pos;		/* stream position of the XID word */
+	size_t rc_args_pos;		/* stream position of the procedure arguments */
+};
+
+struct rpc_reply_hdr {
+	uint32_t rr_xid;
+	uint32_t rr_stat;		/* enum rpc_reply_stat */
+	struct rpc_opaque_auth rr_verf;	/* accepted replies */
+	uint32_t rr_accept_stat;	/* enum rpc_accept_stat */
+	uint32_t rr_reject_stat;	/* enum rpc_reject_stat */
+	uint32_t rr_auth_stat;		/* enum rpc_auth_stat, with AUTH_ERROR */
+	uint32_t rr_low, rr_high;	/* PROG_MISMATCH and RPC_MISMATCH */
+	size_t rr_results_pos;		/* SUCCESS: stream position of the results */
+};
+
+/* Decode a call header; rejects a non-CALL message and auth bodies > 400. */
+bool rpc_call_decode(struct xdr_cur *xc, struct rpc_call_hdr *call);
+bool rpc_reply_decode(struct xdr_cur *xc, struct rpc_reply_hdr *reply);
+/* Encode a reply header; verf_body (may be NULL) supplies rr_verf's bytes. */
+bool rpc_reply_encode(struct xdr_enc *xe, const struct rpc_reply_hdr *reply, const void *verf_body);
+/* A complete local reply (no results) to `call`: the gateway answering by
+ * itself (PROG_UNAVAIL, PROG_MISMATCH low/high, RPC_MISMATCH, ...). */
+bool rpc_local_reply(struct xdr_enc *xe, uint32_t xid, const struct rpc_reply_hdr *status);
+
+/* AUTH_SYS credential (RFC 5531 appendix A), decoded out of its span. */
+#define RPC_AUTH_SYS_MAX_NAME	255
+#define RPC_AUTH_SYS_MAX_GIDS	16
+struct rpc_auth_sys {
+	uint32_t as_stamp;
+	uint32_t as_namelen;
+	char as_machinename[RPC_AUTH_SYS_MAX_NAME + 1];
+	uint32_t as_uid, as_gid;
+	uint32_t as_ngids;
+	uint32_t as_gids[RPC_AUTH_SYS_MAX_GIDS];
+};
+bool rpc_auth_sys_decode(struct xdr_cur *xc, const struct xdr_span *body, struct rpc_auth_sys *as);
+bool rpc_auth_sys_encode(struct xdr_enc *xe, const struct rpc_auth_sys *as);
+
+/* ------------------------------------------------------------------------
+ * Record marking (RFC 5531 section 11) - recmark.c
+ *
+ * Incremental and zero-copy: the caller hands over whatever bytes arrived;
+ * each call consumes either fragment-header bytes (data_len = 0) or one run
+ * of record data inside the current fragment (data_len = consumed), which
+ * the caller appends to the record's iovec list in place.
+ * ------------------------------------------------------------------------ */
+#define RM_LAST_FRAG	0x80000000u
+#define RM_LEN_MASK	0x7fffffffu
+
+enum rm_status {
+	RM_OK = 0,		/* consumed something; see data_len / record_done */
+	RM_ERR_TOO_BIG,		/* record above the configured maximum */
+};
+
+struct rm_dec {
+	uint32_t rm_max_record;		/* configured maximum record size */
+	uint32_t rm_frag_left;		/* data bytes left in current fragment */
+	uint32_t rm_record_len;		/* data bytes so far in this record */
+	uint8_t rm_hdr[4];		/* partial fragment header */
+	uint8_t rm_hdr_have;
+	bool rm_in_frag;		/* inside a fragment's data */
+	bool rm_last;			/* current fragment is the last */
+};
+void rm_dec_init(struct rm_dec *d, uint32_t max_record);
+/* Consumes from p[0..n); sets *consumed (> 0 when n > 0), *data_len (the
+ * first *data_len consumed bytes are record data) and *record_done. */
+enum rm_status rm_dec_feed(struct rm_dec *d, const uint8_t *p, size_t n,
+			   size_t *consumed, size_t *data_len, bool *record_done);
+/* Fragment header for a fragment of len bytes. */
+void rm_encode_hdr(uint8_t out[4], uint32_t len, bool last);
+
+/* ------------------------------------------------------------------------
+ * RPC-over-RDMA version 1 transport header (RFC 8166 section 4; RDMA_MSGP
+ * and RDMA_DONE from RFC 5666 / draft-ietf-nfsv4-rpcrdma-08) - rpcrdma_hdr.c
+ *
+ * Names carry rpcrdma_ (not rdma_) to stay clear of librdmacm's namespace.
+ * ------------------------------------------------------------------------ */
+#define RPCRDMA_VERSION		1
+enum rpcrdma_proc {
+	RPCRDMA_MSG = 0, RPCRDMA_NOMSG = 1, RPCRDMA_MSGP = 2,
+	RPCRDMA_DONE = 3, RPCRDMA_ERROR = 4
+};
+enum rpcrdma_errcode { RPCRDMA_ERR_VERS = 1, RPCRDMA_ERR_CHUNK = 2 };
+
+/* Compile-time capacity of a decoded header; runtime limits sit below it. */
+#define RPCRDMA_MAX_READS	64	/* read segments in a Read list */
+#define RPCRDMA_MAX_WCHUNKS	16	/* write chunks in a Write list */
+#define RPCRDMA_MAX_SEGS	600	/* write + reply segments together */
+
+struct rpcrdma_segment {
+	uint32_t rs_handle;
+	uint32_t rs_length;
+	uint64_t rs_offset;
+};
+struct rpcrdma_read_seg {
+	uint32_t rd_position;		/* XDR position in the RPC message */
+	struct rpcrdma_segment rd_seg;
+};
+/* A write chunk or the reply chunk: a run of rh_segs. */
+struct rpcrdma_chunk {
+	uint16_t ck_first;
+	uint16_t ck_nsegs;
+};
+
+struct rpcrdma_limits {
+	unsigned lim_max_reads;		/* <= RPCRDMA_MAX_READS */
+	unsigned lim_max_wchunks;	/* <= RPCRDMA_MAX_WCHUNKS */
+	unsigned lim_max_segs_per_chunk;
+};
+
+struct rpcrdma_hdr {
+	uint32_t rh_xid, rh_vers, rh_credit, rh_proc;
+	uint32_t rh_align, rh_thresh;		/* RDMA_MSGP */
+	uint32_t rh_err;			/* RDMA_ERROR: enum rpcrdma_errcode */
+	uint32_t rh_vers_low, rh_vers_high;	/* ERR_VERS */
+	unsigned rh_nreads;
+	struct rpcrdma_read_seg rh_reads[RPCRDMA_MAX_READS];
+	unsigned rh_nwrites;
+	struct rpcrdma_chunk rh_writes[RPCRDMA_MAX_WCHUNKS];
+	bool rh_has_reply;
+	struct rpcrdma_chunk rh_reply;
+	unsigned rh_nsegs;
+	struct rpcrdma_segment rh_segs[RPCRDMA_MAX_SEGS];
+	size_t rh_hdr_len;	/* transport header bytes */
+	size_t rh_body_off;	/* where the RPC message starts (MSGP: after padding) */
+};
+
+/* Append-only: do not reorder. */
+enum rpcrdma_hdr_err {
+	RPCRDMA_HDR_OK = 0,
+	RPCRDMA_HDR_SHORT,		/* truncated header */
+	RPCRDMA_HDR_BAD_VERS,		/* rdma_vers != 1 (answer ERR_VERS) */
+	RPCRDMA_HDR_BAD_PROC,		/* unknown rdma_proc */
+	RPCRDMA_HDR_TOO_MANY,		/* over a list/segment limit */
+	RPCRDMA_HDR_BAD_POSITION,	/* read positions misaligned or decreasing */
+	RPCRDMA_HDR_BAD_CHUNKS,		/* chunk combination the spec forbids */
+	RPCRDMA_HDR_BAD_ERRCODE,	/* RDMA_ERROR with an unknown code (decoded, flagged) */
+	RPCRDMA_HDR_BAD_MSGP,		/* RDMA_MSGP alignment/padding invalid */
+	RPCRDMA_HDR_ERR__COUNT
+};
+const char *rpcrdma_hdr_err_str(enum rpcrdma_hdr_err err);
+void rpcrdma_limits_default(struct rpcrdma_limits *lim);
+bool rpcrdma_hdr_decode(const void *buf, size_t len, const struct rpcrdma_limits *lim,
+			struct rpcrdma_hdr *h, enum rpcrdma_hdr_err *err);
+bool rpcrdma_hdr_encode(struct xdr_enc *xe, const struct rpcrdma_hdr *h);
+/* Bytes rpcrdma_hdr_encode() will produce for h. */
+size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h);
+
+/* ------------------------------------------------------------------------
+ * RFC 8797 CM private data - rpcrdma_pd.c
+ * ------------------------------------------------------------------------ */
+#define RPCRDMA_PD_FORMAT_ID	0xf6ab0e18u
+#define RPCRDMA_PD_VERSION	1
+#define RPCRDMA_PD_LEN		8
+#define RPCRDMA_PD_DEFAULT_SIZE	1024	/* RFC 8797 5.1 */
+
+struct rpcrdma_pd {
+	bool pd_remote_inv;	/* R flag: may Send With Invalidate to us */
+	uint32_t pd_send_size;	/* bytes; multiples of 1024, 1024..262144 */
+	uint32_t pd_recv_size;
+};
+/* Encode the 8-octet message; sizes are rounded down to 1 KiB units. */
+void rpcrdma_pd_encode(const struct rpcrdma_pd *pd, uint8_t out[RPCRDMA_PD_LEN]);
+/* Search buf for the format identifier at 4-byte alignment; false (and the
+ * RFC 8797 5.1 defaults in *pd) when absent, wrong version or overrun. */
+bool rpcrdma_pd_decode(const void *buf, size_t len, struct rpcrdma_pd *pd);
+/* Inline thresholds: send = min(our send, peer recv), recv = min(peer send, our recv). */
+void rpcrdma_inline_thresholds(const struct rpcrdma_pd *ours, const struct rpcrdma_pd *peer,
+			       uint32_t *send_threshold, uint32_t *recv_threshold);
+
+/* ------------------------------------------------------------------------
+ * Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 section 6,
+ * RFC 5666 section 6) - ccp.c
+ * ------------------------------------------------------------------------ */
+#define CCP_PROG		100400
+#define CCP_VERS		1
+#define CCP_PROC_CONF_RDMA	1
+/* struct ccp_req / struct ccp_reply and their codecs: see ccp.c's section. */
+
+/* @@NFS-WALKERS@@ (RFC 8267 eligibility table, call/reply walkers, decision) */
+
+#endif /* RPCRDMA_GW_CHUNKING_H */

@@ -1,0 +1,122 @@
+#!/bin/bash
+# Runs the test tiers and ends with one line: `check: N passed, N failed`.
+#   tests/check.sh all|unit|fuzz|vm
+# Unit tests count per cmocka case (TAP output); each fuzz target and each
+# VM scenario counts as one.  A tier that cannot run says so loudly; with
+# CI=true a missing VM tier is a failure, never a skip.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
+FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-30}
+LOGDIR=$BUILD/test-logs
+mkdir -p "$LOGDIR"
+passed=0 failed=0 skipped=0
+failures=()
+
+fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
+
+run_unit() {
+	local bin out np nf
+	for bin in "$BUILD"/tests/unit/test_*; do
+		[ -x "$bin" ] || continue
+		case "$bin" in *.o|*.d) continue;; esac
+		out="$LOGDIR/unit-$(basename "$bin").log"
+		CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$out" 2>&1
+		local rc=$?
+		np=$(grep -c '^ok ' "$out")
+		nf=$(grep -c '^not ok ' "$out")
+		passed=$((passed + np))
+		if [ "$nf" -gt 0 ] || [ "$rc" -ne 0 ] || [ "$np" -eq 0 ]; then
+			[ "$nf" -eq 0 ] && nf=1
+			failed=$((failed + nf))
+			failures+=("unit $(basename "$bin") (rc=$rc, log $out)")
+			echo "FAIL: unit $(basename "$bin"): $nf failed, rc=$rc"
+			grep -E '^not ok|ERROR|error:|runtime error|Sanitizer' "$out" | head -20
+		else
+			echo "ok:   unit $(basename "$bin"): $np cases"
+		fi
+	done
+}
+
+run_fuzz() {
+	local bin name corpus out pids=() names=()
+	local n=0
+	for bin in "$FUZZ_BUILD"/fuzz_*; do
+		[ -x "$bin" ] || continue
+		name=$(basename "$bin")
+		corpus=tests/fuzz/corpus/${name#fuzz_}
+		mkdir -p "$LOGDIR/fuzz-work/$name"
+		out="$LOGDIR/fuzz-$name.log"
+		# Work corpus in the build tree; the seed corpus in git stays read-only.
+		"$bin" -max_total_time="$FUZZ_CHECK_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 "$LOGDIR/fuzz-work/$name" "$corpus" >"$out" 2>&1 &
+		pids+=($!); names+=("$name")
+		n=$((n + 1))
+		# Two at a time: this is a 2-core machine.
+		if [ $((n % 2)) -eq 0 ]; then wait_fuzz; fi
+	done
+	wait_fuzz
+}
+wait_fuzz() {
+	local i
+	for i in "${!pids[@]}"; do
+		if wait "${pids[$i]}"; then
+			passed=$((passed + 1))
+			echo "ok:   fuzz ${names[$i]} ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$LOGDIR/fuzz-${names[$i]}.log" | grep -o '[0-9]*$') execs)"
+		else
+			fail "fuzz ${names[$i]} (log $LOGDIR/fuzz-${names[$i]}.log)"
+			grep -E 'ERROR|SUMMARY|runtime error' "$LOGDIR/fuzz-${names[$i]}.log" | head -10
+		fi
+	done
+	pids=(); names=()
+}
+
+run_vm() {
+	local why t
+	why=$(tests/vm/run-vm.sh --probe 2>&1)
+	if [ $? -ne 0 ]; then
+		if [ "${CI:-}" = true ]; then
+			fail "VM tier cannot run (CI=true makes this mandatory): $why"
+		else
+			echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+			echo "!!! SKIPPED: VM tier cannot run here: $why"
+			echo "!!! Run 'make deps' (as root) to install qemu and the kernel."
+			echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+			skipped=$((skipped + 1))
+		fi
+		return
+	fi
+	for t in tests/vm/t_*.sh; do
+		[ -e "$t" ] || continue
+		local name start
+		name=$(basename "$t" .sh)
+		start=$(date +%s)
+		if BUILD=$BUILD tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
+			passed=$((passed + 1))
+			echo "ok:   vm $name ($(( $(date +%s) - start )) s)"
+		else
+			fail "vm $name (log $LOGDIR/vm-$name.log)"
+			tail -25 "$LOGDIR/vm-$name.log" | sed 's/^/    /'
+		fi
+	done
+}
+
+case "${1:-all}" in
+unit) run_unit ;;
+fuzz) run_fuzz ;;
+vm) run_vm ;;
+all) run_unit; run_fuzz; run_vm ;;
+*) echo "usage: $0 all|unit|fuzz|vm" >&2; exit 2 ;;
+esac
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+if [ "$skipped" -gt 0 ]; then
+	echo "check: $passed passed, $failed failed, $skipped skipped"
+else
+	echo "check: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
