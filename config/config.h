@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.h - configuration of rpcrdma-gw (prefix cfg_).
+ *
+ * The file is INI (libinih).  It is parsed once into an immutable struct cfg
+ * that the rest of the daemon reads through a const pointer; a reload parses
+ * a new value and swaps it (nginx style), it never edits one in place.  All
+ * arrays are fixed-size, so a struct cfg is one allocation.
+ *
+ * Return conventions: constructors return NULL on failure and write a
+ * one-line reason `file:line: reason` into the caller's buffer; predicates
+ * return bool.  docs/configuration.md documents every key.
+ */
+#ifndef RPCRDMA_GW_CONFIG_H
+#define RPCRDMA_GW_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define CFG_DEFAULT_PATH	"/etc/rpcrdma-gw/rpcrdma-gw.conf"
+#define CFG_MAX_LISTEN		8
+#define CFG_MAX_BACKENDS	8
+#define CFG_MAX_ROUTES		32
+#define CFG_NAME_MAX		32
+#define CFG_HOST_MAX		256
+
+/* Well-known programs the default routes name. */
+#define CFG_PROG_NFS		100003u
+#define CFG_PROG_MOUNT		100005u
+#define CFG_PROG_NLM		100021u
+#define CFG_PROG_NSM		100024u
+
+enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
+enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };
+enum cfg_regmode { CFG_REG_MW = 0, CFG_REG_REG, CFG_REG_PERSISTENT };
+
+struct cfg_listen {
+	struct sockaddr_storage cl_addr;
+	socklen_t cl_addrlen;
+	char cl_text[CFG_HOST_MAX + 8];		/* as written, for logs */
+	int cl_line;
+};
+
+struct cfg_backend {
+	char cb_name[CFG_NAME_MAX];
+	char cb_host[CFG_HOST_MAX];		/* address or host name */
+	uint16_t cb_port;			/* TCP port of NFS (2049) */
+	uint16_t cb_rdma_port;			/* RPC-over-RDMA port (20049) */
+	unsigned cb_connections;		/* connections per transport */
+	unsigned cb_credits;			/* credits asked of the server */
+	unsigned cb_inline_send;		/* bytes, RFC 8797 sizes */
+	unsigned cb_inline_recv;
+	enum cfg_regmode cb_regmode;
+	int cb_line;
+};
+
+struct cfg_route {
+	char cr_name[CFG_NAME_MAX];
+	uint32_t cr_prog;
+	uint32_t cr_vers_low, cr_vers_high;	/* 0..UINT32_MAX = any */
+	unsigned cr_backend;			/* index in cfg_backends */
+	enum cfg_transport cr_transport;
+	uint16_t cr_port;			/* TCP transport: 0 = ask rpcbind */
+	int cr_line;
+};
+
+struct cfg {
+	char cf_path[CFG_HOST_MAX];
+	unsigned cf_nlisten;
+	struct cfg_listen cf_listen[CFG_MAX_LISTEN];
+	unsigned cf_nbackends;
+	struct cfg_backend cf_backends[CFG_MAX_BACKENDS];
+	unsigned cf_nroutes;
+	struct cfg_route cf_routes[CFG_MAX_ROUTES];
+	enum cfg_log_level cf_log_level;
+	/* limits */
+	uint32_t cf_max_record;		/* bytes of one RPC record */
+	unsigned cf_max_clients;
+	unsigned cf_calls_per_client;	/* calls in flight per client */
+	size_t cf_bytes_per_client;	/* bytes of calls+replies queued per client */
+	unsigned cf_held_calls;		/* calls held per backend while it is down */
+	/* buffer pool */
+	uint32_t cf_buffer_size;
+	unsigned cf_buffers;
+	bool cf_hugepages;
+	/* timeouts, milliseconds (0 = none) */
+	unsigned cf_idle_timeout_ms;
+	unsigned cf_record_timeout_ms;
+	unsigned cf_reconnect_ms;
+	unsigned cf_drc_window_ms;	/* keep answered XIDs this long */
+};
+
+/* Command-line values that override the file (see rpcrdma-gw --help). */
+struct cfg_overrides {
+	const char *co_listen[CFG_MAX_LISTEN];	/* replace every listen = */
+	unsigned co_nlisten;
+	const char *co_backend;		/* HOST[:PORT]: replaces the first backend's address */
+	int co_verbose;			/* each -v raises the log level one step */
+};
+
+/* Parse path (NULL: no file, overrides and defaults only). */
+struct cfg *cfg_load(const char *path, const struct cfg_overrides *ov, char *err, size_t errlen);
+/* Same over a string; name is used in messages (tests). */
+struct cfg *cfg_parse_string(const char *text, const char *name, const struct cfg_overrides *ov,
+			     char *err, size_t errlen);
+void cfg_free(struct cfg *cf);
+
+/* The route for a program, or NULL. */
+const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
+
+const char *cfg_log_level_str(enum cfg_log_level l);
+const char *cfg_transport_str(enum cfg_transport t);
+const char *cfg_regmode_str(enum cfg_regmode m);
+/* "1.2.3.4:2049" or "[::1]:2049" into a sockaddr; false if not numeric. */
+bool cfg_parse_sockaddr(const char *text, uint16_t default_port, struct sockaddr_storage *ss,
+			socklen_t *len);
+
+#endif /* RPCRDMA_GW_CONFIG_H */

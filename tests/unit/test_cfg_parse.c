@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the configuration parser (config/config.c): a numbered
+ * table of files and the exact `file:line: reason` each must produce. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+#define B "[backend s]\naddress = 10.99.0.1\n"
+
+/* Case table: text, expected error ("" = must parse). Substring match. */
+static const struct {
+	const char *text;
+	const char *err;
+} cases[] = {
+	/*  1 */ { B, "" },
+	/*  2 */ { "", "t.conf: no [backend NAME] section" },
+	/*  3 */ { "[backend s]\nport = 2049\n", "t.conf:1: backend 's' has no address" },
+	/*  4 */ { B "bogus = 1\n", "t.conf:3: unknown key 'bogus' in [backend s]" },
+	/*  5 */ { B "[frob]\nx = 1\n", "t.conf:3: unknown section [frob]" },
+	/*  6 */ { "[gateway]\nlisten = 1.2.3.4:99999\n" B, "t.conf:2: listen: '1.2.3.4:99999' is not" },
+	/*  7 */ { "[gateway]\nlog_level = loud\n" B, "t.conf:2: log_level: invalid value 'loud'" },
+	/*  8 */ { B "registration = fmr\n", "t.conf:3: registration: invalid value 'fmr'" },
+	/*  9 */ { B "inline_send = 1500\n", "t.conf:3: inline_send: invalid value '1500'" },
+	/* 10 */ { B "[route r]\nprogram = nfs\nbackend = nope\n", "t.conf:5: route 'r': no backend named 'nope'" },
+	/* 11 */ { B "[route r]\nbackend = s\n", "t.conf:3: route 'r' has no program" },
+	/* 12 */ { B "[route a]\nprogram = 100003\n[route b]\nprogram = nfs\n",
+		   "t.conf:5: route 'b': program 100003 already routed by 'a'" },
+	/* 13 */ { B "[backend s]\naddress = x\n", "t.conf:3: backend 's' defined twice (first at line 1)" },
+	/* 14 */ { "[gateway]\nmax_record = 64m\n" B, "spans more than" },
+	/* 15 */ { "[gateway]\nbytes_per_client = 4k\n" B, "bytes_per_client 4096 is below max_record" },
+	/* 16 */ { "this is not ini\n", "t.conf:1: syntax error" },
+	/* 17 */ { "[gateway]\nidle_timeout = soon\n" B, "t.conf:2: idle_timeout: invalid value 'soon'" },
+	/* 18 */ { B "[route r]\nprogram = mount\ntransport = udp\n", "t.conf:5: transport: invalid value 'udp'" },
+	/* 19 */ { B "[route r]\nprogram = -5\n", "t.conf:4: program: invalid value '-5'" },
+	/* 20 */ { "[backend b1]\naddress = a\n[backend b2]\naddress = b\n[route r]\nprogram = nfs\n",
+		   "t.conf:5: route 'r' has no backend (needed with several backends)" },
+	/* 21 */ { "[gateway]\nlisten = [::1]:2050\nlisten = 127.0.0.1\n"
+		   "max_record = 256k\nidle_timeout = 500ms\n" B
+		   "[route n]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = 2049\n", "" },
+	/* 22 */ { "[gateway]\nbuffer_size = 5000\n" B, "t.conf:2: buffer_size: invalid value '5000'" },
+	/* 23 */ { "[gateway]\n; comment\n# comment\n\ncalls_per_client = 0\n" B,
+		   "t.conf:5: calls_per_client: invalid value '0'" },
+	/* 24 */ { "[backend bad name]\naddress = x\n", "t.conf:1: backend name 'bad name' must be" },
+};
+
+static void t01_table(void **state)
+{
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cfg *cf = cfg_parse_string(cases[i].text, "t.conf", NULL, err, sizeof(err));
+
+		if (cases[i].err[0] == '\0') {
+			if (!cf)
+				fail_msg("case %zu: unexpected error: %s", i + 1, err);
+			cfg_free(cf);
+		} else {
+			if (cf)
+				fail_msg("case %zu: parsed, expected '%s'", i + 1, cases[i].err);
+			if (!strstr(err, cases[i].err))
+				fail_msg("case %zu: got '%s', expected '%s'", i + 1, err, cases[i].err);
+		}
+	}
+}
+
+/* 2. Defaults: one listen on 0.0.0.0:2049, four default routes (NFS over
+ * RDMA, MOUNT/NLM/NSM over TCP via rpcbind). */
+static void t02_defaults(void **state)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(B, "t.conf", NULL, err, sizeof(err));
+	const struct cfg_route *r;
+
+	(void)state;
+	assert_non_null(cf);
+	assert_int_equal(cf->cf_nlisten, 1);
+	assert_string_equal(cf->cf_listen[0].cl_text, "0.0.0.0:2049");
+	assert_int_equal(cf->cf_nroutes, 4);
+	r = cfg_route_find(cf, CFG_PROG_NFS);
+	assert_non_null(r);
+	assert_int_equal(r->cr_transport, CFG_TRANSPORT_RDMA);
+	r = cfg_route_find(cf, CFG_PROG_MOUNT);
+	assert_non_null(r);
+	assert_int_equal(r->cr_transport, CFG_TRANSPORT_TCP);
+	assert_int_equal(r->cr_port, 0);
+	assert_null(cfg_route_find(cf, 100099));
+	assert_int_equal(cf->cf_backends[0].cb_port, 2049);
+	assert_int_equal(cf->cf_backends[0].cb_rdma_port, 20049);
+	assert_int_equal(cf->cf_log_level, CFG_LOG_INFO);
+	cfg_free(cf);
+}
+
+/* 3. Values of case 21 land where they should. */
+static void t03_values(void **state)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(cases[20].text, "t.conf", NULL, err, sizeof(err));
+	const struct sockaddr_in6 *s6;
+	const struct cfg_route *r;
+
+	(void)state;
+	assert_non_null(cf);
+	assert_int_equal(cf->cf_nlisten, 2);
+	s6 = (const struct sockaddr_in6 *)&cf->cf_listen[0].cl_addr;
+	assert_int_equal(s6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(s6->sin6_port), 2050);
+	assert_int_equal(ntohs(((const struct sockaddr_in *)&cf->cf_listen[1].cl_addr)->sin_port), 2049);
+	assert_int_equal(cf->cf_max_record, 256 * 1024);
+	assert_int_equal(cf->cf_idle_timeout_ms, 500);
+	assert_int_equal(cf->cf_nroutes, 1);
+	r = cfg_route_find(cf, CFG_PROG_NFS);
+	assert_non_null(r);
+	assert_int_equal(r->cr_vers_low, 3);
+	assert_int_equal(r->cr_vers_high, 4);
+	assert_int_equal(r->cr_transport, CFG_TRANSPORT_TCP);
+	assert_int_equal(r->cr_port, 2049);
+	cfg_free(cf);
+}
+
+/* 4. Command-line overrides: --listen replaces, --backend creates a default
+ * backend, -v -v raises the log level to debug. */
+static void t04_overrides(void **state)
+{
+	char err[256];
+	struct cfg_overrides ov = { .co_listen = { "[::]:3049" }, .co_nlisten = 1,
+				    .co_backend = "192.0.2.7:2050", .co_verbose = 2 };
+	struct cfg *cf = cfg_load(NULL, &ov, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(cf);
+	assert_int_equal(cf->cf_nlisten, 1);
+	assert_string_equal(cf->cf_backends[0].cb_name, "default");
+	assert_string_equal(cf->cf_backends[0].cb_host, "192.0.2.7");
+	assert_int_equal(cf->cf_backends[0].cb_port, 2050);
+	assert_int_equal(cf->cf_log_level, CFG_LOG_DEBUG);
+	cfg_free(cf);
+	ov.co_backend = "[::1";
+	assert_null(cfg_load(NULL, &ov, err, sizeof(err)));
+	assert_non_null(strstr(err, "--backend: '[::1' is not HOST[:PORT]"));
+}
+
+/* 5. A real file, and a missing one; a line too long for inih. */
+static void t05_file(void **state)
+{
+	char path[] = "/tmp/test_cfg_XXXXXX";
+	char err[512], longline[400];
+	int fd = mkstemp(path);
+	FILE *f;
+	struct cfg *cf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("[backend s]\naddress = h\n", f);
+	memset(longline, 'x', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	fprintf(f, "# %s\n", longline);
+	fclose(f);
+	cf = cfg_load(path, NULL, err, sizeof(err));
+	assert_null(cf);
+	assert_non_null(strstr(err, ":3: line too long"));
+	unlink(path);
+	assert_null(cfg_load(path, NULL, err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+/* 6. The shipped sample parses. */
+static void t06_sample(void **state)
+{
+	char err[256];
+	struct cfg *cf = cfg_load("config/rpcrdma-gw.conf", NULL, err, sizeof(err));
+
+	(void)state;
+	if (!cf)
+		fail_msg("sample: %s", err);
+	cfg_free(cf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_table),
+		cmocka_unit_test(t02_defaults),
+		cmocka_unit_test(t03_values),
+		cmocka_unit_test(t04_overrides),
+		cmocka_unit_test(t05_file),
+		cmocka_unit_test(t06_sample),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
