@@ -162,6 +162,14 @@ struct rpc_call_hdr {
 	uint32_t rc_gss_proc;		/* RPCSEC_GSS only: gss_proc (DATA = 0) */
 	size_t rc_xid_pos;		/* stream position of the XID word */
 	size_t rc_args_pos;		/* stream position of the procedure arguments */
+	/* Added: when rpc_call_decode() fails inside the credential or the
+	 * verifier, the auth_stat to answer with (MSG_DENIED/AUTH_ERROR); 0 when
+	 * the failure is elsewhere (GARBAGE or drop).  rc_xid is valid as soon
+	 * as 4 bytes were read. */
+	uint32_t rc_auth_stat;
+	uint32_t rc_gss_seq;		/* RPCSEC_GSS only: seq_num (RFC 2203 5) */
+	struct xdr_span rc_gss_handle;	/* RPCSEC_GSS only: context handle */
+	bool rc_tls_probe;		/* AUTH_TLS (RFC 9289 4.1) NULL-procedure probe */
 };
 
 struct rpc_reply_hdr {
@@ -284,7 +292,10 @@ struct rpcrdma_hdr {
 	unsigned rh_nsegs;
 	struct rpcrdma_segment rh_segs[RPCRDMA_MAX_SEGS];
 	size_t rh_hdr_len;	/* transport header bytes */
-	size_t rh_body_off;	/* where the RPC message starts (MSGP: after padding) */
+	size_t rh_body_off;	/* where the RPC message starts: right after the header for
+				 * MSG and MSGP (draft-08 4.1; MSGP padding sits inside the
+				 * message, before large opaque data: rpcrdma_msgp_pad());
+				 * NOMSG, DONE, ERROR: rh_hdr_len, nothing inline follows */
 };
 
 /* Append-only: do not reorder. */
@@ -298,6 +309,7 @@ enum rpcrdma_hdr_err {
 	RPCRDMA_HDR_BAD_CHUNKS,		/* chunk combination the spec forbids */
 	RPCRDMA_HDR_BAD_ERRCODE,	/* RDMA_ERROR with an unknown code (decoded, flagged) */
 	RPCRDMA_HDR_BAD_MSGP,		/* RDMA_MSGP alignment/padding invalid */
+	RPCRDMA_HDR_BAD_XID,		/* rdma_xid != XID of the inline RPC message (RFC 8166 4.5.2) */
 	RPCRDMA_HDR_ERR__COUNT
 };
 const char *rpcrdma_hdr_err_str(enum rpcrdma_hdr_err err);
@@ -307,6 +319,16 @@ bool rpcrdma_hdr_decode(const void *buf, size_t len, const struct rpcrdma_limits
 bool rpcrdma_hdr_encode(struct xdr_enc *xe, const struct rpcrdma_hdr *h);
 /* Bytes rpcrdma_hdr_encode() will produce for h. */
 size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h);
+/* Added.  Checks a decoded header is a valid reply: Read list empty (RFC 8166
+ * 4.3.1); RDMA_ERROR with a known code.  A requester silently discards a reply
+ * that fails (RFC 8166 4.5). */
+bool rpcrdma_hdr_check_reply(const struct rpcrdma_hdr *h, enum rpcrdma_hdr_err *err);
+/* Added.  RDMA_MSGP (draft-08 3.9): pad bytes between an opaque's length word
+ * and its data, for an opaque of data_len bytes whose data would start at
+ * RPC-message position pos; alignment is reckoned from the start of the
+ * RDMA message (the receive buffer), i.e. rh_body_off + pos.  0 for other
+ * procedures, rh_align == 0, or data_len < rh_thresh. */
+size_t rpcrdma_msgp_pad(const struct rpcrdma_hdr *h, size_t pos, uint32_t data_len);
 
 /* ------------------------------------------------------------------------
  * RFC 8797 CM private data - rpcrdma_pd.c
@@ -323,8 +345,9 @@ struct rpcrdma_pd {
 };
 /* Encode the 8-octet message; sizes are rounded down to 1 KiB units. */
 void rpcrdma_pd_encode(const struct rpcrdma_pd *pd, uint8_t out[RPCRDMA_PD_LEN]);
-/* Search buf for the format identifier at 4-byte alignment; false (and the
- * RFC 8797 5.1 defaults in *pd) when absent, wrong version or overrun. */
+/* Search buf for the format identifier at any byte offset (RFC 8797 5.2: "not
+ * restricted to any alignment"); false (and the RFC 8797 5.1 defaults in *pd)
+ * when absent, wrong version or overrun. */
 bool rpcrdma_pd_decode(const void *buf, size_t len, struct rpcrdma_pd *pd);
 /* Inline thresholds: send = min(our send, peer recv), recv = min(peer send, our recv). */
 void rpcrdma_inline_thresholds(const struct rpcrdma_pd *ours, const struct rpcrdma_pd *peer,
@@ -337,7 +360,24 @@ void rpcrdma_inline_thresholds(const struct rpcrdma_pd *ours, const struct rpcrd
 #define CCP_PROG		100400
 #define CCP_VERS		1
 #define CCP_PROC_CONF_RDMA	1
-/* struct ccp_req / struct ccp_reply and their codecs: see ccp.c's section. */
+
+/* config_rdma_req: the client's connection requirements. */
+struct ccp_req {
+	uint32_t cq_maxcall_sendsize;	/* max size of inline RPC call */
+	uint32_t cq_maxreply_sendsize;	/* max size of inline RPC reply */
+	uint32_t cq_maxrdmaread;	/* max active RDMA Reads at client */
+};
+/* config_rdma_reply: the server's connection limits. */
+struct ccp_reply {
+	uint32_t cp_maxcall_sendsize;	/* max call size accepted by server */
+	uint32_t cp_align;		/* server's receive buffer alignment */
+	uint32_t cp_maxrdmaread;	/* max active RDMA Reads at server */
+};
+#define CCP_ARGS_LEN		12	/* both structures: three XDR words */
+bool ccp_req_decode(struct xdr_cur *xc, struct ccp_req *req);
+bool ccp_req_encode(struct xdr_enc *xe, const struct ccp_req *req);
+bool ccp_reply_decode(struct xdr_cur *xc, struct ccp_reply *rep);
+bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep);
 
 /* @@NFS-WALKERS@@ (RFC 8267 eligibility table, call/reply walkers, decision) */
 
