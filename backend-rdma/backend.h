@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend.h - the RPC-over-RDMA version 1 requester of rpcrdma-gw.
+ *
+ * This file contains the API of backend-rdma/: connections to one server
+ * (rdma_cm + verbs, driven by a libevent event_base the caller owns), the
+ * receive buffers, credit accounting (RFC 8166 section 3.3), memory
+ * registration of the chunks a call advertises (memory windows, per-call
+ * MRs, or the unsafe persistent mode), sending calls, receiving and
+ * validating replies, reconnect and replay.
+ *
+ * The backend does not know NFS: the caller (gateway/, with chunking/'s
+ * walkers) says which bytes of a call go in read chunks, how big the write
+ * chunks and the reply chunk are, and where their data must land.  The
+ * backend decides only transport matters: inline versus RDMA_NOMSG (a call
+ * too big for the send threshold goes as a position-zero read chunk), how
+ * spans are split into segments, and how they are registered.
+ *
+ * Return conventions: 0 or a negative errno for actions, bool for
+ * predicates and parsers, NULL (errno set) for constructors.
+ *
+ * Threading: a be_ctx and everything made from it belong to the thread that
+ * runs its event_base (one per worker, shared-nothing).  No global state.
+ *
+ * The pure pieces (credit accounting, segment splitting, marshalling of the
+ * transport header and inline stream, reply validation) are exported at the
+ * end of this header so that host unit tests call them without any RDMA.
+ */
+#ifndef RPCRDMA_GW_BACKEND_H
+#define RPCRDMA_GW_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "chunking.h"
+
+struct event_base;
+struct be_ctx;		/* per event loop: devices, PDs, caller regions, stats */
+struct be_pool;		/* N connections to one server, a wait queue */
+struct be_call;		/* one call from submit to release */
+struct be_region;	/* caller-owned memory registered for chunks */
+
+/* ------------------------------------------------------------------------
+ * Configuration
+ * ------------------------------------------------------------------------ */
+enum be_reg_mode {
+	BE_REG_MW = 0,		/* type 2 memory windows over a pool MR (default) */
+	BE_REG_MR = 1,		/* ibv_reg_mr/ibv_dereg_mr of exactly the chunk bytes, per call */
+	BE_REG_PERSISTENT = 2,	/* UNSAFE: one remote-access rkey for a whole region */
+};
+const char *be_reg_mode_str(enum be_reg_mode mode);
+
+struct be_config {
+	unsigned bc_credits;		/* credits asked (rdma_credit in calls); default 128 */
+	uint32_t bc_inline_send;	/* our send size (bytes, multiple of 1 KiB); 4096 */
+	uint32_t bc_inline_recv;	/* our receive buffer size; 4096 (kernel sends up to 4096) */
+	enum be_reg_mode bc_reg_mode;
+	bool bc_remote_inv;		/* set RFC 8797 R flag: accept Send With Invalidate */
+	unsigned bc_conns;		/* connections per pool; 1 */
+	uint32_t bc_max_seg_len;	/* split segments longer than this; default 1 MiB */
+	unsigned bc_max_queue;		/* calls waiting for a credit per pool; 4096 */
+	unsigned bc_connect_timeout_ms;	/* addr/route resolution and connect; 5000 */
+	unsigned bc_retry_min_ms;	/* reconnect backoff, doubled up to max; 100 */
+	unsigned bc_retry_max_ms;	/* 10000 */
+	unsigned bc_keepalive_ms;	/* idle time before a NULL ping; 0 = off; 30000 */
+	uint32_t bc_keepalive_prog;	/* program/version the NULL ping goes to; 100003/3 */
+	uint32_t bc_keepalive_vers;
+	unsigned bc_responder_resources;/* RDMA Reads the server may have in flight to us; 16 */
+};
+void be_config_default(struct be_config *cfg);
+
+/* Counters, bumped on every error path (STYLE.md).  Append-only. */
+struct be_stats {
+	uint64_t bs_calls;		/* submitted */
+	uint64_t bs_replies;		/* delivered to the caller, success or not */
+	uint64_t bs_unknown_xid;	/* replies with no call: dropped */
+	uint64_t bs_bad_reply;		/* undecodable transport header or bad shape */
+	uint64_t bs_write_overrun;	/* write/reply chunk lengths beyond what was offered */
+	uint64_t bs_err_vers;		/* RDMA_ERROR ERR_VERS received */
+	uint64_t bs_err_chunk;		/* RDMA_ERROR ERR_CHUNK received */
+	uint64_t bs_connects;		/* connections established */
+	uint64_t bs_disconnects;	/* connections lost or closed */
+	uint64_t bs_rejects;		/* REJECTED / UNREACHABLE / errors while connecting */
+	uint64_t bs_resent;		/* calls re-sent after reconnect (same XID) */
+	uint64_t bs_mw_binds;
+	uint64_t bs_local_inv;
+	uint64_t bs_remote_inv;		/* Send With Invalidate accepted */
+	uint64_t bs_mr_regs;		/* per-call ibv_reg_mr (BE_REG_MR or unregistered memory) */
+	uint64_t bs_flushed;		/* completions with IBV_WC_WR_FLUSH_ERR */
+	uint64_t bs_wc_errors;		/* other completion errors */
+	uint64_t bs_keepalives;
+	uint64_t bs_queued;		/* calls that had to wait for a credit */
+	uint64_t bs_nomsg_calls;	/* long calls sent as RDMA_NOMSG */
+	uint64_t bs_marshal_errors;
+};
+
+/* ------------------------------------------------------------------------
+ * Context and caller memory
+ * ------------------------------------------------------------------------ */
+/* The event_base must outlive the context; cfg is copied. */
+struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg);
+/* Frees every pool (calls are failed with BE_ERR_SHUTDOWN) and region. */
+void be_ctx_free(struct be_ctx *ctx);
+const struct be_stats *be_ctx_stats(const struct be_ctx *ctx);
+const struct be_config *be_ctx_config(const struct be_ctx *ctx);
+
+/*
+ * Register caller-owned memory (the gateway's buffer pool, into which TCP
+ * client data is read) so that chunks inside it are advertised with no
+ * copy.  MW mode: LOCAL_WRITE|MW_BIND, no remote access on the MR itself;
+ * persistent mode: remote read/write on the MR (logged as unsafe).  The
+ * registration is made on every RDMA device the context uses, including
+ * devices met later.  Chunk bytes outside every region are registered per
+ * call with ibv_reg_mr (counted in bs_mr_regs).
+ */
+struct be_region *be_region_register(struct be_ctx *ctx, void *addr, size_t len);
+void be_region_unregister(struct be_region *reg);
+
+/* ------------------------------------------------------------------------
+ * Pools of connections
+ * ------------------------------------------------------------------------ */
+enum be_pool_event {
+	BE_POOL_UP,		/* a connection became ready (info valid) */
+	BE_POOL_DOWN,		/* a connection was lost; its calls wait for the next */
+	BE_POOL_FATAL,		/* server speaks another version (ERR_VERS); no retry */
+};
+typedef void be_pool_event_fn(struct be_pool *pool, enum be_pool_event ev, void *arg);
+
+/* Starts connecting at once (bc_conns connections) and keeps reconnecting. */
+struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
+			    be_pool_event_fn *event_cb, void *arg);
+void be_pool_free(struct be_pool *pool);
+
+struct be_conn_info {
+	bool ci_up;
+	unsigned ci_credits;		/* latest grant applied (0 treated as 1) */
+	unsigned ci_inflight;
+	uint32_t ci_send_threshold;	/* bytes per inline call */
+	uint32_t ci_recv_threshold;	/* bytes per inline reply */
+	bool ci_peer_pd;		/* server sent RFC 8797 private data */
+	struct rpcrdma_pd ci_peer;	/* what it said (defaults when absent) */
+	uint8_t ci_peer_raw[8];		/* its first 8 bytes as received */
+	unsigned ci_peer_raw_len;	/* private data length as received */
+	unsigned ci_recvs_posted;
+	unsigned ci_responder_resources, ci_initiator_depth;
+};
+/* Information on connection idx (< bc_conns); -ENOTCONN when not up. */
+int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_info *info);
+unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
+unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
+bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */
+/* Drop connection idx (test hook and operator action); it reconnects. */
+void be_pool_conn_drop(struct be_pool *pool, unsigned idx);
+
+/* ------------------------------------------------------------------------
+ * Calls
+ * ------------------------------------------------------------------------ */
+#define BE_MAX_MSG_IOV		32	/* segments of one RPC call message */
+#define BE_MAX_READ_ITEMS	4	/* DDP items moved by read chunks */
+#define BE_MAX_WRITE_CHUNKS	4
+#define BE_MAX_TARGET_IOV	16	/* buffers of one write chunk / the reply chunk */
+#define BE_MAX_CALL_SEGS	64	/* all segments of one call together */
+
+/* Bytes [ri_pos, ri_pos + ri_len) of the RPC message go in a read chunk
+ * at XDR position ri_pos (a multiple of 4); their XDR pad goes nowhere. */
+struct be_read_item {
+	uint32_t ri_pos;
+	uint32_t ri_len;
+};
+/* Where a write chunk or the reply chunk lets the server write. */
+struct be_target {
+	const struct iovec *bt_iov;
+	unsigned bt_niov;
+};
+
+#define BE_CALL_FORCE_NOMSG	0x1	/* send as RDMA_NOMSG even when it fits inline */
+
+struct be_call_desc {
+	uint32_t cd_xid;			/* == the message's first word */
+	const struct iovec *cd_msg;		/* the whole RPC call message */
+	unsigned cd_msg_niov;
+	const struct be_read_item *cd_reads;	/* ascending positions */
+	unsigned cd_nreads;
+	const struct be_target *cd_writes;	/* Write list offered */
+	unsigned cd_nwrites;
+	const struct be_target *cd_reply;	/* Reply chunk offered, or NULL */
+	unsigned cd_flags;
+};
+
+/* Append-only: do not reorder (be_err_str indexes by value). */
+enum be_err {
+	BE_OK = 0,
+	BE_ERR_SHUTDOWN,	/* pool freed before a reply */
+	BE_ERR_CANCELLED,	/* never delivered: caller cancelled */
+	BE_ERR_TOO_BIG,		/* cannot be expressed within the limits */
+	BE_ERR_REGISTER,	/* memory registration failed */
+	BE_ERR_BAD_REPLY,	/* transport header undecodable or shape wrong */
+	BE_ERR_OVERRUN,		/* server reported more bytes than offered */
+	BE_ERR_VERS,		/* RDMA_ERROR ERR_VERS: server's versions in br_vers_* */
+	BE_ERR_CHUNK,		/* RDMA_ERROR ERR_CHUNK */
+	BE_ERR_QUEUE_FULL,	/* wait queue at bc_max_queue */
+	BE_ERR__COUNT
+};
+const char *be_err_str(enum be_err err);
+
+struct be_reply {
+	enum be_err br_err;
+	uint32_t br_xid;
+	uint32_t br_proc;		/* enum rpcrdma_proc of the reply */
+	uint32_t br_credits;		/* grant carried by the reply */
+	/* The RPC reply message without write-chunk data: in the receive
+	 * buffer (RDMA_MSG/MSGP) or in the reply chunk (RDMA_NOMSG).  Valid
+	 * until be_call_release(). */
+	struct iovec br_body[BE_MAX_TARGET_IOV];
+	unsigned br_nbody;
+	size_t br_body_len;
+	/* Bytes the server wrote at the start of each offered write chunk,
+	 * already checked to be within what was offered. */
+	unsigned br_nwrites;
+	uint32_t br_write_len[BE_MAX_WRITE_CHUNKS];
+	uint32_t br_vers_low, br_vers_high;	/* BE_ERR_VERS */
+	bool br_remote_inv;		/* registration invalidated by the server */
+};
+
+typedef void be_reply_fn(struct be_call *call, const struct be_reply *reply, void *arg);
+
+/*
+ * Submit a call.  The descriptor's arrays are copied; the bytes they point
+ * to (message, write and reply buffers) must stay valid and unchanged until
+ * the callback.  The call waits for a credit if needed (be_pool_queued()),
+ * survives reconnects (re-sent with the same XID and fresh registrations)
+ * and ends with exactly one callback, after every registration it made is
+ * invalidated.  NULL with errno: EINVAL (bad descriptor), E2BIG (limits),
+ * ENOBUFS (queue full), EEXIST (XID already in flight on this pool).
+ */
+struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *desc,
+			       be_reply_fn *cb, void *arg);
+/* After the callback: gives the receive buffer back (reposted). */
+void be_call_release(struct be_call *call);
+/* Before the callback: no callback will come; the backend frees the call
+ * once the server can no longer touch its memory. */
+void be_call_cancel(struct be_call *call);
+uint32_t be_call_xid(const struct be_call *call);
+
+/* ------------------------------------------------------------------------
+ * Pure pieces, exported for host tests (no verbs inside).
+ * ------------------------------------------------------------------------ */
+
+/* Credit accounting (RFC 8166 3.3): one per connection. */
+struct be_credits {
+	unsigned cr_max;	/* our ceiling: credits we asked for */
+	unsigned cr_grant;	/* latest grant applied, 1..cr_max */
+	unsigned cr_inflight;	/* calls sent whose reply has not come */
+	unsigned cr_recvs;	/* receive buffers posted */
+	unsigned cr_reserve;	/* receives kept for backchannel calls */
+};
+void be_credits_init(struct be_credits *cr, unsigned max, unsigned reserve);
+/* New connection: grant back to 1, nothing in flight, no receive posted. */
+void be_credits_reset(struct be_credits *cr);
+/* A grant from a reply: 0 is taken as 1, above max is capped. */
+void be_credits_grant(struct be_credits *cr, uint32_t granted);
+/* May one more call be sent?  inflight < grant and a receive is free. */
+bool be_credits_can_send(const struct be_credits *cr);
+unsigned be_credits_room(const struct be_credits *cr);
+void be_credits_sent(struct be_credits *cr);		/* a call went out */
+void be_credits_replied(struct be_credits *cr);		/* its reply came (or it was flushed) */
+void be_credits_recv_posted(struct be_credits *cr, unsigned n);
+void be_credits_recv_used(struct be_credits *cr);	/* a receive completed */
+
+/* A contiguous run of memory advertised as one or more segments. */
+struct be_span {
+	uint8_t *sp_addr;
+	uint32_t sp_len;
+};
+/*
+ * Bytes [off, off + len) of an iovec stream as contiguous spans: the pieces
+ * of each iovec, then each piece cut at max_seg (0: no limit).  Returns the
+ * number of spans, or -E2BIG when more than cap are needed, -EINVAL when
+ * the range is outside the stream.
+ */
+int be_spans_from_iov(const struct iovec *iov, unsigned niov, size_t off, size_t len,
+		      uint32_t max_seg, struct be_span *out, unsigned cap);
+
+/* What marshalling decided. */
+struct be_plan {
+	uint32_t pl_proc;		/* RPCRDMA_MSG or RPCRDMA_NOMSG */
+	size_t pl_inline_len;		/* RPC bytes sent inline (MSG) */
+	size_t pl_hdr_len;		/* transport header bytes */
+	unsigned pl_nreadspans;		/* spans of the Read list */
+	struct be_span pl_read[BE_MAX_CALL_SEGS];
+	uint32_t pl_read_pos[BE_MAX_CALL_SEGS];
+	unsigned pl_nwrites;		/* write chunks and their spans */
+	unsigned pl_wfirst[BE_MAX_WRITE_CHUNKS], pl_wcount[BE_MAX_WRITE_CHUNKS];
+	unsigned pl_nwspans;
+	struct be_span pl_wspan[BE_MAX_CALL_SEGS];
+	bool pl_has_reply;
+	unsigned pl_nrspans;
+	struct be_span pl_rspan[BE_MAX_CALL_SEGS];
+};
+/*
+ * Decide the shape of a call given the send threshold: RDMA_MSG with the
+ * caller's read items when header + inline stream fit, else RDMA_NOMSG with
+ * a position-zero read chunk holding the whole message.  0 or -E2BIG /
+ * -EINVAL (items misaligned, overlapping, outside the message).
+ */
+int be_plan_call(const struct be_call_desc *desc, uint32_t send_threshold, uint32_t max_seg,
+		 struct be_plan *plan);
+/* Registration of one span (same order as the plan's spans). */
+struct be_handle {
+	uint32_t hd_rkey;
+	uint64_t hd_offset;
+};
+/*
+ * Encode the transport header then the inline stream of a planned call into
+ * out (cap bytes, at least the send threshold).  rh is scratch.  Returns
+ * the bytes written or -ENOSPC.
+ */
+long be_marshal_call(const struct be_call_desc *desc, const struct be_plan *plan,
+		     uint32_t credits, const struct be_handle *rd, const struct be_handle *wr,
+		     const struct be_handle *rp, struct rpcrdma_hdr *rh, void *out, size_t cap);
+/*
+ * Check a decoded reply against what the call offered; fills br_write_len,
+ * br_body (for RDMA_NOMSG, pointing into the reply chunk spans; for inline,
+ * at buf + rh_body_off) and br_err.  Returns true when the reply is usable
+ * (br_err BE_OK); false otherwise with br_err saying why.
+ */
+bool be_reply_check(const struct rpcrdma_hdr *rh, const struct be_plan *plan,
+		    const struct be_handle *wr, const struct be_handle *rp,
+		    const void *buf, size_t len, struct be_reply *reply);
+
+#endif /* RPCRDMA_GW_BACKEND_H */
