@@ -1,4 +1,343 @@
-#!/bin/sh
-# Placeholder until the VM runner lands: reports that the tier cannot run.
-echo "VM runner not implemented yet" >&2
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# This file contains the VM tier runner: it boots Debian's own kernel under
+# qemu (TCG, no KVM needed) with this machine's root file system shared
+# read-only over 9p plus a tmpfs overlay, runs one scenario script inside and
+# hands its output and exit status back.
+#
+#   tests/vm/run-vm.sh --probe          exit 0 if the tier can run here, else
+#                                       print why and exit 1
+#   tests/vm/run-vm.sh SCRIPT [ARGS]    run SCRIPT in a fresh guest; exit with
+#                                       its status, its output on stdout
+#
+# Normal operation: a small initramfs (busybox-static as /init plus the
+# virtio, 9p and overlay modules of the guest kernel, cached under
+# $BUILD/vm/) mounts the host root, lays a tmpfs overlay over it and
+# switch_roots into it; then the stage-2 script that this runner writes into a
+# second, writable 9p share (the "run folder") mounts the pseudo file systems,
+# cds to the repo (same absolute path as on the host), runs SCRIPT with BUILD
+# passed through, writes SCRIPT's exit status into the run folder and powers
+# the guest off.  SCRIPT's output is written to the run folder (streamed to
+# our stdout while the guest runs) and to the guest serial console.
+#
+# Failure: only a status file written by stage 2 counts as a result.  A guest
+# kernel panic (panic=-1 with -no-reboot ends qemu), an initramfs that cannot
+# mount the root, a script killed by the guest's own soft deadline or a guest
+# that the hard timeout (VM_TIMEOUT, default 600 s) kills all end without a
+# status of 0, so the runner fails and prints the serial log's path and tail.
+#
+# Environment:
+#   BUILD       build folder relative to the repo root (default build)
+#   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600)
+#   VM_KERNEL   path of the kernel to boot (default: newest /boot/vmlinuz-*
+#               whose /lib/modules tree exists)
+#   VM_ACCEL    qemu accelerator (default tcg; "kvm" where KVM works)
+#   VM_MEM, VM_SMP  guest memory in MiB (2048) and CPUs (2)
+#   VM_KEEP=1   keep the run folder (stage-2 script, output, status)
+#   VM_SHELL=1  after SCRIPT, open a root shell on the serial console instead
+#               of powering off (interactive; serial console on the terminal)
+set -u
+
+ME=$(basename "$0")
+REPO=$(cd "$(dirname "$0")/../.." && pwd -P)
+
+die() { echo "$ME: $*" >&2; exit 1; }
+
+# --- kernel and tool discovery -------------------------------------------
+
+# Prints the kernel image to boot: VM_KERNEL, else the newest
+# /boot/vmlinuz-* whose module tree is installed.
+find_kernel() {
+	local k v best=""
+	if [ -n "${VM_KERNEL:-}" ]; then
+		echo "$VM_KERNEL"
+		return
+	fi
+	for k in /boot/vmlinuz-*; do
+		[ -e "$k" ] || continue
+		v=${k#/boot/vmlinuz-}
+		[ -e "/lib/modules/$v/modules.dep" ] || continue
+		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -1)
+	done
+	[ -n "$best" ] && echo "/boot/vmlinuz-$best"
+}
+
+find_busybox() {
+	local b
+	for b in /bin/busybox /usr/bin/busybox; do
+		[ -x "$b" ] || continue
+		# A dynamically linked busybox cannot be /init without its libc.
+		if ldd "$b" >/dev/null 2>&1; then
+			continue
+		fi
+		echo "$b"
+		return
+	done
+}
+
+# Checks everything the tier needs; on failure prints the reason and
+# returns 1.  Sets KERNEL, KVER and BUSYBOX.
+probe() {
+	local t
+	for t in qemu-system-x86_64 modprobe cpio timeout; do
+		command -v "$t" >/dev/null 2>&1 || { echo "$t not found (make deps)"; return 1; }
+	done
+	KERNEL=$(find_kernel)
+	if [ -z "$KERNEL" ]; then
+		echo "no /boot/vmlinuz-* with a matching /lib/modules tree (package linux-image-amd64)"
+		return 1
+	fi
+	[ -r "$KERNEL" ] || { echo "$KERNEL is not readable (run as root)"; return 1; }
+	KVER=${KERNEL##*/vmlinuz-}
+	[ -e "/lib/modules/$KVER/modules.dep" ] || {
+		echo "no module tree /lib/modules/$KVER for $KERNEL"
+		return 1
+	}
+	BUSYBOX=$(find_busybox)
+	[ -n "$BUSYBOX" ] || { echo "no statically linked busybox (package busybox-static)"; return 1; }
+	return 0
+}
+
+# --- the initramfs ----------------------------------------------------------
+
+# /init of the initramfs: busybox sh.  Mounts the host root read-only with a
+# tmpfs overlay, mounts the run folder at /run/vm and switch_roots into
+# stage 2.  Anything going wrong powers the guest off without a status.
+# shellcheck disable=SC2016 # expanded in the guest, not here
+INIT_SCRIPT='#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+die() {
+	echo "vm-init: $*" >/dev/console
+	echo o >/proc/sysrq-trigger
+	sleep 5
+	poweroff -f
+}
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+while read -r m; do
+	insmod "/lib/vm-modules/$m" || die "insmod $m failed"
+done </lib/vm-modules/order
+# The 9p channels appear once virtio-pci has probed; wait for both tags.
+i=0
+until cat /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null | grep -q vmrun; do
+	i=$((i + 1))
+	[ $i -le 200 ] || die "no 9p channel (virtio) after 20 s"
+	usleep 100000
+done
+mkdir -p /lower /rw /newroot
+# cache=loose: the root is read-only and the guest lives for one test.
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose host /lower ||
+	die "cannot mount the host root (9p tag host)"
+mount -t tmpfs -o mode=0755 tmpfs /rw || die "tmpfs"
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work /newroot ||
+	die "cannot mount the overlay"
+# A fresh /run: the host one holds stale pid files and sockets.
+mount -t tmpfs -o mode=0755 tmpfs /newroot/run || die "tmpfs /run"
+mkdir -p /newroot/run/vm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 vmrun /newroot/run/vm ||
+	die "cannot mount the run folder (9p tag vmrun)"
+[ -r /newroot/run/vm/stage2.sh ] || die "no stage2.sh in the run folder"
+cat /proc/cmdline >/newroot/run/vm-cmdline
+mount --move /dev /newroot/dev
+mount --move /sys /newroot/sys
+mount --move /proc /newroot/proc
+exec switch_root /newroot /bin/bash /run/vm/stage2.sh
+die "switch_root failed"
+'
+
+# Builds $BUILD/vm/initramfs-$KVER.cpio unless the cached one was made from
+# the same kernel, modules, busybox and /init.
+build_initramfs() {
+	local dir key stamp mods m tmp n
+	INITRD=$BUILD/vm/initramfs-$KVER.cpio
+	stamp=$INITRD.key
+	# Dependency order, each module once, for the kernel we boot (which
+	# need not be the one the host runs).  --show-depends reads one module
+	# name only, hence the loop.
+	mods=$(for m in virtio_pci 9pnet_virtio 9p overlay; do
+		modprobe -S "$KVER" --show-depends "$m" || exit 1
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }') ||
+		die "modprobe --show-depends failed for $KVER"
+	key=$(
+		{
+			# shellcheck disable=SC2086 # one path per word
+			stat -L -c '%n %s %Y' "$KERNEL" "$BUSYBOX" $mods
+			printf '%s' "$INIT_SCRIPT"
+		} | sha256sum | cut -d' ' -f1
+	)
+	if [ -s "$INITRD" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+		return 0
+	fi
+	echo "$ME: building initramfs for $KVER" >&2
+	mkdir -p "$BUILD/vm"
+	tmp=$(mktemp -d "$BUILD/vm/initramfs.XXXXXX") || die "mktemp"
+	dir=$tmp/root
+	mkdir -p "$dir/bin" "$dir/lib/vm-modules" "$dir/proc" "$dir/sys" "$dir/dev"
+	cp "$BUSYBOX" "$dir/bin/busybox" || die "cp busybox"
+	printf '%s' "$INIT_SCRIPT" >"$dir/init"
+	chmod 0755 "$dir/init"
+	n=0
+	for m in $mods; do
+		n=$((n + 1))
+		cp "$m" "$dir/lib/vm-modules/" || die "cp $m"
+		basename "$m" >>"$dir/lib/vm-modules/order"
+	done
+	[ "$n" -gt 0 ] || die "no modules found for $KVER"
+	(cd "$dir" && find . -print0 | cpio --null -o -H newc --quiet) >"$tmp/initramfs.cpio" ||
+		die "cpio failed"
+	mv -f "$tmp/initramfs.cpio" "$INITRD"
+	echo "$key" >"$stamp"
+	rm -rf "$tmp"
+}
+
+# --- stage 2, runs as PID 1 in the guest ------------------------------------
+
+# Writes the stage-2 script for SCRIPT ARGS into the run folder.
+write_stage2() {
+	local out=$1 deadline=$2 shell=$3
+	shift 3
+	{
+		echo '#!/bin/bash'
+		echo "# Stage 2 of the VM tier, written by $ME for one run."
+		printf 'SCRIPT=%q\nREPO=%q\nBUILD=%q\nDEADLINE=%q\nVM_SHELL=%q\n' \
+			"$1" "$REPO" "$BUILD" "$deadline" "$shell"
+		shift
+		printf 'ARGS=('
+		printf ' %q' "$@"
+		printf ' )\n'
+		cat <<'EOF'
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# Processes started by PAM-less tools expect these.
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+mkdir -p /run/lock /var/tmp
+hostname rpcrdma-gw-vm
+ip link set lo up
+ulimit -l unlimited
+echo "vm: stage 2 up after $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)" >/dev/console
+cd "$REPO" || { echo "vm: no $REPO in the guest" >/dev/console; echo o >/proc/sysrq-trigger; }
+export BUILD VM_GUEST=1 VM_DEADLINE=$DEADLINE
+run() {
+	if [ -x "$SCRIPT" ]; then
+		timeout -k 5 "$DEADLINE" "$SCRIPT" "${ARGS[@]}"
+	else
+		timeout -k 5 "$DEADLINE" bash "$SCRIPT" "${ARGS[@]}"
+	fi
+}
+run </dev/null 2>&1 | tee -a /run/vm/output >/dev/console
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "vm: $SCRIPT exceeded the guest deadline of $DEADLINE s; processes:" >/dev/console
+	ps -eo pid,ppid,stat,etime,args 2>&1 | awk '$1 != 2 && $2 != 2' >/dev/console
+fi
+echo "vm: $SCRIPT exited $rc after $(cut -d' ' -f1 /proc/uptime) s uptime" >/dev/console
+echo "$rc" >/run/vm/status.tmp && mv /run/vm/status.tmp /run/vm/status
+sync
+if [ "$VM_SHELL" = 1 ]; then
+	echo "vm: VM_SHELL=1: root shell; 'echo o > /proc/sysrq-trigger' powers off" >/dev/console
+	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+fi
+echo o >/proc/sysrq-trigger
+sleep 10
+EOF
+	} >"$out/stage2.sh"
+}
+
+# --- main ---------------------------------------------------------------------
+
+[ $# -ge 1 ] || die "usage: $ME --probe | SCRIPT [ARGS...]"
+
+if [ "$1" = --probe ]; then
+	why=$(probe) || { echo "$why"; exit 1; }
+	exit 0
+fi
+
+# The script is named relative to the caller's cwd; the guest sees the same
+# absolute path through the read-only root.
+[ -f "$1" ] || die "no such script: $1"
+SCRIPT=$(realpath "$1")
+shift
+cd "$REPO" || die "cd $REPO"
+BUILD=${BUILD:-build}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+case "$VM_TIMEOUT" in '' | *[!0-9]*) die "VM_TIMEOUT must be seconds" ;; esac
+
+why=$(probe) || die "VM tier cannot run: $why"
+probe >/dev/null # again, in this shell, to set KERNEL KVER BUSYBOX
+build_initramfs
+
+name=$(basename "$SCRIPT" .sh)
+mkdir -p "$BUILD/vm-logs" "$BUILD/vm" || die "mkdir $BUILD"
+LOG=$BUILD/vm-logs/$name.serial.log
+RUN=$(mktemp -d "$BUILD/vm/run-$name.XXXXXX") || die "mktemp"
+RUN=$(realpath "$RUN")
+: >"$RUN/output"
+# The guest's own deadline leaves time to report before the hard timeout.
+deadline=$((VM_TIMEOUT > 60 ? VM_TIMEOUT - 30 : VM_TIMEOUT * 3 / 4))
+write_stage2 "$RUN" "$deadline" "${VM_SHELL:-0}" "$SCRIPT" "$@"
+
+# shellcheck disable=SC2054 # the commas belong to qemu options
+qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${VM_SMP:-2}"
+	-nic none -no-reboot -display none -monitor none
+	-kernel "$KERNEL" -initrd "$INITRD"
+	-append "console=ttyS0 panic=-1 oops=panic"
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none,multidevs=remap")
+
+start=$(date +%s.%N)
+if [ "${VM_SHELL:-0}" = 1 ]; then
+	# Interactive: the serial console is this terminal, and logged.
+	timeout --foreground -k 5 "$VM_TIMEOUT" "${qemu[@]}" \
+		-chardev "stdio,id=ser0,signal=off,logfile=$LOG" -serial chardev:ser0
+	qrc=$?
+else
+	timeout -k 5 "$VM_TIMEOUT" "${qemu[@]}" \
+		-chardev "file,id=ser0,path=$LOG" -serial chardev:ser0 </dev/null &
+	qpid=$!
+	# Stream the script's output while the guest runs.
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$RUN/output" &
+	tpid=$!
+	wait "$qpid"
+	qrc=$?
+	wait "$tpid"
+fi
+elapsed=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
+
+cp "$RUN/output" "$BUILD/vm-logs/$name.output.log" 2>/dev/null
+status=$(cat "$RUN/status" 2>/dev/null)
+if [ "${VM_KEEP:-0}" = 1 ]; then
+	echo "$ME: run folder kept: $RUN" >&2
+else
+	rm -rf "$RUN"
+fi
+
+why=""
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	why="hard timeout: qemu killed after $VM_TIMEOUT s (VM_TIMEOUT)"
+elif [ -z "$status" ]; then
+	why="the guest never reported a status (kernel panic, failed boot or script killed); qemu exit $qrc"
+elif ! [ "$status" -eq "$status" ] 2>/dev/null; then
+	why="garbled status '$status'"
+elif [ "$status" = 124 ] || [ "$status" = 137 ]; then
+	why="$name ran past the guest deadline of $deadline s (VM_TIMEOUT - 30)"
+elif [ "$status" -ne 0 ]; then
+	why="$name exited $status in the guest"
+fi
+if [ -z "$why" ]; then
+	echo "$ME: $name passed in ${elapsed} s" >&2
+	exit 0
+fi
+echo "$ME: FAILED: $why (${elapsed} s)" >&2
+echo "$ME: serial log: $LOG; its last 30 lines:" >&2
+tail -n 30 "$LOG" | sed 's/^/  | /' >&2
+if [ -n "$status" ] && [ "$status" -gt 0 ] 2>/dev/null && [ "$status" -lt 256 ]; then
+	exit "$status"
+fi
 exit 1
