@@ -1,0 +1,147 @@
+#!/bin/bash
+# Claim: `dpkg-buildpackage -us -uc -b` builds a .deb from a copy of the
+# tree that installs the daemon, the units (not enabled, not started), the
+# sample configuration and the man pages where Debian expects them, leaves
+# nothing git would see, and lintian finds no error in it.
+#
+#   tests/pkg/check-deb.sh [--head]
+#       default: build the working tree (tracked + untracked, not ignored);
+#       --head:  build `git archive HEAD` (what CI and a release see).
+#   exit 0 all good, 1 a check failed, 2 a tool or build dependency is missing
+#   (apt-get install --no-install-recommends debhelper dpkg-dev lintian fakeroot
+#    plus debian/control's Build-Depends).
+#   KEEP=1 keeps the temp dir.  Logs: $BUILD/test-logs/pkg-deb-*.log.
+#
+# The tree itself is never written to but for the logs, so this can run
+# beside another engineer's `make`.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+LOGDIR=${BUILD:-build}/test-logs
+start=$(date +%s)
+mode=worktree
+[ "${1:-}" = --head ] && mode=head
+
+passed=0 failed=0
+ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+finish() {
+	echo "check-deb: $(( $(date +%s) - start )) s"
+	echo "check-deb: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+for t in dpkg-buildpackage dpkg-checkbuilddeps dh lintian dpkg-deb git tar; do
+	command -v "$t" >/dev/null || {
+		echo "check-deb: $t not found (apt-get install --no-install-recommends debhelper dpkg-dev lintian)"
+		exit 2; }
+done
+if ! out=$(dpkg-checkbuilddeps 2>&1); then
+	echo "check-deb: $out"; exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-deb.XXXXXX")
+if [ "${KEEP:-}" = 1 ]; then echo "check-deb: temp dir $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
+src=$tmp/rpcrdma-gw
+mkdir -p "$src" "$LOGDIR"
+
+# 1. A copy of the tree, without build products or .git.
+if [ $mode = head ]; then
+	git archive HEAD | tar -x -C "$src"
+else
+	git ls-files -z -c -o --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf - | tar -x -C "$src"
+fi
+[ -e "$src/debian/control" ] || { bad "no debian/control in the $mode copy"; finish; }
+for f in config/rpcrdma-gw.conf docs/operations.md; do
+	[ -e "$src/$f" ] || bad "$f missing in the $mode copy: make install or dh_installdocs will fail"
+done
+# A git repository of the copy, to see what the build leaves behind.
+git -C "$src" init -q && git -C "$src" add -A && \
+	git -C "$src" -c user.name=t -c user.email=t@t commit -q -m copy || bad "git init of the copy"
+
+# 2. Build.
+log=$LOGDIR/pkg-deb-build.log
+bstart=$(date +%s)
+if (cd "$src" && DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b) >"$log" 2>&1; then
+	ok "dpkg-buildpackage -us -uc -b ($(( $(date +%s) - bstart )) s, log $log)"
+else
+	bad "dpkg-buildpackage failed (log $log):"
+	tail -30 "$log" | sed 's/^/    /'
+	finish
+fi
+deb=$(ls "$tmp"/rpcrdma-gw_*.deb 2>/dev/null | head -1)
+changes=$(ls "$tmp"/rpcrdma-gw_*.changes 2>/dev/null | head -1)
+[ -n "$deb" ] && [ -n "$changes" ] || { bad "no .deb/.changes in $tmp"; finish; }
+ok "built $(basename "$deb")"
+
+left=$(git -C "$src" status --porcelain --ignored=no)
+if [ -z "$left" ]; then ok "build leaves nothing git sees (debian/.gitignore, .gitignore)"
+else bad "build products git would see:"; echo "$left" | sed 's/^/    /'; fi
+
+# 3. Contents.
+dpkg-deb -c "$deb" >"$LOGDIR/pkg-deb-contents.log"
+has() {	# PATH [MODE-REGEX]
+	if grep -Eq "^${2:-.}[^ ]* .* \.$1( |$)" "$LOGDIR/pkg-deb-contents.log"; then ok "ships $1"; else bad "does not ship $1${2:+ with mode $2}"; fi
+}
+lacks() {
+	if grep -Eq " \.$1( |$)" "$LOGDIR/pkg-deb-contents.log"; then bad "ships $1 ($2)"; else ok "does not ship $1 ($2)"; fi
+}
+has /usr/sbin/rpcrdma-gw '-rwxr-xr-x'
+unitdir=/lib/systemd/system
+grep -q ' \./usr/lib/systemd/system/rpcrdma-gw\.service' "$LOGDIR/pkg-deb-contents.log" && unitdir=/usr/lib/systemd/system
+has $unitdir/rpcrdma-gw.service '-rw-r--r--'
+has $unitdir/rpcrdma-gw.socket '-rw-r--r--'
+has /etc/rpcrdma-gw/rpcrdma-gw.conf.sample '-rw-r--r--'
+lacks /etc/rpcrdma-gw/rpcrdma-gw.conf "the admin writes it from the sample"
+has /usr/share/man/man8/rpcrdma-gw.8.gz
+has /usr/share/man/man5/rpcrdma-gw.conf.5.gz
+if grep -Eq ' \./usr/s?bin/rpcrdma-gwctl$' "$LOGDIR/pkg-deb-contents.log"; then
+	has /usr/share/man/man8/rpcrdma-gwctl.8.gz
+else
+	lacks /usr/share/man/man8/rpcrdma-gwctl.8.gz "no rpcrdma-gwctl command yet"
+fi
+has /usr/share/doc/rpcrdma-gw/copyright
+has "/usr/share/doc/rpcrdma-gw/operations\.md(\.gz)?"
+lacks /usr/local "nothing under /usr/local"
+
+# 4. Maintainer scripts: conffile, units neither enabled nor started.
+ctl=$tmp/control
+dpkg-deb -e "$deb" "$ctl"
+if grep -qx /etc/rpcrdma-gw/rpcrdma-gw.conf.sample "$ctl/conffiles" 2>/dev/null; then ok "sample config is a conffile"
+else bad "/etc/rpcrdma-gw/rpcrdma-gw.conf.sample not in conffiles"; fi
+# debhelper's postinst re-creates the symlinks of a unit that was enabled
+# before (was-enabled); anything else that enables or starts is a fault.
+bad_lines=$(awk '/was-enabled/ { guard = NR }
+	/deb-systemd-helper[^|]* enable / && NR - guard > 2 { print NR": "$0 }
+	/deb-systemd-invoke[^|]* (start|restart) / || /systemctl[^|]* (enable|start|restart) / { print NR": "$0 }' \
+	"$ctl/postinst" 2>/dev/null)
+if [ ! -e "$ctl/postinst" ]; then bad "no postinst"
+elif [ -n "$bad_lines" ]; then bad "postinst enables or starts a unit:"; echo "$bad_lines" | sed 's/^/    /'
+else ok "postinst neither enables nor starts the units"; fi
+if grep -q 'try-restart rpcrdma-gw.service' "$ctl/postinst" 2>/dev/null; then ok "postinst try-restarts a running gateway on upgrade"
+else bad "postinst does not try-restart on upgrade"; fi
+
+# 5. The packaged binary runs and agrees with the package version.
+x=$tmp/root
+dpkg-deb -x "$deb" "$x"
+pkgver=$(dpkg-deb -f "$deb" Version)
+if v=$("$x/usr/sbin/rpcrdma-gw" --version 2>&1) && [ "$v" = "rpcrdma-gw $pkgver" ]; then
+	ok "rpcrdma-gw --version says $pkgver"
+else
+	bad "rpcrdma-gw --version said '$v', package version is $pkgver (debian/changelog)"
+fi
+
+# 6. lintian: no error; warnings are printed, not fatal.
+llog=$LOGDIR/pkg-deb-lintian.log
+lintian --fail-on error --info --display-info "$changes" >"$llog" 2>&1
+lrc=$?
+nerr=$(grep -c '^E: ' "$llog")
+nwarn=$(grep -c '^W: ' "$llog")
+if [ "$lrc" -eq 0 ] && [ "$nerr" -eq 0 ]; then ok "lintian: 0 errors, $nwarn warnings (log $llog)"
+else bad "lintian: rc=$lrc, $nerr errors (log $llog):"; grep -v '^[WIPNX]: ' "$llog" | sed 's/^/    /'; fi
+grep -E '^[WI]: ' "$llog" | sed 's/^/    lintian /'
+
+finish
