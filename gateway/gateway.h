@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gateway.h - the call path of rpcrdma-gw (prefix gw_).
+ *
+ * This header holds what the gateway shares with the frontend (client
+ * connections) and with the transports (backend connections):
+ *
+ *   - logging and counters (struct gw_log, enum gw_ctr),
+ *   - the buffer pool: memory allocated once at start, fixed-size buffers,
+ *     one region a transport may register for RDMA once (gw_pool_*),
+ *   - the record: an iovec list over pool buffers (gw_rec_*), and the
+ *     incremental record receiver that reads a socket into pool buffers
+ *     with record marking and no copy (gw_rx_*),
+ *   - the XID map (gw_xmap_*),
+ *   - the call object, its state machine and its one finalize path,
+ *   - THE TRANSPORT SEAM: struct gw_transport_ops, what a backend transport
+ *     implements (plain TCP now, RPC-over-RDMA later), and the three
+ *     functions a transport calls back (gw_call_complete, gw_path_ready,
+ *     gw_path_lookup),
+ *   - the gateway context and routing (gw_ctx_*).
+ *
+ * Return conventions: 0 or a negative errno for actions, bool for
+ * predicates and parsers, NULL for constructors.  Nothing here uses a
+ * global: the context travels as an argument.
+ */
+#ifndef RPCRDMA_GW_GATEWAY_H
+#define RPCRDMA_GW_GATEWAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include "chunking.h"
+#include "config.h"
+
+struct event_base;
+struct fe_conn;
+struct fe_frontend;
+struct gw_ctx;
+struct gw_path;
+
+#define GW_VERSION "0.2.0"
+
+/* ------------------------------------------------------------------------
+ * Logging (stderr now; journald later) and counters
+ * ------------------------------------------------------------------------ */
+struct gw_log {
+	int gl_level;		/* enum cfg_log_level; -1 = silent (tests) */
+};
+
+void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define gw_log(lg, lvl, ...) do { \
+	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf((lg), (lvl), __func__, __VA_ARGS__); \
+} while (0)
+#define gw_err(lg, ...)   gw_log(lg, CFG_LOG_ERR, __VA_ARGS__)
+#define gw_warn(lg, ...)  gw_log(lg, CFG_LOG_WARN, __VA_ARGS__)
+#define gw_info(lg, ...)  gw_log(lg, CFG_LOG_INFO, __VA_ARGS__)
+#define gw_debug(lg, ...) gw_log(lg, CFG_LOG_DEBUG, __VA_ARGS__)
+
+/* Append-only: do not reorder (gw_ctr_str() indexes by value).  Every
+ * error path bumps one. */
+enum gw_ctr {
+	GW_CTR_CLIENTS_ACCEPTED = 0,
+	GW_CTR_CLIENTS_CLOSED,
+	GW_CTR_CLIENTS_REFUSED,		/* over max_clients or accept error */
+	GW_CTR_CLIENT_GARBAGE,		/* bad record or header: client closed */
+	GW_CTR_CLIENT_TOO_BIG,		/* record above max_record: client closed */
+	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV pieces */
+	GW_CTR_CLIENT_IDLE_TIMEOUT,
+	GW_CTR_CLIENT_RECORD_TIMEOUT,
+	GW_CTR_CLIENT_IO_ERROR,
+	GW_CTR_CLIENT_PAUSED,		/* reading stopped (a cap was reached) */
+	GW_CTR_POOL_EMPTY,		/* no free buffer: reading deferred */
+	GW_CTR_CALLS_EMPTY,		/* no free call object: reading deferred */
+	GW_CTR_CALLS,			/* calls received */
+	GW_CTR_REPLIES,			/* replies written to clients */
+	GW_CTR_LOCAL_PROG_UNAVAIL,
+	GW_CTR_LOCAL_PROG_MISMATCH,
+	GW_CTR_LOCAL_RPC_MISMATCH,
+	GW_CTR_NOT_A_CALL,		/* REPLY from a client (backchannel): dropped */
+	GW_CTR_RETRANS_INFLIGHT,	/* retransmission while original in flight: dropped */
+	GW_CTR_RETRANS_RESENT,		/* retransmission of an answered XID: same gateway XID */
+	GW_CTR_XMAP_EVICTED,		/* answered XID forgotten early (map full) */
+	GW_CTR_CALLS_HELD,		/* call waited for its backend */
+	GW_CTR_HOLD_FULL,		/* hold queue full: client reading stopped */
+	GW_CTR_CALLS_CANCELLED,		/* client gone before the reply */
+	GW_CTR_CALLS_FAILED,		/* transport refused the call for good */
+	GW_CTR_BACKEND_CONNECTS,
+	GW_CTR_BACKEND_DISCONNECTS,
+	GW_CTR_BACKEND_CONNECT_FAILED,
+	GW_CTR_BACKEND_RESENT,		/* calls re-sent after a reconnect */
+	GW_CTR_BACKEND_GARBAGE,		/* bad record from a server: connection reset */
+	GW_CTR_BACKEND_UNMATCHED,	/* reply with no call waiting (cancelled, dup) */
+	GW_CTR_BACKEND_NOT_REPLY,	/* server sent a CALL (backchannel): dropped */
+	GW_CTR_RPCBIND_FAILED,
+	GW_CTR_ILLEGAL_TRANSITION,	/* call state machine refused a change (bug) */
+	GW_CTR__COUNT
+};
+const char *gw_ctr_str(enum gw_ctr c);
+
+struct gw_stats {
+	uint64_t gs_ctr[GW_CTR__COUNT];
+};
+static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
+{
+	if (st)
+		st->gs_ctr[c]++;
+}
+/* Log every non-zero counter at info level. */
+void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg);
+
+/* Monotonic milliseconds. */
+uint64_t gw_now_ms(void);
+
+/* ------------------------------------------------------------------------
+ * Buffer pool - pool.c
+ *
+ * One mmap()ed region cut into fixed-size buffers, allocated at start; the
+ * hot path never calls malloc.  Buffers are reference counted: a receive
+ * buffer is shared by every record (and part of a record) received into
+ * it, and returns to the pool when the last reference goes.
+ *
+ * Registration hook: a transport that needs the memory registered with a
+ * device (RDMA) calls gw_pool_register() once; the callback receives the
+ * whole region (addr, len) and returns an opaque registration (for verbs:
+ * the struct ibv_mr *), kept until gw_pool_free() hands it back to the
+ * dereg callback.  Because client data is received straight into this
+ * region, the server can RDMA Read a WRITE payload where it landed.
+ * ------------------------------------------------------------------------ */
+struct gw_buf {
+	uint8_t *gb_data;
+	uint32_t gb_size;
+	uint32_t gb_used;		/* bytes filled by the receiver */
+	uint32_t gb_refs;
+	uint32_t gb_index;		/* position in the pool */
+	struct gw_buf *gb_next_free;
+};
+
+typedef void *(*gw_pool_reg_fn)(void *arg, void *addr, size_t len);
+typedef void (*gw_pool_dereg_fn)(void *arg, void *reg);
+#define GW_POOL_MAX_REGS	8
+
+struct gw_pool;
+/* hugepages: try MAP_HUGETLB first, fall back to normal pages. */
+struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages);
+/* Deregisters every registration (dereg callbacks), unmaps. */
+void gw_pool_free(struct gw_pool *p);
+/* Register the whole region once.  Returns a registration index >= 0, or
+ * -ENOSPC (too many), -EIO (reg returned NULL). */
+int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn dereg, void *arg);
+void *gw_pool_registration(const struct gw_pool *p, int idx);
+void gw_pool_region(const struct gw_pool *p, void **addr, size_t *len);
+bool gw_pool_hugepages(const struct gw_pool *p);
+uint32_t gw_pool_buf_size(const struct gw_pool *p);
+unsigned gw_pool_avail(const struct gw_pool *p);
+unsigned gw_pool_count(const struct gw_pool *p);
+/* A buffer with one reference and gb_used = 0, or NULL when empty. */
+struct gw_buf *gw_buf_get(struct gw_pool *p);
+void gw_buf_ref(struct gw_buf *b);
+void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
+/* The buffer holding addr, or NULL when addr is outside the region. */
+struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr);
+
+/* ------------------------------------------------------------------------
+ * Records and the record receiver - record.c
+ * ------------------------------------------------------------------------ */
+#define GW_REC_MAX_IOV	64
+
+/* One RPC message as an iovec list over pool buffers; each iovec holds one
+ * reference on the buffer it points into (rc_buf[i]). */
+struct gw_rec {
+	unsigned rc_niov;
+	size_t rc_len;
+	struct iovec rc_iov[GW_REC_MAX_IOV];
+	struct gw_buf *rc_buf[GW_REC_MAX_IOV];
+};
+void gw_rec_init(struct gw_rec *r);
+/* Drop every buffer reference; the record is empty afterwards. */
+void gw_rec_release(struct gw_pool *p, struct gw_rec *r);
+/* Move src into dst (dst must be empty); src is empty afterwards. */
+void gw_rec_move(struct gw_rec *dst, struct gw_rec *src);
+/* Copy up to cap bytes from offset off of the record (small headers). */
+size_t gw_rec_copyout(const struct gw_rec *r, size_t off, void *dst, size_t cap);
+/* Overwrite 4 bytes at offset off (the XID), across iovecs if need be. */
+bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v);
+
+/* Append-only: do not reorder (gw_rx_status_str()). */
+enum gw_rx_status {
+	GW_RX_RECORD = 0,	/* a record is complete in *out */
+	GW_RX_AGAIN,		/* socket drained (EAGAIN): wait for readability */
+	GW_RX_EOF,		/* peer closed */
+	GW_RX_IO_ERROR,		/* recv failed: errno in rx_errno */
+	GW_RX_TOO_BIG,		/* record above max_record */
+	GW_RX_TOO_FRAGMENTED,	/* record needs more than GW_REC_MAX_IOV pieces */
+	GW_RX_NO_BUFFER,	/* pool empty: retry later */
+	GW_RX__COUNT
+};
+const char *gw_rx_status_str(enum gw_rx_status s);
+
+struct gw_rx {
+	struct gw_pool *rx_pool;
+	struct gw_buf *rx_buf;		/* receive buffer, one reference */
+	uint32_t rx_parsed;		/* bytes of rx_buf given to the decoder */
+	uint32_t rx_lowat;		/* switch buffers below this much room */
+	struct rm_dec rx_dec;
+	struct gw_rec rx_rec;		/* record being assembled */
+	bool rx_in_record;		/* some bytes of a record seen */
+	uint64_t rx_bytes;		/* bytes received, total */
+	int rx_errno;
+};
+void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
+void gw_rx_reset(struct gw_rx *rx);	/* drop partial state (reconnect) */
+void gw_rx_destroy(struct gw_rx *rx);
+/* Read fd (non-blocking) until a record completes or the socket drains;
+ * bytes already received but not yet parsed are used first.  On
+ * GW_RX_RECORD, *out (empty on entry) owns the record. */
+enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out);
+static inline bool gw_rx_partial(const struct gw_rx *rx) { return rx->rx_in_record; }
+
+/* ------------------------------------------------------------------------
+ * XID map - xmap.c
+ *
+ * Per backend: gives each call a gateway XID unique among the XIDs this
+ * gateway has outstanding or recently answered on that server, and maps a
+ * client's retransmission (same client key, same client XID) to the same
+ * gateway XID while the original is in flight or for drc_window after it
+ * was answered, so the server's duplicate request cache recognises it.
+ * The client key identifies the client endpoint (peer address and port,
+ * see fe_conn_key()), which the Linux client keeps across reconnects.
+ * ------------------------------------------------------------------------ */
+struct gw_call;
+struct gw_xent {
+	uint64_t xe_client;
+	uint32_t xe_cxid;
+	uint32_t xe_gxid;
+	struct gw_call *xe_call;	/* in flight; NULL once answered/cancelled */
+	uint64_t xe_expires;		/* ms; meaningful when xe_call == NULL */
+	struct gw_xent *xe_cnext;	/* chain by (client, client XID) */
+	struct gw_xent *xe_gnext;	/* chain by gateway XID */
+	TAILQ_ENTRY(gw_xent) xe_link;	/* free list or settled list (oldest first) */
+	bool xe_used;
+};
+struct gw_xmap;
+struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid);
+void gw_xmap_free(struct gw_xmap *m);
+/* Entry for (client, cxid), or NULL; expired entries are dropped first. */
+struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, uint64_t now);
+/* New entry with a fresh gateway XID, in flight for call.  When the map
+ * is full the oldest settled entry is evicted (*evicted = true); NULL only
+ * when every entry is in flight. */
+struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			    struct gw_call *call, uint64_t now, bool *evicted);
+struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid);
+/* The call is answered or cancelled: keep the mapping until now + window. */
+void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms);
+/* A retransmission takes a settled entry back in flight. */
+void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call);
+void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe);
+void gw_xmap_expire(struct gw_xmap *m, uint64_t now);
+unsigned gw_xmap_count(const struct gw_xmap *m);
+
+/* ------------------------------------------------------------------------
+ * The call - call.c
+ *
+ * State machine (design essay in call.c):
+ *
+ *   FREE -> NEW -> HELD <-> SENT -> REPLIED -> DONE -> FREE
+ *            |      |        |                 ^
+ *            +------+--------+-----------------+   (finalize: cancel, drop)
+ *            NEW -> REPLIED (local reply)
+ * ------------------------------------------------------------------------ */
+enum gw_call_state {
+	GW_CALL_FREE = 0,	/* in the call pool's free list, no owner */
+	GW_CALL_NEW,		/* [transient] record taken, header being decoded and routed */
+	GW_CALL_HELD,		/* waiting in its path's hold queue (backend down or busy) */
+	GW_CALL_SENT,		/* owned by the transport too, reply awaited */
+	GW_CALL_REPLIED,	/* reply (server's or local) queued on the client output */
+	GW_CALL_DONE,		/* finalized; the record is released when the last ref goes */
+	GW_CALL__COUNT
+};
+const char *gw_call_state_str(enum gw_call_state s);
+
+/* Why a call ended (append-only: gw_end_str()). */
+enum gw_end {
+	GW_END_REPLIED = 0,	/* reply written to the client */
+	GW_END_CLIENT_GONE,	/* client connection closed first */
+	GW_END_RETRANS,		/* duplicate of a call in flight: dropped */
+	GW_END_NOT_A_CALL,	/* client sent a REPLY message */
+	GW_END_SHUTDOWN,	/* gateway stopping */
+	GW_END_FAILED,		/* transport refused the call for good */
+	GW_END__COUNT
+};
+const char *gw_end_str(enum gw_end e);
+
+struct gw_call {
+	enum gw_call_state ca_state;
+	unsigned ca_refs;		/* client side + transport: last put recycles */
+	uint32_t ca_index;
+	struct gw_call_pool *ca_cpool;
+	struct gw_ctx *ca_gw;
+	struct fe_conn *ca_conn;	/* client connection; NULL once it is gone */
+	struct gw_path *ca_path;	/* route/transport; NULL for local replies */
+	struct gw_xent *ca_xent;	/* XID mapping, NULL for local replies */
+	uint32_t ca_cxid;		/* client's XID */
+	uint32_t ca_gxid;		/* gateway XID, in the record while SENT */
+	uint32_t ca_prog, ca_vers, ca_proc;
+	uint64_t ca_client;		/* client key (XID map) */
+	uint64_t ca_start_ms;
+	bool ca_tp_owned;		/* the transport holds a reference */
+	size_t ca_bytes;		/* bytes counted against the client's cap */
+	struct gw_rec ca_rec;		/* the call message, gateway XID patched in */
+	/* Reply: iovecs valid until the transport's release.  The first 4
+	 * bytes (the gateway XID) are never sent: ca_mark carries the record
+	 * mark and the client XID in their place. */
+	const struct iovec *ca_reply_iov;
+	unsigned ca_reply_niov;
+	size_t ca_reply_len;
+	struct gw_rec ca_reply_rec;	/* storage for transports that receive into the pool */
+	uint8_t ca_mark[8];
+	uint8_t ca_local[64];		/* local reply (rpc_local_reply) */
+	struct iovec ca_local_iov;
+	/* transport scratch */
+	uint8_t ca_tp_mark[4];		/* TCP transport: record mark of the call */
+	void *ca_tp_priv;
+	TAILQ_ENTRY(gw_call) ca_conn_link;	/* client's calls */
+	TAILQ_ENTRY(gw_call) ca_out_link;	/* client's output queue */
+	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
+	TAILQ_ENTRY(gw_call) ca_free_link;
+};
+TAILQ_HEAD(gw_call_list, gw_call);
+
+/* Preallocated call objects (malloc at start only). */
+struct gw_call_pool;
+struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct gw_stats *st,
+				      const struct gw_log *lg);
+void gw_call_pool_free(struct gw_call_pool *cp);
+unsigned gw_call_pool_avail(const struct gw_call_pool *cp);
+/* FREE -> NEW with one reference (the client side); NULL when exhausted. */
+struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw);
+/* The one function that changes ca_state: refuses (returns -EINVAL,
+ * counts GW_CTR_ILLEGAL_TRANSITION, logs) any change not in the table. */
+int gw_call_set_state(struct gw_call *c, enum gw_call_state to);
+bool gw_call_transition_ok(enum gw_call_state from, enum gw_call_state to);
+void gw_call_get(struct gw_call *c);
+/* Last put: state must be DONE; releases the record, returns to the pool. */
+void gw_call_put(struct gw_call *c);
+/* The single end of every call (reply written, client gone, dropped,
+ * shutdown): leaves every queue, cancels or releases the transport's
+ * share, settles the XID mapping, drops the client-side reference. */
+void gw_call_finalize(struct gw_call *c, enum gw_end why);
+/* iovecs to write for the reply: mark+client XID, then the reply from its
+ * 5th byte.  Returns the count (<= max). */
+unsigned gw_call_reply_iov(const struct gw_call *c, struct iovec *iov, unsigned max);
+/* Bytes gw_call_reply_iov() describes. */
+size_t gw_call_reply_bytes(const struct gw_call *c);
+
+/* ------------------------------------------------------------------------
+ * THE TRANSPORT SEAM
+ *
+ * A transport carries calls of one path (a route: program -> backend) to
+ * its server.  The gateway owns the call; the transport borrows it:
+ *
+ *   submit   gw -> tp   call in SENT state, ca_rec = the RPC call message
+ *                       with the gateway XID already in its first 4 bytes
+ *                       (the bytes live in the pool region: an RDMA
+ *                       transport may advertise them in a read chunk).  The
+ *                       transport takes a reference (gw_call_get, set
+ *                       ca_tp_owned) and returns 0; or returns -EAGAIN
+ *                       without taking it when it cannot carry calls now
+ *                       (not connected, no credit): the gateway holds the
+ *                       call and submits again after gw_path_ready(up).
+ *                       Any other negative errno fails the call for good.
+ *   complete tp -> gw   gw_call_complete(call, iov, niov): the reply, whole
+ *                       RPC message starting at its XID (the gateway XID);
+ *                       the iovecs stay valid until release.
+ *   release  gw -> tp   the reply was written to the client or the client is
+ *                       gone: free the reply memory (invalidate registrations)
+ *                       and gw_call_put() the transport's reference.
+ *   cancel   gw -> tp   the client is gone before any reply: forget the call
+ *                       (a reply arriving later is dropped as unmatched) and
+ *                       gw_call_put().  The transport may delay the put until
+ *                       its memory is safe (RDMA: registrations invalidated).
+ *
+ * Connection loss: a transport keeps the calls it accepted and re-sends
+ * them, same gateway XID, once reconnected (the server's DRC then answers
+ * duplicates); it reports up/down with gw_path_ready().
+ * ------------------------------------------------------------------------ */
+struct gw_transport_ops {
+	const char *to_name;
+	/* Create the transport of path (connect asynchronously); NULL on error. */
+	void *(*to_create)(struct gw_ctx *gw, struct gw_path *path);
+	/* Stop: cancel every call still owned, close, free. */
+	void (*to_destroy)(void *tp);
+	int (*to_submit)(void *tp, struct gw_call *call);
+	void (*to_release)(void *tp, struct gw_call *call);
+	void (*to_cancel)(void *tp, struct gw_call *call);
+};
+
+/* Transport -> gateway */
+void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov);
+void gw_path_ready(struct gw_path *path, bool up);
+/* The in-flight call of this path carrying gateway XID gxid, or NULL. */
+struct gw_call *gw_path_lookup(struct gw_path *path, uint32_t gxid);
+
+/* What a transport may read of its path. */
+struct gw_path_info {
+	const struct cfg_backend *pi_backend;
+	const struct cfg_route *pi_route;
+	struct gw_pool *pi_pool;
+	const struct gw_log *pi_log;
+	struct gw_stats *pi_stats;
+	struct event_base *pi_base;
+	const struct cfg *pi_cfg;
+};
+const struct gw_path_info *gw_path_info(const struct gw_path *path);
+const char *gw_path_name(const struct gw_path *path);
+
+extern const struct gw_transport_ops gw_transport_tcp;	/* transport_tcp.c (const table) */
+
+/* ------------------------------------------------------------------------
+ * Gateway context and routing - gateway.c
+ * ------------------------------------------------------------------------ */
+struct gw_ctx_params {
+	struct event_base *gp_base;
+	const struct cfg *gp_cfg;
+	struct gw_log *gp_log;
+	struct gw_stats *gp_stats;
+	struct gw_pool *gp_pool;
+	unsigned gp_ncalls;		/* call objects */
+	/* transport for routes asking for rdma: NULL = TCP fallback */
+	const struct gw_transport_ops *gp_rdma_ops;
+};
+struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
+/* Creates the transports of every route (they connect asynchronously). */
+int gw_ctx_start(struct gw_ctx *gw);
+void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe);
+void gw_ctx_free(struct gw_ctx *gw);
+const struct gw_log *gw_ctx_log(const struct gw_ctx *gw);
+struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);
+struct gw_pool *gw_ctx_pool(struct gw_ctx *gw);
+const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw);
+struct event_base *gw_ctx_base(const struct gw_ctx *gw);
+unsigned gw_ctx_calls_avail(const struct gw_ctx *gw);
+
+/* Frontend -> gateway: a complete record from a client; the gateway takes
+ * the record's buffer references.  Returns 0, or -EPROTO when the record is
+ * not an RPC call header at all (the frontend closes the client). */
+int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec);
+/* Frontend -> gateway: a client connection is closing: every call it still
+ * has is finalized (GW_END_CLIENT_GONE). */
+void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn);
+
+#endif /* RPCRDMA_GW_GATEWAY_H */

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains logging (stderr, one line per event: level, function,
+ * message; journald later) and the counter names.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "gateway.h"
+
+/* Append-only, same order as enum gw_ctr. */
+static const char *const gw_ctr_names[GW_CTR__COUNT] = {
+	[GW_CTR_CLIENTS_ACCEPTED] = "clients_accepted",
+	[GW_CTR_CLIENTS_CLOSED] = "clients_closed",
+	[GW_CTR_CLIENTS_REFUSED] = "clients_refused",
+	[GW_CTR_CLIENT_GARBAGE] = "client_garbage",
+	[GW_CTR_CLIENT_TOO_BIG] = "client_record_too_big",
+	[GW_CTR_CLIENT_TOO_FRAGMENTED] = "client_record_too_fragmented",
+	[GW_CTR_CLIENT_IDLE_TIMEOUT] = "client_idle_timeout",
+	[GW_CTR_CLIENT_RECORD_TIMEOUT] = "client_record_timeout",
+	[GW_CTR_CLIENT_IO_ERROR] = "client_io_error",
+	[GW_CTR_CLIENT_PAUSED] = "client_paused",
+	[GW_CTR_POOL_EMPTY] = "pool_empty",
+	[GW_CTR_CALLS_EMPTY] = "calls_empty",
+	[GW_CTR_CALLS] = "calls",
+	[GW_CTR_REPLIES] = "replies",
+	[GW_CTR_LOCAL_PROG_UNAVAIL] = "local_prog_unavail",
+	[GW_CTR_LOCAL_PROG_MISMATCH] = "local_prog_mismatch",
+	[GW_CTR_LOCAL_RPC_MISMATCH] = "local_rpc_mismatch",
+	[GW_CTR_NOT_A_CALL] = "client_not_a_call",
+	[GW_CTR_RETRANS_INFLIGHT] = "retrans_inflight_dropped",
+	[GW_CTR_RETRANS_RESENT] = "retrans_resent",
+	[GW_CTR_XMAP_EVICTED] = "xmap_evicted",
+	[GW_CTR_CALLS_HELD] = "calls_held",
+	[GW_CTR_HOLD_FULL] = "hold_full",
+	[GW_CTR_CALLS_CANCELLED] = "calls_cancelled",
+	[GW_CTR_CALLS_FAILED] = "calls_failed",
+	[GW_CTR_BACKEND_CONNECTS] = "backend_connects",
+	[GW_CTR_BACKEND_DISCONNECTS] = "backend_disconnects",
+	[GW_CTR_BACKEND_CONNECT_FAILED] = "backend_connect_failed",
+	[GW_CTR_BACKEND_RESENT] = "backend_resent",
+	[GW_CTR_BACKEND_GARBAGE] = "backend_garbage",
+	[GW_CTR_BACKEND_UNMATCHED] = "backend_unmatched",
+	[GW_CTR_BACKEND_NOT_REPLY] = "backend_not_a_reply",
+	[GW_CTR_RPCBIND_FAILED] = "rpcbind_failed",
+	[GW_CTR_ILLEGAL_TRANSITION] = "illegal_transition",
+};
+
+const char *gw_ctr_str(enum gw_ctr c)
+{
+	return (unsigned)c < GW_CTR__COUNT && gw_ctr_names[c] ? gw_ctr_names[c] : "?";
+}
+
+static const char *const gw_level_tag[] = { "error", "warn", "info", "debug" };
+
+void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	(void)lg;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* One write per line so lines from several processes do not mix. */
+	fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", (unsigned)lvl < 4 ? gw_level_tag[lvl] : "?",
+		func, line);
+}
+
+void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg)
+{
+	for (unsigned i = 0; i < GW_CTR__COUNT; i++)
+		if (st->gs_ctr[i])
+			gw_info(lg, "counter %s = %llu", gw_ctr_str(i),
+				(unsigned long long)st->gs_ctr[i]);
+}
+
+uint64_t gw_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains records (an RPC message as an iovec list over pool
+ * buffers) and the record receiver, which reads a non-blocking socket
+ * straight into pool buffers and lets rm_dec_feed() (chunking/recmark.c)
+ * find the fragment headers; the data runs it reports become iovecs of the
+ * record in place.  No byte of a record is copied.
+ *
+ * The receiver fills one buffer at a time.  Bytes received beyond the end
+ * of a record stay in the buffer and are parsed on the next call, so one
+ * recv() may carry several small records, all pointing into the same
+ * buffer (each iovec holds a reference).  When the buffer has less than
+ * rx_lowat free bytes and everything in it has been parsed, the receiver
+ * moves to a fresh buffer; the old one returns to the pool when the last
+ * record in it is released.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "gateway.h"
+
+static const char *const gw_rx_status_names[GW_RX__COUNT] = {
+	[GW_RX_RECORD] = "record", [GW_RX_AGAIN] = "again", [GW_RX_EOF] = "end of stream",
+	[GW_RX_IO_ERROR] = "I/O error", [GW_RX_TOO_BIG] = "record above max_record",
+	[GW_RX_TOO_FRAGMENTED] = "record in too many pieces", [GW_RX_NO_BUFFER] = "buffer pool empty",
+};
+
+const char *gw_rx_status_str(enum gw_rx_status s)
+{
+	return (unsigned)s < GW_RX__COUNT ? gw_rx_status_names[s] : "?";
+}
+
+void gw_rec_init(struct gw_rec *r)
+{
+	r->rc_niov = 0;
+	r->rc_len = 0;
+}
+
+void gw_rec_release(struct gw_pool *p, struct gw_rec *r)
+{
+	for (unsigned i = 0; i < r->rc_niov; i++)
+		gw_buf_put(p, r->rc_buf[i]);
+	gw_rec_init(r);
+}
+
+void gw_rec_move(struct gw_rec *dst, struct gw_rec *src)
+{
+	dst->rc_niov = src->rc_niov;
+	dst->rc_len = src->rc_len;
+	memcpy(dst->rc_iov, src->rc_iov, src->rc_niov * sizeof(src->rc_iov[0]));
+	memcpy(dst->rc_buf, src->rc_buf, src->rc_niov * sizeof(src->rc_buf[0]));
+	gw_rec_init(src);
+}
+
+size_t gw_rec_copyout(const struct gw_rec *r, size_t off, void *dst, size_t cap)
+{
+	uint8_t *d = dst;
+	size_t done = 0;
+
+	for (unsigned i = 0; i < r->rc_niov && done < cap; i++) {
+		size_t l = r->rc_iov[i].iov_len;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		l -= off;
+		if (l > cap - done)
+			l = cap - done;
+		memcpy(d + done, (uint8_t *)r->rc_iov[i].iov_base + off, l);
+		done += l;
+		off = 0;
+	}
+	return done;
+}
+
+bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v)
+{
+	uint8_t b[4];
+	unsigned k = 0;
+
+	if (off + 4 > r->rc_len)
+		return false;
+	chk_put_be32(b, v);
+	for (unsigned i = 0; i < r->rc_niov && k < 4; i++) {
+		size_t l = r->rc_iov[i].iov_len;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		for (; off < l && k < 4; off++)
+			((uint8_t *)r->rc_iov[i].iov_base)[off] = b[k++];
+		off = 0;
+	}
+	return k == 4;
+}
+
+/* Append a data run that lies in buffer b; false when out of iovecs. */
+static bool gw_rec_append(struct gw_rec *r, struct gw_buf *b, uint8_t *p, size_t n)
+{
+	if (r->rc_niov > 0) {
+		struct iovec *last = &r->rc_iov[r->rc_niov - 1];
+
+		if (r->rc_buf[r->rc_niov - 1] == b && (uint8_t *)last->iov_base + last->iov_len == p) {
+			last->iov_len += n;
+			r->rc_len += n;
+			return true;
+		}
+	}
+	if (r->rc_niov == GW_REC_MAX_IOV)
+		return false;
+	gw_buf_ref(b);
+	r->rc_iov[r->rc_niov] = (struct iovec){ p, n };
+	r->rc_buf[r->rc_niov] = b;
+	r->rc_niov++;
+	r->rc_len += n;
+	return true;
+}
+
+void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record)
+{
+	uint32_t sz = gw_pool_buf_size(p);
+
+	memset(rx, 0, sizeof(*rx));
+	rx->rx_pool = p;
+	rx->rx_lowat = sz / 8 < 4096 ? sz / 8 : 4096;
+	rm_dec_init(&rx->rx_dec, max_record);
+	gw_rec_init(&rx->rx_rec);
+}
+
+void gw_rx_reset(struct gw_rx *rx)
+{
+	uint32_t max = rx->rx_dec.rm_max_record;
+
+	gw_rec_release(rx->rx_pool, &rx->rx_rec);
+	gw_buf_put(rx->rx_pool, rx->rx_buf);
+	rx->rx_buf = NULL;
+	rx->rx_parsed = 0;
+	rx->rx_in_record = false;
+	rm_dec_init(&rx->rx_dec, max);
+}
+
+void gw_rx_destroy(struct gw_rx *rx)
+{
+	gw_rx_reset(rx);
+}
+
+/* Run the decoder over received, unparsed bytes. */
+static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool *got)
+{
+	struct gw_buf *b = rx->rx_buf;
+
+	*got = false;
+	while (b && rx->rx_parsed < b->gb_used) {
+		uint8_t *p = b->gb_data + rx->rx_parsed;
+		size_t consumed, dlen;
+		bool done;
+
+		if (rm_dec_feed(&rx->rx_dec, p, b->gb_used - rx->rx_parsed, &consumed, &dlen, &done) != RM_OK)
+			return GW_RX_TOO_BIG;
+		rx->rx_in_record = true;
+		if (dlen && !gw_rec_append(&rx->rx_rec, b, p, dlen))
+			return GW_RX_TOO_FRAGMENTED;
+		rx->rx_parsed += consumed;
+		if (done) {
+			gw_rec_move(out, &rx->rx_rec);
+			rx->rx_in_record = false;
+			*got = true;
+			return GW_RX_RECORD;
+		}
+	}
+	return GW_RX_AGAIN;
+}
+
+enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
+{
+	for (;;) {
+		enum gw_rx_status st;
+		struct gw_buf *b;
+		bool got;
+		ssize_t n;
+
+		st = gw_rx_parse(rx, out, &got);
+		if (got || st != GW_RX_AGAIN)
+			return st;
+		/* Everything received is parsed: make room for more. */
+		b = rx->rx_buf;
+		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
+			struct gw_buf *nb = gw_buf_get(rx->rx_pool);
+
+			if (nb) {
+				gw_buf_put(rx->rx_pool, b);
+				rx->rx_buf = b = nb;
+				rx->rx_parsed = 0;
+			} else if (!b || b->gb_used == b->gb_size) {
+				return GW_RX_NO_BUFFER;
+			}
+		}
+		n = recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
+		if (n > 0) {
+			b->gb_used += (uint32_t)n;
+			rx->rx_bytes += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			return GW_RX_EOF;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return GW_RX_AGAIN;
+		rx->rx_errno = errno;
+		return GW_RX_IO_ERROR;
+	}
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the XID map of one backend.
+ *
+ * Why: every client's calls reach the server from the gateway's address,
+ * so the server's duplicate request cache (DRC) keys on what the gateway
+ * sends.  Client XIDs collide between clients; the gateway therefore gives
+ * each call its own gateway XID, unique among the XIDs it has in flight or
+ * recently answered on that server.  A client retransmission (same client
+ * key, same client XID) must reuse the gateway XID of the original, or the
+ * server would execute a non-idempotent call twice.
+ *
+ * Entries live in a fixed array (no malloc after start) and sit on two
+ * hash chains: by (client key, client XID) and by gateway XID.  An entry
+ * is "in flight" (xe_call set) or "settled" (answered or cancelled; kept
+ * until xe_expires on a list in settle order, which is expiry order since
+ * every entry gets the same window).  When the array is full the oldest
+ * settled entry is evicted early.
+ *
+ * Gateway XIDs count up from a random start and skip values still mapped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway.h"
+
+TAILQ_HEAD(gw_xent_list, gw_xent);
+
+struct gw_xmap {
+	unsigned xm_cap;
+	unsigned xm_count;		/* used entries */
+	unsigned xm_nbuckets;		/* power of two */
+	uint32_t xm_next_gxid;
+	struct gw_xent *xm_ents;
+	struct gw_xent **xm_chash;
+	struct gw_xent **xm_ghash;
+	struct gw_xent_list xm_free;
+	struct gw_xent_list xm_settled;
+};
+
+static inline unsigned gw_xmap_chash(const struct gw_xmap *m, uint64_t client, uint32_t cxid)
+{
+	uint64_t h = (client ^ ((uint64_t)cxid << 17) ^ cxid) * 0x9e3779b97f4a7c15ull;
+
+	return (unsigned)(h >> 32) & (m->xm_nbuckets - 1);
+}
+
+static inline unsigned gw_xmap_ghash(const struct gw_xmap *m, uint32_t gxid)
+{
+	return (unsigned)(((uint64_t)gxid * 0x9e3779b97f4a7c15ull) >> 32) & (m->xm_nbuckets - 1);
+}
+
+struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid)
+{
+	struct gw_xmap *m;
+
+	if (capacity == 0)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->xm_cap = capacity;
+	m->xm_nbuckets = 16;
+	while (m->xm_nbuckets < capacity)
+		m->xm_nbuckets <<= 1;
+	m->xm_ents = calloc(capacity, sizeof(*m->xm_ents));
+	m->xm_chash = calloc(m->xm_nbuckets, sizeof(*m->xm_chash));
+	m->xm_ghash = calloc(m->xm_nbuckets, sizeof(*m->xm_ghash));
+	if (!m->xm_ents || !m->xm_chash || !m->xm_ghash) {
+		gw_xmap_free(m);
+		return NULL;
+	}
+	TAILQ_INIT(&m->xm_free);
+	TAILQ_INIT(&m->xm_settled);
+	for (unsigned i = 0; i < capacity; i++)
+		TAILQ_INSERT_TAIL(&m->xm_free, &m->xm_ents[i], xe_link);
+	m->xm_next_gxid = first_xid;
+	return m;
+}
+
+void gw_xmap_free(struct gw_xmap *m)
+{
+	if (!m)
+		return;
+	free(m->xm_ents);
+	free(m->xm_chash);
+	free(m->xm_ghash);
+	free(m);
+}
+
+unsigned gw_xmap_count(const struct gw_xmap *m)
+{
+	return m->xm_count;
+}
+
+void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe)
+{
+	struct gw_xent **pp;
+
+	if (!xe->xe_used)
+		return;
+	for (pp = &m->xm_chash[gw_xmap_chash(m, xe->xe_client, xe->xe_cxid)]; *pp; pp = &(*pp)->xe_cnext)
+		if (*pp == xe) {
+			*pp = xe->xe_cnext;
+			break;
+		}
+	for (pp = &m->xm_ghash[gw_xmap_ghash(m, xe->xe_gxid)]; *pp; pp = &(*pp)->xe_gnext)
+		if (*pp == xe) {
+			*pp = xe->xe_gnext;
+			break;
+		}
+	if (!xe->xe_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
+	memset(xe, 0, sizeof(*xe));
+	TAILQ_INSERT_TAIL(&m->xm_free, xe, xe_link);
+	m->xm_count--;
+}
+
+void gw_xmap_expire(struct gw_xmap *m, uint64_t now)
+{
+	struct gw_xent *xe;
+
+	while ((xe = TAILQ_FIRST(&m->xm_settled)) && xe->xe_expires <= now)
+		gw_xmap_remove(m, xe);
+}
+
+struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, uint64_t now)
+{
+	struct gw_xent *xe;
+
+	gw_xmap_expire(m, now);
+	for (xe = m->xm_chash[gw_xmap_chash(m, client, cxid)]; xe; xe = xe->xe_cnext)
+		if (xe->xe_client == client && xe->xe_cxid == cxid)
+			return xe;
+	return NULL;
+}
+
+struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid)
+{
+	struct gw_xent *xe;
+
+	for (xe = m->xm_ghash[gw_xmap_ghash(m, gxid)]; xe; xe = xe->xe_gnext)
+		if (xe->xe_gxid == gxid)
+			return xe;
+	return NULL;
+}
+
+struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			    struct gw_call *call, uint64_t now, bool *evicted)
+{
+	struct gw_xent *xe;
+	unsigned h;
+
+	*evicted = false;
+	gw_xmap_expire(m, now);
+	xe = TAILQ_FIRST(&m->xm_free);
+	if (!xe) {
+		xe = TAILQ_FIRST(&m->xm_settled);
+		if (!xe)
+			return NULL;
+		gw_xmap_remove(m, xe);
+		*evicted = true;
+		xe = TAILQ_FIRST(&m->xm_free);
+	}
+	TAILQ_REMOVE(&m->xm_free, xe, xe_link);
+	/* At most xm_cap values are mapped, so this ends quickly. */
+	do
+		xe->xe_gxid = m->xm_next_gxid++;
+	while (gw_xmap_by_gxid(m, xe->xe_gxid));
+	xe->xe_client = client;
+	xe->xe_cxid = cxid;
+	xe->xe_call = call;
+	xe->xe_expires = 0;
+	xe->xe_used = true;
+	h = gw_xmap_chash(m, client, cxid);
+	xe->xe_cnext = m->xm_chash[h];
+	m->xm_chash[h] = xe;
+	h = gw_xmap_ghash(m, xe->xe_gxid);
+	xe->xe_gnext = m->xm_ghash[h];
+	m->xm_ghash[h] = xe;
+	m->xm_count++;
+	return xe;
+}
+
+void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms)
+{
+	if (!xe->xe_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
+	xe->xe_call = NULL;
+	xe->xe_expires = now + window_ms;
+	TAILQ_INSERT_TAIL(&m->xm_settled, xe, xe_link);
+}
+
+void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call)
+{
+	if (!xe->xe_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
+	xe->xe_call = call;
+	xe->xe_expires = 0;
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the buffer pool (gateway/pool.c) and the record receiver
+ * (gateway/record.c): registration hook, reassembly over a socketpair one
+ * byte at a time and in many fragments, limits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "gateway.h"
+
+static void pair(int sv[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+}
+
+/* Frame payload in fragments of at most frag bytes. */
+static size_t frame(uint8_t *out, const uint8_t *data, size_t len, size_t frag)
+{
+	size_t o = 0, off = 0;
+
+	do {
+		size_t n = len - off < frag ? len - off : frag;
+
+		rm_encode_hdr(out + o, (uint32_t)n, off + n == len);
+		o += 4;
+		memcpy(out + o, data + off, n);
+		o += n;
+		off += n;
+	} while (off < len);
+	return o;
+}
+
+struct reg_probe {
+	void *addr;
+	size_t len;
+	int regs, deregs;
+};
+static void *probe_reg(void *arg, void *addr, size_t len)
+{
+	struct reg_probe *p = arg;
+
+	p->addr = addr;
+	p->len = len;
+	p->regs++;
+	return p;
+}
+static void probe_dereg(void *arg, void *reg)
+{
+	struct reg_probe *p = arg;
+
+	assert_ptr_equal(reg, p);
+	p->deregs++;
+}
+
+/* 1. The pool is one region; the hook sees it once; buffers recycle;
+ * buf_of maps addresses back; exhaustion returns NULL. */
+static void t01_pool(void **state)
+{
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	struct reg_probe pr = { 0 };
+	struct gw_buf *b[5];
+	void *addr;
+	size_t len;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(gw_pool_register(p, probe_reg, probe_dereg, &pr), 0);
+	gw_pool_region(p, &addr, &len);
+	assert_ptr_equal(pr.addr, addr);
+	assert_int_equal(pr.len, 4 * 4096);
+	assert_ptr_equal(gw_pool_registration(p, 0), &pr);
+	for (int i = 0; i < 4; i++) {
+		b[i] = gw_buf_get(p);
+		assert_non_null(b[i]);
+		assert_ptr_equal(gw_pool_buf_of(p, b[i]->gb_data + 100), b[i]);
+	}
+	assert_null(gw_buf_get(p));
+	assert_null(gw_pool_buf_of(p, (uint8_t *)addr + len));
+	gw_buf_ref(b[0]);
+	gw_buf_put(p, b[0]);
+	assert_int_equal(gw_pool_avail(p), 0);
+	for (int i = 0; i < 4; i++)
+		gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), 4);
+	gw_pool_free(p);
+	assert_int_equal(pr.deregs, 1);
+	assert_null(gw_pool_new(1000, 4, false));	/* not a page multiple */
+}
+
+/* 2. Hugepages asked but perhaps unavailable: still works. */
+static void t02_hugepages_fallback(void **state)
+{
+	struct gw_pool *p = gw_pool_new(65536, 8, true);
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(gw_buf_get(p));
+	gw_pool_free(p);
+}
+
+/* Feed the framed bytes through a socketpair in chunks of `step` and
+ * collect every record; check payloads. */
+static void run_case(size_t step, size_t frag, const size_t *lens, unsigned nrec, uint32_t bufsz)
+{
+	static uint8_t wire[1 << 20], data[1 << 18];
+	struct gw_pool *p = gw_pool_new(bufsz, 64, false);
+	struct gw_rx rx;
+	struct gw_rec rec;
+	size_t wlen = 0, sent = 0;
+	unsigned got = 0;
+	int sv[2];
+
+	assert_non_null(p);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	for (unsigned r = 0; r < nrec; r++)
+		wlen += frame(wire + wlen, data + r, lens[r], frag);
+	pair(sv);
+	gw_rx_init(&rx, p, 1 << 18);
+	gw_rec_init(&rec);
+	while (got < nrec) {
+		enum gw_rx_status st;
+
+		if (sent < wlen) {
+			size_t n = wlen - sent < step ? wlen - sent : step;
+
+			assert_int_equal(write(sv[0], wire + sent, n), (ssize_t)n);
+			sent += n;
+		}
+		while ((st = gw_rx_read(&rx, sv[1], &rec)) == GW_RX_RECORD) {
+			uint8_t back[1 << 12];
+			size_t l = lens[got] < sizeof(back) ? lens[got] : sizeof(back);
+
+			assert_int_equal(rec.rc_len, lens[got]);
+			assert_int_equal(gw_rec_copyout(&rec, 0, back, l), l);
+			assert_memory_equal(back, data + got, l);
+			gw_rec_release(p, &rec);
+			got++;
+		}
+		assert_int_equal(st, GW_RX_AGAIN);
+		if (sent == wlen && got < nrec)
+			fail_msg("ran out of bytes after %u records", got);
+	}
+	assert_false(gw_rx_partial(&rx));
+	gw_rx_destroy(&rx);
+	assert_int_equal(gw_pool_avail(p), 64);	/* no buffer leaked */
+	close(sv[0]);
+	close(sv[1]);
+	gw_pool_free(p);
+}
+
+/* 3. Table: byte-at-a-time, multi-fragment, several records per recv,
+ * records spanning buffers. */
+static void t03_reassembly_table(void **state)
+{
+	static const size_t one[] = { 40 };
+	static const size_t three[] = { 12, 100, 4 };
+	static const size_t big[] = { 50000, 8, 20000 };
+	static const struct {
+		size_t step, frag;
+		const size_t *lens;
+		unsigned n;
+		uint32_t bufsz;
+	} t[] = {
+		/* 1 */ { 1, 1000, one, 1, 4096 },
+		/* 2 */ { 1, 7, three, 3, 4096 },		/* 1 byte at a time, many fragments */
+		/* 3 */ { 4096, 1000, three, 3, 4096 },	/* all records in one recv */
+		/* 4 */ { 3000, 100000, big, 3, 8192 },	/* records span buffers */
+		/* 5 */ { 65536, 9000, big, 3, 4096 },	/* fragments and buffers both split */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		run_case(t[i].step, t[i].frag, t[i].lens, t[i].n, t[i].bufsz);
+}
+
+/* 4. A record above max_record, a record in too many pieces, EOF. */
+static void t04_limits(void **state)
+{
+	struct gw_pool *p = gw_pool_new(4096, 8, false);
+	uint8_t wire[4096], data[600] = { 0 };
+	struct gw_rx rx;
+	struct gw_rec rec;
+	size_t n;
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	gw_rx_init(&rx, p, 100);
+	gw_rec_init(&rec);
+	n = frame(wire, data, 101, 1000);
+	assert_int_equal(write(sv[0], wire, n), (ssize_t)n);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_TOO_BIG);
+	gw_rx_destroy(&rx);
+	close(sv[0]);
+	close(sv[1]);
+
+	pair(sv);
+	gw_rx_init(&rx, p, 4000);
+	n = frame(wire, data, 600, 8);	/* 75 fragments */
+	assert_int_equal(write(sv[0], wire, n), (ssize_t)n);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_TOO_FRAGMENTED);
+	gw_rx_destroy(&rx);
+	close(sv[0]);
+
+	gw_rx_init(&rx, p, 4000);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_EOF);
+	gw_rx_destroy(&rx);
+	close(sv[1]);
+	assert_int_equal(gw_pool_avail(p), 8);
+	gw_pool_free(p);
+}
+
+/* 5. Pool exhausted: GW_RX_NO_BUFFER, then progress once a buffer is back. */
+static void t05_no_buffer(void **state)
+{
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	uint8_t wire[8192], data[6000] = { 1 };
+	struct gw_buf *hold[3];
+	struct gw_rx rx;
+	struct gw_rec rec;
+	size_t n;
+	int sv[2];
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		hold[i] = gw_buf_get(p);
+	pair(sv);
+	gw_rx_init(&rx, p, 8000);
+	gw_rec_init(&rec);
+	n = frame(wire, data, 6000, 8000);
+	assert_int_equal(write(sv[0], wire, n), (ssize_t)n);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_NO_BUFFER);
+	assert_true(gw_rx_partial(&rx));
+	gw_buf_put(p, hold[0]);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_RECORD);
+	assert_int_equal(rec.rc_len, 6000);
+	assert_int_equal(rec.rc_niov, 2);
+	assert_true(gw_rec_put_be32(&rec, 0, 0xdeadbeef));
+	gw_rec_release(p, &rec);
+	gw_rx_destroy(&rx);
+	gw_buf_put(p, hold[1]);
+	gw_buf_put(p, hold[2]);
+	assert_int_equal(gw_pool_avail(p), 4);
+	close(sv[0]);
+	close(sv[1]);
+	gw_pool_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_pool),
+		cmocka_unit_test(t02_hugepages_fallback),
+		cmocka_unit_test(t03_reassembly_table),
+		cmocka_unit_test(t04_limits),
+		cmocka_unit_test(t05_no_buffer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

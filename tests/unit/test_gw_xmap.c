@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the XID map (gateway/xmap.c) and the call state machine
+ * (gateway/call.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gateway.h"
+
+static struct gw_call *fake(uintptr_t n) { return (struct gw_call *)(n * 64); }
+
+/* 1. A retransmission (same client, same XID) finds the original's gateway
+ * XID while in flight and after it was answered, until the window ends. */
+static void t01_retransmission(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(16, 1000);
+	struct gw_xent *a, *f;
+	bool ev;
+
+	(void)state;
+	a = gw_xmap_add(m, 7, 0xabc, fake(1), 0, &ev);
+	assert_non_null(a);
+	assert_false(ev);
+	assert_int_equal(a->xe_gxid, 1000);
+	f = gw_xmap_find(m, 7, 0xabc, 10);
+	assert_ptr_equal(f, a);
+	assert_ptr_equal(f->xe_call, fake(1));			/* in flight */
+	assert_ptr_equal(gw_xmap_by_gxid(m, 1000), a);
+	gw_xmap_settle(m, a, 100, 50);
+	f = gw_xmap_find(m, 7, 0xabc, 149);
+	assert_ptr_equal(f, a);
+	assert_null(f->xe_call);				/* answered */
+	gw_xmap_attach(m, f, fake(2));				/* resent: same gxid */
+	assert_int_equal(f->xe_gxid, 1000);
+	gw_xmap_settle(m, f, 200, 50);
+	assert_null(gw_xmap_find(m, 7, 0xabc, 250));		/* expired */
+	assert_null(gw_xmap_by_gxid(m, 1000));
+	assert_int_equal(gw_xmap_count(m), 0);
+	gw_xmap_free(m);
+}
+
+/* 2. Same client XID from two clients: two gateway XIDs; table of keys. */
+static void t02_uniqueness(void **state)
+{
+	static const struct { uint64_t client; uint32_t cxid; } k[] = {
+		/* 1 */ { 1, 5 }, /* 2 */ { 2, 5 }, /* 3 */ { 1, 6 }, /* 4 */ { 3, 5 },
+		/* 5 */ { 0, 0 }, /* 6 */ { UINT64_MAX, UINT32_MAX },
+	};
+	struct gw_xmap *m = gw_xmap_new(8, UINT32_MAX - 2);	/* wraps */
+	struct gw_xent *e[6];
+	bool ev;
+
+	(void)state;
+	for (unsigned i = 0; i < 6; i++) {
+		e[i] = gw_xmap_add(m, k[i].client, k[i].cxid, fake(i + 1), 0, &ev);
+		assert_non_null(e[i]);
+		for (unsigned j = 0; j < i; j++)
+			assert_int_not_equal(e[i]->xe_gxid, e[j]->xe_gxid);
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		assert_ptr_equal(gw_xmap_find(m, k[i].client, k[i].cxid, 0), e[i]);
+		assert_ptr_equal(gw_xmap_by_gxid(m, e[i]->xe_gxid), e[i]);
+	}
+	gw_xmap_free(m);
+}
+
+/* 3. Full map: the oldest settled entry is evicted; with all in flight,
+ * add fails; gateway XIDs still mapped are skipped. */
+static void t03_full(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(3, 10);
+	struct gw_xent *a, *b, *c, *d;
+	bool ev;
+
+	(void)state;
+	a = gw_xmap_add(m, 1, 1, fake(1), 0, &ev);
+	b = gw_xmap_add(m, 1, 2, fake(2), 0, &ev);
+	c = gw_xmap_add(m, 1, 3, fake(3), 0, &ev);
+	assert_null(gw_xmap_add(m, 1, 4, fake(4), 0, &ev));
+	gw_xmap_settle(m, b, 0, 1000);
+	gw_xmap_settle(m, a, 0, 1000);
+	d = gw_xmap_add(m, 1, 4, fake(4), 1, &ev);
+	assert_non_null(d);
+	assert_true(ev);
+	assert_null(gw_xmap_find(m, 1, 2, 1));		/* b was oldest settled */
+	assert_non_null(gw_xmap_find(m, 1, 1, 1));
+	assert_int_equal(d->xe_gxid, 13);
+	(void)c;
+	gw_xmap_free(m);
+
+	m = gw_xmap_new(4, 5);
+	a = gw_xmap_add(m, 1, 1, fake(1), 0, &ev);	/* gxid 5 */
+	b = gw_xmap_add(m, 1, 2, fake(2), 0, &ev);	/* gxid 6 */
+	gw_xmap_remove(m, a);
+	assert_int_equal(gw_xmap_count(m), 1);
+	gw_xmap_free(m);
+}
+
+/* 4. Call state machine: every pair of the table, legal ones accepted,
+ * illegal ones refused with a counter. */
+static void t04_transitions(void **state)
+{
+	static const char legal[GW_CALL__COUNT][GW_CALL__COUNT + 1] = {
+		/*            F N H S R D */
+		[GW_CALL_FREE]    = "010000",
+		[GW_CALL_NEW]     = "001111",
+		[GW_CALL_HELD]    = "000101",
+		[GW_CALL_SENT]    = "001011",
+		[GW_CALL_REPLIED] = "000001",
+		[GW_CALL_DONE]    = "100000",
+	};
+	struct gw_stats st = { 0 };
+	struct gw_log lg = { -1 };	/* quiet */
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	struct gw_call_pool *cp = gw_call_pool_new(2, p, &st, &lg);
+	struct gw_call *c = gw_call_new(cp, NULL);
+	unsigned illegal = 0;
+
+	(void)state;
+	assert_non_null(c);
+	for (int from = 0; from < GW_CALL__COUNT; from++)
+		for (int to = 0; to < GW_CALL__COUNT; to++) {
+			bool ok = legal[from][to] == '1';
+			int rc;
+
+			assert_int_equal(gw_call_transition_ok(from, to), ok);
+			c->ca_state = from;	/* test only: place the call */
+			c->ca_refs = to == GW_CALL_FREE ? 0 : 1;
+			rc = gw_call_set_state(c, to);
+			if (ok) {
+				assert_int_equal(rc, 0);
+				assert_int_equal(c->ca_state, to);
+			} else {
+				assert_int_equal(rc, -EINVAL);
+				assert_int_equal(c->ca_state, from);
+				illegal++;
+			}
+		}
+	assert_int_equal(st.gs_ctr[GW_CTR_ILLEGAL_TRANSITION], illegal);
+	/* DONE -> FREE with a reference left is refused too. */
+	c->ca_state = GW_CALL_DONE;
+	c->ca_refs = 1;
+	assert_int_equal(gw_call_set_state(c, GW_CALL_FREE), -EINVAL);
+	c->ca_state = GW_CALL_NEW;
+	assert_string_equal(gw_call_state_str(GW_CALL_HELD), "HELD");
+	/* leave it allocated: the pool frees the array */
+	gw_call_pool_free(cp);
+	gw_pool_free(p);
+}
+
+/* 5. Two owners: the call recycles (with its record's buffers) only on the
+ * last put, and only once DONE. */
+static void t05_refcount(void **state)
+{
+	struct gw_stats st = { 0 };
+	struct gw_log lg = { -1 };
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	struct gw_call_pool *cp = gw_call_pool_new(1, p, &st, &lg);
+	struct gw_call *c = gw_call_new(cp, NULL);
+	struct gw_buf *b = gw_buf_get(p);
+	struct iovec iov[4];
+
+	(void)state;
+	assert_null(gw_call_new(cp, NULL));
+	c->ca_rec.rc_iov[0] = (struct iovec){ b->gb_data, 100 };
+	c->ca_rec.rc_buf[0] = b;	/* the record takes our reference */
+	c->ca_rec.rc_niov = 1;
+	c->ca_rec.rc_len = 100;
+	gw_call_get(c);			/* transport */
+	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_REPLIED), 0);
+	c->ca_reply_iov = c->ca_rec.rc_iov;
+	c->ca_reply_niov = 1;
+	c->ca_reply_len = 100;
+	assert_int_equal(gw_call_reply_iov(c, iov, 4), 2);
+	assert_int_equal(iov[0].iov_len, 8);
+	assert_int_equal(iov[1].iov_len, 96);
+	assert_int_equal(gw_call_reply_bytes(c), 104);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_DONE), 0);
+	gw_call_put(c);
+	assert_int_equal(gw_call_pool_avail(cp), 0);
+	assert_int_equal(gw_pool_avail(p), 3);
+	gw_call_put(c);
+	assert_int_equal(gw_call_pool_avail(cp), 1);
+	assert_int_equal(gw_pool_avail(p), 4);
+	assert_int_equal(st.gs_ctr[GW_CTR_ILLEGAL_TRANSITION], 0);
+	gw_call_pool_free(cp);
+	gw_pool_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_retransmission),
+		cmocka_unit_test(t02_uniqueness),
+		cmocka_unit_test(t03_full),
+		cmocka_unit_test(t04_transitions),
+		cmocka_unit_test(t05_refcount),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
