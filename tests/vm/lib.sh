@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# This file contains the test bed and the assertion helpers that VM scenarios
+# (tests/vm/t_NN_name.sh) source.  It runs only inside the guest that
+# tests/vm/run-vm.sh boots: it rewrites /etc/exports, mounts tmpfs file
+# systems and adds network devices, so it refuses to run anywhere else.
+#
+# The bed, all inside one guest, nothing on any other address:
+#
+#     d0 (dummy netdev, 10.99.0.1/24)
+#      |
+#     rxe0 (Soft-RoCE on d0)  <-- verbs / rdma_cm for user space and the kernel
+#      |
+#     nfsd: tcp 2049, rdma 20049, exporting the tmpfs /srv/nfs (fsid=0)
+#
+# Sourcing this file turns on `set -euo pipefail`, prints the scenario's
+# claim (its second line) and, on exit, one line "PASS: claim" or
+# "FAIL (exit N): claim"; a command failing under set -e names its line.
+#
+# Helpers (each prints what failed and returns 1, which ends the scenario):
+#   bed_rdma_up            dummy netdev d0 + rxe0, waits until usable
+#   bed_nfsd_up            bed_rdma_up + nfsd on tcp 2049 and rdma 20049
+#   bed_nfs_client_modules load the kernel NFS client (nfs, nfsv3, nfsv4)
+#   bed_wait SECS DESC CMD...   retry CMD every 0.2 s until it succeeds
+#   step MSG               print MSG with the guest uptime (timing in logs)
+#   assert_eq EXPECTED ACTUAL WHAT
+#   assert_file_sum FILE SHA256
+#   assert_same_file A B
+#   assert_grep PATTERN FILE
+#   assert_mount_opt MOUNTPOINT OPTION...   e.g. proto=rdma port=20049
+
+set -euo pipefail
+
+if [ "${VM_GUEST:-}" != 1 ] || [ "$(stat -f -c %T / 2>/dev/null)" != overlayfs ]; then
+	echo "${0##*/}: runs only in the test guest: tests/vm/run-vm.sh ${0#"$PWD"/}" >&2
+	exit 2
+fi
+
+BED_NETDEV=d0
+BED_IP=10.99.0.1
+BED_PREFIX=24
+BED_RDMA_DEV=rxe0
+BED_EXPORT=/srv/nfs
+BED_NFS_PORT=2049
+BED_RDMA_PORT=20049
+
+BED_CLAIM=$(sed -n '2s/^# *claim: *//p' "$0")
+: "${BED_CLAIM:=${0##*/} (no claim line)}"
+
+# Guest uptime in seconds: cheap, monotonic, the same clock as the kernel log.
+bed_now() { cut -d' ' -f1 /proc/uptime; }
+BED_T0=$(bed_now)
+
+step() { printf '[%7.2f s] %s\n' "$(awk -v a="$BED_T0" -v b="$(bed_now)" 'BEGIN { print b - a }')" "$*"; }
+
+bed_fail() { echo "FAIL: $*" >&2; return 1; }
+
+bed_on_exit() {
+	local rc=$?
+	if [ "$rc" -eq 0 ]; then
+		step "PASS: $BED_CLAIM"
+	else
+		step "FAIL (exit $rc): $BED_CLAIM"
+	fi
+	return "$rc"
+}
+trap bed_on_exit EXIT
+trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: command failed (exit $?): $BASH_COMMAND" >&2' ERR
+set -o errtrace
+
+echo "claim: $BED_CLAIM"
+
+# bed_wait SECS DESC CMD... : retries CMD (quietly) until it succeeds.
+bed_wait() {
+	local secs=$1 what=$2 end
+	shift 2
+	end=$(awk -v n="$(bed_now)" -v s="$secs" 'BEGIN { print n + s }')
+	until "$@" >/dev/null 2>&1; do
+		if awk -v n="$(bed_now)" -v e="$end" 'BEGIN { exit !(n > e) }'; then
+			bed_fail "timed out after $secs s waiting for $what"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# --- assertions -------------------------------------------------------------
+
+assert_eq() {
+	[ "$1" = "$2" ] || bed_fail "${3:-values}: expected '$1', got '$2'"
+}
+
+assert_file_sum() {
+	local got
+	got=$(sha256sum "$1" | cut -d' ' -f1) || bed_fail "cannot read $1" || return 1
+	[ "$got" = "$2" ] || bed_fail "sha256 of $1: expected $2, got $got"
+}
+
+assert_same_file() {
+	local a b
+	a=$(sha256sum "$1" | cut -d' ' -f1) || bed_fail "cannot read $1" || return 1
+	b=$(sha256sum "$2" | cut -d' ' -f1) || bed_fail "cannot read $2" || return 1
+	[ "$a" = "$b" ] || bed_fail "$1 ($a) and $2 ($b) differ"
+}
+
+assert_grep() {
+	grep -q -e "$1" "$2" || {
+		bed_fail "no line matching '$1' in $2; it holds:"
+		head -20 "$2" | sed 's/^/    /' >&2
+		return 1
+	}
+}
+
+# assert_mount_opt MOUNTPOINT OPTION... : each OPTION is one of the mount's
+# comma-separated options in /proc/mounts.
+assert_mount_opt() {
+	local mnt=$1 line opt
+	shift
+	line=$(awk -v m="$mnt" '$2 == m { l = $0 } END { print l }' /proc/mounts)
+	[ -n "$line" ] || bed_fail "$mnt is not mounted" || return 1
+	for opt in "$@"; do
+		case ",$(echo "$line" | cut -d' ' -f4)," in
+		*",$opt,"*) ;;
+		*) bed_fail "$mnt lacks mount option $opt: $line" || return 1 ;;
+		esac
+	done
+}
+
+# --- the bed ------------------------------------------------------------------
+
+bed_rdma_ready() {
+	rdma link show "$BED_RDMA_DEV/1" | grep -q 'state ACTIVE' &&
+		ibv_devices | grep -qw "$BED_RDMA_DEV"
+}
+
+bed_rdma_up() {
+	if bed_rdma_ready 2>/dev/null; then
+		return 0
+	fi
+	step "bed: $BED_NETDEV (dummy) $BED_IP/$BED_PREFIX + $BED_RDMA_DEV (rdma_rxe)"
+	ip link add "$BED_NETDEV" type dummy
+	ip link set "$BED_NETDEV" up
+	ip addr add "$BED_IP/$BED_PREFIX" dev "$BED_NETDEV"
+	modprobe rdma_rxe
+	rdma link add "$BED_RDMA_DEV" type rxe netdev "$BED_NETDEV"
+	bed_wait 20 "$BED_RDMA_DEV ACTIVE in 'rdma link' and listed by ibv_devices" bed_rdma_ready
+}
+
+bed_nfsd_ready() {
+	grep -qx "rdma $BED_RDMA_PORT" /proc/fs/nfsd/portlist &&
+		grep -qx "tcp $BED_NFS_PORT" /proc/fs/nfsd/portlist &&
+		rpcinfo -p 127.0.0.1 | grep -q nfs
+}
+
+bed_nfsd_up() {
+	bed_rdma_up
+	if [ -e /proc/fs/nfsd/portlist ] && bed_nfsd_ready 2>/dev/null; then
+		return 0
+	fi
+	step "bed: nfsd exporting tmpfs $BED_EXPORT on tcp $BED_NFS_PORT and rdma $BED_RDMA_PORT"
+	# overlayfs cannot be exported; a tmpfs can.
+	mkdir -p "$BED_EXPORT"
+	mount -t tmpfs -o size=512m,mode=0777 bed-nfs "$BED_EXPORT"
+	echo "$BED_EXPORT *(rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync)" >/etc/exports
+	modprobe nfsd
+	modprobe rpcrdma
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+	# Short NFSv4 lease and grace (only settable before nfsd starts): a
+	# fresh server otherwise holds OPENs back for 90 s.
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	# No systemd in the guest: the daemons are started by hand.
+	rpcbind -w
+	exportfs -ra
+	rpc.mountd
+	rpc.nfsd 4
+	echo "rdma $BED_RDMA_PORT" >/proc/fs/nfsd/portlist
+	bed_wait 30 "nfsd on tcp $BED_NFS_PORT + rdma $BED_RDMA_PORT, registered with rpcbind" \
+		bed_nfsd_ready
+}
+
+# Without these, mount -t nfs fails with "No such device".
+bed_nfs_client_modules() {
+	modprobe nfs
+	modprobe nfsv3
+	modprobe nfsv4
+	modprobe rpcrdma
+}
