@@ -73,9 +73,8 @@ wait_fuzz() {
 }
 
 run_vm() {
-	local why t
-	why=$(tests/vm/run-vm.sh --probe 2>&1)
-	if [ $? -ne 0 ]; then
+	local why t start rc
+	if ! why=$(tests/vm/run-vm.sh --probe 2>&1); then
 		if [ "${CI:-}" = true ]; then
 			fail "VM tier cannot run (CI=true makes this mandatory): $why"
 		else
@@ -87,9 +86,23 @@ run_vm() {
 		fi
 		return
 	fi
+	# Meta test first: a scenario that fails in the guest must fail on the
+	# host, or every "ok" below would mean nothing.  selftest_fail.sh exits
+	# 3; run-vm.sh hands that status back (any other non-zero status means
+	# the guest did not even run it, which proves nothing).
+	start=$(date +%s)
+	BUILD=$BUILD tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$LOGDIR/vm-selftest_fail.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 3 ]; then
+		passed=$((passed + 1))
+		echo "ok:   vm runner propagates failure ($(( $(date +%s) - start )) s)"
+	else
+		fail "vm runner propagates failure: selftest_fail.sh exits 3 in the guest, run-vm.sh returned $rc (log $LOGDIR/vm-selftest_fail.log)"
+		tail -25 "$LOGDIR/vm-selftest_fail.log" | sed 's/^/    /'
+	fi
 	for t in tests/vm/t_*.sh; do
 		[ -e "$t" ] || continue
-		local name start
+		local name
 		name=$(basename "$t" .sh)
 		start=$(date +%s)
 		if BUILD=$BUILD tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
