@@ -4,9 +4,10 @@
 # sample configuration and the man pages where Debian expects them, leaves
 # nothing git would see, and lintian finds no error in it.
 #
-#   tests/pkg/check-deb.sh [--head]
-#       default: build the working tree (tracked + untracked, not ignored);
-#       --head:  build `git archive HEAD` (what CI and a release see).
+#   tests/pkg/check-deb.sh [--worktree]
+#       default:     build `git archive HEAD` (what CI and a release see; other
+#                    engineers' half-written files in the shared tree stay out);
+#       --worktree:  build the working tree (tracked + untracked, not ignored).
 #   exit 0 all good, 1 a check failed, 2 a tool or build dependency is missing
 #   (apt-get install --no-install-recommends debhelper dpkg-dev lintian fakeroot
 #    plus debian/control's Build-Depends).
@@ -19,8 +20,12 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 LOGDIR=${BUILD:-build}/test-logs
 start=$(date +%s)
-mode=worktree
-[ "${1:-}" = --head ] && mode=head
+mode=head
+case "${1:-}" in
+--worktree) mode=worktree ;;
+--head|"") ;;
+*) echo "usage: $0 [--worktree]" >&2; exit 2 ;;
+esac
 
 passed=0 failed=0
 ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
