@@ -379,6 +379,198 @@ bool ccp_req_encode(struct xdr_enc *xe, const struct ccp_req *req);
 bool ccp_reply_decode(struct xdr_cur *xc, struct ccp_reply *rep);
 bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep);
 
-/* @@NFS-WALKERS@@ (RFC 8267 eligibility table, call/reply walkers, decision) */
+/* ------------------------------------------------------------------------
+ * NFS upper-layer binding (RFC 8267): eligibility table, call and reply
+ * walkers, chunking decision - nfs_table.c nfs_walk.c nfs4_walk.c
+ * nfs_decide.c.  docs/chunking.md shows the table as users read it.
+ *
+ * The call walker takes (program, version, procedure, GSS service) and a
+ * cursor at the procedure arguments; it reports each DDP-eligible item of
+ * the call (stream position of the data: the length word stays inline, the
+ * XDR pad is never transferred), the eligible results the reply may carry,
+ * in order, and a safe upper bound of the results' size.  The reply walker
+ * finds the eligible results of a reply, checks them against the Write list
+ * the server returned and lists the pieces (inline spans, chunk data, XDR
+ * pad) that make up the full TCP reply, without copying.  chk_decide()
+ * chooses inline / read chunks / RDMA_NOMSG / write chunks / reply chunk.
+ * Nothing here allocates.
+ * ------------------------------------------------------------------------ */
+#define CHK_PROG_NFS		100003
+#define CHK_PROG_MOUNT		100005
+#define CHK_PROG_NLM		100021
+#define CHK_PROG_NSM		100024
+#define CHK_PROG_NFSACL		100227
+
+/* gss_service argument of the walkers: 0 = not RPCSEC_GSS, else enum
+ * rpc_gss_service, or CHK_GSS_CONTROL for RPCSEC_GSS control procedures
+ * (gss_proc != RPCSEC_GSS_DATA: no NFS arguments at all). */
+#define CHK_GSS_CONTROL		0x100
+
+/* Protocol-unbounded sizes the walkers assume (docs/chunking.md "Bounds"). */
+#define CHK_NFS_MAXPATHLEN	4096	/* v3/v4 READLINK result (Linux PATH_MAX) */
+#define CHK_NFS4_NAME_MAX	1024	/* owner, group, ACE who in results */
+#define CHK_NFS4_BITMAP_MAX	8	/* words of a bitmap4 in results */
+#define CHK_READ_PLUS_SEGS	64	/* READ_PLUS result segments */
+
+/* DDP-eligible data items (RFC 8267 sections 4 and 6.1).  Append-only. */
+enum chk_ddp_item {
+	CHK_DDP_NONE = 0,
+	CHK_DDP_WRITE_DATA,	/* call: WRITE opaque data */
+	CHK_DDP_SYMLINK_PATH,	/* call: v2/v3 SYMLINK path, v4 CREATE NF4LNK linkdata */
+	CHK_DDP_READ_DATA,	/* reply: READ opaque data */
+	CHK_DDP_READLINK_PATH,	/* reply: READLINK path / linkdata */
+	CHK_DDP__COUNT
+};
+const char *chk_ddp_item_str(enum chk_ddp_item item);
+
+/* One row of the eligibility table.  Programs, versions and procedures not
+ * in the table have no DDP-eligible item: they are forwarded without DDP,
+ * never refused. */
+struct chk_ddp_rule {
+	uint32_t dr_prog, dr_vers;
+	uint32_t dr_proc;		/* procedure, or NFSv4 COMPOUND operation */
+	bool dr_v4op;			/* dr_proc is an NFSv4 operation number */
+	uint8_t dr_call_item;		/* enum chk_ddp_item */
+	uint8_t dr_reply_item;		/* enum chk_ddp_item */
+	const char *dr_name;		/* "NFSv3 WRITE" */
+	const char *dr_ref;		/* "RFC 8267 section 4" */
+};
+const struct chk_ddp_rule *chk_ddp_table(size_t *nrules);
+/* Row for a procedure (NFSv4: COMPOUND has no row, ask per operation). */
+const struct chk_ddp_rule *chk_ddp_lookup(uint32_t prog, uint32_t vers, uint32_t proc);
+const struct chk_ddp_rule *chk_ddp_lookup_v4op(uint32_t op);
+/* Operation name ("READ"), NULL for an unknown operation number. */
+const char *chk_nfs4_op_name(uint32_t op);
+
+/* Append-only: do not reorder (chk_walk_err_str() indexes by value). */
+enum chk_walk_err {
+	CHK_WALK_OK = 0,
+	CHK_WALK_XDR,		/* arguments or results do not decode */
+	CHK_WALK_TOO_MANY,	/* more eligible items than CHK_WALK_MAX_ITEMS */
+	CHK_WALK_LEN_MISMATCH,	/* reply: length word != bytes the server wrote */
+	CHK_WALK_CHUNK_UNUSED,	/* reply: bytes in a chunk no result claims */
+	CHK_WALK_NO_RESULT,	/* reply: results absent where the call expects some */
+	CHK_WALK_ERR__COUNT
+};
+const char *chk_walk_err_str(enum chk_walk_err err);
+
+/* Why a call gets no DDP at all (0: DDP allowed).  Append-only. */
+enum chk_noddp {
+	CHK_NODDP_NO = 0,
+	CHK_NODDP_PROGRAM,	/* not NFS, or an NFS version/procedure we do not know */
+	CHK_NODDP_GSS,		/* RPCSEC_GSS integrity/privacy/control: body is opaque */
+	CHK_NODDP_GARBAGE,	/* arguments do not decode */
+	CHK_NODDP__COUNT
+};
+
+#define CHK_WALK_MAX_ITEMS	16	/* eligible items tracked per message */
+
+struct chk_item {
+	uint8_t it_kind;	/* enum chk_ddp_item */
+	uint16_t it_op;		/* NFSv4: index of the operation in the COMPOUND */
+	size_t it_pos;		/* stream position of the data (after its length word) */
+	uint32_t it_len;	/* call: data bytes; expected reply item: maximum bytes */
+};
+
+struct chk_call_walk {
+	uint32_t cw_prog, cw_vers, cw_proc, cw_gss;
+	uint32_t cw_minor;		/* NFSv4 minorversion */
+	uint32_t cw_nops;		/* NFSv4: operations the COMPOUND announces */
+	uint32_t cw_nops_known;		/* NFSv4: operations walked before an unknown one */
+	uint8_t cw_noddp;		/* enum chk_noddp */
+	bool cw_res_unbounded;		/* no bound of the results from the arguments */
+	size_t cw_res_max;		/* bound of the results (bytes after the RPC reply
+					 * header), eligible data inline; valid when bounded */
+	size_t cw_args_end;		/* stream position after the walked arguments */
+	unsigned cw_ncall;		/* eligible call items, in stream order */
+	struct chk_item cw_call[CHK_WALK_MAX_ITEMS];
+	unsigned cw_nreply;		/* eligible results the reply may carry, in order */
+	struct chk_item cw_reply[CHK_WALK_MAX_ITEMS];
+};
+
+/* Walk a call's arguments from the cursor.  Never fails a call for being
+ * unknown: unknown programs, procedures, NFSv4 operations just get no DDP
+ * (for the rest of the COMPOUND) and an unbounded reply.  Returns false with
+ * *err set when the arguments do not decode; *cw is then still usable
+ * (no DDP, reply unbounded). */
+bool chk_call_walk(struct xdr_cur *xc, uint32_t prog, uint32_t vers, uint32_t proc,
+		   uint32_t gss_service, struct chk_call_walk *cw, enum chk_walk_err *err);
+
+/* Pieces of a reply for writev(): inline stream bytes, write-chunk data, pad. */
+enum chk_piece_kind { CHK_PIECE_INLINE = 0, CHK_PIECE_CHUNK = 1, CHK_PIECE_PAD = 2 };
+struct chk_piece {
+	uint8_t pc_kind;	/* enum chk_piece_kind */
+	uint16_t pc_chunk;	/* CHUNK: index in the Write list */
+	size_t pc_off;		/* INLINE: stream position; CHUNK: offset in the chunk's data */
+	size_t pc_len;		/* PAD: 1..3 bytes of chk_zero_pad */
+};
+extern const uint8_t chk_zero_pad[4];
+#define CHK_MAX_PIECES		(1 + 3 * CHK_WALK_MAX_ITEMS)
+
+struct chk_reply_walk {
+	unsigned rw_nitems;		/* eligible results found, in order */
+	struct chk_item rw_items[CHK_WALK_MAX_ITEMS];	/* it_pos: where the data would be */
+	unsigned rw_nchunks_used;	/* write chunks that carried a result's data */
+	size_t rw_len;			/* bytes of the assembled (TCP) reply */
+	unsigned rw_npieces;
+	struct chk_piece rw_pieces[CHK_MAX_PIECES];
+};
+
+/* Walk a reply whose RPC message starts at stream position msg_pos and whose
+ * results start at the cursor.  wlens[i] = bytes the server wrote into
+ * write chunk i (sum of its returned segment lengths), nw chunks.  Pass
+ * prog = 0 when the reply carries no plain results (not MSG_ACCEPTED/SUCCESS,
+ * RPCSEC_GSS integrity/privacy): every chunk must then be unused.  The
+ * pieces cover the RPC message from msg_pos to the end of the stream. */
+bool chk_reply_walk(struct xdr_cur *xc, size_t msg_pos, uint32_t prog, uint32_t vers,
+		    uint32_t proc, const uint32_t *wlens, unsigned nw,
+		    struct chk_reply_walk *rw, enum chk_walk_err *err);
+
+/* RPC-over-RDMA v1 transport header sizes (RFC 8166 section 4.2), exact:
+ * 16 fixed + Read list (24 per segment + 4) + Write list (8 + 16 per
+ * segment per chunk + 4) + Reply chunk (4, or 8 + 16 per segment). */
+size_t chk_rdma_hdr_len(unsigned nread_segs, unsigned nwchunks, unsigned segs_per_wchunk,
+			bool reply_chunk, unsigned reply_segs);
+
+struct chk_rdma_params {
+	uint32_t rp_send_threshold;	/* negotiated inline thresholds (bytes) */
+	uint32_t rp_recv_threshold;
+	uint32_t rp_max_segs;		/* segments per chunk budgeted in headers */
+	uint32_t rp_ddp_min;		/* eligible items below this stay inline */
+	uint32_t rp_max_read_chunks;	/* DDP read chunks per call */
+	uint32_t rp_max_write_chunks;	/* write chunks per call */
+	uint32_t rp_reply_hdr_max;	/* RPC reply header bytes before the results */
+	uint32_t rp_reply_cap;		/* reply chunk bytes when the reply is unbounded */
+};
+/* Linux client defaults: 4096/4096, 8 segments, ddp_min 1024, 1 read chunk
+ * and 1 write chunk (RFC 8267 6.4.2), reply header 24 + 400 verifier,
+ * reply cap 1 MiB + 4 KiB. */
+void chk_rdma_params_default(struct chk_rdma_params *p);
+
+#define CHK_MAX_READ_CHUNKS	4
+#define CHK_MAX_WRITE_CHUNKS	4
+struct chk_read_chunk {
+	uint32_t rc_pos;	/* XDR position counted from the XID (0: whole message) */
+	uint32_t rc_len;	/* bytes, XDR pad excluded */
+	int rc_item;		/* index in cw_call, -1 for position zero */
+};
+struct chk_decision {
+	uint32_t dc_proc;		/* RPCRDMA_MSG or RPCRDMA_NOMSG */
+	unsigned dc_nreads;
+	struct chk_read_chunk dc_reads[CHK_MAX_READ_CHUNKS];
+	size_t dc_call_inline;		/* RPC message bytes sent inline */
+	size_t dc_call_hdr_max;		/* transport header budget of the call */
+	unsigned dc_nwrites;		/* write chunks, for cw_reply[0..dc_nwrites) */
+	uint32_t dc_write_len[CHK_MAX_WRITE_CHUNKS];
+	bool dc_reply_chunk;
+	uint32_t dc_reply_len;		/* bytes to offer in the reply chunk */
+	bool dc_reply_unbounded;	/* reply chunk sized from rp_reply_cap */
+	size_t dc_reply_max;		/* bound of the whole RPC reply (if bounded) */
+};
+/* Pure: decide the chunks for a call of msg_len bytes starting at stream
+ * position msg_pos.  Returns false only for a call that cannot be sent
+ * (thresholds smaller than a transport header). */
+bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
+		const struct chk_rdma_params *p, struct chk_decision *dc);
 
 #endif /* RPCRDMA_GW_CHUNKING_H */
