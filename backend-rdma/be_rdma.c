@@ -1,0 +1,1862 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the verbs side of the RPC-over-RDMA requester:
+ * rdma_cm connection management, receive and send buffers, memory
+ * registration, posting calls and handling completions, for a pool of
+ * connections to one server, all driven by the caller's event_base.
+ *
+ * Normal operation
+ * ----------------
+ * A connection (struct be_conn) is one connection attempt: event channel
+ * and cm_id, then after route resolution the device's PD, a CQ with a
+ * completion channel, an RC QP, one registered block holding the receive
+ * buffers (one per credit asked + backchannel reserve + headroom, all
+ * posted before connect) and the send buffers.  rdma_connect() carries our
+ * RFC 8797 private data; ESTABLISHED carries the server's, from which the
+ * inline thresholds come.  Both fds are non-blocking and watched by
+ * libevent; the CQ is re-armed and polled to empty on each event.
+ *
+ * A call (struct be_call) goes through these states, changed only by
+ * call_set_state():
+ *
+ *   QUEUED       in the pool's wait queue: no connection, or no credit
+ *   POSTED       memory registered (MW binds posted), Send posted; waits
+ *                for the reply and the Send completion
+ *   INVALIDATING reply received and checked; LOCAL_INV posted for each
+ *                window the server did not invalidate itself
+ *   DONE         callback made; the caller holds the receive buffer until
+ *                be_call_release()
+ *
+ * The callback fires only when the reply was checked, every window of the
+ * call is invalidated (or every per-call MR deregistered) and the Send
+ * completed: then no remote key of the call is left and no WR refers to its
+ * memory.
+ *
+ * Memory windows (BE_REG_MW): type 2 windows are allocated per connection
+ * and kept on a free list.  A bind uses ibv_inc_rkey() of the window's
+ * previous rkey, so a key from a finished call never names a live binding.
+ *
+ * Recovery
+ * --------
+ * Any fatal event (DISCONNECTED, error completion, DEVICE_REMOVAL,
+ * ADDR_CHANGE, ERR_VERS, keepalive timeout, operator drop) marks the
+ * connection DEAD and schedules conn_reap() from the event loop.  Reap
+ * destroys the QP first: after that no WR of the connection completes or
+ * touches memory and no window bound through it can be used, so each call is
+ * settled exactly once, there, without waiting for flush completions:
+ * POSTED calls go back to the head of the wait queue to be re-sent with the
+ * same XID and fresh registrations, INVALIDATING calls are completed (their
+ * reply was good), DONE calls keep the dead connection's receive buffer
+ * alive (cn_refs) until released.  The pool slot reconnects after a capped
+ * exponential backoff; a new connection starts again at one credit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <event2/event.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "backend.h"
+
+#define BE_MAX_DEVS		4
+#define BE_BC_RESERVE		2	/* receives for backchannel calls (RPCRDMA_MAX_BC_REQUESTS) */
+#define BE_RECV_HEADROOM	2
+#define BE_SEND_EXTRA		4	/* send buffers beyond credits (keepalive) */
+
+/* wr_id tags in the low bits of 16-byte aligned pointers. */
+enum { WR_RECV = 1, WR_SEND = 2, WR_INV = 3, WR_BIND = 4, WR_TAG_MASK = 7 };
+
+struct be_dev {
+	struct ibv_context *dv_verbs;
+	struct ibv_pd *dv_pd;
+	struct ibv_device_attr dv_attr;
+	unsigned dv_refs;		/* connections using it */
+};
+
+struct be_region {
+	struct be_ctx *rg_ctx;
+	uint8_t *rg_addr;
+	size_t rg_len;
+	struct ibv_mr *rg_mr[BE_MAX_DEVS];
+	LIST_ENTRY(be_region) rg_link;
+};
+
+struct be_pool;
+LIST_HEAD(be_region_list, be_region);
+LIST_HEAD(be_pool_list, be_pool);
+
+struct be_ctx {
+	struct event_base *cx_base;
+	struct be_config cx_cfg;
+	struct be_stats cx_stats;
+	struct be_dev *cx_dev[BE_MAX_DEVS];
+	struct be_region_list cx_regions;
+	struct be_pool_list cx_pools;
+	struct rpcrdma_limits cx_lim;
+	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
+	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
+};
+
+struct be_mw {
+	struct ibv_mw *mw_mw;
+	uint32_t mw_rkey;		/* key of the current or last binding */
+	struct be_mw *mw_next;		/* free list */
+};
+
+/* One registration of one span of a call. */
+struct be_reg {
+	struct be_mw *rg_mw;		/* BE_REG_MW: bound window, NULL when invalidated */
+	struct ibv_mr *rg_mr;		/* per-call MR, deregistered after the reply */
+};
+
+struct be_rbuf {
+	struct be_conn *rb_conn;
+	uint8_t *rb_buf;
+} __attribute__((aligned(16)));
+
+enum be_conn_state {
+	BC_RESOLVING,		/* address then route resolution */
+	BC_CONNECTING,		/* rdma_connect() sent */
+	BC_UP,			/* ESTABLISHED: calls may be sent */
+	BC_DEAD,		/* failed; conn_reap() scheduled or done */
+};
+
+enum be_call_state {
+	CS_QUEUED,
+	CS_POSTED,
+	CS_INVALIDATING,
+	CS_DONE,
+};
+static const char *const call_state_names[] = { "QUEUED", "POSTED", "INVALIDATING", "DONE" };
+
+struct be_call {
+	struct be_pool *ca_pool;
+	struct be_conn *ca_conn;		/* POSTED.. : the connection it went on */
+	enum be_call_state ca_state;
+	TAILQ_ENTRY(be_call) ca_link;		/* pool queue or connection list */
+	uint32_t ca_xid;
+	be_reply_fn *ca_cb;
+	void *ca_arg;
+	bool ca_cancelled;
+	bool ca_keepalive;
+	bool ca_send_done, ca_reply_seen;
+	unsigned ca_inv_pending;		/* LOCAL_INV WRs not yet completed */
+	unsigned ca_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
+	unsigned ca_sq_inv;			/* SQ room reserved for invalidation */
+	int ca_sbuf;				/* send buffer index, -1 when none */
+	struct be_rbuf *ca_rbuf;		/* receive buffer holding the reply */
+	struct timespec ca_sent_at;
+
+	struct be_call_desc ca_desc;		/* copy, pointing at the arrays below */
+	struct iovec ca_msg[BE_MAX_MSG_IOV];
+	struct be_read_item ca_reads[BE_MAX_READ_ITEMS];
+	struct be_target ca_wt[BE_MAX_WRITE_CHUNKS];
+	struct iovec ca_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
+	struct be_target ca_rt;
+	struct iovec ca_riov[BE_MAX_TARGET_IOV];
+	uint8_t ca_ka_msg[40];			/* keepalive NULL call */
+
+	struct be_plan ca_plan;
+	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
+	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
+	unsigned ca_nreg;
+	struct be_reply ca_reply;
+} __attribute__((aligned(16)));
+
+TAILQ_HEAD(be_call_list, be_call);
+
+struct be_conn {
+	struct be_ctx *cn_ctx;
+	struct be_pool *cn_pool;
+	unsigned cn_slot;
+	enum be_conn_state cn_state;
+	unsigned cn_refs;		/* 1 while in its slot + replies held by callers */
+	struct rdma_event_channel *cn_ch;
+	struct event *cn_cm_ev;
+	struct rdma_cm_id *cn_id;
+	int cn_devidx;			/* -1 until route resolution */
+	struct ibv_comp_channel *cn_cc;
+	struct event *cn_cq_ev;
+	struct ibv_cq *cn_cq;
+	struct ibv_qp *cn_qp;
+	struct event *cn_reap_ev;	/* deferred teardown */
+	struct event *cn_timer;		/* connect timeout, then keepalive */
+	uint8_t *cn_mem;		/* receive buffers then send buffers */
+	size_t cn_memlen;
+	struct ibv_mr *cn_mr;
+	struct be_rbuf *cn_rbufs;
+	unsigned cn_nrecv;
+	unsigned cn_nsend;
+	unsigned *cn_sfree;		/* stack of free send buffer indexes */
+	unsigned cn_nsfree;
+	unsigned cn_sq_max, cn_sq_used;
+	struct be_mw *cn_mwfree;
+	unsigned cn_nmw;
+	struct be_credits cn_cr;
+	struct be_call_list cn_calls;	/* POSTED and INVALIDATING */
+	struct rpcrdma_pd cn_ours, cn_peer;
+	bool cn_peer_pd;
+	uint8_t cn_peer_raw[8];
+	unsigned cn_peer_raw_len;
+	uint32_t cn_send_thresh, cn_recv_thresh;
+	unsigned cn_rr, cn_id_depth;
+	struct timespec cn_last_rx;
+	struct be_call *cn_ka;		/* keepalive in flight */
+	bool cn_was_up;
+} __attribute__((aligned(16)));
+
+struct be_slot {
+	struct be_pool *sl_pool;
+	unsigned sl_idx;
+	struct be_conn *sl_conn;	/* current attempt, NULL while waiting */
+	struct event *sl_retry;
+	unsigned sl_backoff_ms;
+};
+
+struct be_pool {
+	struct be_ctx *po_ctx;
+	LIST_ENTRY(be_pool) po_link;
+	struct sockaddr_storage po_addr;
+	socklen_t po_addrlen;
+	char po_name[64];
+	be_pool_event_fn *po_event_cb;
+	void *po_event_arg;
+	unsigned po_nslots;
+	struct be_slot *po_slots;
+	struct be_call_list po_queue;
+	unsigned po_nqueued;
+	unsigned po_ninflight;
+	unsigned po_rr;
+	bool po_pumping;
+	bool po_fatal;			/* ERR_VERS: stop reconnecting */
+	uint32_t po_ka_xid;
+};
+
+static const char *const err_names[BE_ERR__COUNT] = {
+	[BE_OK] = "ok",
+	[BE_ERR_SHUTDOWN] = "shutdown",
+	[BE_ERR_CANCELLED] = "cancelled",
+	[BE_ERR_TOO_BIG] = "too big for the limits",
+	[BE_ERR_REGISTER] = "memory registration failed",
+	[BE_ERR_BAD_REPLY] = "bad reply",
+	[BE_ERR_OVERRUN] = "chunk lengths beyond the offer",
+	[BE_ERR_VERS] = "RDMA_ERROR ERR_VERS",
+	[BE_ERR_CHUNK] = "RDMA_ERROR ERR_CHUNK",
+	[BE_ERR_QUEUE_FULL] = "wait queue full",
+};
+
+const char *be_err_str(enum be_err err)
+{
+	return (unsigned)err < BE_ERR__COUNT && err_names[err] ? err_names[err] : "?";
+}
+
+const char *be_reg_mode_str(enum be_reg_mode mode)
+{
+	switch (mode) {
+	case BE_REG_MW: return "mw";
+	case BE_REG_MR: return "mr";
+	case BE_REG_PERSISTENT: return "persistent";
+	}
+	return "?";
+}
+
+void be_config_default(struct be_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->bc_credits = 128;
+	cfg->bc_inline_send = 4096;
+	cfg->bc_inline_recv = 4096;
+	cfg->bc_reg_mode = BE_REG_MW;
+	cfg->bc_remote_inv = true;
+	cfg->bc_conns = 1;
+	cfg->bc_max_seg_len = 1u << 20;
+	cfg->bc_max_queue = 4096;
+	cfg->bc_connect_timeout_ms = 5000;
+	cfg->bc_retry_min_ms = 100;
+	cfg->bc_retry_max_ms = 10000;
+	cfg->bc_keepalive_ms = 30000;
+	cfg->bc_keepalive_prog = 100003;
+	cfg->bc_keepalive_vers = 3;
+	cfg->bc_responder_resources = 16;
+}
+
+/* ------------------------------------------------------------------------
+ * Logging: one line to stderr, with the function and the pool.
+ * ------------------------------------------------------------------------ */
+__attribute__((format(printf, 3, 4)))
+static void be_log(const struct be_pool *pool, const char *fn, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "rpcrdma-gw backend %s %s: %s\n", pool ? pool->po_name : "-", fn, msg);
+}
+#define LOG(pool, ...) be_log((pool), __func__, __VA_ARGS__)
+
+static void now(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec n;
+
+	now(&n);
+	return (n.tv_sec - t->tv_sec) * 1000 + (n.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static struct timeval ms_tv(unsigned ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	return tv;
+}
+
+/* ------------------------------------------------------------------------
+ * Context, devices and caller regions
+ * ------------------------------------------------------------------------ */
+struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
+{
+	struct be_ctx *ctx;
+
+	if (!base) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	ctx->cx_base = base;
+	if (cfg)
+		ctx->cx_cfg = *cfg;
+	else
+		be_config_default(&ctx->cx_cfg);
+	if (ctx->cx_cfg.bc_credits == 0)
+		ctx->cx_cfg.bc_credits = 1;
+	if (ctx->cx_cfg.bc_conns == 0)
+		ctx->cx_cfg.bc_conns = 1;
+	if (ctx->cx_cfg.bc_inline_recv < 1024)
+		ctx->cx_cfg.bc_inline_recv = 1024;
+	if (ctx->cx_cfg.bc_inline_send < 1024)
+		ctx->cx_cfg.bc_inline_send = 1024;
+	if (ctx->cx_cfg.bc_retry_min_ms == 0)
+		ctx->cx_cfg.bc_retry_min_ms = 1;
+	LIST_INIT(&ctx->cx_regions);
+	LIST_INIT(&ctx->cx_pools);
+	rpcrdma_limits_default(&ctx->cx_lim);
+	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
+	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)
+		LOG(NULL, "UNSAFE registration mode 'persistent': every registered region is "
+			  "remotely readable and writable by the server for its whole life");
+	return ctx;
+}
+
+const struct be_stats *be_ctx_stats(const struct be_ctx *ctx)
+{
+	return &ctx->cx_stats;
+}
+
+const struct be_config *be_ctx_config(const struct be_ctx *ctx)
+{
+	return &ctx->cx_cfg;
+}
+
+static int region_access(const struct be_ctx *ctx)
+{
+	switch (ctx->cx_cfg.bc_reg_mode) {
+	case BE_REG_MW:
+		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
+	case BE_REG_PERSISTENT:
+		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	case BE_REG_MR:
+	default:
+		return 0;	/* per call registrations only */
+	}
+}
+
+static int region_reg_dev(struct be_region *rg, int d)
+{
+	struct be_ctx *ctx = rg->rg_ctx;
+	int acc = region_access(ctx);
+
+	if (!acc || rg->rg_mr[d])
+		return 0;
+	rg->rg_mr[d] = ibv_reg_mr(ctx->cx_dev[d]->dv_pd, rg->rg_addr, rg->rg_len, acc);
+	if (!rg->rg_mr[d]) {
+		LOG(NULL, "ibv_reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct be_region *be_region_register(struct be_ctx *ctx, void *addr, size_t len)
+{
+	struct be_region *rg;
+	int d;
+
+	if (!addr || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rg = calloc(1, sizeof(*rg));
+	if (!rg)
+		return NULL;
+	rg->rg_ctx = ctx;
+	rg->rg_addr = addr;
+	rg->rg_len = len;
+	for (d = 0; d < BE_MAX_DEVS; d++) {
+		if (ctx->cx_dev[d] && region_reg_dev(rg, d) < 0) {
+			int e = errno;
+
+			be_region_unregister(rg);
+			errno = e;
+			return NULL;
+		}
+	}
+	LIST_INSERT_HEAD(&ctx->cx_regions, rg, rg_link);
+	return rg;
+}
+
+void be_region_unregister(struct be_region *rg)
+{
+	int d;
+	bool linked = false;
+	struct be_region *it;
+
+	if (!rg)
+		return;
+	LIST_FOREACH(it, &rg->rg_ctx->cx_regions, rg_link)
+		if (it == rg)
+			linked = true;
+	if (linked)
+		LIST_REMOVE(rg, rg_link);
+	for (d = 0; d < BE_MAX_DEVS; d++)
+		if (rg->rg_mr[d])
+			ibv_dereg_mr(rg->rg_mr[d]);
+	free(rg);
+}
+
+static struct ibv_mr *region_find(struct be_ctx *ctx, int d, const uint8_t *addr, size_t len)
+{
+	struct be_region *rg;
+
+	LIST_FOREACH(rg, &ctx->cx_regions, rg_link)
+		if (addr >= rg->rg_addr && addr + len <= rg->rg_addr + rg->rg_len)
+			return rg->rg_mr[d];
+	return NULL;
+}
+
+/* The device slot for a verbs context, with its PD; regions registered. */
+static int dev_get(struct be_ctx *ctx, struct ibv_context *verbs)
+{
+	struct be_region *rg;
+	int d, freeslot = -1;
+
+	for (d = 0; d < BE_MAX_DEVS; d++) {
+		if (ctx->cx_dev[d] && ctx->cx_dev[d]->dv_verbs == verbs) {
+			ctx->cx_dev[d]->dv_refs++;
+			return d;
+		}
+		if (!ctx->cx_dev[d] && freeslot < 0)
+			freeslot = d;
+	}
+	if (freeslot < 0)
+		return -ENOSPC;
+	d = freeslot;
+	ctx->cx_dev[d] = calloc(1, sizeof(struct be_dev));
+	if (!ctx->cx_dev[d])
+		return -ENOMEM;
+	ctx->cx_dev[d]->dv_verbs = verbs;
+	if (ibv_query_device(verbs, &ctx->cx_dev[d]->dv_attr) ||
+	    !(ctx->cx_dev[d]->dv_pd = ibv_alloc_pd(verbs))) {
+		LOG(NULL, "device %s: query/alloc_pd failed", ibv_get_device_name(verbs->device));
+		free(ctx->cx_dev[d]);
+		ctx->cx_dev[d] = NULL;
+		return -EIO;
+	}
+	ctx->cx_dev[d]->dv_refs = 1;
+	LIST_FOREACH(rg, &ctx->cx_regions, rg_link)
+		region_reg_dev(rg, d);
+	return d;
+}
+
+/* Last connection gone from a device: free its regions' MRs and the PD so
+ * that a removed device can go (DEVICE_REMOVAL), and a new one be used. */
+static void dev_put(struct be_ctx *ctx, int d)
+{
+	struct be_region *rg;
+
+	if (d < 0 || !ctx->cx_dev[d] || --ctx->cx_dev[d]->dv_refs > 0)
+		return;
+	LIST_FOREACH(rg, &ctx->cx_regions, rg_link) {
+		if (rg->rg_mr[d]) {
+			ibv_dereg_mr(rg->rg_mr[d]);
+			rg->rg_mr[d] = NULL;
+		}
+	}
+	ibv_dealloc_pd(ctx->cx_dev[d]->dv_pd);
+	free(ctx->cx_dev[d]);
+	ctx->cx_dev[d] = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Calls: state, completion, registration
+ * ------------------------------------------------------------------------ */
+static void pool_pump(struct be_pool *pool);
+static void conn_fail(struct be_conn *cn, const char *why);
+static void conn_put(struct be_conn *cn);
+
+static void call_set_state(struct be_call *ca, enum be_call_state st)
+{
+	static const bool ok[4][4] = {
+		/* to:        QUEUED POSTED INVAL  DONE */
+		[CS_QUEUED] = { false, true, false, true },
+		[CS_POSTED] = { true, false, true, true },
+		[CS_INVALIDATING] = { false, false, false, true },
+		[CS_DONE] = { false, false, false, false },
+	};
+
+	if (!ok[ca->ca_state][st]) {
+		LOG(ca->ca_pool, "xid %08x: bad transition %s -> %s", ca->ca_xid,
+		    call_state_names[ca->ca_state], call_state_names[st]);
+		abort();	/* broken invariant */
+	}
+	ca->ca_state = st;
+}
+
+static void call_free(struct be_call *ca)
+{
+	free(ca);
+}
+
+/* Give the call's send buffer back. */
+static void call_put_sbuf(struct be_call *ca)
+{
+	struct be_conn *cn = ca->ca_conn;
+
+	if (ca->ca_sbuf >= 0 && cn) {
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)ca->ca_sbuf;
+		ca->ca_sbuf = -1;
+	}
+}
+
+/* Per-call MRs: deregistration is the invalidation. */
+static void call_dereg_mrs(struct be_call *ca)
+{
+	unsigned i;
+
+	for (i = 0; i < ca->ca_nreg; i++) {
+		if (ca->ca_reg[i].rg_mr) {
+			ibv_dereg_mr(ca->ca_reg[i].rg_mr);
+			ca->ca_reg[i].rg_mr = NULL;
+		}
+	}
+}
+
+/* Windows back to the connection's free list (after invalidation). */
+static void call_free_mws(struct be_call *ca)
+{
+	struct be_conn *cn = ca->ca_conn;
+	unsigned i;
+
+	for (i = 0; i < ca->ca_nreg; i++) {
+		struct be_mw *mw = ca->ca_reg[i].rg_mw;
+
+		if (mw) {
+			mw->mw_next = cn->cn_mwfree;
+			cn->cn_mwfree = mw;
+			ca->ca_reg[i].rg_mw = NULL;
+		}
+	}
+	ca->ca_nreg = 0;
+}
+
+/* Final step: the callback (or silent free when cancelled). */
+static void call_finish(struct be_call *ca, enum be_err err)
+{
+	struct be_pool *pool = ca->ca_pool;
+	struct be_ctx *ctx = pool->po_ctx;
+
+	if (err != BE_OK)
+		ca->ca_reply.br_err = err;
+	ca->ca_reply.br_xid = ca->ca_xid;
+	call_set_state(ca, CS_DONE);
+	ctx->cx_stats.bs_replies++;
+	if (ca->ca_cancelled || !ca->ca_cb) {
+		be_call_release(ca);
+		return;
+	}
+	ca->ca_cb(ca, &ca->ca_reply, ca->ca_arg);
+}
+
+/* A call on a connection: complete it when reply, invalidation and Send
+ * completion are all in. */
+static void call_try_complete(struct be_call *ca)
+{
+	struct be_conn *cn = ca->ca_conn;
+
+	if (ca->ca_state != CS_INVALIDATING || ca->ca_inv_pending || !ca->ca_send_done)
+		return;
+	TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
+	ca->ca_pool->po_ninflight--;
+	call_free_mws(ca);
+	if (cn->cn_ka == ca)
+		cn->cn_ka = NULL;
+	call_finish(ca, BE_OK);
+}
+
+/* Fail a call that is not on a connection (QUEUED). */
+static void call_fail_queued(struct be_call *ca, enum be_err err)
+{
+	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+	call_finish(ca, err);
+}
+
+void be_call_release(struct be_call *ca)
+{
+	struct be_conn *cn;
+
+	if (!ca)
+		return;
+	cn = ca->ca_conn;
+	if (ca->ca_rbuf && cn) {
+		struct be_rbuf *rb = ca->ca_rbuf;
+
+		ca->ca_rbuf = NULL;
+		if (cn->cn_state == BC_UP) {
+			struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_ctx->cx_cfg.bc_inline_recv,
+					       cn->cn_mr->lkey };
+			struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge,
+						  .num_sge = 1 }, *bad;
+
+			if (ibv_post_recv(cn->cn_qp, &wr, &bad) == 0)
+				be_credits_recv_posted(&cn->cn_cr, 1);
+			else
+				conn_fail(cn, "ibv_post_recv failed");
+		}
+		ca->ca_conn = NULL;
+		call_free(ca);
+		if (cn->cn_state == BC_UP) {
+			conn_put(cn);
+			pool_pump(cn->cn_pool);
+		} else {
+			conn_put(cn);
+		}
+		return;
+	}
+	call_free(ca);
+}
+
+void be_call_cancel(struct be_call *ca)
+{
+	if (!ca || ca->ca_state == CS_DONE)
+		return;
+	ca->ca_cancelled = true;
+	if (ca->ca_state == CS_QUEUED) {
+		TAILQ_REMOVE(&ca->ca_pool->po_queue, ca, ca_link);
+		ca->ca_pool->po_nqueued--;
+		call_fail_queued(ca, BE_ERR_CANCELLED);
+	}
+	/* on a connection: freed when the reply comes or the connection dies */
+}
+
+uint32_t be_call_xid(const struct be_call *ca)
+{
+	return ca->ca_xid;
+}
+
+static struct be_mw *mw_get(struct be_conn *cn)
+{
+	struct be_mw *mw = cn->cn_mwfree;
+
+	if (mw) {
+		cn->cn_mwfree = mw->mw_next;
+		return mw;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	mw->mw_mw = ibv_alloc_mw(cn->cn_pool->po_ctx->cx_dev[cn->cn_devidx]->dv_pd, IBV_MW_TYPE_2);
+	if (!mw->mw_mw) {
+		free(mw);
+		return NULL;
+	}
+	mw->mw_rkey = mw->mw_mw->rkey;
+	cn->cn_nmw++;
+	return mw;
+}
+
+/*
+ * Register one span for remote access `acc`; fills the handle, appends the
+ * bind WR (MW mode) to the chain.  0 or -errno.
+ */
+static int reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp, int acc,
+		    struct be_handle *hd, struct ibv_send_wr *binds, unsigned *nbinds)
+{
+	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct be_reg *rg = &ca->ca_reg[ca->ca_nreg];
+	struct ibv_mr *mr = NULL;
+	enum be_reg_mode mode = ctx->cx_cfg.bc_reg_mode;
+
+	memset(rg, 0, sizeof(*rg));
+	if (mode != BE_REG_MR)
+		mr = region_find(ctx, cn->cn_devidx, sp->sp_addr, sp->sp_len);
+	hd->hd_offset = (uintptr_t)sp->sp_addr;
+	if (mr && mode == BE_REG_PERSISTENT) {
+		hd->hd_rkey = mr->rkey;
+	} else if (mr && mode == BE_REG_MW) {
+		struct be_mw *mw = mw_get(cn);
+		struct ibv_send_wr *wr = &binds[*nbinds];
+
+		if (!mw)
+			return -ENOMEM;
+		mw->mw_rkey = ibv_inc_rkey(mw->mw_rkey);
+		memset(wr, 0, sizeof(*wr));
+		wr->wr_id = (uintptr_t)ca | WR_BIND;
+		wr->opcode = IBV_WR_BIND_MW;
+		wr->bind_mw.mw = mw->mw_mw;
+		wr->bind_mw.rkey = mw->mw_rkey;
+		wr->bind_mw.bind_info.mr = mr;
+		wr->bind_mw.bind_info.addr = (uintptr_t)sp->sp_addr;
+		wr->bind_mw.bind_info.length = sp->sp_len;
+		wr->bind_mw.bind_info.mw_access_flags = acc;
+		if (*nbinds > 0)
+			binds[*nbinds - 1].next = wr;
+		(*nbinds)++;
+		hd->hd_rkey = mw->mw_rkey;
+		rg->rg_mw = mw;
+		ctx->cx_stats.bs_mw_binds++;
+	} else {
+		int macc = acc | (acc & IBV_ACCESS_REMOTE_WRITE ? IBV_ACCESS_LOCAL_WRITE : 0);
+
+		rg->rg_mr = ibv_reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, sp->sp_addr, sp->sp_len,
+				       macc);
+		if (!rg->rg_mr)
+			return -errno;
+		hd->hd_rkey = rg->rg_mr->rkey;
+		ctx->cx_stats.bs_mr_regs++;
+	}
+	ca->ca_nreg++;
+	return 0;
+}
+
+/* Windows first, then the Send: one ibv_post_send().  0, -EAGAIN (no room:
+ * stays queued), or another -errno (call failed). */
+static int call_post(struct be_conn *cn, struct be_call *ca)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_plan *p = &ca->ca_plan;
+	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1], *send, *bad;
+	struct ibv_sge sge;
+	unsigned nbinds = 0, i, nspans, need;
+	uint8_t *sb;
+	long len;
+	int rc;
+
+	rc = be_plan_call(&ca->ca_desc, cn->cn_send_thresh, ctx->cx_cfg.bc_max_seg_len, p);
+	if (rc < 0)
+		return rc;
+	nspans = p->pl_nreadspans + p->pl_nwspans + p->pl_nrspans;
+	need = 1 + (ctx->cx_cfg.bc_reg_mode == BE_REG_MW ? 2 * nspans : 0);
+	if (cn->cn_nsfree == 0 || cn->cn_sq_used + need > cn->cn_sq_max)
+		return -EAGAIN;
+
+	ca->ca_conn = cn;
+	ca->ca_nreg = 0;
+	for (i = 0; i < p->pl_nreadspans; i++)
+		if ((rc = reg_span(cn, ca, &p->pl_read[i], IBV_ACCESS_REMOTE_READ, &ca->ca_rd[i],
+				   binds, &nbinds)) < 0)
+			goto unreg;
+	for (i = 0; i < p->pl_nwspans; i++)
+		if ((rc = reg_span(cn, ca, &p->pl_wspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->ca_wr[i],
+				   binds, &nbinds)) < 0)
+			goto unreg;
+	for (i = 0; i < p->pl_nrspans; i++)
+		if ((rc = reg_span(cn, ca, &p->pl_rspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->ca_rp[i],
+				   binds, &nbinds)) < 0)
+			goto unreg;
+
+	ca->ca_sbuf = (int)cn->cn_sfree[--cn->cn_nsfree];
+	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
+	     (size_t)ca->ca_sbuf * ctx->cx_cfg.bc_inline_send;
+	len = be_marshal_call(&ca->ca_desc, p, ctx->cx_cfg.bc_credits, ca->ca_rd, ca->ca_wr,
+			      ca->ca_rp, &ctx->cx_tx, sb, cn->cn_send_thresh);
+	if (len < 0) {
+		rc = (int)len;
+		goto unsbuf;
+	}
+	send = &binds[nbinds];
+	memset(send, 0, sizeof(*send));
+	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
+	send->wr_id = (uintptr_t)ca | WR_SEND;
+	send->opcode = IBV_WR_SEND;
+	send->send_flags = IBV_SEND_SIGNALED;
+	send->sg_list = &sge;
+	send->num_sge = 1;
+	if (nbinds > 0)
+		binds[nbinds - 1].next = send;
+	rc = ibv_post_send(cn->cn_qp, binds, &bad);
+	if (rc) {
+		LOG(pool, "xid %08x: ibv_post_send: %s", ca->ca_xid, strerror(rc));
+		rc = -rc;
+		goto unsbuf;
+	}
+	ca->ca_sq_binds = nbinds + 1;
+	ca->ca_sq_inv = nbinds;
+	cn->cn_sq_used += ca->ca_sq_binds + ca->ca_sq_inv;
+	ca->ca_send_done = false;
+	ca->ca_reply_seen = false;
+	ca->ca_inv_pending = 0;
+	now(&ca->ca_sent_at);
+	be_credits_sent(&cn->cn_cr);
+	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, ca_link);
+	pool->po_ninflight++;
+	if (p->pl_proc == RPCRDMA_NOMSG)
+		ctx->cx_stats.bs_nomsg_calls++;
+	call_set_state(ca, CS_POSTED);
+	return 0;
+
+unsbuf:
+	call_put_sbuf(ca);
+unreg:
+	/* Nothing was posted: windows are unbound, give them back. */
+	call_dereg_mrs(ca);
+	call_free_mws(ca);
+	ca->ca_conn = NULL;
+	return rc;
+}
+
+/* Move queued calls onto connections with room. */
+static void pool_pump(struct be_pool *pool)
+{
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_call *ca;
+
+	if (pool->po_pumping)
+		return;
+	pool->po_pumping = true;
+	while ((ca = TAILQ_FIRST(&pool->po_queue)) != NULL) {
+		struct be_conn *cn = NULL;
+		unsigned k;
+		int rc;
+
+		for (k = 0; k < pool->po_nslots; k++) {
+			struct be_conn *c = pool->po_slots[(pool->po_rr + k) % pool->po_nslots].sl_conn;
+
+			if (c && c->cn_state == BC_UP && be_credits_can_send(&c->cn_cr) &&
+			    c->cn_nsfree > 0) {
+				cn = c;
+				pool->po_rr = (pool->po_rr + k + 1) % pool->po_nslots;
+				break;
+			}
+		}
+		if (!cn)
+			break;
+		TAILQ_REMOVE(&pool->po_queue, ca, ca_link);
+		pool->po_nqueued--;
+		rc = call_post(cn, ca);
+		if (rc == -EAGAIN) {
+			TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
+			pool->po_nqueued++;
+			break;
+		}
+		if (rc < 0) {
+			ctx->cx_stats.bs_marshal_errors++;
+			LOG(pool, "xid %08x: cannot send: %s", ca->ca_xid, strerror(-rc));
+			call_fail_queued(ca, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
+									  : BE_ERR_REGISTER);
+		}
+	}
+	pool->po_pumping = false;
+}
+
+static bool xid_busy(struct be_pool *pool, uint32_t xid)
+{
+	struct be_call *ca;
+	unsigned k;
+
+	TAILQ_FOREACH(ca, &pool->po_queue, ca_link)
+		if (ca->ca_xid == xid)
+			return true;
+	for (k = 0; k < pool->po_nslots; k++) {
+		struct be_conn *cn = pool->po_slots[k].sl_conn;
+
+		if (!cn)
+			continue;
+		TAILQ_FOREACH(ca, &cn->cn_calls, ca_link)
+			if (ca->ca_xid == xid)
+				return true;
+	}
+	return false;
+}
+
+static int desc_copy(struct be_call *ca, const struct be_call_desc *d)
+{
+	unsigned i;
+
+	if (!d->cd_msg || d->cd_msg_niov == 0 || d->cd_msg_niov > BE_MAX_MSG_IOV ||
+	    d->cd_nreads > BE_MAX_READ_ITEMS || d->cd_nwrites > BE_MAX_WRITE_CHUNKS ||
+	    (d->cd_nreads && !d->cd_reads) || (d->cd_nwrites && !d->cd_writes))
+		return -EINVAL;
+	ca->ca_desc = *d;
+	memcpy(ca->ca_msg, d->cd_msg, d->cd_msg_niov * sizeof(struct iovec));
+	ca->ca_desc.cd_msg = ca->ca_msg;
+	if (d->cd_nreads)
+		memcpy(ca->ca_reads, d->cd_reads, d->cd_nreads * sizeof(struct be_read_item));
+	ca->ca_desc.cd_reads = ca->ca_reads;
+	for (i = 0; i < d->cd_nwrites; i++) {
+		if (d->cd_writes[i].bt_niov == 0 || d->cd_writes[i].bt_niov > BE_MAX_TARGET_IOV)
+			return -EINVAL;
+		memcpy(ca->ca_wiov[i], d->cd_writes[i].bt_iov,
+		       d->cd_writes[i].bt_niov * sizeof(struct iovec));
+		ca->ca_wt[i] = (struct be_target){ ca->ca_wiov[i], d->cd_writes[i].bt_niov };
+	}
+	ca->ca_desc.cd_writes = ca->ca_wt;
+	if (d->cd_reply) {
+		if (d->cd_reply->bt_niov == 0 || d->cd_reply->bt_niov > BE_MAX_TARGET_IOV)
+			return -EINVAL;
+		memcpy(ca->ca_riov, d->cd_reply->bt_iov, d->cd_reply->bt_niov * sizeof(struct iovec));
+		ca->ca_rt = (struct be_target){ ca->ca_riov, d->cd_reply->bt_niov };
+		ca->ca_desc.cd_reply = &ca->ca_rt;
+	}
+	return 0;
+}
+
+static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc *d,
+				be_reply_fn *cb, void *arg)
+{
+	struct be_call *ca;
+	int rc;
+
+	ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
+	if (!ca)
+		return NULL;
+	memset(ca, 0, offsetof(struct be_call, ca_plan));
+	ca->ca_pool = pool;
+	ca->ca_state = CS_QUEUED;
+	ca->ca_sbuf = -1;
+	ca->ca_cb = cb;
+	ca->ca_arg = arg;
+	ca->ca_xid = d->cd_xid;
+	rc = desc_copy(ca, d);
+	if (rc < 0) {
+		free(ca);
+		errno = -rc;
+		return NULL;
+	}
+	return ca;
+}
+
+struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *d,
+			       be_reply_fn *cb, void *arg)
+{
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_call *ca;
+
+	if (d->cd_msg && d->cd_msg_niov && d->cd_msg[0].iov_len >= 4 &&
+	    chk_be32(d->cd_msg[0].iov_base) != d->cd_xid) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pool->po_nqueued >= ctx->cx_cfg.bc_max_queue) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	if (xid_busy(pool, d->cd_xid)) {
+		errno = EEXIST;
+		return NULL;
+	}
+	ca = call_new(pool, d, cb, arg);
+	if (!ca)
+		return NULL;
+	ctx->cx_stats.bs_calls++;
+	TAILQ_INSERT_TAIL(&pool->po_queue, ca, ca_link);
+	pool->po_nqueued++;
+	pool_pump(pool);
+	if (ca->ca_state == CS_QUEUED && !ca->ca_cancelled)
+		ctx->cx_stats.bs_queued++;
+	return ca;
+}
+
+/* ------------------------------------------------------------------------
+ * Completions
+ * ------------------------------------------------------------------------ */
+
+/* Reply checked: invalidate what the server did not, then complete. */
+static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t remote_inv_rkey,
+			    bool remote_inv)
+{
+	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct ibv_send_wr wrs[BE_MAX_CALL_SEGS], *bad;
+	unsigned i, n = 0;
+
+	call_set_state(ca, CS_INVALIDATING);
+	call_dereg_mrs(ca);
+	for (i = 0; i < ca->ca_nreg; i++) {
+		struct be_mw *mw = ca->ca_reg[i].rg_mw;
+
+		if (!mw)
+			continue;
+		if (remote_inv && mw->mw_rkey == remote_inv_rkey) {
+			ctx->cx_stats.bs_remote_inv++;
+			ca->ca_reply.br_remote_inv = true;
+			remote_inv = false;	/* one key only */
+			continue;
+		}
+		memset(&wrs[n], 0, sizeof(wrs[n]));
+		wrs[n].wr_id = (uintptr_t)ca | WR_INV;
+		wrs[n].opcode = IBV_WR_LOCAL_INV;
+		wrs[n].invalidate_rkey = mw->mw_rkey;
+		if (n > 0)
+			wrs[n - 1].next = &wrs[n];
+		n++;
+	}
+	if (remote_inv) {
+		/* The server invalidated a key this call does not hold. */
+		LOG(cn->cn_pool, "xid %08x: Send With Invalidate of foreign rkey %08x",
+		    ca->ca_xid, remote_inv_rkey);
+		ctx->cx_stats.bs_bad_reply++;
+		conn_fail(cn, "remote invalidation of a foreign rkey");
+		return;
+	}
+	/* Release the room reserved for invalidations not needed. */
+	cn->cn_sq_used -= ca->ca_sq_inv - n;
+	ca->ca_sq_inv = n;
+	if (n > 0) {
+		wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
+		if (ibv_post_send(cn->cn_qp, wrs, &bad)) {
+			conn_fail(cn, "LOCAL_INV post failed");
+			return;
+		}
+		ca->ca_inv_pending = 1;	/* one signaled WR ends the chain */
+		ctx->cx_stats.bs_local_inv += n;
+	}
+	call_try_complete(ca);
+}
+
+static void repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
+{
+	struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_pool->po_ctx->cx_cfg.bc_inline_recv,
+			       cn->cn_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(cn->cn_qp, &wr, &bad) == 0)
+		be_credits_recv_posted(&cn->cn_cr, 1);
+	else
+		conn_fail(cn, "ibv_post_recv failed");
+}
+
+static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc *wc)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_ctx *ctx = pool->po_ctx;
+	struct rpcrdma_hdr *rh = &ctx->cx_rx;
+	enum rpcrdma_hdr_err herr = RPCRDMA_HDR_OK;
+	struct be_call *ca;
+	bool ok;
+
+	be_credits_recv_used(&cn->cn_cr);
+	now(&cn->cn_last_rx);
+	ok = rpcrdma_hdr_decode(rb->rb_buf, wc->byte_len, &ctx->cx_lim, rh, &herr);
+	if (wc->byte_len < 16) {
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(pool, "short message (%u bytes) dropped", wc->byte_len);
+		repost_rbuf(cn, rb);
+		return;
+	}
+	if (ok && herr == RPCRDMA_HDR_BAD_ERRCODE) {
+		/* RFC 8166 4.5: an RDMA_ERROR we cannot decode is discarded. */
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(pool, "xid %08x: RDMA_ERROR with unknown code %u dropped", rh->rh_xid, rh->rh_err);
+		repost_rbuf(cn, rb);
+		return;
+	}
+	TAILQ_FOREACH(ca, &cn->cn_calls, ca_link)
+		if (ca->ca_xid == rh->rh_xid && ca->ca_state == CS_POSTED)
+			break;
+	if (ok && rh->rh_proc != RPCRDMA_ERROR)
+		be_credits_grant(&cn->cn_cr, rh->rh_credit);
+	if (!ca) {
+		/* Backchannel calls (NFSv4.1 callbacks) are not served yet. */
+		ctx->cx_stats.bs_unknown_xid++;
+		LOG(pool, "xid %08x: no such call (proc %u, %u bytes), dropped", rh->rh_xid,
+		    rh->rh_proc, wc->byte_len);
+		repost_rbuf(cn, rb);
+		pool_pump(pool);
+		return;
+	}
+	be_credits_replied(&cn->cn_cr);
+	ca->ca_reply_seen = true;
+	ca->ca_rbuf = rb;
+	cn->cn_refs++;
+	if (!ok) {
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(pool, "xid %08x: undecodable reply: %s", ca->ca_xid, rpcrdma_hdr_err_str(herr));
+		memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+		ca->ca_reply.br_err = BE_ERR_BAD_REPLY;
+	} else if (!be_reply_check(rh, &ca->ca_plan, ca->ca_wr, ca->ca_rp, rb->rb_buf, wc->byte_len,
+				   &ca->ca_reply)) {
+		switch (ca->ca_reply.br_err) {
+		case BE_ERR_VERS:
+			ctx->cx_stats.bs_err_vers++;
+			LOG(pool, "xid %08x: server refuses RPC-over-RDMA version 1 (ERR_VERS, it "
+				  "speaks %u..%u): giving up on this server", ca->ca_xid,
+			    ca->ca_reply.br_vers_low, ca->ca_reply.br_vers_high);
+			pool->po_fatal = true;
+			break;
+		case BE_ERR_CHUNK:
+			ctx->cx_stats.bs_err_chunk++;
+			LOG(pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->ca_xid);
+			break;
+		case BE_ERR_OVERRUN:
+			ctx->cx_stats.bs_write_overrun++;
+			LOG(pool, "xid %08x: chunk lengths beyond what was offered", ca->ca_xid);
+			break;
+		default:
+			ctx->cx_stats.bs_bad_reply++;
+			LOG(pool, "xid %08x: bad reply: %s", ca->ca_xid, be_err_str(ca->ca_reply.br_err));
+			break;
+		}
+	}
+	ca->ca_reply.br_xid = ca->ca_xid;
+	/* Remote invalidation only counts for a call with exactly one key. */
+	call_invalidate(cn, ca, wc->invalidated_rkey,
+			(wc->wc_flags & IBV_WC_WITH_INV) && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
+	if (pool->po_fatal) {
+		conn_fail(cn, "ERR_VERS");
+		if (pool->po_event_cb)
+			pool->po_event_cb(pool, BE_POOL_FATAL, pool->po_event_arg);
+		return;
+	}
+	if (cn->cn_state == BC_UP)
+		pool_pump(pool);
+}
+
+static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
+{
+	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	void *p = (void *)(uintptr_t)(wc->wr_id & ~(uint64_t)WR_TAG_MASK);
+	unsigned tag = wc->wr_id & WR_TAG_MASK;
+	struct be_call *ca = p;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+			ctx->cx_stats.bs_flushed++;
+		} else {
+			ctx->cx_stats.bs_wc_errors++;
+			LOG(cn->cn_pool, "completion error: %s (opcode %d, tag %u, vendor %u)",
+			    ibv_wc_status_str(wc->status), wc->opcode, tag, wc->vendor_err);
+		}
+		conn_fail(cn, "completion error");
+		return;
+	}
+	switch (tag) {
+	case WR_RECV:
+		on_recv(cn, p, wc);
+		break;
+	case WR_SEND:
+		ca->ca_send_done = true;
+		cn->cn_sq_used -= ca->ca_sq_binds;
+		ca->ca_sq_binds = 0;
+		call_put_sbuf(ca);
+		call_try_complete(ca);
+		pool_pump(cn->cn_pool);
+		break;
+	case WR_INV:
+		ca->ca_inv_pending = 0;
+		cn->cn_sq_used -= ca->ca_sq_inv;
+		ca->ca_sq_inv = 0;
+		call_try_complete(ca);
+		break;
+	default:
+		/* Binds are unsignaled: only errors come here (handled above). */
+		break;
+	}
+}
+
+static void on_cq(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct ibv_cq *cq;
+	void *cqctx;
+	struct ibv_wc wc[16];
+	int n, i;
+
+	(void)fd;
+	(void)what;
+	if (ibv_get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
+		ibv_ack_cq_events(cq, 1);
+		ibv_req_notify_cq(cq, 0);
+	}
+	/* Poll to empty after re-arming: nothing is left behind. */
+	while (cn->cn_state != BC_DEAD && (n = ibv_poll_cq(cn->cn_cq, 16, wc)) > 0) {
+		for (i = 0; i < n && cn->cn_state != BC_DEAD; i++)
+			on_wc(cn, &wc[i]);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Connections
+ * ------------------------------------------------------------------------ */
+static void slot_schedule(struct be_pool *pool, unsigned slot);
+
+static void conn_free_mem(struct be_conn *cn)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+
+	if (cn->cn_mr)
+		ibv_dereg_mr(cn->cn_mr);
+	cn->cn_mr = NULL;
+	free(cn->cn_mem);
+	free(cn->cn_rbufs);
+	free(cn->cn_sfree);
+	dev_put(ctx, cn->cn_devidx);
+	cn->cn_devidx = -1;
+	free(cn);
+}
+
+static void conn_put(struct be_conn *cn)
+{
+	if (--cn->cn_refs == 0)
+		conn_free_mem(cn);
+}
+
+/* Tear down what the connection holds; calls settled once each (see the
+ * opening essay).  Runs from the event loop, never inside a CM or CQ
+ * callback of the same connection. */
+static void conn_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct be_pool *pool = cn->cn_pool;
+	struct be_call *ca, *tmp;
+	struct be_call_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
+	struct be_mw *mw;
+	bool was_up = cn->cn_was_up;
+
+	(void)fd;
+	(void)what;
+	if (cn->cn_id && cn->cn_was_up)
+		rdma_disconnect(cn->cn_id);
+	if (cn->cn_qp) {
+		rdma_destroy_qp(cn->cn_id);
+		cn->cn_qp = NULL;
+	}
+	/* No WR of this connection can complete or touch memory now. */
+	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
+		tmp = TAILQ_NEXT(ca, ca_link);
+		TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
+		pool->po_ninflight--;
+		call_put_sbuf(ca);
+		call_dereg_mrs(ca);
+		ca->ca_inv_pending = 0;
+		ca->ca_send_done = true;
+		if (ca->ca_state == CS_INVALIDATING) {
+			/* The reply was good; windows died with the QP. */
+			TAILQ_INSERT_HEAD(&cn->cn_calls, ca, ca_link);
+			pool->po_ninflight++;
+			call_try_complete(ca);
+			continue;
+		}
+		call_free_mws(ca);
+		ca->ca_conn = NULL;
+		if (ca->ca_cancelled || ca->ca_keepalive) {
+			call_free(ca);
+			continue;
+		}
+		call_set_state(ca, CS_QUEUED);
+		TAILQ_INSERT_TAIL(&requeue, ca, ca_link);
+		pool->po_ctx->cx_stats.bs_resent++;
+	}
+	cn->cn_ka = NULL;
+	/* Re-sent first, in their original order. */
+	while ((ca = TAILQ_LAST(&requeue, be_call_list)) != NULL) {
+		TAILQ_REMOVE(&requeue, ca, ca_link);
+		TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
+		pool->po_nqueued++;
+	}
+	while ((mw = cn->cn_mwfree) != NULL) {
+		cn->cn_mwfree = mw->mw_next;
+		ibv_dealloc_mw(mw->mw_mw);
+		free(mw);
+	}
+	if (cn->cn_cq_ev)
+		event_free(cn->cn_cq_ev);
+	cn->cn_cq_ev = NULL;
+	if (cn->cn_cq)
+		ibv_destroy_cq(cn->cn_cq);
+	cn->cn_cq = NULL;
+	if (cn->cn_cc)
+		ibv_destroy_comp_channel(cn->cn_cc);
+	cn->cn_cc = NULL;
+	if (cn->cn_cm_ev)
+		event_free(cn->cn_cm_ev);
+	cn->cn_cm_ev = NULL;
+	if (cn->cn_timer)
+		event_free(cn->cn_timer);
+	cn->cn_timer = NULL;
+	if (cn->cn_id)
+		rdma_destroy_id(cn->cn_id);
+	cn->cn_id = NULL;
+	if (cn->cn_ch)
+		rdma_destroy_event_channel(cn->cn_ch);
+	cn->cn_ch = NULL;
+	event_free(cn->cn_reap_ev);
+	cn->cn_reap_ev = NULL;
+	if (pool->po_slots[cn->cn_slot].sl_conn == cn) {
+		pool->po_slots[cn->cn_slot].sl_conn = NULL;
+		if (!pool->po_fatal)
+			slot_schedule(pool, cn->cn_slot);
+	}
+	conn_put(cn);	/* the slot's reference */
+	if (was_up && pool->po_event_cb)
+		pool->po_event_cb(pool, BE_POOL_DOWN, pool->po_event_arg);
+	pool_pump(pool);
+}
+
+static void conn_fail(struct be_conn *cn, const char *why)
+{
+	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+
+	if (cn->cn_state == BC_DEAD)
+		return;
+	LOG(cn->cn_pool, "connection %u %s: %s", cn->cn_slot,
+	    cn->cn_state == BC_UP ? "lost" : "failed", why);
+	if (cn->cn_state == BC_UP)
+		ctx->cx_stats.bs_disconnects++;
+	else
+		ctx->cx_stats.bs_rejects++;
+	cn->cn_state = BC_DEAD;
+	event_active(cn->cn_reap_ev, 0, 0);
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Device, PD, CQ, QP, buffers; receives posted.  After ROUTE_RESOLVED. */
+static int conn_setup_qp(struct be_conn *cn)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_ctx *ctx = pool->po_ctx;
+	const struct be_config *cfg = &ctx->cx_cfg;
+	struct ibv_qp_init_attr qa;
+	struct ibv_device_attr *da;
+	unsigned i, cqe, nbinds;
+	int d;
+
+	d = dev_get(ctx, cn->cn_id->verbs);
+	if (d < 0)
+		return d;
+	cn->cn_devidx = d;
+	da = &ctx->cx_dev[d]->dv_attr;
+
+	cn->cn_nrecv = cfg->bc_credits + BE_BC_RESERVE + BE_RECV_HEADROOM;
+	cn->cn_nsend = cfg->bc_credits + BE_SEND_EXTRA;
+	nbinds = cfg->bc_reg_mode == BE_REG_MW ? 8 : 0;	/* typical windows per call */
+	cn->cn_sq_max = cn->cn_nsend * (1 + 2 * nbinds);
+	if (cn->cn_sq_max < 2 * BE_MAX_CALL_SEGS + 1)
+		cn->cn_sq_max = 2 * BE_MAX_CALL_SEGS + 1;
+	if (cn->cn_sq_max > (unsigned)da->max_qp_wr - 1)
+		cn->cn_sq_max = (unsigned)da->max_qp_wr - 1;
+	if (cn->cn_nrecv > (unsigned)da->max_qp_wr)
+		return -EINVAL;
+	cqe = cn->cn_sq_max + cn->cn_nrecv + 2;
+	if (cqe > (unsigned)da->max_cqe)
+		cqe = (unsigned)da->max_cqe;
+
+	cn->cn_cc = ibv_create_comp_channel(cn->cn_id->verbs);
+	if (!cn->cn_cc || set_nonblock(cn->cn_cc->fd) < 0)
+		return -EIO;
+	cn->cn_cq = ibv_create_cq(cn->cn_id->verbs, (int)cqe, cn, cn->cn_cc, 0);
+	if (!cn->cn_cq || ibv_req_notify_cq(cn->cn_cq, 0))
+		return -EIO;
+	cn->cn_cq_ev = event_new(ctx->cx_base, cn->cn_cc->fd, EV_READ | EV_PERSIST, on_cq, cn);
+	if (!cn->cn_cq_ev || event_add(cn->cn_cq_ev, NULL))
+		return -ENOMEM;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = cn->cn_cq;
+	qa.recv_cq = cn->cn_cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = cn->cn_sq_max + 1;
+	qa.cap.max_recv_wr = cn->cn_nrecv + 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(cn->cn_id, ctx->cx_dev[d]->dv_pd, &qa)) {
+		LOG(pool, "rdma_create_qp(send %u, recv %u): %s", qa.cap.max_send_wr,
+		    qa.cap.max_recv_wr, strerror(errno));
+		return -errno;
+	}
+	cn->cn_qp = cn->cn_id->qp;
+
+	cn->cn_memlen = (size_t)cn->cn_nrecv * cfg->bc_inline_recv +
+			(size_t)cn->cn_nsend * cfg->bc_inline_send;
+	if (posix_memalign((void **)&cn->cn_mem, 4096, cn->cn_memlen))
+		return -ENOMEM;
+	memset(cn->cn_mem, 0, cn->cn_memlen);
+	cn->cn_mr = ibv_reg_mr(ctx->cx_dev[d]->dv_pd, cn->cn_mem, cn->cn_memlen,
+			       IBV_ACCESS_LOCAL_WRITE);
+	cn->cn_rbufs = aligned_alloc(16, cn->cn_nrecv * sizeof(struct be_rbuf));
+	cn->cn_sfree = calloc(cn->cn_nsend, sizeof(unsigned));
+	if (!cn->cn_mr || !cn->cn_rbufs || !cn->cn_sfree)
+		return -ENOMEM;
+	for (i = 0; i < cn->cn_nsend; i++)
+		cn->cn_sfree[i] = cn->cn_nsend - 1 - i;
+	cn->cn_nsfree = cn->cn_nsend;
+	be_credits_init(&cn->cn_cr, cfg->bc_credits, BE_BC_RESERVE);
+	for (i = 0; i < cn->cn_nrecv; i++) {
+		cn->cn_rbufs[i].rb_conn = cn;
+		cn->cn_rbufs[i].rb_buf = cn->cn_mem + (size_t)i * cfg->bc_inline_recv;
+		repost_rbuf(cn, &cn->cn_rbufs[i]);
+		if (cn->cn_state == BC_DEAD)
+			return -EIO;
+	}
+	cn->cn_rr = cfg->bc_responder_resources;
+	if (cn->cn_rr > (unsigned)da->max_qp_rd_atom)
+		cn->cn_rr = (unsigned)da->max_qp_rd_atom;
+	cn->cn_id_depth = 16;
+	if (cn->cn_id_depth > (unsigned)da->max_qp_init_rd_atom)
+		cn->cn_id_depth = (unsigned)da->max_qp_init_rd_atom;
+	return 0;
+}
+
+static void conn_connect(struct be_conn *cn)
+{
+	const struct be_config *cfg = &cn->cn_pool->po_ctx->cx_cfg;
+	struct rdma_conn_param cp;
+	uint8_t pd[RPCRDMA_PD_LEN];
+	int rc;
+
+	rc = conn_setup_qp(cn);
+	if (rc < 0) {
+		conn_fail(cn, strerror(-rc));
+		return;
+	}
+	cn->cn_ours = (struct rpcrdma_pd){ .pd_remote_inv = cfg->bc_remote_inv &&
+						cfg->bc_reg_mode == BE_REG_MW,
+					   .pd_send_size = cfg->bc_inline_send,
+					   .pd_recv_size = cfg->bc_inline_recv };
+	rpcrdma_pd_encode(&cn->cn_ours, pd);
+	memset(&cp, 0, sizeof(cp));
+	cp.private_data = pd;
+	cp.private_data_len = sizeof(pd);
+	cp.responder_resources = (uint8_t)cn->cn_rr;
+	cp.initiator_depth = (uint8_t)cn->cn_id_depth;
+	cp.retry_count = 6;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(cn->cn_id, &cp)) {
+		conn_fail(cn, "rdma_connect failed");
+		return;
+	}
+	cn->cn_state = BC_CONNECTING;
+}
+
+static void keepalive_cb(struct be_call *ca, const struct be_reply *r, void *arg)
+{
+	(void)r;
+	(void)arg;
+	be_call_release(ca);
+}
+
+static void conn_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct be_pool *pool = cn->cn_pool;
+	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
+	struct be_call_desc d;
+	struct iovec iov;
+	uint8_t msg[40];
+	struct be_call *ca;
+	struct timeval tv;
+
+	(void)fd;
+	(void)what;
+	if (cn->cn_state != BC_UP) {
+		conn_fail(cn, "connect timeout");
+		return;
+	}
+	if (!cfg->bc_keepalive_ms)
+		return;
+	tv = ms_tv(cfg->bc_keepalive_ms);
+	evtimer_add(cn->cn_timer, &tv);
+	if (cn->cn_ka) {
+		if (ms_since(&cn->cn_ka->ca_sent_at) >= (long)cfg->bc_keepalive_ms)
+			conn_fail(cn, "keepalive NULL unanswered");
+		return;
+	}
+	if (ms_since(&cn->cn_last_rx) < (long)cfg->bc_keepalive_ms || !be_credits_can_send(&cn->cn_cr))
+		return;
+	/* NULL call: xid, CALL, rpcvers 2, prog, vers, proc 0, AUTH_NONE x2 */
+	memset(msg, 0, sizeof(msg));
+	pool->po_ka_xid = (pool->po_ka_xid + 1) | 0x80000000u;
+	chk_put_be32(msg, pool->po_ka_xid);
+	chk_put_be32(msg + 8, RPC_VERS);
+	chk_put_be32(msg + 12, cfg->bc_keepalive_prog);
+	chk_put_be32(msg + 16, cfg->bc_keepalive_vers);
+	iov = (struct iovec){ msg, sizeof(msg) };
+	d = (struct be_call_desc){ .cd_xid = pool->po_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	if (xid_busy(pool, d.cd_xid))
+		return;
+	ca = call_new(pool, &d, keepalive_cb, NULL);
+	if (!ca)
+		return;
+	memcpy(ca->ca_ka_msg, msg, sizeof(msg));
+	ca->ca_msg[0].iov_base = ca->ca_ka_msg;
+	ca->ca_keepalive = true;
+	if (call_post(cn, ca) < 0) {
+		call_free(ca);
+		return;
+	}
+	cn->cn_ka = ca;
+	pool->po_ctx->cx_stats.bs_keepalives++;
+}
+
+static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdlen)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_slot *sl = &pool->po_slots[cn->cn_slot];
+	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
+	struct timeval tv;
+
+	cn->cn_peer_raw_len = pdlen;
+	memcpy(cn->cn_peer_raw, pdata, pdlen < 8 ? pdlen : 8);
+	cn->cn_peer_pd = pdata && rpcrdma_pd_decode(pdata, pdlen, &cn->cn_peer);
+	if (!cn->cn_peer_pd)
+		rpcrdma_pd_decode(NULL, 0, &cn->cn_peer);	/* RFC 8797 defaults */
+	rpcrdma_inline_thresholds(&cn->cn_ours, &cn->cn_peer, &cn->cn_send_thresh,
+				  &cn->cn_recv_thresh);
+	if (cn->cn_send_thresh > cfg->bc_inline_send)
+		cn->cn_send_thresh = cfg->bc_inline_send;
+	cn->cn_state = BC_UP;
+	cn->cn_was_up = true;
+	now(&cn->cn_last_rx);
+	sl->sl_backoff_ms = 0;
+	pool->po_ctx->cx_stats.bs_connects++;
+	LOG(pool, "connection %u up: peer private data %s (send %u, recv %u, R %d), inline "
+		  "send %u recv %u, responder_resources %u initiator_depth %u", cn->cn_slot,
+	    cn->cn_peer_pd ? "yes" : "no", cn->cn_peer.pd_send_size, cn->cn_peer.pd_recv_size,
+	    cn->cn_peer.pd_remote_inv, cn->cn_send_thresh, cn->cn_recv_thresh, cn->cn_rr,
+	    cn->cn_id_depth);
+	evtimer_del(cn->cn_timer);
+	if (cfg->bc_keepalive_ms) {
+		tv = ms_tv(cfg->bc_keepalive_ms);
+		evtimer_add(cn->cn_timer, &tv);
+	}
+	if (pool->po_event_cb)
+		pool->po_event_cb(pool, BE_POOL_UP, pool->po_event_arg);
+	pool_pump(pool);
+}
+
+static void on_cm(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type type;
+	int status;
+	uint8_t pdata[256];
+	unsigned pdlen = 0;
+
+	(void)fd;
+	(void)what;
+	while (cn->cn_state != BC_DEAD && rdma_get_cm_event(cn->cn_ch, &ev) == 0) {
+		type = ev->event;
+		status = ev->status;
+		if ((type == RDMA_CM_EVENT_ESTABLISHED || type == RDMA_CM_EVENT_REJECTED) &&
+		    ev->param.conn.private_data) {
+			pdlen = ev->param.conn.private_data_len;
+			if (pdlen > sizeof(pdata))
+				pdlen = sizeof(pdata);
+			memcpy(pdata, ev->param.conn.private_data, pdlen);
+		}
+		/* Ack first: rdma_destroy_id() waits for every event acked. */
+		rdma_ack_cm_event(ev);
+		switch (type) {
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (rdma_resolve_route(cn->cn_id, (int)cn->cn_pool->po_ctx->cx_cfg.bc_connect_timeout_ms))
+				conn_fail(cn, "rdma_resolve_route failed");
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			conn_connect(cn);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			conn_established(cn, pdlen ? pdata : NULL, pdlen);
+			break;
+		case RDMA_CM_EVENT_REJECTED: {
+			char hex[3 * 16 + 1] = "";
+			unsigned i;
+
+			for (i = 0; i < pdlen && i < 16; i++)
+				snprintf(hex + 3 * i, 4, "%02x ", pdata[i]);
+			LOG(cn->cn_pool, "connection %u rejected: status %d, private data %u "
+					 "bytes: %s", cn->cn_slot, status, pdlen, hex);
+			conn_fail(cn, "REJECTED");
+			break;
+		}
+		case RDMA_CM_EVENT_ADDR_ERROR:
+		case RDMA_CM_EVENT_ROUTE_ERROR:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+			LOG(cn->cn_pool, "%s status %d", rdma_event_str(type), status);
+			conn_fail(cn, rdma_event_str(type));
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_ADDR_CHANGE:
+			conn_fail(cn, rdma_event_str(type));
+			break;
+		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+			break;
+		default:
+			LOG(cn->cn_pool, "ignored CM event %s status %d", rdma_event_str(type), status);
+			break;
+		}
+		pdlen = 0;
+	}
+}
+
+static void conn_start(struct be_pool *pool, unsigned slot)
+{
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_conn *cn;
+	struct timeval tv;
+
+	cn = aligned_alloc(16, (sizeof(*cn) + 15) & ~(size_t)15);
+	if (!cn) {
+		slot_schedule(pool, slot);
+		return;
+	}
+	memset(cn, 0, sizeof(*cn));
+	cn->cn_ctx = ctx;
+	cn->cn_pool = pool;
+	cn->cn_slot = slot;
+	cn->cn_refs = 1;
+	cn->cn_devidx = -1;
+	cn->cn_state = BC_RESOLVING;
+	TAILQ_INIT(&cn->cn_calls);
+	pool->po_slots[slot].sl_conn = cn;
+	cn->cn_reap_ev = event_new(ctx->cx_base, -1, 0, conn_reap, cn);
+	cn->cn_timer = evtimer_new(ctx->cx_base, conn_timer, cn);
+	if (!cn->cn_reap_ev || !cn->cn_timer) {
+		LOG(pool, "out of memory");
+		abort();
+	}
+	cn->cn_ch = rdma_create_event_channel();
+	if (!cn->cn_ch || set_nonblock(cn->cn_ch->fd) < 0 ||
+	    rdma_create_id(cn->cn_ch, &cn->cn_id, cn, RDMA_PS_TCP)) {
+		conn_fail(cn, "rdma_create_event_channel/id failed (no RDMA device?)");
+		return;
+	}
+	cn->cn_cm_ev = event_new(ctx->cx_base, cn->cn_ch->fd, EV_READ | EV_PERSIST, on_cm, cn);
+	if (!cn->cn_cm_ev || event_add(cn->cn_cm_ev, NULL)) {
+		conn_fail(cn, "event_add");
+		return;
+	}
+	tv = ms_tv(ctx->cx_cfg.bc_connect_timeout_ms);
+	evtimer_add(cn->cn_timer, &tv);
+	if (rdma_resolve_addr(cn->cn_id, NULL, (struct sockaddr *)&pool->po_addr,
+			      (int)ctx->cx_cfg.bc_connect_timeout_ms))
+		conn_fail(cn, "rdma_resolve_addr failed");
+}
+
+static void slot_retry(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_slot *sl = arg;
+
+	(void)fd;
+	(void)what;
+	conn_start(sl->sl_pool, sl->sl_idx);
+}
+
+static void slot_schedule(struct be_pool *pool, unsigned slot)
+{
+	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
+	struct be_slot *sl = &pool->po_slots[slot];
+	struct timeval tv;
+
+	sl->sl_backoff_ms = sl->sl_backoff_ms ? sl->sl_backoff_ms * 2 : cfg->bc_retry_min_ms;
+	if (sl->sl_backoff_ms > cfg->bc_retry_max_ms)
+		sl->sl_backoff_ms = cfg->bc_retry_max_ms;
+	tv = ms_tv(sl->sl_backoff_ms);
+	evtimer_add(sl->sl_retry, &tv);
+}
+
+/* ------------------------------------------------------------------------
+ * Pools
+ * ------------------------------------------------------------------------ */
+struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
+			    be_pool_event_fn *event_cb, void *arg)
+{
+	struct be_pool *pool;
+	unsigned k;
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (!addr || addrlen > sizeof(pool->po_addr)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	pool->po_ctx = ctx;
+	memcpy(&pool->po_addr, addr, addrlen);
+	pool->po_addrlen = addrlen;
+	pool->po_event_cb = event_cb;
+	pool->po_event_arg = arg;
+	if (addr->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)addr;
+
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		snprintf(pool->po_name, sizeof(pool->po_name), "%s:%u", host, ntohs(s->sin_port));
+	} else if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)addr;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+		snprintf(pool->po_name, sizeof(pool->po_name), "[%s]:%u", host, ntohs(s->sin6_port));
+	}
+	TAILQ_INIT(&pool->po_queue);
+	pool->po_nslots = ctx->cx_cfg.bc_conns;
+	pool->po_slots = calloc(pool->po_nslots, sizeof(struct be_slot));
+	if (!pool->po_slots) {
+		free(pool);
+		return NULL;
+	}
+	for (k = 0; k < pool->po_nslots; k++) {
+		struct be_slot *sl = &pool->po_slots[k];
+
+		sl->sl_pool = pool;
+		sl->sl_idx = k;
+		sl->sl_retry = evtimer_new(ctx->cx_base, slot_retry, sl);
+		if (!sl->sl_retry) {
+			LOG(pool, "out of memory");
+			abort();
+		}
+	}
+	pool->po_ka_xid = (uint32_t)random();
+	LIST_INSERT_HEAD(&ctx->cx_pools, pool, po_link);
+	for (k = 0; k < pool->po_nslots; k++)
+		conn_start(pool, k);
+	return pool;
+}
+
+/* Settle everything at once: no reconnect, queued calls fail. */
+void be_pool_free(struct be_pool *pool)
+{
+	struct be_call *ca;
+	unsigned k;
+
+	if (!pool)
+		return;
+	pool->po_fatal = true;
+	for (k = 0; k < pool->po_nslots; k++) {
+		struct be_slot *sl = &pool->po_slots[k];
+		struct be_conn *cn = sl->sl_conn;
+
+		if (cn) {
+			cn->cn_state = BC_DEAD;
+			cn->cn_was_up = false;	/* no DOWN event while freeing */
+			conn_reap(-1, 0, cn);
+		}
+		event_free(sl->sl_retry);
+	}
+	while ((ca = TAILQ_FIRST(&pool->po_queue)) != NULL) {
+		TAILQ_REMOVE(&pool->po_queue, ca, ca_link);
+		pool->po_nqueued--;
+		call_fail_queued(ca, BE_ERR_SHUTDOWN);
+	}
+	LIST_REMOVE(pool, po_link);
+	free(pool->po_slots);
+	free(pool);
+}
+
+void be_ctx_free(struct be_ctx *ctx)
+{
+	struct be_pool *pool;
+	struct be_region *rg;
+	int d;
+
+	if (!ctx)
+		return;
+	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
+		be_pool_free(pool);
+	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)
+		be_region_unregister(rg);
+	for (d = 0; d < BE_MAX_DEVS; d++) {
+		if (ctx->cx_dev[d]) {
+			/* still referenced by connections whose replies are held */
+			LOG(NULL, "device slot %d still in use at exit", d);
+		}
+	}
+	free(ctx);
+}
+
+int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_info *ci)
+{
+	const struct be_conn *cn;
+
+	memset(ci, 0, sizeof(*ci));
+	if (idx >= pool->po_nslots)
+		return -EINVAL;
+	cn = pool->po_slots[idx].sl_conn;
+	if (!cn || cn->cn_state != BC_UP)
+		return -ENOTCONN;
+	ci->ci_up = true;
+	ci->ci_credits = cn->cn_cr.cr_grant;
+	ci->ci_inflight = cn->cn_cr.cr_inflight;
+	ci->ci_send_threshold = cn->cn_send_thresh;
+	ci->ci_recv_threshold = cn->cn_recv_thresh;
+	ci->ci_peer_pd = cn->cn_peer_pd;
+	ci->ci_peer = cn->cn_peer;
+	memcpy(ci->ci_peer_raw, cn->cn_peer_raw, sizeof(ci->ci_peer_raw));
+	ci->ci_peer_raw_len = cn->cn_peer_raw_len;
+	ci->ci_recvs_posted = cn->cn_cr.cr_recvs;
+	ci->ci_responder_resources = cn->cn_rr;
+	ci->ci_initiator_depth = cn->cn_id_depth;
+	return 0;
+}
+
+unsigned be_pool_queued(const struct be_pool *pool)
+{
+	return pool->po_nqueued;
+}
+
+unsigned be_pool_inflight(const struct be_pool *pool)
+{
+	return pool->po_ninflight;
+}
+
+bool be_pool_up(const struct be_pool *pool)
+{
+	unsigned k;
+
+	for (k = 0; k < pool->po_nslots; k++)
+		if (pool->po_slots[k].sl_conn && pool->po_slots[k].sl_conn->cn_state == BC_UP)
+			return true;
+	return false;
+}
+
+void be_pool_conn_drop(struct be_pool *pool, unsigned idx)
+{
+	if (idx < pool->po_nslots && pool->po_slots[idx].sl_conn)
+		conn_fail(pool->po_slots[idx].sl_conn, "dropped on request");
+}
