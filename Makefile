@@ -5,6 +5,7 @@
 # without editing this file.
 
 PREFIX    ?= /usr/local
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 CC        ?= gcc
 SANITIZE  ?=
@@ -51,12 +52,12 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
 FUZZ_LIBSRC := $(wildcard chunking/*.c)
 
 .SECONDARY:
-.PHONY: all check unit fuzz fuzz-build vm bench demo deps install clean help tools
+.PHONY: all check unit fuzz fuzz-build vm pkg bench demo deps install clean help tools
 all: $(DAEMON) $(TOOLS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -93,6 +94,9 @@ unit: $(UNIT_BINS)
 vm: all
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/check.sh vm
 
+pkg:
+	@BUILD=$(BUILD) tests/check.sh pkg
+
 fuzz: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_CHECK_SECONDS=$(FUZZ_SECONDS) tests/check.sh fuzz
 
@@ -109,8 +113,10 @@ deps:
 install: $(DAEMON)
 	install -D -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gw
 	install -D -m 0644 config/rpcrdma-gw.conf $(DESTDIR)/etc/rpcrdma-gw/rpcrdma-gw.conf.sample
-	for u in systemd/*.service systemd/*.socket; do [ -e "$$u" ] && \
-	  install -D -m 0644 "$$u" $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done; true
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	for u in systemd/*.service systemd/*.socket; do \
+	  sed 's|/usr/sbin/rpcrdma-gw|$(PREFIX)/sbin/rpcrdma-gw|g' "$$u" > $(DESTDIR)$(UNITDIR)/$$(basename $$u) && \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u) || exit 1; done
 	for m in docs/man/*.[1-9]; do [ -e "$$m" ] && s=$${m##*.} && \
 	  install -D -m 0644 "$$m" $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done; true
 

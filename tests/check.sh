@@ -115,12 +115,27 @@ run_vm() {
 	done
 }
 
+run_pkg() {
+	local t name
+	for t in tests/pkg/check-*.sh; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		if BUILD=$BUILD "$t" >"$LOGDIR/pkg-$name.out" 2>&1; then
+			passed=$((passed + 1)); echo "ok:   pkg $name"
+		else
+			fail "pkg $name (log $LOGDIR/pkg-$name.out)"
+			tail -15 "$LOGDIR/pkg-$name.out" | sed 's/^/    /'
+		fi
+	done
+}
+
 case "${1:-all}" in
 unit) run_unit ;;
 fuzz) run_fuzz ;;
 vm) run_vm ;;
-all) run_unit; run_fuzz; run_vm ;;
-*) echo "usage: $0 all|unit|fuzz|vm" >&2; exit 2 ;;
+pkg) run_pkg ;;
+all) run_unit; run_pkg; run_fuzz; run_vm ;;
+*) echo "usage: $0 all|unit|fuzz|vm|pkg" >&2; exit 2 ;;
 esac
 
 if [ ${#failures[@]} -gt 0 ]; then
