@@ -327,6 +327,7 @@ static void cfg_defaults(struct cfg *cf)
 	cf->cf_log_level = CFG_LOG_INFO;
 	cf->cf_max_record = 1024 * 1024 + 8192;	/* 1 MiB WRITE + headers */
 	cf->cf_max_clients = 1024;
+	cf->cf_max_calls = 4096;
 	cf->cf_calls_per_client = 128;
 	cf->cf_bytes_per_client = 16u << 20;
 	cf->cf_held_calls = 1024;
@@ -449,6 +450,12 @@ static bool cfg_gateway_key(struct cfg_parser *cp, const char *name, const char 
 		if (!parse_uint(value, 1u << 20, &v) || v == 0)
 			return BAD("1..1048576");
 		cf->cf_max_clients = (unsigned)v;
+		return true;
+	}
+	if (!strcmp(name, "max_calls")) {
+		if (!parse_uint(value, 1u << 20, &v) || v == 0)
+			return BAD("1..1048576");
+		cf->cf_max_calls = (unsigned)v;
 		return true;
 	}
 	if (!strcmp(name, "calls_per_client")) {

@@ -97,6 +97,7 @@ enum gw_ctr {
 	GW_CTR_BACKEND_NOT_REPLY,	/* server sent a CALL (backchannel): dropped */
 	GW_CTR_RPCBIND_FAILED,
 	GW_CTR_ILLEGAL_TRANSITION,	/* call state machine refused a change (bug) */
+	GW_CTR_LOCAL_AUTH_ERROR,	/* bad credential or AUTH_TLS probe: local AUTH_ERROR */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

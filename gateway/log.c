@@ -45,6 +45,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_BACKEND_NOT_REPLY] = "backend_not_a_reply",
 	[GW_CTR_RPCBIND_FAILED] = "rpcbind_failed",
 	[GW_CTR_ILLEGAL_TRANSITION] = "illegal_transition",
+	[GW_CTR_LOCAL_AUTH_ERROR] = "local_auth_error",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -1,20 +1,251 @@
 // SPDX-License-Identifier: MIT
 /*
- * This file contains main() of rpcrdma-gw.  It is a placeholder until the
- * gateway path lands (issue "The gateway path"): it reports its version and
- * refuses to run, so nobody mistakes it for a working daemon.
+ * This file contains main() of rpcrdma-gw: command line, configuration,
+ * then one event loop with the buffer pool, the gateway (routes and their
+ * transports) and the TCP frontend.  SIGINT/SIGTERM stop the loop and
+ * everything is freed in reverse order; SIGHUP is reserved for reload
+ * (logged, not implemented yet); SIGUSR1 logs the counters.  Under systemd
+ * (Type=notify) it reports READY=1, feeds the watchdog and takes listening
+ * sockets passed by socket activation instead of the configured ones.
+ *
+ * The daemon never forks: --foreground is accepted for compatibility.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define GW_VERSION "0.1.0"
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "frontend.h"
+#include "gateway.h"
+
+struct gw_main {
+	struct event_base *m_base;
+	struct cfg *m_cfg;
+	struct gw_log m_log;
+	struct gw_stats m_stats;
+	struct gw_pool *m_pool;
+	struct gw_ctx *m_gw;
+	struct fe_frontend *m_fe;
+	struct event *m_sig[4];
+	struct event *m_watchdog;
+	uint64_t m_watchdog_usec;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rpcrdma-gw [-c FILE] [--listen ADDR[:PORT]]... [--backend HOST[:PORT]] [-v]...\n"
+		"                  [--foreground]\n"
+		"       rpcrdma-gw --check-config FILE\n"
+		"       rpcrdma-gw --version\n"
+		"\n"
+		"  -c, --config FILE      configuration file (default " CFG_DEFAULT_PATH " if present)\n"
+		"      --check-config FILE  parse and validate FILE, print \"configuration OK\" or the error\n"
+		"      --listen ADDR[:PORT] accept clients here (repeatable; replaces listen = lines)\n"
+		"      --backend HOST[:PORT] server address (replaces the first backend's address)\n"
+		"  -v, --verbose          one more log level (info -> debug)\n"
+		"      --foreground       accepted; the daemon never forks\n"
+		"  -V, --version          print the version\n"
+		"  -h, --help             this text\n");
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct gw_main *m = arg;
+
+	(void)what;
+	switch (sig) {
+	case SIGINT:
+	case SIGTERM:
+		gw_info(&m->m_log, "signal %d: shutting down", (int)sig);
+		sd_notify(0, "STOPPING=1");
+		event_base_loopbreak(m->m_base);
+		break;
+	case SIGHUP:
+		gw_warn(&m->m_log, "SIGHUP: configuration reload is not implemented yet; ignored");
+		break;
+	case SIGUSR1:
+		gw_stats_log(&m->m_stats, &m->m_log);
+		break;
+	}
+}
+
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	sd_notify(0, "WATCHDOG=1");
+}
+
+static int gw_main_setup(struct gw_main *m)
+{
+	static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	const struct cfg *cf = m->m_cfg;
+	struct gw_ctx_params gp;
+	struct fe_params fp;
+	int n, err;
+
+	m->m_base = event_base_new();
+	if (!m->m_base) {
+		gw_err(&m->m_log, "cannot create the event loop");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < 4; i++) {
+		m->m_sig[i] = evsignal_new(m->m_base, sigs[i], on_signal, m);
+		if (!m->m_sig[i] || evsignal_add(m->m_sig[i], NULL) < 0)
+			return -ENOMEM;
+	}
+	m->m_pool = gw_pool_new(cf->cf_buffer_size, cf->cf_buffers, cf->cf_hugepages);
+	if (!m->m_pool) {
+		gw_err(&m->m_log, "cannot allocate the buffer pool (%u x %u bytes)", cf->cf_buffers,
+		       cf->cf_buffer_size);
+		return -ENOMEM;
+	}
+	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s", cf->cf_buffers, cf->cf_buffer_size,
+		gw_pool_hugepages(m->m_pool) ? " (huge pages)" : "");
+	gp = (struct gw_ctx_params){
+		.gp_base = m->m_base, .gp_cfg = cf, .gp_log = &m->m_log, .gp_stats = &m->m_stats,
+		.gp_pool = m->m_pool, .gp_ncalls = cf->cf_max_calls,
+		.gp_rdma_ops = NULL,	/* backend-rdma/ not wired yet: TCP fallback */
+	};
+	m->m_gw = gw_ctx_new(&gp);
+	if (!m->m_gw) {
+		gw_err(&m->m_log, "cannot allocate the gateway");
+		return -ENOMEM;
+	}
+	fp = (struct fe_params){
+		.fp_base = m->m_base, .fp_cfg = cf, .fp_gw = m->m_gw, .fp_pool = m->m_pool,
+		.fp_log = &m->m_log, .fp_stats = &m->m_stats,
+	};
+	m->m_fe = fe_new(&fp);
+	if (!m->m_fe)
+		return -ENOMEM;
+	gw_ctx_set_frontend(m->m_gw, m->m_fe);
+	err = gw_ctx_start(m->m_gw);
+	if (err < 0)
+		return err;
+	n = sd_listen_fds(1);
+	if (n > 0) {
+		for (int i = 0; i < n; i++) {
+			err = fe_listen_fd(m->m_fe, SD_LISTEN_FDS_START + i);
+			if (err < 0) {
+				gw_err(&m->m_log, "socket activation fd %d: %s", SD_LISTEN_FDS_START + i,
+				       strerror(-err));
+				return err;
+			}
+		}
+		gw_info(&m->m_log, "listening on %d socket(s) from systemd", n);
+	} else {
+		err = fe_listen_cfg(m->m_fe);
+		if (err < 0)
+			return err;
+	}
+	if (sd_watchdog_enabled(1, &m->m_watchdog_usec) > 0) {
+		struct timeval tv = { (time_t)(m->m_watchdog_usec / 2000000),
+				      (suseconds_t)((m->m_watchdog_usec / 2) % 1000000) };
+
+		m->m_watchdog = event_new(m->m_base, -1, EV_PERSIST, on_watchdog, m);
+		if (m->m_watchdog)
+			event_add(m->m_watchdog, &tv);
+	}
+	return 0;
+}
+
+static void gw_main_teardown(struct gw_main *m)
+{
+	/* Reverse order: clients (their calls end), transports, memory. */
+	fe_free(m->m_fe);
+	gw_ctx_free(m->m_gw);
+	if (m->m_watchdog)
+		event_free(m->m_watchdog);
+	for (int i = 0; i < 4; i++)
+		if (m->m_sig[i])
+			event_free(m->m_sig[i]);
+	gw_pool_free(m->m_pool);
+	if (m->m_base)
+		event_base_free(m->m_base);
+	cfg_free(m->m_cfg);
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("rpcrdma-gw %s\n", GW_VERSION);
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", required_argument, NULL, 'C' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gw_main m;
+	struct cfg_overrides ov = { 0 };
+	const char *path = NULL, *check = NULL;
+	char err[512];
+	int opt, rc;
+
+	memset(&m, 0, sizeof(m));
+	while ((opt = getopt_long(argc, argv, "c:vVhf", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': path = optarg; break;
+		case 'C': check = optarg; break;
+		case 'l':
+			if (ov.co_nlisten == CFG_MAX_LISTEN) {
+				fprintf(stderr, "rpcrdma-gw: at most %d --listen\n", CFG_MAX_LISTEN);
+				return 2;
+			}
+			ov.co_listen[ov.co_nlisten++] = optarg;
+			break;
+		case 'b': ov.co_backend = optarg; break;
+		case 'v': ov.co_verbose++; break;
+		case 'f': break;
+		case 'V': printf("rpcrdma-gw %s\n", GW_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rpcrdma-gw: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (check) {
+		struct cfg *cf = cfg_load(check, NULL, err, sizeof(err));
+
+		if (!cf) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		cfg_free(cf);
+		printf("configuration OK\n");
 		return 0;
 	}
-	fprintf(stderr, "rpcrdma-gw %s: the gateway path is not built yet\n", GW_VERSION);
-	return 1;
+	if (!path && !ov.co_backend && access(CFG_DEFAULT_PATH, R_OK) == 0)
+		path = CFG_DEFAULT_PATH;
+	m.m_cfg = cfg_load(path, &ov, err, sizeof(err));
+	if (!m.m_cfg) {
+		fprintf(stderr, "rpcrdma-gw: %s\n", err);
+		return 1;
+	}
+	m.m_log.gl_level = m.m_cfg->cf_log_level;
+	signal(SIGPIPE, SIG_IGN);
+	gw_info(&m.m_log, "rpcrdma-gw %s starting (%s)", GW_VERSION, path ? path : "no config file");
+	rc = gw_main_setup(&m);
+	if (rc == 0) {
+		sd_notify(0, "READY=1");
+		event_base_dispatch(m.m_base);
+	}
+	gw_stats_log(&m.m_stats, &m.m_log);
+	gw_main_teardown(&m);
+	return rc == 0 ? 0 : 1;
 }

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the TCP frontend: listeners, client connections,
+ * record reception into pool buffers, the reply output queue, backpressure
+ * and timeouts (see frontend.h for the contract).
+ *
+ * A client connection reads only when every one of these holds:
+ *   - it is not closing,
+ *   - calls in flight < calls_per_client and bytes queued < bytes_per_client,
+ *   - the gateway does not hold it (its backend's hold queue is full),
+ *   - a pool buffer and a call object are free ("starved" otherwise: a
+ *     short retry timer looks again, since the pool has no waiter list).
+ * fe_conn_update() re-evaluates this after every change and adds or
+ * deletes the read event.  Bytes already received but not yet parsed may
+ * hold complete records while the socket itself is quiet, so resuming
+ * also activates the read event once by hand.
+ *
+ * Output: replies are queued in completion order (RPC over TCP matches
+ * replies by XID, not by order) and written with writev() gathering up to
+ * FE_WRITE_IOV pieces of several replies.  fc_out_off counts the bytes of
+ * the head reply already written.  A fully written reply finalizes its
+ * call, which gives its buffers back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "frontend.h"
+
+#define FE_MAX_LISTENERS	16
+#define FE_WRITE_IOV		128
+#define FE_RECORDS_PER_WAKEUP	32	/* fairness between clients */
+#define FE_STARVED_RETRY_MS	5
+
+struct fe_listener {
+	struct evconnlistener *fl_lev;
+	uint16_t fl_port;
+};
+
+TAILQ_HEAD(fe_conn_list, fe_conn);
+
+struct fe_frontend {
+	struct fe_params fe_p;
+	struct fe_listener fe_listeners[FE_MAX_LISTENERS];
+	unsigned fe_nlisteners;
+	bool fe_listen_paused;		/* at max_clients */
+	struct fe_conn_list fe_conns;
+	unsigned fe_nconns;
+	uint64_t fe_next_id;
+};
+
+struct fe_conn {
+	struct fe_frontend *fc_fe;
+	int fc_fd;
+	uint64_t fc_id;
+	uint64_t fc_key;		/* XID map client key */
+	char fc_name[80];
+	struct event *fc_rev, *fc_wev, *fc_timer;
+	struct gw_rx fc_rx;
+	struct gw_rec fc_rec;		/* record handed to the gateway */
+	struct gw_call_list fc_calls;	/* every live call of this client */
+	unsigned fc_ncalls;
+	size_t fc_bytes;		/* call records + queued replies */
+	struct gw_call_list fc_outq;	/* replies to write, in order */
+	size_t fc_out_off;		/* bytes of the head reply written */
+	bool fc_reading;		/* read event added */
+	bool fc_hold;			/* gateway: hold queue full */
+	bool fc_starved;		/* no buffer / call object: retry timer */
+	bool fc_closing;
+	uint64_t fc_last_ms;		/* last activity */
+	uint64_t fc_rec_start_ms;	/* when the partial record began */
+	TAILQ_ENTRY(fe_conn) fc_link;
+};
+
+static void fe_conn_update(struct fe_conn *c);
+
+static const struct cfg *fe_cfg(const struct fe_conn *c) { return c->fc_fe->fe_p.fp_cfg; }
+
+uint64_t fe_conn_key(const struct fe_conn *c) { return c->fc_key; }
+const char *fe_conn_name(const struct fe_conn *c) { return c->fc_name; }
+unsigned fe_nconns(const struct fe_frontend *fe) { return fe->fe_nconns; }
+
+/* ---- closing ---- */
+
+static void fe_listen_update(struct fe_frontend *fe)
+{
+	bool full = fe->fe_nconns >= fe->fe_p.fp_cfg->cf_max_clients;
+
+	if (full == fe->fe_listen_paused)
+		return;
+	fe->fe_listen_paused = full;
+	for (unsigned i = 0; i < fe->fe_nlisteners; i++) {
+		if (full)
+			evconnlistener_disable(fe->fe_listeners[i].fl_lev);
+		else
+			evconnlistener_enable(fe->fe_listeners[i].fl_lev);
+	}
+}
+
+/* The one way a client goes: its calls are finalized, memory returned. */
+static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason)
+{
+	struct fe_frontend *fe = c->fc_fe;
+
+	if (c->fc_closing)
+		return;
+	c->fc_closing = true;
+	if (why != GW_CTR__COUNT) {
+		gw_stat_inc(fe->fe_p.fp_stats, why);
+		gw_warn(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
+	} else {
+		gw_debug(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
+	}
+	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_CLOSED);
+	event_free(c->fc_rev);
+	event_free(c->fc_wev);
+	event_free(c->fc_timer);
+	gw_on_conn_close(fe->fe_p.fp_gw, c);
+	gw_rec_release(fe->fe_p.fp_pool, &c->fc_rec);
+	gw_rx_destroy(&c->fc_rx);
+	close(c->fc_fd);
+	TAILQ_REMOVE(&fe->fe_conns, c, fc_link);
+	fe->fe_nconns--;
+	free(c);
+	fe_listen_update(fe);
+}
+
+void fe_conn_finalize_calls(struct fe_conn *c, enum gw_end why)
+{
+	struct gw_call *call;
+
+	while ((call = TAILQ_FIRST(&c->fc_calls)))
+		gw_call_finalize(call, why);	/* calls fe_conn_call_remove() */
+}
+
+/* ---- the gateway's side ---- */
+
+void fe_conn_call_add(struct fe_conn *c, struct gw_call *call)
+{
+	call->ca_conn = c;
+	call->ca_client = c->fc_key;
+	call->ca_bytes = call->ca_rec.rc_len;
+	TAILQ_INSERT_TAIL(&c->fc_calls, call, ca_conn_link);
+	c->fc_ncalls++;
+	c->fc_bytes += call->ca_bytes;
+}
+
+void fe_conn_call_remove(struct fe_conn *c, struct gw_call *call)
+{
+	/* A reply still queued leaves the output queue (client closing, or
+	 * the gateway dropped it); a partly written one cannot: the stream
+	 * would be corrupt, so only the closing path gets here with it. */
+	for (struct gw_call *q = TAILQ_FIRST(&c->fc_outq); q; q = TAILQ_NEXT(q, ca_out_link))
+		if (q == call) {
+			if (q == TAILQ_FIRST(&c->fc_outq))
+				c->fc_out_off = 0;
+			TAILQ_REMOVE(&c->fc_outq, call, ca_out_link);
+			break;
+		}
+	TAILQ_REMOVE(&c->fc_calls, call, ca_conn_link);
+	c->fc_ncalls--;
+	c->fc_bytes -= call->ca_bytes;
+	call->ca_conn = NULL;
+	if (!c->fc_closing)
+		fe_conn_update(c);
+}
+
+void fe_conn_reply(struct fe_conn *c, struct gw_call *call)
+{
+	size_t n = gw_call_reply_bytes(call);
+
+	call->ca_bytes += n;
+	c->fc_bytes += n;
+	TAILQ_INSERT_TAIL(&c->fc_outq, call, ca_out_link);
+	if (!c->fc_closing)
+		event_add(c->fc_wev, NULL);
+}
+
+void fe_conn_hold(struct fe_conn *c, bool hold)
+{
+	if (c->fc_hold == hold)
+		return;
+	c->fc_hold = hold;
+	fe_conn_update(c);
+}
+
+void fe_resume_held(struct fe_frontend *fe)
+{
+	struct fe_conn *c, *next;
+
+	for (c = TAILQ_FIRST(&fe->fe_conns); c; c = next) {
+		next = TAILQ_NEXT(c, fc_link);
+		fe_conn_hold(c, false);
+	}
+}
+
+/* ---- reading ---- */
+
+static bool fe_conn_can_read(const struct fe_conn *c)
+{
+	const struct cfg *cf = fe_cfg(c);
+
+	return !c->fc_closing && !c->fc_hold && c->fc_ncalls < cf->cf_calls_per_client &&
+	       c->fc_bytes < cf->cf_bytes_per_client;
+}
+
+static void fe_timer_arm(struct fe_conn *c)
+{
+	const struct cfg *cf = fe_cfg(c);
+	uint64_t now = gw_now_ms(), deadline = 0;
+	struct timeval tv;
+
+	if (c->fc_starved) {
+		deadline = now + FE_STARVED_RETRY_MS;
+	} else if (gw_rx_partial(&c->fc_rx) && c->fc_reading) {
+		if (cf->cf_record_timeout_ms)
+			deadline = c->fc_rec_start_ms + cf->cf_record_timeout_ms;
+	} else if (c->fc_ncalls == 0 && cf->cf_idle_timeout_ms) {
+		deadline = c->fc_last_ms + cf->cf_idle_timeout_ms;
+	}
+	if (!deadline) {
+		evtimer_del(c->fc_timer);
+		return;
+	}
+	deadline = deadline > now ? deadline - now : 0;
+	tv.tv_sec = deadline / 1000;
+	tv.tv_usec = (deadline % 1000) * 1000;
+	evtimer_add(c->fc_timer, &tv);
+}
+
+static void fe_conn_update(struct fe_conn *c)
+{
+	bool want = fe_conn_can_read(c) && !c->fc_starved;
+
+	if (c->fc_closing)
+		return;
+	if (want && !c->fc_reading) {
+		event_add(c->fc_rev, NULL);
+		/* Records may already sit in the receive buffer. */
+		event_active(c->fc_rev, EV_READ, 0);
+		c->fc_reading = true;
+	} else if (!want && c->fc_reading) {
+		event_del(c->fc_rev);
+		c->fc_reading = false;
+		if (!c->fc_starved)
+			gw_stat_inc(c->fc_fe->fe_p.fp_stats, GW_CTR_CLIENT_PAUSED);
+	}
+	fe_timer_arm(c);
+}
+
+static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_conn *c = arg;
+	struct fe_frontend *fe = c->fc_fe;
+	struct gw_ctx *gw = fe->fe_p.fp_gw;
+	unsigned records = 0;
+
+	(void)what;
+	while (fe_conn_can_read(c)) {
+		bool was_partial = gw_rx_partial(&c->fc_rx);
+		enum gw_rx_status st;
+
+		if (records == FE_RECORDS_PER_WAKEUP) {
+			event_active(c->fc_rev, EV_READ, 0);	/* come back after others */
+			break;
+		}
+		if (gw_ctx_calls_avail(gw) == 0) {
+			gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CALLS_EMPTY);
+			c->fc_starved = true;
+			break;
+		}
+		st = gw_rx_read(&c->fc_rx, fd, &c->fc_rec);
+		if (!was_partial && gw_rx_partial(&c->fc_rx))
+			c->fc_rec_start_ms = gw_now_ms();
+		switch (st) {
+		case GW_RX_RECORD:
+			records++;
+			c->fc_last_ms = gw_now_ms();
+			if (gw_on_record(gw, c, &c->fc_rec) < 0) {
+				fe_conn_close(c, GW_CTR_CLIENT_GARBAGE, "record is not an RPC call");
+				return;
+			}
+			continue;
+		case GW_RX_AGAIN:
+			c->fc_last_ms = gw_now_ms();
+			break;
+		case GW_RX_EOF:
+			fe_conn_close(c, GW_CTR__COUNT, "end of stream");
+			return;
+		case GW_RX_IO_ERROR: {
+			char why[96];
+
+			snprintf(why, sizeof(why), "recv: %s", strerror(c->fc_rx.rx_errno));
+			fe_conn_close(c, GW_CTR_CLIENT_IO_ERROR, why);
+			return;
+		}
+		case GW_RX_TOO_BIG:
+			fe_conn_close(c, GW_CTR_CLIENT_TOO_BIG, "record above max_record");
+			return;
+		case GW_RX_TOO_FRAGMENTED:
+			fe_conn_close(c, GW_CTR_CLIENT_TOO_FRAGMENTED, "record in too many fragments");
+			return;
+		case GW_RX_NO_BUFFER:
+			gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_POOL_EMPTY);
+			c->fc_starved = true;
+			break;
+		default:
+			break;
+		}
+		break;
+	}
+	fe_conn_update(c);
+}
+
+static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_conn *c = arg;
+	const struct cfg *cf = fe_cfg(c);
+	uint64_t now = gw_now_ms();
+
+	(void)fd;
+	(void)what;
+	if (c->fc_starved) {
+		c->fc_starved = false;
+		fe_conn_update(c);
+		return;
+	}
+	if (gw_rx_partial(&c->fc_rx) && c->fc_reading && cf->cf_record_timeout_ms &&
+	    now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
+		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
+		return;
+	}
+	if (!gw_rx_partial(&c->fc_rx) && c->fc_ncalls == 0 && cf->cf_idle_timeout_ms &&
+	    now >= c->fc_last_ms + cf->cf_idle_timeout_ms) {
+		fe_conn_close(c, GW_CTR_CLIENT_IDLE_TIMEOUT, "idle (idle_timeout)");
+		return;
+	}
+	fe_timer_arm(c);
+}
+
+/* ---- writing ---- */
+
+static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_conn *c = arg;
+	struct fe_frontend *fe = c->fc_fe;
+
+	(void)what;
+	while (!TAILQ_EMPTY(&c->fc_outq)) {
+		struct iovec iov[FE_WRITE_IOV];
+		unsigned n = 0;
+		struct gw_call *call;
+		ssize_t w;
+		size_t skip = c->fc_out_off;
+
+		for (call = TAILQ_FIRST(&c->fc_outq); call && n < FE_WRITE_IOV - 1;
+		     call = TAILQ_NEXT(call, ca_out_link)) {
+			unsigned k = gw_call_reply_iov(call, iov + n, FE_WRITE_IOV - n);
+
+			/* Skip what was written of the head reply. */
+			while (skip && k) {
+				if (skip >= iov[n].iov_len) {
+					skip -= iov[n].iov_len;
+					memmove(iov + n, iov + n + 1, (k - 1) * sizeof(iov[0]));
+					k--;
+				} else {
+					iov[n].iov_base = (uint8_t *)iov[n].iov_base + skip;
+					iov[n].iov_len -= skip;
+					skip = 0;
+				}
+			}
+			n += k;
+		}
+		w = writev(fd, iov, (int)n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;		/* the write event stays */
+			{
+				char why[96];
+
+				snprintf(why, sizeof(why), "writev: %s", strerror(errno));
+				fe_conn_close(c, GW_CTR_CLIENT_IO_ERROR, why);
+			}
+			return;
+		}
+		c->fc_last_ms = gw_now_ms();
+		/* Retire every reply written in full. */
+		while ((call = TAILQ_FIRST(&c->fc_outq))) {
+			size_t left = gw_call_reply_bytes(call) - c->fc_out_off;
+
+			if ((size_t)w < left) {
+				c->fc_out_off += (size_t)w;
+				break;
+			}
+			w -= (ssize_t)left;
+			c->fc_out_off = 0;
+			TAILQ_REMOVE(&c->fc_outq, call, ca_out_link);
+			gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_REPLIES);
+			gw_call_finalize(call, GW_END_REPLIED);
+		}
+		if (w > 0 && TAILQ_EMPTY(&c->fc_outq))
+			break;	/* cannot happen: writev wrote what it was given */
+	}
+	event_del(c->fc_wev);
+	fe_timer_arm(c);
+}
+
+/* ---- accepting ---- */
+
+static uint64_t fe_key_of(const struct sockaddr *peer, socklen_t plen, uint16_t local_port)
+{
+	const uint8_t *p = (const uint8_t *)peer;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	/* FNV-1a over the peer address and port, and our port. */
+	if (peer->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)peer;
+
+		p = (const uint8_t *)&s->sin_addr;
+		plen = 4;
+		h = (h ^ s->sin_port) * 0x100000001b3ull;
+	} else if (peer->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)peer;
+
+		p = (const uint8_t *)&s->sin6_addr;
+		plen = 16;
+		h = (h ^ s->sin6_port) * 0x100000001b3ull;
+	}
+	for (socklen_t i = 0; i < plen; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	h = (h ^ local_port) * 0x100000001b3ull;
+	return h & ~(1ull << 63);	/* top bit: adopted sockets */
+}
+
+static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *name, uint64_t key)
+{
+	struct event_base *base = fe->fe_p.fp_base;
+	struct fe_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		goto err_alloc;
+	c->fc_fe = fe;
+	c->fc_fd = fd;
+	c->fc_id = ++fe->fe_next_id;
+	c->fc_key = key;
+	snprintf(c->fc_name, sizeof(c->fc_name), "%s#%llu", name, (unsigned long long)c->fc_id);
+	c->fc_rev = event_new(base, fd, EV_READ | EV_PERSIST, fe_conn_on_read, c);
+	if (!c->fc_rev)
+		goto err_rev;
+	c->fc_wev = event_new(base, fd, EV_WRITE | EV_PERSIST, fe_conn_on_write, c);
+	if (!c->fc_wev)
+		goto err_wev;
+	c->fc_timer = evtimer_new(base, fe_conn_on_timer, c);
+	if (!c->fc_timer)
+		goto err_timer;
+	gw_rx_init(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record);
+	gw_rec_init(&c->fc_rec);
+	TAILQ_INIT(&c->fc_calls);
+	TAILQ_INIT(&c->fc_outq);
+	c->fc_last_ms = gw_now_ms();
+	TAILQ_INSERT_TAIL(&fe->fe_conns, c, fc_link);
+	fe->fe_nconns++;
+	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_ACCEPTED);
+	gw_info(fe->fe_p.fp_log, "client %s connected", c->fc_name);
+	fe_conn_update(c);
+	fe_listen_update(fe);
+	return c;
+
+err_timer:
+	event_free(c->fc_wev);
+err_wev:
+	event_free(c->fc_rev);
+err_rev:
+	free(c);
+err_alloc:
+	close(fd);
+	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
+	gw_err(fe->fe_p.fp_log, "client %s refused: out of memory", name);
+	return NULL;
+}
+
+static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+			 int salen, void *arg)
+{
+	struct fe_frontend *fe = arg;
+	char host[INET6_ADDRSTRLEN + 8], name[INET6_ADDRSTRLEN + 16];
+	struct sockaddr_storage local;
+	socklen_t llen = sizeof(local);
+	uint16_t lport = 0;
+	int one = 1;
+
+	(void)lev;
+	if (fe->fe_nconns >= fe->fe_p.fp_cfg->cf_max_clients) {
+		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
+		gw_warn(fe->fe_p.fp_log, "client refused: max_clients %u reached",
+			fe->fe_p.fp_cfg->cf_max_clients);
+		close(fd);
+		return;
+	}
+	evutil_make_socket_nonblocking(fd);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
+		lport = local.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port)
+						    : ntohs(((struct sockaddr_in *)&local)->sin_port);
+	host[0] = '\0';
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		snprintf(name, sizeof(name), "%s:%u", host, ntohs(s->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+		snprintf(name, sizeof(name), "[%s]:%u", host, ntohs(s->sin6_port));
+	} else {
+		snprintf(name, sizeof(name), "local");
+	}
+	fe_conn_new(fe, fd, name, fe_key_of(sa, (socklen_t)salen, lport));
+}
+
+static void fe_on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct fe_frontend *fe = arg;
+
+	(void)lev;
+	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
+	gw_err(fe->fe_p.fp_log, "accept: %s", strerror(errno));
+}
+
+int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name)
+{
+	evutil_make_socket_nonblocking(fd);
+	return fe_conn_new(fe, fd, name, (1ull << 63) | (fe->fe_next_id + 1)) ? 0 : -ENOMEM;
+}
+
+int fe_listen_fd(struct fe_frontend *fe, int fd)
+{
+	struct fe_listener *l;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (fe->fe_nlisteners == FE_MAX_LISTENERS)
+		return -ENOSPC;
+	l = &fe->fe_listeners[fe->fe_nlisteners];
+	evutil_make_socket_nonblocking(fd);
+	l->fl_lev = evconnlistener_new(fe->fe_p.fp_base, fe_on_accept, fe,
+				       LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (!l->fl_lev)
+		return -ENOMEM;
+	evconnlistener_set_error_cb(l->fl_lev, fe_on_accept_error);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
+		l->fl_port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+						      : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	fe->fe_nlisteners++;
+	if (fe->fe_listen_paused)
+		evconnlistener_disable(l->fl_lev);
+	return 0;
+}
+
+int fe_listen_addr(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t len)
+{
+	int fd, one = 1, err;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* [::] serves IPv6 only; list 0.0.0.0 too for IPv4. */
+	if (sa->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, sa, len) < 0 || listen(fd, SOMAXCONN) < 0)
+		goto err_sock;
+	err = fe_listen_fd(fe, fd);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	return 0;
+
+err_sock:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int fe_listen_cfg(struct fe_frontend *fe)
+{
+	const struct cfg *cf = fe->fe_p.fp_cfg;
+
+	for (unsigned i = 0; i < cf->cf_nlisten; i++) {
+		const struct cfg_listen *l = &cf->cf_listen[i];
+		int err = fe_listen_addr(fe, (const struct sockaddr *)&l->cl_addr, l->cl_addrlen);
+
+		if (err < 0) {
+			gw_err(fe->fe_p.fp_log, "listen %s: %s", l->cl_text, strerror(-err));
+			return err;
+		}
+		gw_info(fe->fe_p.fp_log, "listening on %s", l->cl_text);
+	}
+	return 0;
+}
+
+uint16_t fe_listen_port(const struct fe_frontend *fe, unsigned i)
+{
+	return i < fe->fe_nlisteners ? fe->fe_listeners[i].fl_port : 0;
+}
+
+struct fe_frontend *fe_new(const struct fe_params *p)
+{
+	struct fe_frontend *fe = calloc(1, sizeof(*fe));
+
+	if (!fe)
+		return NULL;
+	fe->fe_p = *p;
+	TAILQ_INIT(&fe->fe_conns);
+	return fe;
+}
+
+void fe_free(struct fe_frontend *fe)
+{
+	struct fe_conn *c;
+
+	if (!fe)
+		return;
+	for (unsigned i = 0; i < fe->fe_nlisteners; i++)
+		evconnlistener_free(fe->fe_listeners[i].fl_lev);
+	fe->fe_nlisteners = 0;
+	while ((c = TAILQ_FIRST(&fe->fe_conns)))
+		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
+	free(fe);
+}

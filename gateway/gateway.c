@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the gateway proper: the context, routing of RPC
+ * programs to paths (route + transport), XID remapping, the hold queues
+ * that keep calls while a backend is unreachable, local replies, and the
+ * single finalize path of every call.
+ *
+ * Life of a call here: gw_on_record() turns a client record into a call,
+ * decodes its header and either answers it locally (RPC_MISMATCH,
+ * PROG_UNAVAIL, PROG_MISMATCH, AUTH_ERROR) or maps its XID and submits it
+ * to its path.  A path whose transport is not up keeps the call in its hold
+ * queue, in arrival order, and submits the queue when the transport says
+ * it is up (gw_path_ready).  A hold queue above held_calls stops reading
+ * the clients that feed it; they resume when it drains below half.  Nothing
+ * here ever turns an outage into an RPC error: NFS clients would map it to
+ * EIO.  gw_call_complete() takes the server's reply, gw_call_finalize()
+ * ends every call, whatever happened.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <event2/event.h>
+
+#include "frontend.h"
+#include "gateway.h"
+
+struct gw_backend {
+	const struct cfg_backend *bk_cfg;
+	struct gw_xmap *bk_xmap;
+};
+
+struct gw_path {
+	struct gw_ctx *pa_gw;
+	struct gw_backend *pa_backend;
+	const struct cfg_route *pa_route;
+	const struct gw_transport_ops *pa_ops;
+	void *pa_tp;
+	bool pa_up;
+	bool pa_blocking;		/* some clients held for this queue */
+	struct gw_call_list pa_held;
+	unsigned pa_nheld;
+	char pa_name[2 * CFG_NAME_MAX + 8];
+	struct gw_path_info pa_info;
+};
+
+struct gw_ctx {
+	struct gw_ctx_params gw_p;
+	struct gw_call_pool *gw_calls;
+	struct fe_frontend *gw_fe;
+	unsigned gw_nbackends;
+	struct gw_backend gw_backends[CFG_MAX_BACKENDS];
+	unsigned gw_npaths;
+	struct gw_path gw_paths[CFG_MAX_ROUTES];
+};
+
+const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
+struct gw_stats *gw_ctx_stats(struct gw_ctx *gw) { return gw->gw_p.gp_stats; }
+struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
+const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw) { return gw->gw_p.gp_cfg; }
+struct event_base *gw_ctx_base(const struct gw_ctx *gw) { return gw->gw_p.gp_base; }
+unsigned gw_ctx_calls_avail(const struct gw_ctx *gw) { return gw_call_pool_avail(gw->gw_calls); }
+void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe) { gw->gw_fe = fe; }
+const struct gw_path_info *gw_path_info(const struct gw_path *pa) { return &pa->pa_info; }
+const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
+
+#define LG(gw) ((gw)->gw_p.gp_log)
+#define ST(gw) ((gw)->gw_p.gp_stats)
+
+struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
+{
+	const struct cfg *cf = p->gp_cfg;
+	struct gw_ctx *gw = calloc(1, sizeof(*gw));
+	unsigned xcap;
+
+	if (!gw)
+		return NULL;
+	gw->gw_p = *p;
+	gw->gw_calls = gw_call_pool_new(p->gp_ncalls, p->gp_pool, p->gp_stats, p->gp_log);
+	if (!gw->gw_calls)
+		goto err;
+	/* In-flight calls always fit; the rest remembers answered XIDs. */
+	xcap = p->gp_ncalls + (p->gp_ncalls * 4 > 4096 ? p->gp_ncalls * 4 : 4096);
+	for (unsigned i = 0; i < cf->cf_nbackends; i++) {
+		uint32_t first;
+
+		if (getrandom(&first, sizeof(first), 0) != sizeof(first))
+			first = (uint32_t)gw_now_ms() * 2654435761u;
+		gw->gw_backends[i].bk_cfg = &cf->cf_backends[i];
+		gw->gw_backends[i].bk_xmap = gw_xmap_new(xcap, first);
+		if (!gw->gw_backends[i].bk_xmap)
+			goto err;
+		gw->gw_nbackends++;
+	}
+	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
+		struct gw_path *pa = &gw->gw_paths[i];
+		const struct cfg_route *r = &cf->cf_routes[i];
+
+		pa->pa_gw = gw;
+		pa->pa_route = r;
+		pa->pa_backend = &gw->gw_backends[r->cr_backend];
+		TAILQ_INIT(&pa->pa_held);
+		snprintf(pa->pa_name, sizeof(pa->pa_name), "%s->%s", r->cr_name,
+			 pa->pa_backend->bk_cfg->cb_name);
+		pa->pa_info = (struct gw_path_info){
+			.pi_backend = pa->pa_backend->bk_cfg, .pi_route = r, .pi_pool = p->gp_pool,
+			.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base, .pi_cfg = cf,
+		};
+		gw->gw_npaths++;
+	}
+	return gw;
+err:
+	gw_ctx_free(gw);
+	return NULL;
+}
+
+int gw_ctx_start(struct gw_ctx *gw)
+{
+	for (unsigned i = 0; i < gw->gw_npaths; i++) {
+		struct gw_path *pa = &gw->gw_paths[i];
+		const struct cfg_route *r = pa->pa_route;
+
+		pa->pa_ops = &gw_transport_tcp;
+		if (r->cr_transport == CFG_TRANSPORT_RDMA) {
+			if (gw->gw_p.gp_rdma_ops)
+				pa->pa_ops = gw->gw_p.gp_rdma_ops;
+			else
+				gw_warn(LG(gw), "route %s: transport rdma is not wired yet; "
+					"using the TCP fallback to %s port %u", r->cr_name,
+					pa->pa_backend->bk_cfg->cb_host,
+					r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
+		}
+		pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+		if (!pa->pa_tp) {
+			gw_err(LG(gw), "route %s: cannot create transport %s", r->cr_name,
+			       pa->pa_ops->to_name);
+			return -ENOMEM;
+		}
+		gw_info(LG(gw), "route %s: program %u -> backend %s (%s) via %s", r->cr_name, r->cr_prog,
+			pa->pa_backend->bk_cfg->cb_name, pa->pa_backend->bk_cfg->cb_host,
+			pa->pa_ops->to_name);
+	}
+	return 0;
+}
+
+void gw_ctx_free(struct gw_ctx *gw)
+{
+	if (!gw)
+		return;
+	/* Clients (and so their calls) are gone first: fe_free() runs before. */
+	for (unsigned i = 0; i < gw->gw_npaths; i++) {
+		struct gw_path *pa = &gw->gw_paths[i];
+		struct gw_call *c;
+
+		while ((c = TAILQ_FIRST(&pa->pa_held)))
+			gw_call_finalize(c, GW_END_SHUTDOWN);
+		if (pa->pa_tp)
+			pa->pa_ops->to_destroy(pa->pa_tp);
+		pa->pa_tp = NULL;
+	}
+	for (unsigned i = 0; i < gw->gw_nbackends; i++)
+		gw_xmap_free(gw->gw_backends[i].bk_xmap);
+	gw_call_pool_free(gw->gw_calls);
+	free(gw);
+}
+
+/* ---- replies ---- */
+
+static void gw_call_set_reply(struct gw_call *c, const struct iovec *iov, unsigned niov)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < niov; i++)
+		len += iov[i].iov_len;
+	c->ca_reply_iov = iov;
+	c->ca_reply_niov = niov;
+	c->ca_reply_len = len;
+	rm_encode_hdr(c->ca_mark, (uint32_t)len, true);
+	chk_put_be32(c->ca_mark + 4, c->ca_cxid);
+}
+
+static void gw_xent_settle(struct gw_call *c)
+{
+	struct gw_ctx *gw = c->ca_gw;
+
+	if (c->ca_xent && c->ca_path) {
+		if (c->ca_xent->xe_call == c)
+			gw_xmap_settle(c->ca_path->pa_backend->bk_xmap, c->ca_xent, gw_now_ms(),
+				       gw->gw_p.gp_cfg->cf_drc_window_ms);
+		c->ca_xent = NULL;
+	}
+}
+
+void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
+{
+	struct gw_ctx *gw = c->ca_gw;
+
+	if (c->ca_state != GW_CALL_SENT) {
+		gw_stat_inc(ST(gw), GW_CTR_ILLEGAL_TRANSITION);
+		gw_err(LG(gw), "xid %#x: reply in state %s", c->ca_cxid, gw_call_state_str(c->ca_state));
+		return;
+	}
+	gw_call_set_reply(c, iov, niov);
+	if (c->ca_reply_len < 8) {	/* transports check this; belt and braces */
+		gw_stat_inc(ST(gw), GW_CTR_BACKEND_GARBAGE);
+		gw_err(LG(gw), "xid %#x: reply of %zu bytes", c->ca_cxid, c->ca_reply_len);
+		gw_call_finalize(c, GW_END_FAILED);
+		return;
+	}
+	gw_call_set_state(c, GW_CALL_REPLIED);
+	gw_xent_settle(c);
+	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_reply_len);
+	fe_conn_reply(c->ca_conn, c);
+}
+
+static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rpc_reply_hdr *st,
+			   enum gw_ctr ctr)
+{
+	struct xdr_enc xe;
+
+	gw_stat_inc(ST(gw), ctr);
+	xdr_enc_init(&xe, c->ca_local, sizeof(c->ca_local));
+	if (!rpc_local_reply(&xe, c->ca_cxid, st)) {
+		gw_err(LG(gw), "xid %#x: cannot encode local reply", c->ca_cxid);
+		gw_call_finalize(c, GW_END_FAILED);
+		return;
+	}
+	c->ca_local_iov = (struct iovec){ c->ca_local, xe.xe_len };
+	gw_call_set_reply(c, &c->ca_local_iov, 1);
+	gw_call_set_state(c, GW_CALL_REPLIED);
+	gw_info(LG(gw), "xid %#x prog %u vers %u from %s: local reply (%s)", c->ca_cxid, c->ca_prog,
+		c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
+	fe_conn_reply(c->ca_conn, c);
+}
+
+/* ---- finalize: the one end of every call ---- */
+
+void gw_call_finalize(struct gw_call *c, enum gw_end why)
+{
+	struct gw_ctx *gw = c->ca_gw;
+	enum gw_call_state prev = c->ca_state;
+	struct gw_path *pa = c->ca_path;
+
+	if (prev == GW_CALL_DONE || prev == GW_CALL_FREE)
+		return;
+	if (gw_call_set_state(c, GW_CALL_DONE) < 0)
+		return;
+	if (prev == GW_CALL_HELD) {
+		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
+		pa->pa_nheld--;
+	}
+	if (c->ca_conn)
+		fe_conn_call_remove(c->ca_conn, c);
+	gw_xent_settle(c);
+	if (c->ca_tp_owned) {
+		c->ca_tp_owned = false;
+		if (prev == GW_CALL_REPLIED)
+			pa->pa_ops->to_release(pa->pa_tp, c);
+		else
+			pa->pa_ops->to_cancel(pa->pa_tp, c);
+	}
+	switch (why) {
+	case GW_END_CLIENT_GONE:
+	case GW_END_SHUTDOWN:
+		if (prev != GW_CALL_REPLIED)
+			gw_stat_inc(ST(gw), GW_CTR_CALLS_CANCELLED);
+		break;
+	case GW_END_FAILED:
+		gw_stat_inc(ST(gw), GW_CTR_CALLS_FAILED);
+		break;
+	default:
+		break;
+	}
+	if (why != GW_END_REPLIED)
+		gw_debug(LG(gw), "xid %#x (gw %#x): ended in %s: %s", c->ca_cxid, c->ca_gxid,
+			 gw_call_state_str(prev), gw_end_str(why));
+	if (pa && pa->pa_blocking && pa->pa_nheld <= gw->gw_p.gp_cfg->cf_held_calls / 2) {
+		pa->pa_blocking = false;
+		if (gw->gw_fe)
+			fe_resume_held(gw->gw_fe);
+	}
+	gw_call_put(c);
+}
+
+void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn)
+{
+	(void)gw;
+	fe_conn_finalize_calls(conn, GW_END_CLIENT_GONE);
+}
+
+/* ---- submit and hold ---- */
+
+static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+
+	if (gw_call_set_state(c, GW_CALL_HELD) < 0)
+		return;
+	if (at_head)
+		TAILQ_INSERT_HEAD(&pa->pa_held, c, ca_path_link);
+	else
+		TAILQ_INSERT_TAIL(&pa->pa_held, c, ca_path_link);
+	pa->pa_nheld++;
+	if (at_head)
+		return;
+	gw_stat_inc(ST(gw), GW_CTR_CALLS_HELD);
+	if (pa->pa_nheld > gw->gw_p.gp_cfg->cf_held_calls && c->ca_conn) {
+		gw_stat_inc(ST(gw), GW_CTR_HOLD_FULL);
+		if (!pa->pa_blocking)
+			gw_warn(LG(gw), "path %s: %u calls held; reading from clients paused",
+				pa->pa_name, pa->pa_nheld);
+		pa->pa_blocking = true;
+		fe_conn_hold(c->ca_conn, true);
+	}
+}
+
+/* Try the transport; false when it refused with -EAGAIN (call back in HELD
+ * at the head of the queue, or the tail when new). */
+static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	int rc;
+
+	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
+		return true;
+	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
+	if (rc == 0)
+		return true;
+	if (rc == -EAGAIN) {
+		gw_path_hold(pa, c, was_held);
+		return false;
+	}
+	gw_err(LG(gw), "xid %#x (gw %#x): path %s refused the call: %s", c->ca_cxid, c->ca_gxid,
+	       pa->pa_name, strerror(-rc));
+	gw_call_finalize(c, GW_END_FAILED);
+	return true;
+}
+
+static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
+{
+	if (!pa->pa_up || !TAILQ_EMPTY(&pa->pa_held))
+		gw_path_hold(pa, c, false);
+	else
+		gw_path_try(pa, c, false);
+}
+
+void gw_path_ready(struct gw_path *pa, bool up)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	struct gw_call *c;
+
+	if (pa->pa_up != up)
+		gw_info(LG(gw), "path %s: transport %s %s (%u calls held)", pa->pa_name,
+			pa->pa_ops->to_name, up ? "up" : "down", pa->pa_nheld);
+	pa->pa_up = up;
+	while (pa->pa_up && (c = TAILQ_FIRST(&pa->pa_held))) {
+		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
+		pa->pa_nheld--;
+		if (!gw_path_try(pa, c, true))
+			break;
+	}
+	if (pa->pa_blocking && pa->pa_nheld <= gw->gw_p.gp_cfg->cf_held_calls / 2) {
+		pa->pa_blocking = false;
+		if (gw->gw_fe)
+			fe_resume_held(gw->gw_fe);
+	}
+}
+
+struct gw_call *gw_path_lookup(struct gw_path *pa, uint32_t gxid)
+{
+	struct gw_xent *xe = gw_xmap_by_gxid(pa->pa_backend->bk_xmap, gxid);
+
+	if (!xe || !xe->xe_call || xe->xe_call->ca_path != pa || xe->xe_call->ca_state != GW_CALL_SENT)
+		return NULL;
+	return xe->xe_call;
+}
+
+/* ---- a record from a client ---- */
+
+static struct gw_path *gw_route(struct gw_ctx *gw, uint32_t prog)
+{
+	for (unsigned i = 0; i < gw->gw_npaths; i++)
+		if (gw->gw_paths[i].pa_route->cr_prog == prog)
+			return &gw->gw_paths[i];
+	return NULL;
+}
+
+int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
+{
+	struct rpc_reply_hdr st = { 0 };
+	struct rpc_call_hdr hdr;
+	struct xdr_cur xc;
+	struct gw_call *c;
+	struct gw_path *pa;
+	struct gw_xent *xe;
+	uint32_t xid, mtype;
+	bool evicted;
+
+	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
+	if (!xdr_get_u32(&xc, &xid) || !xdr_get_u32(&xc, &mtype) ||
+	    (mtype != RPC_CALL && mtype != RPC_REPLY)) {
+		gw_err(LG(gw), "client %s: record of %zu bytes is not an RPC message",
+		       fe_conn_name(conn), rec->rc_len);
+		gw_rec_release(gw->gw_p.gp_pool, rec);
+		return -EPROTO;
+	}
+	if (mtype == RPC_REPLY) {
+		/* A backchannel reply (NFSv4.1 callbacks): the gateway does not
+		 * forward callbacks yet, so nobody asked for it. */
+		gw_stat_inc(ST(gw), GW_CTR_NOT_A_CALL);
+		gw_debug(LG(gw), "xid %#x from %s: REPLY message dropped", xid, fe_conn_name(conn));
+		gw_rec_release(gw->gw_p.gp_pool, rec);
+		return 0;
+	}
+	c = gw_call_new(gw->gw_calls, gw);
+	if (!c) {
+		/* The frontend checks gw_ctx_calls_avail() before reading. */
+		gw_stat_inc(ST(gw), GW_CTR_CALLS_EMPTY);
+		gw_rec_release(gw->gw_p.gp_pool, rec);
+		return -ENOMEM;
+	}
+	gw_stat_inc(ST(gw), GW_CTR_CALLS);
+	gw_rec_move(&c->ca_rec, rec);
+	c->ca_cxid = xid;
+	c->ca_start_ms = gw_now_ms();
+	fe_conn_call_add(conn, c);
+
+	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
+	if (!rpc_call_decode(&xc, &hdr)) {
+		if (hdr.rc_auth_stat) {
+			st.rr_stat = RPC_MSG_DENIED;
+			st.rr_reject_stat = RPC_AUTH_ERROR;
+			st.rr_auth_stat = hdr.rc_auth_stat;
+			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+			return 0;
+		}
+		gw_err(LG(gw), "xid %#x from %s: undecodable call header (%s)", xid,
+		       fe_conn_name(conn), xdr_err_str(xc.xc_err));
+		gw_call_finalize(c, GW_END_FAILED);
+		return -EPROTO;
+	}
+	c->ca_prog = hdr.rc_prog;
+	c->ca_vers = hdr.rc_vers;
+	c->ca_proc = hdr.rc_proc;
+	if (hdr.rc_rpcvers != RPC_VERS) {
+		st.rr_stat = RPC_MSG_DENIED;
+		st.rr_reject_stat = RPC_MISMATCH;
+		st.rr_low = st.rr_high = RPC_VERS;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
+		return 0;
+	}
+	if (hdr.rc_cred.oa_flavor == RPC_AUTH_TLS) {
+		/* RFC 9289 4.1: a server without RPC-with-TLS rejects the probe;
+		 * the gateway does not offer TLS yet, whatever the server does. */
+		st.rr_stat = RPC_MSG_DENIED;
+		st.rr_reject_stat = RPC_AUTH_ERROR;
+		st.rr_auth_stat = RPC_AUTH_BADCRED;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+		return 0;
+	}
+	pa = gw_route(gw, hdr.rc_prog);
+	if (!pa) {
+		st.rr_stat = RPC_MSG_ACCEPTED;
+		st.rr_accept_stat = RPC_PROG_UNAVAIL;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
+		return 0;
+	}
+	if (hdr.rc_vers < pa->pa_route->cr_vers_low || hdr.rc_vers > pa->pa_route->cr_vers_high) {
+		st.rr_stat = RPC_MSG_ACCEPTED;
+		st.rr_accept_stat = RPC_PROG_MISMATCH;
+		st.rr_low = pa->pa_route->cr_vers_low;
+		st.rr_high = pa->pa_route->cr_vers_high;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_MISMATCH);
+		return 0;
+	}
+	c->ca_path = pa;
+
+	/* XID remapping. */
+	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, xid, c->ca_start_ms);
+	if (xe && xe->xe_call) {
+		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
+		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
+			xid, fe_conn_name(conn), xe->xe_gxid);
+		gw_call_finalize(c, GW_END_RETRANS);
+		return 0;
+	}
+	if (xe) {
+		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
+		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", xid,
+			fe_conn_name(conn), xe->xe_gxid);
+		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
+	} else {
+		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, xid, c, c->ca_start_ms, &evicted);
+		if (evicted)
+			gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+		if (!xe) {	/* cannot happen: the map holds every call object */
+			gw_err(LG(gw), "xid %#x: XID map full", xid);
+			gw_call_finalize(c, GW_END_FAILED);
+			return 0;
+		}
+	}
+	c->ca_xent = xe;
+	c->ca_gxid = xe->xe_gxid;
+	gw_rec_put_be32(&c->ca_rec, 0, c->ca_gxid);
+	gw_debug(LG(gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s", xid,
+		 c->ca_prog, c->ca_vers, c->ca_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
+	gw_path_submit(pa, c);
+	return 0;
+}
