@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_gw_harness.h - in-process gateway for host tests (included by
+ * test_gw_e2e.c and test_fe_conn.c; static functions only).
+ *
+ *   client socket ──socketpair──▶ frontend ─ gateway ─ TCP transport ──127.0.0.1──▶ tiny RPC server
+ *   (test thread, pumps the loop)      (event loop in the test thread)                (its own thread)
+ *
+ * The tiny server answers every call with: XID, REPLY, MSG_ACCEPTED,
+ * AUTH_NONE verifier, SUCCESS, then the call's last 4 bytes (a tag the
+ * test puts there), so a reply shows which call it answers.  It records
+ * the XIDs it saw (the gateway XIDs) and can hold replies back, or drop
+ * the connection on a chosen call without answering.
+ */
+#ifndef TEST_GW_HARNESS_H
+#define TEST_GW_HARNESS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "frontend.h"
+#include "gateway.h"
+
+/* ---- tiny RPC server ---- */
+
+struct h_server {
+	int lfd;
+	uint16_t port;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	bool stop;
+	bool hold;		/* keep replies back */
+	int drop_at;		/* close the connection on call number N (1-based), once */
+	unsigned ncalls;	/* calls seen */
+	unsigned nconns;	/* connections accepted */
+	uint32_t xids[1024];
+};
+
+static bool h_read_full(int fd, void *buf, size_t n, struct h_server *s)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		if (poll(&pfd, 1, 20) == 0) {
+			bool stop;
+
+			pthread_mutex_lock(&s->mu);
+			stop = s->stop;
+			pthread_mutex_unlock(&s->mu);
+			if (stop)
+				return false;
+			continue;
+		}
+		r = read(fd, p, n);
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static void h_send_reply(int fd, uint32_t xid, uint32_t tag)
+{
+	uint8_t r[32];
+
+	chk_put_be32(r, RM_LAST_FRAG | 28);
+	chk_put_be32(r + 4, xid);
+	chk_put_be32(r + 8, 1);		/* REPLY */
+	chk_put_be32(r + 12, 0);	/* MSG_ACCEPTED */
+	chk_put_be32(r + 16, 0);	/* AUTH_NONE */
+	chk_put_be32(r + 20, 0);	/* verifier length */
+	chk_put_be32(r + 24, 0);	/* SUCCESS */
+	chk_put_be32(r + 28, tag);
+	if (write(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		/* the gateway went away: fine for a test server */
+	}
+}
+
+static void *h_server_main(void *arg)
+{
+	struct h_server *s = arg;
+
+	for (;;) {
+		struct pollfd pfd = { s->lfd, POLLIN, 0 };
+		uint32_t pend_xid[256], pend_tag[256];
+		unsigned npend = 0;
+		int fd;
+
+		pthread_mutex_lock(&s->mu);
+		if (s->stop) {
+			pthread_mutex_unlock(&s->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		fd = accept(s->lfd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		pthread_mutex_lock(&s->mu);
+		s->nconns++;
+		pthread_mutex_unlock(&s->mu);
+		for (;;) {
+			struct pollfd cp = { fd, POLLIN, 0 };
+			uint8_t hdr[4], body[65536];
+			uint32_t len, xid, tag;
+			bool hold, drop = false;
+			int pr = poll(&cp, 1, 10);
+
+			pthread_mutex_lock(&s->mu);
+			hold = s->hold;
+			if (s->stop) {
+				pthread_mutex_unlock(&s->mu);
+				break;
+			}
+			pthread_mutex_unlock(&s->mu);
+			if (!hold) {
+				for (unsigned i = 0; i < npend; i++)
+					h_send_reply(fd, pend_xid[i], pend_tag[i]);
+				npend = 0;
+			}
+			if (pr <= 0)
+				continue;
+			if (!h_read_full(fd, hdr, 4, s))
+				break;
+			len = chk_be32(hdr) & RM_LEN_MASK;
+			if (len < 8 || len > sizeof(body) || !h_read_full(fd, body, len, s))
+				break;
+			xid = chk_be32(body);
+			tag = chk_be32(body + len - 4);
+			pthread_mutex_lock(&s->mu);
+			if (s->ncalls < 1024)
+				s->xids[s->ncalls] = xid;
+			s->ncalls++;
+			if (s->drop_at && (int)s->ncalls == s->drop_at) {
+				s->drop_at = 0;
+				drop = true;
+			}
+			hold = s->hold;
+			pthread_mutex_unlock(&s->mu);
+			if (drop)
+				break;
+			if (hold && npend < 256) {
+				pend_xid[npend] = xid;
+				pend_tag[npend++] = tag;
+			} else {
+				h_send_reply(fd, xid, tag);
+			}
+		}
+		close(fd);
+	}
+}
+
+/* Reserve a loopback port; listen only when asked (outage tests). */
+static void h_server_init(struct h_server *s)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int one = 1;
+
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->mu, NULL);
+	s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s->lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		abort();
+	getsockname(s->lfd, (struct sockaddr *)&sin, &len);
+	s->port = ntohs(sin.sin_port);
+}
+
+static void h_server_start(struct h_server *s)
+{
+	if (listen(s->lfd, 16) < 0 || pthread_create(&s->thr, NULL, h_server_main, s) != 0)
+		abort();
+}
+
+static void h_server_stop(struct h_server *s, bool started)
+{
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_mutex_unlock(&s->mu);
+	if (started)
+		pthread_join(s->thr, NULL);
+	close(s->lfd);
+	pthread_mutex_destroy(&s->mu);
+}
+
+static void h_server_set(struct h_server *s, bool hold, int drop_at)
+{
+	pthread_mutex_lock(&s->mu);
+	s->hold = hold;
+	s->drop_at = drop_at;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static unsigned h_server_calls(struct h_server *s)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->ncalls;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
+static uint32_t h_server_xid(struct h_server *s, unsigned i)
+{
+	uint32_t x;
+
+	pthread_mutex_lock(&s->mu);
+	x = s->xids[i];
+	pthread_mutex_unlock(&s->mu);
+	return x;
+}
+
+/* ---- the gateway in process ---- */
+
+struct h_gw {
+	struct event_base *base;
+	struct cfg *cf;
+	struct gw_log log;
+	struct gw_stats st;
+	struct gw_pool *pool;
+	struct gw_ctx *gw;
+	struct fe_frontend *fe;
+};
+
+static void h_gw_start(struct h_gw *h, const char *text)
+{
+	char err[256];
+	struct gw_ctx_params gp;
+	struct fe_params fp;
+
+	memset(h, 0, sizeof(*h));
+	h->cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	if (!h->cf) {
+		fprintf(stderr, "config: %s\n", err);
+		abort();
+	}
+	h->log.gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1;
+	h->base = event_base_new();
+	h->pool = gw_pool_new(h->cf->cf_buffer_size, h->cf->cf_buffers, false);
+	gp = (struct gw_ctx_params){ .gp_base = h->base, .gp_cfg = h->cf, .gp_log = &h->log,
+				     .gp_stats = &h->st, .gp_pool = h->pool,
+				     .gp_ncalls = h->cf->cf_max_calls };
+	h->gw = gw_ctx_new(&gp);
+	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
+				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
+	h->fe = fe_new(&fp);
+	gw_ctx_set_frontend(h->gw, h->fe);
+	if (!h->base || !h->pool || !h->gw || !h->fe || gw_ctx_start(h->gw) < 0)
+		abort();
+}
+
+/* Tear down; returns the buffers still out (must be 0: no leak). */
+static unsigned h_gw_stop(struct h_gw *h)
+{
+	unsigned out;
+
+	fe_free(h->fe);
+	gw_ctx_free(h->gw);
+	out = gw_pool_count(h->pool) - gw_pool_avail(h->pool);
+	gw_pool_free(h->pool);
+	event_base_free(h->base);
+	cfg_free(h->cf);
+	return out;
+}
+
+static void h_pump(struct h_gw *h, int ms)
+{
+	uint64_t end = gw_now_ms() + (uint64_t)ms;
+
+	do {
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		usleep(500);
+	} while (gw_now_ms() < end);
+}
+
+/* A client: one end of a socketpair adopted by the frontend. */
+static int h_client(struct h_gw *h)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], "test") < 0)
+		abort();
+	return sv[0];
+}
+
+/* Record-marked call: header with AUTH_NONE, then one argument word (tag). */
+static size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog, uint32_t vers,
+		     uint32_t tag)
+{
+	static const uint32_t tail[] = { 0, 0, 0, 0 };	/* cred, verf: AUTH_NONE, empty */
+	uint32_t w[] = { xid, 0, rpcvers, prog, vers, 1 };
+	size_t o = 4;
+
+	for (unsigned i = 0; i < 6; i++, o += 4)
+		chk_put_be32(out + o, w[i]);
+	for (unsigned i = 0; i < 4; i++, o += 4)
+		chk_put_be32(out + o, tail[i]);
+	chk_put_be32(out + o, tag);
+	o += 4;
+	rm_encode_hdr(out, (uint32_t)(o - 4), true);
+	return o;
+}
+
+static void h_send(int fd, const void *buf, size_t n)
+{
+	if (write(fd, buf, n) != (ssize_t)n)
+		abort();
+}
+
+/* Pump the loop until a whole reply record is read from fd.  Returns its
+ * length (without the mark), 0 when fd was closed, -1 on timeout. */
+static int h_reply(struct h_gw *h, int fd, uint8_t *buf, size_t cap, int timeout_ms)
+{
+	uint64_t end = gw_now_ms() + (uint64_t)timeout_ms;
+	size_t have = 0, need = 4;
+	bool got_mark = false;
+
+	while (gw_now_ms() < end) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (poll(&pfd, 1, 1) <= 0)
+			continue;
+		r = read(fd, buf + have, need - have);
+		if (r <= 0)
+			return 0;
+		have += (size_t)r;
+		if (have < need)
+			continue;
+		if (!got_mark) {
+			need = chk_be32(buf) & RM_LEN_MASK;
+			if (need > cap)
+				abort();
+			got_mark = true;
+			have = 0;
+			if (need == 0)
+				return 0;
+			continue;
+		}
+		return (int)need;
+	}
+	return -1;
+}
+
+#endif /* TEST_GW_HARNESS_H */
