@@ -799,9 +799,22 @@ static bool cfg_validate(struct cfg_parser *cp)
 	if (cf->cf_bytes_per_client < cf->cf_max_record)
 		return cfg_fail(cp, 0, "bytes_per_client %zu is below max_record %u",
 				cf->cf_bytes_per_client, cf->cf_max_record);
-	if ((uint64_t)cf->cf_buffers * cf->cf_buffer_size < 2ull * cf->cf_max_record + 2ull * cf->cf_buffer_size)
-		return cfg_fail(cp, 0, "buffers x buffer_size (%llu) cannot hold two records of max_record %u",
-				(unsigned long long)cf->cf_buffers * cf->cf_buffer_size, cf->cf_max_record);
+	{
+		/* Same worst case as gw_rx_record_buffers() (gateway/record.c):
+		 * a receiver may leave min(4096, buffer_size / 8) bytes of a
+		 * buffer unused.  One record per route is kept for replies,
+		 * and clients need room for at least one record of their own. */
+		uint32_t lowat = cf->cf_buffer_size / 8 < 4096 ? cf->cf_buffer_size / 8 : 4096;
+		uint32_t per = cf->cf_buffer_size - lowat;
+		uint64_t rec = (cf->cf_max_record + per - 1) / per + 1;
+		uint64_t need = rec * (cf->cf_nroutes + 1) + 1;
+
+		if (cf->cf_buffers < need)
+			return cfg_fail(cp, 0, "buffers = %u is too few: %llu needed for max_record %u "
+					"with %u routes (one record per route for replies, one for clients)",
+					cf->cf_buffers, (unsigned long long)need, cf->cf_max_record,
+					cf->cf_nroutes);
+	}
 	return true;
 }
 

@@ -57,6 +57,7 @@ struct fe_frontend {
 	struct fe_conn_list fe_conns;
 	unsigned fe_nconns;
 	uint64_t fe_next_id;
+	unsigned fe_reserve;		/* pool buffers left to replies */
 };
 
 struct fe_conn {
@@ -465,7 +466,8 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	c->fc_timer = evtimer_new(base, fe_conn_on_timer, c);
 	if (!c->fc_timer)
 		goto err_timer;
-	gw_rx_init(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record);
+	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
+			  fe->fe_reserve);
 	gw_rec_init(&c->fc_rec);
 	TAILQ_INIT(&c->fc_calls);
 	TAILQ_INIT(&c->fc_outq);
@@ -626,6 +628,9 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 		return NULL;
 	fe->fe_p = *p;
 	TAILQ_INIT(&fe->fe_conns);
+	/* One record's worth of buffers per route, for servers' replies. */
+	fe->fe_reserve = p->fp_cfg->cf_nroutes *
+			 gw_rx_record_buffers(gw_pool_buf_size(p->fp_pool), p->fp_cfg->cf_max_record);
 	return fe;
 }
 

@@ -165,6 +165,15 @@ void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
 /* The buffer holding addr, or NULL when addr is outside the region. */
 struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr);
 
+/* Promises (deadlock avoidance, see record.c): a receiver that learnt a
+ * fragment's length reserves the buffers it will need, so every record
+ * that started can finish.  Buffers not promised: avail - promised. */
+bool gw_pool_promise(struct gw_pool *p, unsigned n, unsigned keep_free);
+void gw_pool_unpromise(struct gw_pool *p, unsigned n);
+/* Take a promised buffer (never NULL while the promise is held). */
+struct gw_buf *gw_buf_get_promised(struct gw_pool *p);
+unsigned gw_pool_unpromised(const struct gw_pool *p);
+
 /* ------------------------------------------------------------------------
  * Records and the record receiver - record.c
  * ------------------------------------------------------------------------ */
@@ -209,10 +218,22 @@ struct gw_rx {
 	struct rm_dec rx_dec;
 	struct gw_rec rx_rec;		/* record being assembled */
 	bool rx_in_record;		/* some bytes of a record seen */
+	bool rx_promise;		/* client side: promise buffers per fragment */
+	unsigned rx_reserve;		/* client side: leave this many unpromised buffers */
+	unsigned rx_promised;		/* buffers promised to this receiver */
+	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
 	int rx_errno;
 };
+/* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
+/* Client side: promises per fragment, never touches the last `reserve`
+ * unpromised buffers (they carry replies). */
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve);
+/* Buffers a receiver may switch away from unfilled (rx_lowat). */
+uint32_t gw_rx_lowat(uint32_t buf_size);
+/* Buffers one record of max_record bytes may need, worst case. */
+unsigned gw_rx_record_buffers(uint32_t buf_size, uint32_t max_record);
 void gw_rx_reset(struct gw_rx *rx);	/* drop partial state (reconnect) */
 void gw_rx_destroy(struct gw_rx *rx);
 /* Read fd (non-blocking) until a record completes or the socket drains;

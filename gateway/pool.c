@@ -26,6 +26,7 @@ struct gw_pool {
 	uint32_t po_buf_size;
 	unsigned po_nbufs;
 	unsigned po_avail;
+	unsigned po_promised;		/* <= po_avail, always */
 	bool po_huge;
 	struct gw_buf *po_bufs;		/* descriptors, one per buffer */
 	struct gw_buf *po_free;
@@ -134,7 +135,8 @@ struct gw_buf *gw_buf_get(struct gw_pool *p)
 {
 	struct gw_buf *b = p->po_free;
 
-	if (!b)
+	/* Promised buffers are not for anyone else. */
+	if (!b || p->po_avail == p->po_promised)
 		return NULL;
 	p->po_free = b->gb_next_free;
 	p->po_avail--;
@@ -172,4 +174,32 @@ struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr)
 		return NULL;
 	off = (size_t)(a - p->po_base);
 	return &p->po_bufs[off / p->po_buf_size];
+}
+
+bool gw_pool_promise(struct gw_pool *p, unsigned n, unsigned keep_free)
+{
+	if (p->po_avail - p->po_promised < (uint64_t)n + keep_free)
+		return false;
+	p->po_promised += n;
+	return true;
+}
+
+void gw_pool_unpromise(struct gw_pool *p, unsigned n)
+{
+	if (n > p->po_promised)
+		abort();	/* broken invariant */
+	p->po_promised -= n;
+}
+
+struct gw_buf *gw_buf_get_promised(struct gw_pool *p)
+{
+	if (p->po_promised == 0)
+		abort();	/* broken invariant: no promise held */
+	p->po_promised--;
+	return gw_buf_get(p);
+}
+
+unsigned gw_pool_unpromised(const struct gw_pool *p)
+{
+	return p->po_avail - p->po_promised;
 }

@@ -13,6 +13,19 @@
  * rx_lowat free bytes and everything in it has been parsed, the receiver
  * moves to a fresh buffer; the old one returns to the pool when the last
  * record in it is released.
+ *
+ * Deadlock avoidance.  The pool is finite and shared: if every buffer held
+ * a part of an unfinished record, no record could finish and nothing would
+ * ever be freed.  Two rules prevent it:
+ *   - promises: a client-side receiver that has decoded a fragment header
+ *     reserves (gw_pool_promise) the buffers the rest of the fragment can
+ *     need, worst case, before it reads on; if the pool cannot promise, it
+ *     waits (GW_RX_NO_BUFFER) holding only its current buffer.  A record
+ *     that started receiving can therefore always finish.
+ *   - reserve: client-side receivers never take the last rx_reserve
+ *     unpromised buffers; those carry servers' replies, which are what
+ *     frees call buffers.
+ * Unused promises are returned when the record completes.
  */
 #include <errno.h>
 #include <string.h>
@@ -119,15 +132,51 @@ static bool gw_rec_append(struct gw_rec *r, struct gw_buf *b, uint8_t *p, size_t
 	return true;
 }
 
+uint32_t gw_rx_lowat(uint32_t buf_size)
+{
+	return buf_size / 8 < 4096 ? buf_size / 8 : 4096;
+}
+
+unsigned gw_rx_record_buffers(uint32_t buf_size, uint32_t max_record)
+{
+	uint32_t per = buf_size - gw_rx_lowat(buf_size);
+
+	return (unsigned)((max_record + per - 1) / per) + 1;
+}
+
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record)
 {
-	uint32_t sz = gw_pool_buf_size(p);
-
 	memset(rx, 0, sizeof(*rx));
 	rx->rx_pool = p;
-	rx->rx_lowat = sz / 8 < 4096 ? sz / 8 : 4096;
+	rx->rx_lowat = gw_rx_lowat(gw_pool_buf_size(p));
 	rm_dec_init(&rx->rx_dec, max_record);
 	gw_rec_init(&rx->rx_rec);
+}
+
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve)
+{
+	gw_rx_init(rx, p, max_record);
+	rx->rx_promise = true;
+	rx->rx_reserve = reserve;
+}
+
+static void gw_rx_unpromise(struct gw_rx *rx)
+{
+	if (rx->rx_promised)
+		gw_pool_unpromise(rx->rx_pool, rx->rx_promised);
+	rx->rx_promised = 0;
+}
+
+/* Buffers the rest of a fragment of len bytes may need beyond the current
+ * buffer, worst case (the receiver leaves up to rx_lowat bytes unused). */
+static unsigned gw_rx_frag_buffers(const struct gw_rx *rx, uint32_t len)
+{
+	uint32_t size = rx->rx_buf->gb_size, per = size - rx->rx_lowat;
+	uint32_t first = size - rx->rx_lowat > rx->rx_parsed ? size - rx->rx_lowat - rx->rx_parsed : 0;
+
+	if (len <= first)
+		return 0;
+	return (len - first + per - 1) / per;
 }
 
 void gw_rx_reset(struct gw_rx *rx)
@@ -136,6 +185,8 @@ void gw_rx_reset(struct gw_rx *rx)
 
 	gw_rec_release(rx->rx_pool, &rx->rx_rec);
 	gw_buf_put(rx->rx_pool, rx->rx_buf);
+	gw_rx_unpromise(rx);
+	rx->rx_need = 0;
 	rx->rx_buf = NULL;
 	rx->rx_parsed = 0;
 	rx->rx_in_record = false;
@@ -164,7 +215,18 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 		if (dlen && !gw_rec_append(&rx->rx_rec, b, p, dlen))
 			return GW_RX_TOO_FRAGMENTED;
 		rx->rx_parsed += consumed;
+		if (rx->rx_promise && dlen == 0 && rx->rx_dec.rm_in_frag) {
+			/* A fragment header: promise what its data may need. */
+			unsigned n = gw_rx_frag_buffers(rx, rx->rx_dec.rm_frag_left);
+
+			if (n && !gw_pool_promise(rx->rx_pool, n, rx->rx_reserve)) {
+				rx->rx_need = n;
+				return GW_RX_NO_BUFFER;
+			}
+			rx->rx_promised += n;
+		}
 		if (done) {
+			gw_rx_unpromise(rx);
 			gw_rec_move(out, &rx->rx_rec);
 			rx->rx_in_record = false;
 			*got = true;
@@ -182,13 +244,26 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		bool got;
 		ssize_t n;
 
+		if (rx->rx_need) {
+			if (!gw_pool_promise(rx->rx_pool, rx->rx_need, rx->rx_reserve))
+				return GW_RX_NO_BUFFER;
+			rx->rx_promised += rx->rx_need;
+			rx->rx_need = 0;
+		}
 		st = gw_rx_parse(rx, out, &got);
 		if (got || st != GW_RX_AGAIN)
 			return st;
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
 		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
-			struct gw_buf *nb = gw_buf_get(rx->rx_pool);
+			struct gw_buf *nb = NULL;
+
+			if (rx->rx_promised) {
+				nb = gw_buf_get_promised(rx->rx_pool);
+				rx->rx_promised--;
+			} else if (!rx->rx_promise || gw_pool_unpromised(rx->rx_pool) > rx->rx_reserve) {
+				nb = gw_buf_get(rx->rx_pool);
+			}
 
 			if (nb) {
 				gw_buf_put(rx->rx_pool, b);

@@ -49,7 +49,7 @@ struct h_server {
 	uint32_t xids[1024];
 };
 
-static bool h_read_full(int fd, void *buf, size_t n, struct h_server *s)
+static __attribute__((unused)) bool h_read_full(int fd, void *buf, size_t n, struct h_server *s)
 {
 	uint8_t *p = buf;
 
@@ -76,7 +76,7 @@ static bool h_read_full(int fd, void *buf, size_t n, struct h_server *s)
 	return true;
 }
 
-static void h_send_reply(int fd, uint32_t xid, uint32_t tag)
+static __attribute__((unused)) void h_send_reply(int fd, uint32_t xid, uint32_t tag)
 {
 	uint8_t r[32];
 
@@ -93,7 +93,7 @@ static void h_send_reply(int fd, uint32_t xid, uint32_t tag)
 	}
 }
 
-static void *h_server_main(void *arg)
+static __attribute__((unused)) void *h_server_main(void *arg)
 {
 	struct h_server *s = arg;
 
@@ -169,7 +169,7 @@ static void *h_server_main(void *arg)
 }
 
 /* Reserve a loopback port; listen only when asked (outage tests). */
-static void h_server_init(struct h_server *s)
+static __attribute__((unused)) void h_server_init(struct h_server *s)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sin);
@@ -185,13 +185,13 @@ static void h_server_init(struct h_server *s)
 	s->port = ntohs(sin.sin_port);
 }
 
-static void h_server_start(struct h_server *s)
+static __attribute__((unused)) void h_server_start(struct h_server *s)
 {
 	if (listen(s->lfd, 16) < 0 || pthread_create(&s->thr, NULL, h_server_main, s) != 0)
 		abort();
 }
 
-static void h_server_stop(struct h_server *s, bool started)
+static __attribute__((unused)) void h_server_stop(struct h_server *s, bool started)
 {
 	pthread_mutex_lock(&s->mu);
 	s->stop = true;
@@ -202,7 +202,7 @@ static void h_server_stop(struct h_server *s, bool started)
 	pthread_mutex_destroy(&s->mu);
 }
 
-static void h_server_set(struct h_server *s, bool hold, int drop_at)
+static __attribute__((unused)) void h_server_set(struct h_server *s, bool hold, int drop_at)
 {
 	pthread_mutex_lock(&s->mu);
 	s->hold = hold;
@@ -210,7 +210,7 @@ static void h_server_set(struct h_server *s, bool hold, int drop_at)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static unsigned h_server_calls(struct h_server *s)
+static __attribute__((unused)) unsigned h_server_calls(struct h_server *s)
 {
 	unsigned n;
 
@@ -220,7 +220,7 @@ static unsigned h_server_calls(struct h_server *s)
 	return n;
 }
 
-static uint32_t h_server_xid(struct h_server *s, unsigned i)
+static __attribute__((unused)) uint32_t h_server_xid(struct h_server *s, unsigned i)
 {
 	uint32_t x;
 
@@ -242,7 +242,7 @@ struct h_gw {
 	struct fe_frontend *fe;
 };
 
-static void h_gw_start(struct h_gw *h, const char *text)
+static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
 {
 	char err[256];
 	struct gw_ctx_params gp;
@@ -270,7 +270,7 @@ static void h_gw_start(struct h_gw *h, const char *text)
 }
 
 /* Tear down; returns the buffers still out (must be 0: no leak). */
-static unsigned h_gw_stop(struct h_gw *h)
+static __attribute__((unused)) unsigned h_gw_stop(struct h_gw *h)
 {
 	unsigned out;
 
@@ -283,7 +283,7 @@ static unsigned h_gw_stop(struct h_gw *h)
 	return out;
 }
 
-static void h_pump(struct h_gw *h, int ms)
+static __attribute__((unused)) void h_pump(struct h_gw *h, int ms)
 {
 	uint64_t end = gw_now_ms() + (uint64_t)ms;
 
@@ -294,7 +294,7 @@ static void h_pump(struct h_gw *h, int ms)
 }
 
 /* A client: one end of a socketpair adopted by the frontend. */
-static int h_client(struct h_gw *h)
+static __attribute__((unused)) int h_client(struct h_gw *h)
 {
 	int sv[2];
 
@@ -304,7 +304,7 @@ static int h_client(struct h_gw *h)
 }
 
 /* Record-marked call: header with AUTH_NONE, then one argument word (tag). */
-static size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog, uint32_t vers,
+static __attribute__((unused)) size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog, uint32_t vers,
 		     uint32_t tag)
 {
 	static const uint32_t tail[] = { 0, 0, 0, 0 };	/* cred, verf: AUTH_NONE, empty */
@@ -321,7 +321,7 @@ static size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog
 	return o;
 }
 
-static void h_send(int fd, const void *buf, size_t n)
+static __attribute__((unused)) void h_send(int fd, const void *buf, size_t n)
 {
 	if (write(fd, buf, n) != (ssize_t)n)
 		abort();
@@ -329,7 +329,7 @@ static void h_send(int fd, const void *buf, size_t n)
 
 /* Pump the loop until a whole reply record is read from fd.  Returns its
  * length (without the mark), 0 when fd was closed, -1 on timeout. */
-static int h_reply(struct h_gw *h, int fd, uint8_t *buf, size_t cap, int timeout_ms)
+static __attribute__((unused)) int h_reply(struct h_gw *h, int fd, uint8_t *buf, size_t cap, int timeout_ms)
 {
 	uint64_t end = gw_now_ms() + (uint64_t)timeout_ms;
 	size_t have = 0, need = 4;
