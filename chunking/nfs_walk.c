@@ -540,12 +540,12 @@ static bool v4_getattr_bound(struct xdr_cur *xc, size_t *bound)
 	for (i = 0; i < n; i++) {
 		if (!u32(xc, &word))
 			return false;
-		for (bit = 0; word && bit < 32; bit++) {
-			uint32_t a = i * 32 + bit;
+		while (word) {
+			uint32_t a;
 
-			if (!(word & (1u << bit)))
-				continue;
-			word &= ~(1u << bit);
+			bit = (uint32_t)__builtin_ctz(word);
+			word &= word - 1;
+			a = i * 32 + bit;
 			if (a >= ATTR_NUM || attr_max[a] == 0 || attr_max[a] == V4_UNB)
 				unb = true;
 			else

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Runs every benchmark binary ($BUILD/tests/bench/bench_*) in turn; each
+# prints its own table.  Benchmarks are not tests: no pass/fail here.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+found=0
+for b in "$BUILD"/tests/bench/bench_*; do
+	[ -x "$b" ] || continue
+	case "$b" in *.o|*.d) continue;; esac
+	found=1
+	echo "== $(basename "$b")"
+	"$b" "$@"
+	echo
+done
+[ "$found" -eq 1 ] || echo "run.sh: no benchmark built in $BUILD/tests/bench" >&2
