@@ -29,9 +29,12 @@ int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t ver
 	ok = rpcb_getaddr(prog, vers, nc, &nb, host);
 	freenetconfigent(nc);
 	if (!ok) {
+		const char *why = clnt_spcreateerror("");
+
+		while (*why == ':' || *why == ' ')	/* it starts with ": " */
+			why++;
 		snprintf(msg, msglen, "rpcbind on %s: no program %u version %u over tcp (%s)", host, prog,
-			 vers, clnt_spcreateerror(""));
-		/* clnt_spcreateerror starts with ": "; keep the message short */
+			 vers, why);
 		return -1;
 	}
 	*port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
