@@ -202,6 +202,7 @@ enum be_err {
 	BE_ERR_VERS,		/* RDMA_ERROR ERR_VERS: server's versions in br_vers_* */
 	BE_ERR_CHUNK,		/* RDMA_ERROR ERR_CHUNK */
 	BE_ERR_QUEUE_FULL,	/* wait queue at bc_max_queue */
+	BE_ERR_RETRIES,		/* re-sent after 5 lost connections, still no reply */
 	BE_ERR__COUNT
 };
 const char *be_err_str(enum be_err err);

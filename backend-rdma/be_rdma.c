@@ -74,6 +74,7 @@
 #define BE_BC_RESERVE		2	/* receives for backchannel calls (RPCRDMA_MAX_BC_REQUESTS) */
 #define BE_RECV_HEADROOM	2
 #define BE_SEND_EXTRA		4	/* send buffers beyond credits (keepalive) */
+#define BE_MAX_SENDS		5	/* a call lost with this many connections fails */
 
 /* wr_id tags in the low bits of 16-byte aligned pointers. */
 enum { WR_RECV = 1, WR_SEND = 2, WR_INV = 3, WR_BIND = 4, WR_TAG_MASK = 7 };
@@ -151,6 +152,7 @@ struct be_call {
 	void *ca_arg;
 	bool ca_cancelled;
 	bool ca_keepalive;
+	unsigned ca_sends;			/* times posted (re-sends after reconnect) */
 	bool ca_send_done, ca_reply_seen;
 	unsigned ca_inv_pending;		/* LOCAL_INV WRs not yet completed */
 	unsigned ca_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
@@ -255,6 +257,7 @@ static const char *const err_names[BE_ERR__COUNT] = {
 	[BE_ERR_VERS] = "RDMA_ERROR ERR_VERS",
 	[BE_ERR_CHUNK] = "RDMA_ERROR ERR_CHUNK",
 	[BE_ERR_QUEUE_FULL] = "wait queue full",
+	[BE_ERR_RETRIES] = "lost with too many connections",
 };
 
 const char *be_err_str(enum be_err err)
@@ -818,6 +821,12 @@ static int call_post(struct be_conn *cn, struct be_call *ca)
 		rc = -rc;
 		goto unsbuf;
 	}
+	/* The provider names a window by ibv_mw.rkey, which must be the key
+	 * of its current binding when the bind is posted (rxe compares it):
+	 * step it forward only now that the binds are on the queue. */
+	for (i = 0; i < ca->ca_nreg; i++)
+		if (ca->ca_reg[i].rg_mw)
+			ca->ca_reg[i].rg_mw->mw_mw->rkey = ca->ca_reg[i].rg_mw->mw_rkey;
 	ca->ca_sq_binds = nbinds + 1;
 	ca->ca_sq_inv = nbinds;
 	cn->cn_sq_used += ca->ca_sq_binds + ca->ca_sq_inv;
@@ -831,12 +840,16 @@ static int call_post(struct be_conn *cn, struct be_call *ca)
 	if (p->pl_proc == RPCRDMA_NOMSG)
 		ctx->cx_stats.bs_nomsg_calls++;
 	call_set_state(ca, CS_POSTED);
+	ca->ca_sends++;
 	return 0;
 
 unsbuf:
 	call_put_sbuf(ca);
 unreg:
-	/* Nothing was posted: windows are unbound, give them back. */
+	/* Nothing was posted: windows are unbound, their keys unchanged. */
+	for (i = 0; i < ca->ca_nreg; i++)
+		if (ca->ca_reg[i].rg_mw)
+			ca->ca_reg[i].rg_mw->mw_rkey = ca->ca_reg[i].rg_mw->mw_mw->rkey;
 	call_dereg_mrs(ca);
 	call_free_mws(ca);
 	ca->ca_conn = NULL;
@@ -1064,6 +1077,21 @@ static void repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
 		conn_fail(cn, "ibv_post_recv failed");
 }
 
+/*
+ * Did the server invalidate a key with Send With Invalidate?  Soft-RoCE
+ * (rdma_rxe, measured on 6.1) writes the kernel's IB_WC_WITH_INVALIDATE
+ * (1 << 2) into user completions where libibverbs expects IBV_WC_WITH_INV
+ * (1 << 3); bit 2 is IBV_WC_IP_CSUM_OK otherwise, which an RC receive never
+ * carries, so either bit means "invalidated".  Getting this wrong is not
+ * harmless: a LOCAL_INV of a window already invalidated oopses rxe on 6.1
+ * (rxe_do_invalidate_mw dereferences the window's NULL QP).
+ */
+static bool wc_with_inv(const struct ibv_wc *wc)
+{
+	return (wc->wc_flags & (IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)) &&
+	       !(wc->wc_flags & IBV_WC_WITH_IMM);
+}
+
 static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc *wc)
 {
 	struct be_pool *pool = cn->cn_pool;
@@ -1104,6 +1132,7 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		return;
 	}
 	be_credits_replied(&cn->cn_cr);
+	pool->po_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
 	ca->ca_reply_seen = true;
 	ca->ca_rbuf = rb;
 	cn->cn_refs++;
@@ -1139,7 +1168,7 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 	ca->ca_reply.br_xid = ca->ca_xid;
 	/* Remote invalidation only counts for a call with exactly one key. */
 	call_invalidate(cn, ca, wc->invalidated_rkey,
-			(wc->wc_flags & IBV_WC_WITH_INV) && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
+			wc_with_inv(wc) && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
 	if (pool->po_fatal) {
 		conn_fail(cn, "ERR_VERS");
 		if (pool->po_event_cb)
@@ -1282,6 +1311,12 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		call_set_state(ca, CS_QUEUED);
+		if (ca->ca_sends >= BE_MAX_SENDS) {
+			/* This call breaks every connection it goes on. */
+			LOG(pool, "xid %08x: lost %u connections, failed", ca->ca_xid, ca->ca_sends);
+			call_fail_queued(ca, BE_ERR_RETRIES);
+			continue;
+		}
 		TAILQ_INSERT_TAIL(&requeue, ca, ca_link);
 		pool->po_ctx->cx_stats.bs_resent++;
 	}
@@ -1535,7 +1570,6 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdlen)
 {
 	struct be_pool *pool = cn->cn_pool;
-	struct be_slot *sl = &pool->po_slots[cn->cn_slot];
 	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
 	struct timeval tv;
 
@@ -1551,7 +1585,6 @@ static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdl
 	cn->cn_state = BC_UP;
 	cn->cn_was_up = true;
 	now(&cn->cn_last_rx);
-	sl->sl_backoff_ms = 0;
 	pool->po_ctx->cx_stats.bs_connects++;
 	LOG(pool, "connection %u up: peer private data %s (send %u, recv %u, R %d), inline "
 		  "send %u recv %u, responder_resources %u initiator_depth %u", cn->cn_slot,

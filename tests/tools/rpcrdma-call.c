@@ -21,7 +21,7 @@
  * server's private data), --mode mw|mr|persistent, --credits N,
  * --ddp-min BYTES, --nomsg (long calls as position-zero read chunks),
  * --max-seg BYTES, --expect-reconnect, --retry-max MS, --timeout SECONDS,
- * --keepalive MS.  Prints one line per fact measured; exit 0 = all passed.
+ * --keepalive MS, --no-remote-inv (clear the RFC 8797 R flag).  Prints one line per fact measured; exit 0 = all passed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -481,6 +481,34 @@ static void nfs_lookup_or_create(struct tool *t, const char *name, bool create, 
 	be_call_release(sc.call);
 }
 
+/* FSINFO: the server's largest READ and WRITE (nfsd: memory dependent). */
+static uint32_t nfs_fsinfo_max_io(struct tool *t)
+{
+	struct sync_call sc;
+	struct xdr_cur xc;
+	struct xdr_enc xe;
+	struct iovec iov;
+	struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	uint32_t st, rtmax, rtpref, rtmult, wtmax;
+
+	xdr_enc_init(&xe, t->mem, 4096);
+	rpc_call_hdr(&xe, d.cd_xid, NFS_PROG, NFS_VERS, 19);
+	put_fh(&xe, t->fh, t->fhlen);
+	iov = (struct iovec){ t->mem, xe.xe_len };
+	call_sync(t, &d, &sc);
+	reply_cursor(&sc.reply, &xc, "FSINFO");
+	st = nfs_status(&xc, "FSINFO");
+	if (st != 0)
+		die("FSINFO: NFS status %u", st);
+	skip_post_op_attr(&xc);
+	if (!xdr_get_u32(&xc, &rtmax) || !xdr_get_u32(&xc, &rtpref) || !xdr_get_u32(&xc, &rtmult) ||
+	    !xdr_get_u32(&xc, &wtmax))
+		die("FSINFO: short");
+	be_call_release(sc.call);
+	printf("FSINFO: rtmax %u wtmax %u\n", rtmax, wtmax);
+	return rtmax < wtmax ? rtmax : wtmax;
+}
+
 static void sha256(const void *p, size_t n, char out[65])
 {
 	unsigned char md[32];
@@ -493,11 +521,11 @@ static void sha256(const void *p, size_t n, char out[65])
 
 static void cmd_rw(struct tool *t, const char *export, const char *name, size_t size)
 {
-	uint8_t fh[NFS3_FHSIZE], *data, *back, *msg, *reply;
+	uint8_t fh[NFS3_FHSIZE], *data, *back, *msg;
 	unsigned fhlen, i;
 	size_t off;
 	char s1[65], s2[65];
-	uint32_t st, cnt, hdrlen;
+	uint32_t st, cnt, hdrlen, max_io;
 	static const uint8_t zero[4];
 	double t0;
 
@@ -506,7 +534,6 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 	mount_root(t, export);
 	nfs_lookup_or_create(t, name, true, fh, &fhlen);
 	msg = t->mem;
-	reply = t->mem + 8192;
 	data = t->mem + 65536;
 	back = data + xdr_round4(size) + 4096;
 	srandom((unsigned)size);
@@ -514,8 +541,9 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		data[off] = (uint8_t)random();
 	sha256(data, size, s1);
 
-	/* WRITE: header + args inline, data as a read item (or inline). */
-	{
+	max_io = nfs_fsinfo_max_io(t);
+	for (off = 0; off < size; off += max_io) {
+		size_t piece = size - off < max_io ? size - off : max_io;
 		struct sync_call sc;
 		struct xdr_cur xc;
 		struct xdr_enc xe;
@@ -523,21 +551,22 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		struct be_read_item ri;
 		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = iov, .cd_msg_niov = 3 };
 
+		/* WRITE: header + args inline, data as a read item (or inline). */
 		xdr_enc_init(&xe, msg, 4096);
 		rpc_call_hdr(&xe, d.cd_xid, NFS_PROG, NFS_VERS, NFSPROC3_WRITE);
 		put_fh(&xe, fh, fhlen);
-		xdr_put_u64(&xe, 0);
-		xdr_put_u32(&xe, (uint32_t)size);
+		xdr_put_u64(&xe, off);
+		xdr_put_u32(&xe, (uint32_t)piece);
 		xdr_put_u32(&xe, 2);			/* FILE_SYNC */
-		xdr_put_u32(&xe, (uint32_t)size);	/* opaque length word */
+		xdr_put_u32(&xe, (uint32_t)piece);	/* opaque length word */
 		hdrlen = (uint32_t)xe.xe_len;
 		iov[0] = (struct iovec){ msg, hdrlen };
-		iov[1] = (struct iovec){ data, size };
-		iov[2] = (struct iovec){ (void *)zero, xdr_pad(size) };
+		iov[1] = (struct iovec){ data + off, piece };
+		iov[2] = (struct iovec){ (void *)zero, xdr_pad(piece) };
 		if (iov[2].iov_len == 0)
 			d.cd_msg_niov = 2;
-		if (size >= t->ddp_min && !t->nomsg) {
-			ri = (struct be_read_item){ hdrlen, (uint32_t)size };
+		if (piece >= t->ddp_min && !t->nomsg) {
+			ri = (struct be_read_item){ hdrlen, (uint32_t)piece };
 			d.cd_reads = &ri;
 			d.cd_nreads = 1;
 		}
@@ -550,33 +579,33 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		if (st != 0)
 			die("WRITE: NFS status %u", st);
 		skip_wcc(&xc);
-		if (!xdr_get_u32(&xc, &cnt) || cnt != size)
-			die("WRITE: count %u, expected %zu", cnt, size);
-		printf("WRITE %zu bytes: %s, rdma proc %s, %.1f ms\n", size,
+		if (!xdr_get_u32(&xc, &cnt) || cnt != piece)
+			die("WRITE: count %u, expected %zu", cnt, piece);
+		printf("WRITE %zu bytes at %zu: %s, rdma proc %s, %.1f ms\n", piece, off,
 		       d.cd_nreads ? "read chunk" : t->nomsg ? "position-zero read chunk" : "inline",
 		       sc.reply.br_proc == RPCRDMA_MSG ? "MSG" : "NOMSG", (now_s() - t0) * 1e3);
 		be_call_release(sc.call);
 	}
 
-	/* READ: data through a write chunk into `back`. */
-	{
+	memset(back, 0xee, xdr_round4(size) + 16);
+	for (off = 0; off < size; off += max_io) {
+		size_t piece = size - off < max_io ? size - off : max_io;
 		struct sync_call sc;
 		struct xdr_cur xc;
 		struct xdr_enc xe;
-		struct iovec iov, wiov = { back, xdr_round4(size) };
+		struct iovec iov, wiov = { back + off, xdr_round4(piece) };
 		struct be_target wt = { &wiov, 1 };
 		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1,
 					  .cd_writes = &wt, .cd_nwrites = 1 };
 		bool eof;
 		uint32_t dlen;
 
-		(void)reply;
-		memset(back, 0xee, size);
+		/* READ: data through a write chunk into `back`. */
 		xdr_enc_init(&xe, msg, 4096);
 		rpc_call_hdr(&xe, d.cd_xid, NFS_PROG, NFS_VERS, NFSPROC3_READ);
 		put_fh(&xe, fh, fhlen);
-		xdr_put_u64(&xe, 0);
-		xdr_put_u32(&xe, (uint32_t)size);
+		xdr_put_u64(&xe, off);
+		xdr_put_u32(&xe, (uint32_t)piece);
 		iov = (struct iovec){ msg, xe.xe_len };
 		t0 = now_s();
 		call_sync(t, &d, &sc);
@@ -587,21 +616,24 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		skip_post_op_attr(&xc);
 		if (!xdr_get_u32(&xc, &cnt) || !xdr_get_bool(&xc, &eof) || !xdr_get_u32(&xc, &dlen))
 			die("READ: short reply");
-		printf("READ %u bytes: eof %d, opaque length %u, write chunk returned %u bytes, "
-		       "%zu inline bytes after, %.1f ms\n", cnt, eof, dlen, sc.reply.br_write_len[0],
-		       xdr_remaining(&xc), (now_s() - t0) * 1e3);
-		if (cnt != size || dlen != size || sc.reply.br_write_len[0] != size)
+		printf("READ %u bytes at %zu: eof %d, opaque length %u, write chunk returned %u "
+		       "bytes, %zu inline bytes after, %.1f ms\n", cnt, off, eof, dlen,
+		       sc.reply.br_write_len[0], xdr_remaining(&xc), (now_s() - t0) * 1e3);
+		if (cnt != piece || dlen != piece || sc.reply.br_write_len[0] != piece)
 			die("READ: lengths %u/%u/%u, expected %zu", cnt, dlen,
-			    sc.reply.br_write_len[0], size);
+			    sc.reply.br_write_len[0], piece);
 		be_call_release(sc.call);
 	}
 	sha256(back, size, s2);
 	printf("sha256 written %s\nsha256 read    %s\n", s1, s2);
 	if (strcmp(s1, s2))
 		die("data differs");
-	for (i = 0; i < 4 && size + i < xdr_round4(size) + 4096; i++)
-		if (back[size + i] != 0xee && i >= xdr_pad(size))
-			die("READ wrote past the data");
+	for (i = 0; i < 16; i++)
+		if (back[xdr_round4(size) + i] != 0xee)
+			die("READ wrote past the write chunk");
+	for (i = (unsigned)size; i < xdr_round4(size); i++)
+		if (back[i] != 0xee)
+			printf("note: server wrote XDR pad byte %u\n", i);
 }
 
 static void cmd_readdir(struct tool *t, const char *export, const char *dir, unsigned expect)
@@ -761,6 +793,7 @@ int main(int argc, char **argv)
 		{ "retry-max", required_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "keepalive", required_argument, NULL, 'k' },
+		{ "no-remote-inv", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tool t = { .timeout_s = 20, .ddp_min = 1024 };
@@ -789,6 +822,7 @@ int main(int argc, char **argv)
 		case 'R': cfg.bc_retry_max_ms = (unsigned)atoi(optarg); break;
 		case 't': t.timeout_s = atoi(optarg); break;
 		case 'k': cfg.bc_keepalive_ms = (unsigned)atoi(optarg); break;
+		case 'I': cfg.bc_remote_inv = false; break;
 		default: usage();
 		}
 	}
@@ -861,6 +895,9 @@ int main(int argc, char **argv)
 		usage();
 	}
 	print_stats(&t);
+	if (strcmp(cmd, "soak") && (be_ctx_stats(t.ctx)->bs_disconnects ||
+				    be_ctx_stats(t.ctx)->bs_wc_errors))
+		die("the connection broke during the test");
 	be_pool_free(t.pool);
 	be_region_unregister(t.region);
 	be_ctx_free(t.ctx);
