@@ -572,5 +572,10 @@ struct chk_decision {
  * (thresholds smaller than a transport header). */
 bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 		const struct chk_rdma_params *p, struct chk_decision *dc);
+/* The inline part of an RDMA_MSG call as stream spans (to gather into the
+ * Send): the message minus each read chunk's data and XDR pad.  Returns the
+ * number of spans (<= dc_nreads + 1), 0 for RDMA_NOMSG. */
+unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos,
+				   size_t msg_len, struct xdr_span *spans, unsigned cap);
 
 #endif /* RPCRDMA_GW_CHUNKING_H */

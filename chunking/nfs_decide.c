@@ -214,3 +214,29 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 					       dc->dc_reply_chunk, rsegs);
 	return dc->dc_call_hdr_max <= p->rp_send_threshold;
 }
+
+unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos,
+				   size_t msg_len, struct xdr_span *spans, unsigned cap)
+{
+	size_t from = msg_pos, end = msg_pos + msg_len;
+	unsigned i, n = 0;
+
+	if (dc->dc_proc != RPCRDMA_MSG)
+		return 0;
+	for (i = 0; i < dc->dc_nreads && n < cap; i++) {
+		size_t at = msg_pos + dc->dc_reads[i].rc_pos;
+
+		if (at > from) {
+			spans[n].xs_pos = from;
+			spans[n].xs_len = at - from;
+			n++;
+		}
+		from = at + xdr_round4(dc->dc_reads[i].rc_len);
+	}
+	if (from < end && n < cap) {
+		spans[n].xs_pos = from;
+		spans[n].xs_len = end - from;
+		n++;
+	}
+	return n;
+}

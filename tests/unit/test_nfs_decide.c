@@ -181,6 +181,15 @@ static void t04_write(void **state)
 	assert_int_equal(dc.dc_call_inline, xe.xe_len - (MIB + 4));
 	assert_int_equal(dc.dc_call_hdr_max, chk_rdma_hdr_len(prm.rp_max_segs, 0, 0, false, 0));
 
+	/* the inline part: header and args up to the data, then nothing */
+	{
+		struct xdr_span sp[4];
+
+		assert_int_equal(chk_decision_inline_spans(&dc, 0, xe.xe_len, sp, 4), 1);
+		assert_int_equal(sp[0].xs_pos, 0);
+		assert_int_equal(sp[0].xs_len, data);
+	}
+
 	/* the same call with the message at stream position 100 */
 	{
 		struct xdr_cur xc;
@@ -206,6 +215,7 @@ static void t04_write(void **state)
 	assert_int_equal(dc.dc_reads[0].rc_len, xe.xe_len);
 	assert_int_equal(dc.dc_reads[0].rc_item, -1);
 	assert_int_equal(dc.dc_call_inline, 0);
+	assert_int_equal(chk_decision_inline_spans(&dc, 0, xe.xe_len, NULL, 0), 0);
 	/* ... with ddp_min 512 it is a read chunk */
 	prm.rp_ddp_min = 512;
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 7, 0));
@@ -378,6 +388,19 @@ static void t10_multi_read_chunks(void **state)
 	assert_int_equal(dc.dc_reads[0].rc_pos, p[0]);
 	assert_int_equal(dc.dc_reads[1].rc_pos, p[1]);
 	assert_int_equal(dc.dc_reads[2].rc_pos, p[2]);
+	{
+		struct xdr_span sp[4];
+		size_t sum = 0;
+		unsigned k, ns = chk_decision_inline_spans(&dc, 0, xe.xe_len, sp, 4);
+
+		assert_int_equal(ns, 3);	/* nothing after the last WRITE's data */
+		assert_int_equal(sp[0].xs_len, p[0]);
+		assert_int_equal(sp[1].xs_pos, p[0] + 5000);
+		assert_int_equal(sp[1].xs_len, p[1] - (p[0] + 5000));
+		for (k = 0; k < ns; k++)
+			sum += sp[k].xs_len;
+		assert_int_equal(sum, dc.dc_call_inline);
+	}
 	prm.rp_max_read_chunks = 2;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);	/* 5000 left inline > 4 KiB */
