@@ -60,7 +60,7 @@ static const char *const cfg_regmode_names[] = {
 static const struct { const char *name; uint32_t prog; } cfg_prog_names[] = {
 	{ "nfs", CFG_PROG_NFS }, { "mount", CFG_PROG_MOUNT }, { "mountd", CFG_PROG_MOUNT },
 	{ "nlm", CFG_PROG_NLM }, { "nlockmgr", CFG_PROG_NLM }, { "nsm", CFG_PROG_NSM },
-	{ "status", CFG_PROG_NSM },
+	{ "status", CFG_PROG_NSM }, { "nfs_acl", CFG_PROG_NFS_ACL },
 };
 
 const char *cfg_log_level_str(enum cfg_log_level l)
@@ -561,7 +561,7 @@ static bool cfg_route_key(struct cfg_parser *cp, struct cfg_route *r, const char
 	unsigned u;
 
 	if (!strcmp(name, "program"))
-		return parse_prog(value, &r->cr_prog) ? true : BAD("a number or nfs, mount, nlm, nsm");
+		return parse_prog(value, &r->cr_prog) ? true : BAD("a number or nfs, mount, nlm, nsm, nfs_acl");
 	if (!strcmp(name, "versions"))
 		return parse_versions(value, &r->cr_vers_low, &r->cr_vers_high) ? true : BAD("N or LOW-HIGH");
 	if (!strcmp(name, "backend")) {
@@ -722,7 +722,8 @@ bad:
 }
 
 /* Without any [route], NFS goes to the first backend and MOUNT/NLM/NSM
- * follow it over TCP, ports from the server's rpcbind. */
+ * follow it over TCP, ports from the server's rpcbind; NFS_ACL (which Linux
+ * clients probe with NFSv3) goes over TCP to the NFS port. */
 static void cfg_default_routes(struct cfg *cf)
 {
 	static const struct { const char *name; uint32_t prog; enum cfg_transport tr; } defs[] = {
@@ -730,6 +731,7 @@ static void cfg_default_routes(struct cfg *cf)
 		{ "mount", CFG_PROG_MOUNT, CFG_TRANSPORT_TCP },
 		{ "nlm", CFG_PROG_NLM, CFG_TRANSPORT_TCP },
 		{ "nsm", CFG_PROG_NSM, CFG_TRANSPORT_TCP },
+		{ "nfs_acl", CFG_PROG_NFS_ACL, CFG_TRANSPORT_TCP },
 	};
 
 	for (unsigned i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {

@@ -31,6 +31,7 @@
 #define CFG_PROG_MOUNT		100005u
 #define CFG_PROG_NLM		100021u
 #define CFG_PROG_NSM		100024u
+#define CFG_PROG_NFS_ACL	100227u	/* served by nfsd on the NFS port */
 
 enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };

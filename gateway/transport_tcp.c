@@ -334,7 +334,8 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	snprintf(rs->rs_host, sizeof(rs->rs_host), "%s", b->cb_host);
 	rs->rs_prog = r->cr_prog;
 	rs->rs_vers = gt_rpcbind_vers(r);
-	rs->rs_port = r->cr_port ? r->cr_port : (r->cr_prog == CFG_PROG_NFS ? b->cb_port : 0);
+	rs->rs_port = r->cr_port ? r->cr_port
+		      : (r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL) ? b->cb_port : 0;
 	rs->rs_wfd = gt->gt_pipe[1];
 	gt->gt_state = GT_RESOLVING;
 	if (pthread_create(&gt->gt_thread, NULL, gt_resolve_thread, rs) != 0) {

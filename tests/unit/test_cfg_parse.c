@@ -73,8 +73,8 @@ static void t01_table(void **state)
 	}
 }
 
-/* 2. Defaults: one listen on 0.0.0.0:2049, four default routes (NFS over
- * RDMA, MOUNT/NLM/NSM over TCP via rpcbind). */
+/* 2. Defaults: one listen on 0.0.0.0:2049, five default routes (NFS over
+ * RDMA, MOUNT/NLM/NSM over TCP via rpcbind, NFS_ACL over TCP). */
 static void t02_defaults(void **state)
 {
 	char err[256];
@@ -85,7 +85,8 @@ static void t02_defaults(void **state)
 	assert_non_null(cf);
 	assert_int_equal(cf->cf_nlisten, 1);
 	assert_string_equal(cf->cf_listen[0].cl_text, "0.0.0.0:2049");
-	assert_int_equal(cf->cf_nroutes, 4);
+	assert_int_equal(cf->cf_nroutes, 5);
+	assert_non_null(cfg_route_find(cf, CFG_PROG_NFS_ACL));
 	r = cfg_route_find(cf, CFG_PROG_NFS);
 	assert_non_null(r);
 	assert_int_equal(r->cr_transport, CFG_TRANSPORT_RDMA);

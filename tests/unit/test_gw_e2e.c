@@ -317,6 +317,43 @@ static void t08_client_gone(void **state)
 	h_server_stop(&s, true);
 }
 
+/* 9. Hold queue bound: with held_calls = 2 and the server away, the client
+ * stops being read after the 3rd call (none is failed); once the server
+ * listens, every call is answered. */
+static void t09_hold_full(void **state)
+{
+	struct h_server s;
+	struct h_gw h;
+	char text[1024];
+	uint8_t buf[256];
+	bool seen[6] = { false };
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	conf(text, sizeof(text), s.port, "held_calls = 2");
+	h_gw_start(&h, text);
+	fd = h_client(&h);
+	for (uint32_t i = 0; i < 6; i++)
+		h_send(fd, buf, h_call(buf, 0x900 + i, 2, NFS, 3, i));
+	h_pump(&h, 200);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS], 3);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_HOLD_FULL], 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 0);
+	h_server_start(&s);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(reply_xid(buf), 0x900 + reply_tag(buf));
+		seen[reply_tag(buf)] = true;
+	}
+	for (int i = 0; i < 6; i++)
+		assert_true(seen[i]);
+	close(fd);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +365,7 @@ int main(void)
 		cmocka_unit_test(t06_reconnect_resend),
 		cmocka_unit_test(t07_backpressure),
 		cmocka_unit_test(t08_client_gone),
+		cmocka_unit_test(t09_hold_full),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
