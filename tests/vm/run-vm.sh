@@ -29,7 +29,8 @@
 #
 # Environment:
 #   BUILD       build folder relative to the repo root (default build)
-#   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600)
+#   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600;
+#               3600 with VM_SHELL=1)
 #   VM_KERNEL   path of the kernel to boot (default: newest /boot/vmlinuz-*
 #               whose /lib/modules tree exists)
 #   VM_ACCEL    qemu accelerator (default tcg; "kvm" where KVM works)
@@ -266,7 +267,11 @@ SCRIPT=$(realpath "$1")
 shift
 cd "$REPO" || die "cd $REPO"
 BUILD=${BUILD:-build}
-VM_TIMEOUT=${VM_TIMEOUT:-600}
+if [ "${VM_SHELL:-0}" = 1 ]; then
+	VM_TIMEOUT=${VM_TIMEOUT:-3600} # an interactive session gets an hour
+else
+	VM_TIMEOUT=${VM_TIMEOUT:-600}
+fi
 case "$VM_TIMEOUT" in '' | *[!0-9]*) die "VM_TIMEOUT must be seconds" ;; esac
 
 why=$(probe) || die "VM tier cannot run: $why"
