@@ -1,0 +1,30 @@
+#!/bin/bash
+# claim: 256 concurrent calls through backend-rdma to the kernel nfsd all succeed, never more than the 64 granted credits in flight, the rest waiting in the visible queue; same with 8 credits asked (cap below the grant)
+#
+#   rpcrdma-call: 256 NULL calls submitted at once
+#        |  wait queue (be_pool_queued) -> at most `grant` in flight
+#        v
+#   kernel nfsd (grants 64) over rxe0 on d0 (10.99.0.1)
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TOOL=${BUILD:-build}/tools/rpcrdma-call
+out=/tmp/t53
+mkdir -p "$out"
+
+bed_nfsd_up
+
+step "256 concurrent NULL calls, 128 credits asked"
+rc=0
+timeout 120 "$TOOL" --timeout 60 "$BED_IP" "$BED_RDMA_PORT" concurrent 256 >"$out/a" 2>&1 || rc=$?
+sed 's/^/  /' "$out/a"
+assert_eq 0 "$rc" "rpcrdma-call exit status"
+assert_grep '^concurrent: 256 calls, 256 done, 0 failed, max in flight 64, max queued [0-9]*, grant 64' "$out/a"
+
+step "256 concurrent NULL calls, 8 credits asked: we never exceed our own ceiling"
+rc=0
+timeout 120 "$TOOL" --timeout 60 --credits 8 --expect-credits 8 "$BED_IP" "$BED_RDMA_PORT" \
+	concurrent 256 >"$out/b" 2>&1 || rc=$?
+sed 's/^/  /' "$out/b"
+assert_eq 0 "$rc" "rpcrdma-call exit status"
+assert_grep '^concurrent: 256 calls, 256 done, 0 failed, max in flight 8,' "$out/b"
