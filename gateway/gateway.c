@@ -61,6 +61,8 @@ struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw) { return gw->gw_p.gp_cfg; }
 struct event_base *gw_ctx_base(const struct gw_ctx *gw) { return gw->gw_p.gp_base; }
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw) { return gw_call_pool_avail(gw->gw_calls); }
+void *gw_ctx_rdma_arg(const struct gw_ctx *gw) { return gw->gw_p.gp_rdma_arg; }
+unsigned gw_ctx_ncalls(const struct gw_ctx *gw) { return gw->gw_p.gp_ncalls; }
 void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe) { gw->gw_fe = fe; }
 const struct gw_path_info *gw_path_info(const struct gw_path *pa) { return &pa->pa_info; }
 const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
@@ -132,6 +134,14 @@ int gw_ctx_start(struct gw_ctx *gw)
 					r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
 		}
 		pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+		if (!pa->pa_tp && pa->pa_ops != &gw_transport_tcp) {
+			gw_warn(LG(gw), "route %s: transport %s cannot start; using the TCP fallback "
+				"to %s port %u", r->cr_name, pa->pa_ops->to_name,
+				pa->pa_backend->bk_cfg->cb_host,
+				r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
+			pa->pa_ops = &gw_transport_tcp;
+			pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+		}
 		if (!pa->pa_tp) {
 			gw_err(LG(gw), "route %s: cannot create transport %s", r->cr_name,
 			       pa->pa_ops->to_name);

@@ -153,6 +153,8 @@ void gw_pool_free(struct gw_pool *p);
  * -ENOSPC (too many), -EIO (reg returned NULL). */
 int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn dereg, void *arg);
 void *gw_pool_registration(const struct gw_pool *p, int idx);
+/* Give registration idx back now (dereg callback), before gw_pool_free(). */
+void gw_pool_unregister(struct gw_pool *p, int idx);
 void gw_pool_region(const struct gw_pool *p, void **addr, size_t *len);
 bool gw_pool_hugepages(const struct gw_pool *p);
 uint32_t gw_pool_buf_size(const struct gw_pool *p);
@@ -442,6 +444,16 @@ const char *gw_path_name(const struct gw_path *path);
 
 extern const struct gw_transport_ops gw_transport_tcp;	/* transport_tcp.c (const table) */
 
+/* RPC-over-RDMA transport (transport_rdma.c, over backend-rdma/): one
+ * struct gw_rdma per event loop holds a backend context per server and the
+ * pool registrations; pass it as gp_rdma_arg with gp_rdma_ops =
+ * &gw_transport_rdma.  Free it after gw_ctx_free(), before gw_pool_free(). */
+extern const struct gw_transport_ops gw_transport_rdma;
+struct gw_rdma;
+struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const struct gw_log *lg,
+			    struct gw_stats *st);
+void gw_rdma_free(struct gw_rdma *r);
+
 /* ------------------------------------------------------------------------
  * Gateway context and routing - gateway.c
  * ------------------------------------------------------------------------ */
@@ -454,6 +466,7 @@ struct gw_ctx_params {
 	unsigned gp_ncalls;		/* call objects */
 	/* transport for routes asking for rdma: NULL = TCP fallback */
 	const struct gw_transport_ops *gp_rdma_ops;
+	void *gp_rdma_arg;		/* its context (struct gw_rdma) */
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */
@@ -466,6 +479,8 @@ struct gw_pool *gw_ctx_pool(struct gw_ctx *gw);
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw);
 struct event_base *gw_ctx_base(const struct gw_ctx *gw);
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw);
+void *gw_ctx_rdma_arg(const struct gw_ctx *gw);
+unsigned gw_ctx_ncalls(const struct gw_ctx *gw);
 
 /* Frontend -> gateway: a complete record from a client; the gateway takes
  * the record's buffer references.  Returns 0, or -EPROTO when the record is

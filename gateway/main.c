@@ -32,6 +32,7 @@ struct gw_main {
 	struct gw_stats m_stats;
 	struct gw_pool *m_pool;
 	struct gw_ctx *m_gw;
+	struct gw_rdma *m_rdma;
 	struct fe_frontend *m_fe;
 	struct event *m_sig[4];
 	struct event *m_watchdog;
@@ -111,10 +112,17 @@ static int gw_main_setup(struct gw_main *m)
 	}
 	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s", cf->cf_buffers, cf->cf_buffer_size,
 		gw_pool_hugepages(m->m_pool) ? " (huge pages)" : "");
+	for (unsigned i = 0; i < cf->cf_nroutes; i++)
+		if (cf->cf_routes[i].cr_transport == CFG_TRANSPORT_RDMA && !m->m_rdma) {
+			m->m_rdma = gw_rdma_new(m->m_base, m->m_pool, &m->m_log, &m->m_stats);
+			if (!m->m_rdma)
+				return -ENOMEM;
+		}
 	gp = (struct gw_ctx_params){
 		.gp_base = m->m_base, .gp_cfg = cf, .gp_log = &m->m_log, .gp_stats = &m->m_stats,
 		.gp_pool = m->m_pool, .gp_ncalls = cf->cf_max_calls,
-		.gp_rdma_ops = NULL,	/* backend-rdma/ not wired yet: TCP fallback */
+		.gp_rdma_ops = m->m_rdma ? &gw_transport_rdma : NULL,
+		.gp_rdma_arg = m->m_rdma,
 	};
 	m->m_gw = gw_ctx_new(&gp);
 	if (!m->m_gw) {
@@ -164,6 +172,7 @@ static void gw_main_teardown(struct gw_main *m)
 	/* Reverse order: clients (their calls end), transports, memory. */
 	fe_free(m->m_fe);
 	gw_ctx_free(m->m_gw);
+	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
 	for (int i = 0; i < 4; i++)

@@ -92,7 +92,7 @@ void gw_pool_free(struct gw_pool *p)
 	while (p->po_nregs > 0) {
 		struct gw_pool_reg *r = &p->po_regs[--p->po_nregs];
 
-		if (r->pr_dereg)
+		if (r->pr_dereg && r->pr_reg)
 			r->pr_dereg(r->pr_arg, r->pr_reg);
 	}
 	munmap(p->po_base, p->po_len);
@@ -111,6 +111,19 @@ int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn der
 		return -EIO;
 	p->po_regs[p->po_nregs] = (struct gw_pool_reg){ r, dereg, arg };
 	return (int)p->po_nregs++;
+}
+
+void gw_pool_unregister(struct gw_pool *p, int idx)
+{
+	struct gw_pool_reg *r;
+
+	if (idx < 0 || (unsigned)idx >= p->po_nregs || !p->po_regs[idx].pr_reg)
+		return;
+	r = &p->po_regs[idx];
+	if (r->pr_dereg)
+		r->pr_dereg(r->pr_arg, r->pr_reg);
+	r->pr_reg = NULL;	/* the slot stays: indexes of others do not move */
+	r->pr_dereg = NULL;
 }
 
 void *gw_pool_registration(const struct gw_pool *p, int idx)

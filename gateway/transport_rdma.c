@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the RPC-over-RDMA transport of the gateway: the
+ * adapter between the transport seam (struct gw_transport_ops, gateway.h)
+ * and backend-rdma/ (backend.h), with chunking/'s NFS walkers deciding
+ * what goes in chunks (RFC 8267).
+ *
+ * Memory.  The whole buffer pool is registered once per server context
+ * (gw_pool_register -> be_region_register), so a call's bytes, received
+ * from the TCP client straight into the pool, are advertised in read
+ * chunks where they lie.  Write chunks and the reply chunk are pool
+ * buffers taken for the call (up to BE_MAX_TARGET_IOV each) and returned
+ * when the client reply is written: the server's READ data is written by
+ * RDMA into them and goes to the client from there, by writev().
+ *
+ * Submit: decode the call header, walk the arguments (chk_call_walk),
+ * decide (chk_decide with the connection's inline thresholds), take the
+ * target buffers, be_call_submit().  No buffer or a full backend queue ->
+ * -EAGAIN: the gateway holds the call; a short timer asks it to try again
+ * (gw_path_ready), since nothing else may wake it.
+ *
+ * Reply: the backend calls back once every registration of the call is
+ * invalidated.  The reply walker (chk_reply_walk) lists the pieces of the
+ * TCP reply: inline bytes from the reply body (receive buffer or reply
+ * chunk), write-chunk data from our target buffers, XDR pads; they become
+ * the reply's iovecs, no copy.  They stay valid until release, which gives
+ * the receive buffer back to the backend (be_call_release) and the target
+ * buffers to the pool.
+ *
+ * Cancel (client gone): the server may still write into the target
+ * buffers until the backend has invalidated them, which it reports only
+ * through the callback.  So a cancelled call is kept, marked orphan, and
+ * released at its callback.  Backend errors (ERR_CHUNK, bad reply, too
+ * many re-sends) drop the call, counted and logged, never an RPC error.
+ *
+ * Outage: the backend queues and re-sends by itself; its BE_POOL_UP/DOWN
+ * events become gw_path_ready() so the gateway holds new calls meanwhile.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <event2/event.h>
+
+#include "backend.h"
+#include "gateway.h"
+
+#define GR_RETRY_MS	5
+#define GR_OUT_IOV	(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)
+#define GR_MAX_BUFS	((BE_MAX_WRITE_CHUNKS + 1) * BE_MAX_TARGET_IOV)
+
+/* One server context: a be_ctx and the pool registered in it. */
+struct gr_server {
+	struct be_ctx *sv_ctx;
+	int sv_reg;			/* gw_pool registration index */
+	unsigned sv_users;		/* paths using it */
+};
+
+struct gw_rdma {
+	struct event_base *ra_base;
+	struct gw_pool *ra_pool;
+	const struct gw_log *ra_log;
+	struct gw_stats *ra_stats;
+	struct gr_server ra_servers[CFG_MAX_BACKENDS];
+};
+
+/* Per-call state, indexed by the call's ca_index. */
+struct gr_call {
+	struct gr_path *rc_path;
+	struct gw_call *rc_call;
+	struct be_call *rc_be;
+	bool rc_busy;			/* submitted, callback not yet seen or not released */
+	bool rc_orphan;			/* cancelled: release at the callback */
+	bool rc_replied;		/* callback seen, reply handed to the gateway */
+	uint32_t rc_prog, rc_vers, rc_proc, rc_gss;
+	unsigned rc_nwrites;
+	struct be_target rc_wt[BE_MAX_WRITE_CHUNKS];
+	struct iovec rc_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
+	struct be_target rc_rt;
+	struct iovec rc_riov[BE_MAX_TARGET_IOV];
+	struct be_read_item rc_reads[BE_MAX_READ_ITEMS];
+	unsigned rc_nbufs;
+	struct gw_buf *rc_bufs[GR_MAX_BUFS];
+	unsigned rc_nout;
+	struct iovec rc_out[GR_OUT_IOV];
+};
+
+struct gr_path {
+	struct gw_rdma *rp_ra;
+	struct gw_path *rp_path;
+	const struct gw_path_info *rp_info;
+	struct gr_server *rp_server;
+	struct be_pool *rp_pool;
+	struct event *rp_retry;
+	unsigned rp_ncalls;
+	struct gr_call *rp_calls;	/* [gw_ctx_ncalls()] */
+	bool rp_destroying;
+};
+
+static void *gr_reg(void *arg, void *addr, size_t len)
+{
+	return be_region_register(arg, addr, len);
+}
+
+static void gr_dereg(void *arg, void *reg)
+{
+	(void)arg;
+	be_region_unregister(reg);
+}
+
+struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const struct gw_log *lg,
+			    struct gw_stats *st)
+{
+	struct gw_rdma *ra = calloc(1, sizeof(*ra));
+
+	if (!ra)
+		return NULL;
+	ra->ra_base = base;
+	ra->ra_pool = pool;
+	ra->ra_log = lg;
+	ra->ra_stats = st;
+	for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+		ra->ra_servers[i].sv_reg = -1;
+	return ra;
+}
+
+static void gr_server_put(struct gw_rdma *ra, struct gr_server *sv)
+{
+	if (!sv || --sv->sv_users > 0)
+		return;
+	gw_pool_unregister(ra->ra_pool, sv->sv_reg);
+	sv->sv_reg = -1;
+	be_ctx_free(sv->sv_ctx);
+	sv->sv_ctx = NULL;
+}
+
+void gw_rdma_free(struct gw_rdma *ra)
+{
+	if (!ra)
+		return;
+	for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+		if (ra->ra_servers[i].sv_ctx) {	/* paths not destroyed: force */
+			ra->ra_servers[i].sv_users = 1;
+			gr_server_put(ra, &ra->ra_servers[i]);
+		}
+	free(ra);
+}
+
+static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct cfg *cf,
+				       const struct cfg_backend *b)
+{
+	unsigned idx = (unsigned)(b - cf->cf_backends);
+	struct gr_server *sv = &ra->ra_servers[idx];
+	struct be_config bc;
+
+	if (sv->sv_ctx) {
+		sv->sv_users++;
+		return sv;
+	}
+	be_config_default(&bc);
+	bc.bc_credits = b->cb_credits;
+	bc.bc_inline_send = b->cb_inline_send;
+	bc.bc_inline_recv = b->cb_inline_recv;
+	bc.bc_conns = b->cb_connections;
+	bc.bc_reg_mode = b->cb_regmode == CFG_REG_REG ? BE_REG_MR
+			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
+	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
+	sv->sv_ctx = be_ctx_new(ra->ra_base, &bc);
+	if (!sv->sv_ctx) {
+		gw_err(ra->ra_log, "backend %s: be_ctx_new: %s", b->cb_name, strerror(errno));
+		return NULL;
+	}
+	sv->sv_reg = gw_pool_register(ra->ra_pool, gr_reg, gr_dereg, sv->sv_ctx);
+	if (sv->sv_reg < 0) {
+		gw_err(ra->ra_log, "backend %s: cannot register the buffer pool", b->cb_name);
+		be_ctx_free(sv->sv_ctx);
+		sv->sv_ctx = NULL;
+		return NULL;
+	}
+	sv->sv_users = 1;
+	return sv;
+}
+
+/* ---- targets: pool buffers for write chunks and the reply chunk ---- */
+
+static void gr_call_drop_bufs(struct gr_path *rp, struct gr_call *rc)
+{
+	for (unsigned i = 0; i < rc->rc_nbufs; i++)
+		gw_buf_put(rp->rp_info->pi_pool, rc->rc_bufs[i]);
+	rc->rc_nbufs = 0;
+}
+
+/* len bytes of pool buffers as an iovec list; false when the pool is dry
+ * (buffers taken so far stay listed in rc_bufs). */
+static bool gr_target(struct gr_path *rp, struct gr_call *rc, uint32_t len, struct iovec *iov,
+		      unsigned *niov)
+{
+	struct gw_pool *pool = rp->rp_info->pi_pool;
+	uint32_t bs = gw_pool_buf_size(pool);
+
+	*niov = 0;
+	while (len > 0 && *niov < BE_MAX_TARGET_IOV) {
+		struct gw_buf *b = gw_buf_get(pool);
+		uint32_t n = len < bs ? len : bs;
+
+		if (!b || rc->rc_nbufs == GR_MAX_BUFS) {
+			gw_buf_put(pool, b);
+			return false;
+		}
+		rc->rc_bufs[rc->rc_nbufs++] = b;
+		iov[(*niov)++] = (struct iovec){ b->gb_data, n };
+		len -= n;
+	}
+	return true;	/* longer than BE_MAX_TARGET_IOV buffers: offered shorter */
+}
+
+/* ---- reply ---- */
+
+/* Append stream bytes [off, off + len) of iov[] to the reply iovecs. */
+static bool gr_out_range(struct gr_call *rc, const struct iovec *iov, unsigned niov, size_t off,
+			 size_t len)
+{
+	for (unsigned i = 0; i < niov && len > 0; i++) {
+		size_t l = iov[i].iov_len;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		l -= off;
+		if (l > len)
+			l = len;
+		if (rc->rc_nout == GR_OUT_IOV)
+			return false;
+		rc->rc_out[rc->rc_nout++] = (struct iovec){ (uint8_t *)iov[i].iov_base + off, l };
+		len -= l;
+		off = 0;
+	}
+	return len == 0;
+}
+
+static bool gr_assemble(struct gr_call *rc, const struct be_reply *r, enum chk_walk_err *werr)
+{
+	struct chk_reply_walk rw;
+	struct rpc_reply_hdr rh;
+	struct xdr_cur xc;
+	uint32_t prog = 0;
+
+	*werr = CHK_WALK_OK;
+	xdr_cur_init(&xc, r->br_body, r->br_nbody);
+	if (!rpc_reply_decode(&xc, &rh)) {
+		*werr = CHK_WALK_XDR;
+		return false;
+	}
+	/* Plain results only for accepted, successful, non-GSS-wrapped replies. */
+	if (rh.rr_stat == RPC_MSG_ACCEPTED && rh.rr_accept_stat == RPC_SUCCESS &&
+	    (rc->rc_gss == 0 || rc->rc_gss == RPC_GSS_SVC_NONE))
+		prog = rc->rc_prog;
+	if (!chk_reply_walk(&xc, 0, prog, rc->rc_vers, rc->rc_proc, r->br_write_len, r->br_nwrites,
+			    &rw, werr))
+		return false;
+	rc->rc_nout = 0;
+	for (unsigned i = 0; i < rw.rw_npieces; i++) {
+		const struct chk_piece *pc = &rw.rw_pieces[i];
+		bool ok;
+
+		switch (pc->pc_kind) {
+		case CHK_PIECE_INLINE:
+			ok = gr_out_range(rc, r->br_body, r->br_nbody, pc->pc_off, pc->pc_len);
+			break;
+		case CHK_PIECE_CHUNK:
+			ok = pc->pc_chunk < rc->rc_nwrites &&
+			     gr_out_range(rc, rc->rc_wt[pc->pc_chunk].bt_iov,
+					  rc->rc_wt[pc->pc_chunk].bt_niov, pc->pc_off, pc->pc_len);
+			break;
+		default:
+			ok = rc->rc_nout < GR_OUT_IOV;
+			if (ok)
+				rc->rc_out[rc->rc_nout++] = (struct iovec){ (void *)chk_zero_pad, pc->pc_len };
+			break;
+		}
+		if (!ok) {
+			*werr = CHK_WALK_TOO_MANY;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Everything of the call given back; the transport's reference dropped. */
+static void gr_call_done(struct gr_path *rp, struct gr_call *rc)
+{
+	struct gw_call *c = rc->rc_call;
+
+	be_call_release(rc->rc_be);
+	rc->rc_be = NULL;
+	gr_call_drop_bufs(rp, rc);
+	rc->rc_busy = false;
+	rc->rc_call = NULL;
+	rp->rp_ncalls--;
+	gw_call_put(c);
+}
+
+static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
+{
+	struct gr_call *rc = arg;
+	struct gr_path *rp = rc->rc_path;
+	struct gw_call *c = rc->rc_call;
+	const struct gw_log *lg = rp->rp_info->pi_log;
+	enum chk_walk_err werr;
+
+	rc->rc_be = bc;
+	if (rc->rc_orphan) {
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_UNMATCHED);
+		gr_call_done(rp, rc);
+		return;
+	}
+	if (r->br_err != BE_OK) {
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
+		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
+		       gw_path_name(rp->rp_path), be_err_str(r->br_err));
+		rc->rc_orphan = true;		/* finalize -> cancel -> done */
+		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
+		return;
+	}
+	if (!gr_assemble(rc, r, &werr)) {
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
+		gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
+		       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
+		rc->rc_orphan = true;
+		gw_call_finalize(c, GW_END_FAILED);
+		return;
+	}
+	rc->rc_replied = true;
+	gw_call_complete(c, rc->rc_out, rc->rc_nout);
+}
+
+/* ---- the ops ---- */
+
+static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gr_path *rp = arg;
+
+	(void)fd;
+	(void)what;
+	gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
+}
+
+static int gr_refuse(struct gr_path *rp, struct gr_call *rc)
+{
+	struct timeval tv = { 0, GR_RETRY_MS * 1000 };
+
+	gr_call_drop_bufs(rp, rc);
+	evtimer_add(rp->rp_retry, &tv);
+	return -EAGAIN;
+}
+
+static int gr_submit(void *tp, struct gw_call *c)
+{
+	struct gr_path *rp = tp;
+	struct gr_call *rc = &rp->rp_calls[c->ca_index];
+	struct chk_rdma_params prm;
+	struct chk_decision dc;
+	struct chk_call_walk cw;
+	struct rpc_call_hdr hdr;
+	struct be_conn_info ci;
+	struct be_call_desc d;
+	enum chk_walk_err werr;
+	struct xdr_cur xc;
+	unsigned nreads = 0, n;
+
+	if (rc->rc_busy)	/* cannot happen: one gw_call, one slot */
+		return -EBUSY;
+	if (c->ca_rec.rc_niov > BE_MAX_MSG_IOV)
+		return -EMSGSIZE;
+	memset(rc, 0, offsetof(struct gr_call, rc_wiov));
+	rc->rc_path = rp;
+	rc->rc_call = c;
+	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
+	if (!rpc_call_decode(&xc, &hdr))
+		return -EPROTO;	/* the gateway decoded it already */
+	rc->rc_prog = hdr.rc_prog;
+	rc->rc_vers = hdr.rc_vers;
+	rc->rc_proc = hdr.rc_proc;
+	rc->rc_gss = hdr.rc_cred.oa_flavor == RPC_RPCSEC_GSS
+		     ? (hdr.rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr.rc_gss_service) : 0;
+	chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, rc->rc_gss, &cw, &werr);
+	chk_rdma_params_default(&prm);
+	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
+		prm.rp_send_threshold = ci.ci_send_threshold;
+		prm.rp_recv_threshold = ci.ci_recv_threshold;
+	} else {
+		prm.rp_send_threshold = rp->rp_info->pi_backend->cb_inline_send;
+		prm.rp_recv_threshold = rp->rp_info->pi_backend->cb_inline_recv;
+	}
+	if (prm.rp_max_write_chunks > BE_MAX_WRITE_CHUNKS)
+		prm.rp_max_write_chunks = BE_MAX_WRITE_CHUNKS;
+	if (prm.rp_max_read_chunks > BE_MAX_READ_ITEMS)
+		prm.rp_max_read_chunks = BE_MAX_READ_ITEMS;
+	if (!chk_decide(&cw, 0, c->ca_rec.rc_len, &prm, &dc))
+		return -EMSGSIZE;
+	memset(&d, 0, sizeof(d));
+	d.cd_xid = c->ca_gxid;
+	d.cd_msg = c->ca_rec.rc_iov;
+	d.cd_msg_niov = c->ca_rec.rc_niov;
+	if (dc.dc_proc == RPCRDMA_NOMSG) {
+		d.cd_flags = BE_CALL_FORCE_NOMSG;
+	} else {
+		for (unsigned i = 0; i < dc.dc_nreads && nreads < BE_MAX_READ_ITEMS; i++)
+			if (dc.dc_reads[i].rc_item >= 0)
+				rc->rc_reads[nreads++] = (struct be_read_item){ dc.dc_reads[i].rc_pos,
+										dc.dc_reads[i].rc_len };
+		d.cd_reads = rc->rc_reads;
+		d.cd_nreads = nreads;
+	}
+	rc->rc_nwrites = dc.dc_nwrites;
+	for (unsigned i = 0; i < dc.dc_nwrites; i++) {
+		if (!gr_target(rp, rc, dc.dc_write_len[i], rc->rc_wiov[i], &n))
+			return gr_refuse(rp, rc);
+		rc->rc_wt[i] = (struct be_target){ rc->rc_wiov[i], n };
+	}
+	d.cd_writes = rc->rc_wt;
+	d.cd_nwrites = dc.dc_nwrites;
+	if (dc.dc_reply_chunk) {
+		if (!gr_target(rp, rc, dc.dc_reply_len, rc->rc_riov, &n))
+			return gr_refuse(rp, rc);
+		rc->rc_rt = (struct be_target){ rc->rc_riov, n };
+		d.cd_reply = &rc->rc_rt;
+	}
+	rc->rc_busy = true;
+	gw_call_get(c);
+	c->ca_tp_owned = true;
+	rp->rp_ncalls++;
+	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, rc)) {
+		int err = errno;
+
+		rc->rc_busy = false;
+		c->ca_tp_owned = false;
+		rp->rp_ncalls--;
+		gw_call_put(c);		/* the client side still holds one */
+		if (err == ENOBUFS)
+			return gr_refuse(rp, rc);
+		gr_call_drop_bufs(rp, rc);
+		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): be_call_submit: %s", c->ca_cxid,
+		       c->ca_gxid, strerror(err));
+		return -err;
+	}
+	gw_debug(rp->rp_info->pi_log, "xid %#x (gw %#x): %s, %u read, %u write, reply chunk %s",
+		 c->ca_cxid, c->ca_gxid, dc.dc_proc == RPCRDMA_NOMSG ? "RDMA_NOMSG" : "RDMA_MSG",
+		 nreads, dc.dc_nwrites, dc.dc_reply_chunk ? "yes" : "no");
+	return 0;
+}
+
+static void gr_release(void *tp, struct gw_call *c)
+{
+	struct gr_path *rp = tp;
+
+	gr_call_done(rp, &rp->rp_calls[c->ca_index]);
+}
+
+static void gr_cancel(void *tp, struct gw_call *c)
+{
+	struct gr_path *rp = tp;
+	struct gr_call *rc = &rp->rp_calls[c->ca_index];
+
+	if (rc->rc_orphan && rc->rc_be) {
+		/* finalize from our own callback (error): the backend is done */
+		gr_call_done(rp, rc);
+		return;
+	}
+	/* The server may still write into the targets: wait for the callback. */
+	rc->rc_orphan = true;
+}
+
+static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
+{
+	struct gr_path *rp = arg;
+
+	(void)pool;
+	if (rp->rp_destroying)
+		return;
+	switch (ev) {
+	case BE_POOL_UP:
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_CONNECTS);
+		gw_path_ready(rp->rp_path, true);
+		break;
+	case BE_POOL_DOWN:
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_DISCONNECTS);
+		gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
+		break;
+	case BE_POOL_FATAL:
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_CONNECT_FAILED);
+		gw_err(rp->rp_info->pi_log, "path %s: server refuses RPC-over-RDMA version 1",
+		       gw_path_name(rp->rp_path));
+		gw_path_ready(rp->rp_path, false);
+		break;
+	}
+}
+
+static void gr_destroy(void *tp)
+{
+	struct gr_path *rp = tp;
+
+	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
+	rp->rp_destroying = true;
+	be_pool_free(rp->rp_pool);
+	event_free(rp->rp_retry);
+	gr_server_put(rp->rp_ra, rp->rp_server);
+	free(rp->rp_calls);
+	free(rp);
+}
+
+static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
+{
+	struct gw_rdma *ra = gw_ctx_rdma_arg(gw);
+	const struct gw_path_info *pi = gw_path_info(path);
+	const struct cfg_backend *b = pi->pi_backend;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct gr_path *rp;
+	char port[8];
+	int rc;
+
+	if (!ra)
+		return NULL;
+	rp = calloc(1, sizeof(*rp));
+	if (!rp)
+		return NULL;
+	rp->rp_ra = ra;
+	rp->rp_path = path;
+	rp->rp_info = pi;
+	rp->rp_calls = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_calls));
+	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
+	if (!rp->rp_calls || !rp->rp_retry)
+		goto err;
+	/* Start-up only: a name lookup may block here. */
+	snprintf(port, sizeof(port), "%u", b->cb_rdma_port);
+	rc = getaddrinfo(b->cb_host, port, &hints, &ai);
+	if (rc != 0) {
+		gw_err(pi->pi_log, "backend %s: %s: %s", b->cb_name, b->cb_host, gai_strerror(rc));
+		goto err;
+	}
+	rp->rp_server = gr_server_get(ra, pi->pi_cfg, b);
+	if (!rp->rp_server)
+		goto err_ai;
+	rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, ai->ai_addr, ai->ai_addrlen, gr_pool_event, rp);
+	if (!rp->rp_pool) {
+		gw_err(pi->pi_log, "path %s: be_pool_new: %s", gw_path_name(path), strerror(errno));
+		gr_server_put(ra, rp->rp_server);
+		goto err_ai;
+	}
+	freeaddrinfo(ai);
+	gw_info(pi->pi_log, "path %s: RPC-over-RDMA to %s port %u, registration %s",
+		gw_path_name(path), b->cb_host, b->cb_rdma_port, cfg_regmode_str(b->cb_regmode));
+	return rp;
+
+err_ai:
+	freeaddrinfo(ai);
+err:
+	if (rp->rp_retry)
+		event_free(rp->rp_retry);
+	free(rp->rp_calls);
+	free(rp);
+	return NULL;
+}
+
+const struct gw_transport_ops gw_transport_rdma = {
+	.to_name = "rdma",
+	.to_create = gr_create,
+	.to_destroy = gr_destroy,
+	.to_submit = gr_submit,
+	.to_release = gr_release,
+	.to_cancel = gr_cancel,
+};

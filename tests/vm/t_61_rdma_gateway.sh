@@ -1,0 +1,97 @@
+#!/bin/bash
+# claim: the kernel NFS client (vers=3 and vers=4.1, proto=tcp) mounts THROUGH rpcrdma-gw whose NFS route uses RPC-over-RDMA (backend-rdma, rxe0) to nfsd on 10.99.0.1:20049; a 4 MiB random file goes both ways with its sha256 unchanged and the gateway stops cleanly on SIGTERM
+#
+#   kernel NFS client                rpcrdma-gw                         kernel nfsd
+#   /mnt/gw3  (vers=3)   --tcp-->  127.0.0.1:20490  --rdma 20049 (rxe0)-->  tmpfs /srv/nfs
+#   /mnt/gw41 (vers=4.1) --tcp-->  (pool registered,  --tcp mountd------->  (port from rpcbind)
+#                                   chunks, XID map)        10.99.0.1
+#
+# NFS goes over the RDMA transport (gateway/transport_rdma.c over
+# backend-rdma/): WRITE data in read chunks from the pool buffers it was
+# received into, READ data in write chunks; MOUNT over the TCP transport.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+GW=${BUILD:-build}/rpcrdma-gw
+GW_PORT=20490
+out=/tmp/t61
+mkdir -p "$out"
+
+bed_nfsd_up
+bed_nfs_client_modules
+
+cat >"$out/gw.conf" <<CONF
+[gateway]
+listen = 127.0.0.1:$GW_PORT
+log_level = debug
+[backend nfsd]
+address = $BED_IP
+port = $BED_NFS_PORT
+[route nfs]
+program = nfs
+transport = rdma
+[route mount]
+program = mount
+transport = tcp
+CONF
+
+step "rpcrdma-gw --check-config"
+assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-config output"
+
+step "start rpcrdma-gw on 127.0.0.1:$GW_PORT -> $BED_IP:$BED_NFS_PORT (tcp)"
+"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
+gw_pid=$!
+out_gw() { sed 's/^/  gw: /' "$out/gw.log" | tail -60; }
+stop_gw() { kill -TERM "$gw_pid" 2>/dev/null || true; }
+trap 'stop_gw; bed_on_exit' EXIT
+bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
+bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log" ||
+	{ out_gw; false; }
+
+step "write $((4)) MiB of random data on the server's tmpfs"
+head -c $((4 << 20)) /dev/urandom >"$BED_EXPORT/server.bin"
+sum=$(sha256sum "$BED_EXPORT/server.bin" | cut -d' ' -f1)
+head -c $((4 << 20)) /dev/urandom >/tmp/client.bin
+
+check_version() {
+	local vers=$1 mnt=$2 src=$3 opts
+	mkdir -p "$mnt"
+	opts="vers=$vers,proto=tcp,port=$GW_PORT,nolock"
+	[ "$vers" = 3 ] && opts="$opts,mountport=$GW_PORT,mountproto=tcp"
+	step "mount -o $opts 127.0.0.1:$src $mnt (through the gateway)"
+	timeout 90 mount -t nfs -o "$opts" "127.0.0.1:$src" "$mnt" || { out_gw; false; }
+	grep " $mnt " /proc/mounts | sed 's/^/  /'
+	assert_mount_opt "$mnt" "vers=$vers" proto=tcp "port=$GW_PORT"
+
+	step "read through the gateway (vers=$vers)"
+	assert_file_sum "$mnt/server.bin" "$sum"
+
+	step "write through the gateway (vers=$vers), compare on the server side"
+	cp /tmp/client.bin "$mnt/client-v$vers.bin"
+	sync
+	timeout 60 umount "$mnt"
+	assert_same_file /tmp/client.bin "$BED_EXPORT/client-v$vers.bin"
+}
+
+check_version 3 /mnt/gw3 "$BED_EXPORT"
+check_version 4.1 /mnt/gw41 /
+
+step "SIGTERM: clean shutdown"
+kill -TERM "$gw_pid"
+rc=0
+wait "$gw_pid" || rc=$?
+grep -v 'rpcrdma-gw\[debug\]' "$out/gw.log" | sed 's/^/  gw: /' | tail -40
+assert_eq 0 "$rc" "gateway exit status"
+assert_grep 'counter replies = ' "$out/gw.log"
+assert_grep 'route nfs: program 100003 -> backend nfsd (10.99.0.1) via rdma' "$out/gw.log"
+step "chunks used: WRITE data in read chunks, READ data in write chunks"
+assert_grep 'RDMA_MSG, 1 read, 0 write' "$out/gw.log"
+assert_grep 'RDMA_MSG, 0 read, 1 write' "$out/gw.log"
+grep -c 'RDMA_MSG, 1 read' "$out/gw.log" | sed 's/^/  calls with a read chunk: /'
+grep -c '0 read, 1 write' "$out/gw.log" | sed 's/^/  calls with a write chunk: /'
+if grep -q 'using the TCP fallback' "$out/gw.log"; then
+	bed_fail "the NFS route fell back to TCP"
+fi
+if grep -q 'ERROR: AddressSanitizer\|runtime error' "$out/gw.log"; then
+	bed_fail "sanitizer report in the gateway log"
+fi
