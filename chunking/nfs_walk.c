@@ -230,7 +230,7 @@ static bool v3_diropargs(struct xdr_cur *xc)
 }
 
 /* union switch (bool) { TRUE: n bytes; default: void } */
-static bool v3_opt(struct xdr_cur *xc, size_t n)
+static bool opt_arm(struct xdr_cur *xc, size_t n)
 {
 	bool set;
 
@@ -251,7 +251,7 @@ static bool v3_settime(struct xdr_cur *xc)
 
 static bool v3_sattr(struct xdr_cur *xc)
 {
-	return v3_opt(xc, 4) && v3_opt(xc, 4) && v3_opt(xc, 4) && v3_opt(xc, 8) &&
+	return opt_arm(xc, 4) && opt_arm(xc, 4) && opt_arm(xc, 4) && opt_arm(xc, 8) &&
 	       v3_settime(xc) && v3_settime(xc);
 }
 
@@ -269,7 +269,7 @@ static bool v3_call(struct walk *w, uint32_t proc)
 		return v3_fh(xc);
 	case 2:		/* SETATTR: fh, sattr3, sattrguard3 */
 		res_add(w, 4 + V3_WCC_DATA);
-		return v3_fh(xc) && v3_sattr(xc) && v3_opt(xc, 8);
+		return v3_fh(xc) && v3_sattr(xc) && opt_arm(xc, 8);
 	case 3:		/* LOOKUP */
 		res_add(w, 4 + 4 + V3_FHSIZE + 2 * V3_POST_OP_ATTR);
 		return v3_diropargs(xc);
@@ -765,7 +765,7 @@ static bool v4_args(struct walk *w, uint32_t op, uint16_t idx, size_t *rb)
 	case 49:	/* LAYOUTCOMMIT */
 		*rb = 4 + 8;
 		if (!skip(xc, 16) || !boolean(xc, &b) || !skip(xc, V4_STATEID) ||
-		    !v3_opt(xc, 8) || !v3_opt(xc, 12))
+		    !opt_arm(xc, 8) || !opt_arm(xc, 12))
 			return false;
 		return v4_layoutupdate(xc);
 	case 50:	/* LAYOUTGET */
@@ -1089,7 +1089,7 @@ static bool v2_reply(struct rwalk *r, uint32_t proc)
 
 static bool v3_post_op_attr(struct xdr_cur *xc)
 {
-	return v3_opt(xc, V3_FATTR);
+	return opt_arm(xc, V3_FATTR);
 }
 
 static bool v3_reply(struct rwalk *r, uint32_t proc)
@@ -1280,8 +1280,8 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 		if (!skip(xc, 16) || !u32(xc, &n))
 			return false;
 		return skip(xc, (size_t)n * 16) && boolean(xc, &b);
-	case 49: return v3_opt(xc, 8);				/* LAYOUTCOMMIT */
-	case 51: return v3_opt(xc, V4_STATEID);			/* LAYOUTRETURN */
+	case 49: return opt_arm(xc, 8);				/* LAYOUTCOMMIT */
+	case 51: return opt_arm(xc, V4_STATEID);			/* LAYOUTRETURN */
 	case 53: return skip(xc, 16 + 5 * 4);			/* SEQUENCE */
 	case 54: return opaque(xc, OPAQUE_ANY);			/* SET_SSV */
 	case 55:						/* TEST_STATEID */

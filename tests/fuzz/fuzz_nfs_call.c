@@ -11,7 +11,8 @@
  *    no two overlapping, and only when DDP is allowed;
  *  - the walk is the same whether the stream is one segment or two;
  *  - the decision's read chunks lie inside the message, are 4-aligned,
- *    cover whole items, and the inline size adds up; an RDMA_NOMSG call
+ *    cover whole items, the inline size adds up and so do the inline
+ *    spans of chk_decision_inline_spans(); an RDMA_NOMSG call
  *    has exactly one position-zero chunk holding the whole message.
  */
 #include <stdint.h>
@@ -122,6 +123,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (inl != dc.dc_call_inline || inl + dc.dc_call_hdr_max > p.rp_send_threshold)
 			__builtin_trap();
+		/* the gather list of the Send covers exactly the inline bytes */
+		{
+			struct xdr_span sp[CHK_MAX_READ_CHUNKS + 1];
+			unsigned ns = chk_decision_inline_spans(&dc, 0, len, sp,
+								CHK_MAX_READ_CHUNKS + 1);
+
+			inl = 0;
+			for (i = 0; i < ns; i++) {
+				if (sp[i].xs_len == 0 || sp[i].xs_pos + sp[i].xs_len > len ||
+				    (i && sp[i].xs_pos < sp[i - 1].xs_pos + sp[i - 1].xs_len))
+					__builtin_trap();
+				inl += sp[i].xs_len;
+			}
+			if (inl != dc.dc_call_inline)
+				__builtin_trap();
+		}
 	}
 	if (dc.dc_nwrites > cw.cw_nreply || (dc.dc_nwrites && dc.dc_reply_chunk))
 		__builtin_trap();
