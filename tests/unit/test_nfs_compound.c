@@ -486,6 +486,33 @@ static void t15_symlink_items(void **state)
 	assert_int_equal(cw.cw_call[0].it_op, 1);
 }
 
+/* 16. With the real RPC header decoder: walk from rc_args_pos */
+static void t16_with_rpc_call_decode(void **state)
+{
+	struct rpc_call_hdr call;
+	struct chk_call_walk cw;
+	struct xdr_enc xe;
+	struct xdr_cur xc;
+	struct iovec one;
+	enum chk_walk_err err;
+	size_t data;
+
+	(void)state;
+	call_start(&xe, CHK_PROG_NFS, 3, 7);
+	nfs_enc_fmt(&xe, "o h w w", 32u, 0ull, 9u, 2u);
+	data = xe.xe_len + 4;
+	nfs_enc_fmt(&xe, "o", 9u);
+	xdr_cur_init_buf(&xc, &one, msg, xe.xe_len);
+	assert_true(rpc_call_decode(&xc, &call));
+	assert_int_equal(call.rc_args_pos, args_pos);
+	assert_int_equal(xdr_pos(&xc), args_pos);
+	assert_true(chk_call_walk(&xc, call.rc_prog, call.rc_vers, call.rc_proc,
+				  call.rc_gss_service, &cw, &err));
+	assert_int_equal(cw.cw_ncall, 1);
+	assert_int_equal(cw.cw_call[0].it_pos - call.rc_xid_pos, data);
+	assert_int_equal(cw.cw_args_end, xe.xe_len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +531,7 @@ int main(void)
 		cmocka_unit_test(t13_garbage),
 		cmocka_unit_test(t14_read_plus),
 		cmocka_unit_test(t15_symlink_items),
+		cmocka_unit_test(t16_with_rpc_call_decode),
 	};
 	return cmocka_run_group_tests_name("nfs_compound", tests, NULL, NULL);
 }
