@@ -441,7 +441,10 @@ static int gr_submit(void *tp, struct gw_call *c)
 		c->ca_tp_owned = false;
 		rp->rp_ncalls--;
 		gw_call_put(c);		/* the client side still holds one */
-		if (err == ENOBUFS)
+		/* Queue full, or the same gateway XID still in flight (a client
+		 * retransmission while the cancelled original awaits its reply):
+		 * hold and try again shortly. */
+		if (err == ENOBUFS || err == EEXIST)
 			return gr_refuse(rp, rc);
 		gr_call_drop_bufs(rp, rc);
 		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): be_call_submit: %s", c->ca_cxid,
