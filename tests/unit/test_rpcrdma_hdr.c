@@ -638,6 +638,40 @@ static void t14_no_allocation(void **state)
 	assert_string_equal(as.as_machinename, "client.example.org");
 }
 
+/* 15. RFC 8166 4.1.2: segment fields land where the XDR puts them:
+ * handle, length, 64-bit offset; chunks index rh_segs in list order. */
+static void t15_segment_fields(void **state)
+{
+	static const uint32_t w[] = { X, 1, 32, RPCRDMA_MSG,
+		1, 8, 0xa1, 100, 0x00000001, 0x00002000,	/* read seg */
+		0,
+		1, 2, 0xb1, 4096, 0xffffffff, 0xfffff000, 0xb2, 12, 0, 4,	/* write chunk */
+		0,
+		1, 1, 0xc1, 8192, 0x7, 0x0,			/* reply chunk */
+		X };
+	uint8_t buf[sizeof(w)];
+	enum rpcrdma_hdr_err err;
+
+	(void)state;
+	assert_true(rpcrdma_hdr_decode(buf, vec_words(buf, w, sizeof(w) / 4), NULL, &H, &err));
+	assert_int_equal(H.rh_reads[0].rd_position, 8);
+	assert_int_equal(H.rh_reads[0].rd_seg.rs_handle, 0xa1);
+	assert_int_equal(H.rh_reads[0].rd_seg.rs_length, 100);
+	assert_true(H.rh_reads[0].rd_seg.rs_offset == 0x100002000ull);
+	assert_int_equal(H.rh_writes[0].ck_first, 0);
+	assert_int_equal(H.rh_writes[0].ck_nsegs, 2);
+	assert_true(H.rh_segs[0].rs_offset == 0xfffffffffffff000ull);
+	assert_int_equal(H.rh_segs[1].rs_handle, 0xb2);
+	assert_int_equal(H.rh_segs[1].rs_length, 12);
+	assert_true(H.rh_segs[1].rs_offset == 4);
+	assert_int_equal(H.rh_reply.ck_first, 2);
+	assert_int_equal(H.rh_reply.ck_nsegs, 1);
+	assert_int_equal(H.rh_segs[2].rs_handle, 0xc1);
+	assert_true(H.rh_segs[2].rs_offset == 0x700000000ull);
+	assert_int_equal(H.rh_hdr_len, sizeof(w) - 4);
+	assert_int_equal(rpcrdma_hdr_len(&H), sizeof(w) - 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +689,7 @@ int main(void)
 		cmocka_unit_test(t12_encode_errors),
 		cmocka_unit_test(t13_err_str),
 		cmocka_unit_test(t14_no_allocation),
+		cmocka_unit_test(t15_segment_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
