@@ -55,6 +55,9 @@ FUZZ_LIBSRC := $(wildcard chunking/*.c)
 .PHONY: all check unit fuzz fuzz-build vm pkg bench demo deps install clean help tools
 all: $(DAEMON) $(TOOLS)
 
+# Tests, tools and benches may include the shared test helpers in tests/unit.
+$(BUILD)/tests/%.o: CFLAGS += -Itests/unit
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
