@@ -16,6 +16,11 @@
  *                            until eof; expects N entries besides . and ..
  *   soak SECONDS             NULL calls, 8 at a time, for SECONDS; every call
  *                            must succeed, across reconnects
+ *   chunky N                 N NULL calls one after the other, each offering
+ *                            a 4 KiB write chunk (for tests/peer/rpcrdma-peer,
+ *                            which writes 100 bytes of 0xab into it);
+ *                            --expect-error NAME: each call must fail so
+ *   idle SECONDS             stay connected and idle (keepalive), then NULL
  *
  * Options: --expect-credits N, --expect-pd HEX (first 8 bytes of the
  * server's private data), --mode mw|mr|persistent, --credits N,
@@ -421,7 +426,7 @@ static void cmd_concurrent(struct tool *t, unsigned n)
 	       c.done / (now_s() - t0));
 	if (!all || c.failed)
 		die("concurrent calls did not all succeed");
-	if (c.max_inflight > c.grant)
+	if (c.max_inflight > (c.grant ? c.grant : 1))	/* a grant of 0 counts as 1 */
 		die("more calls in flight (%u) than granted (%u)", c.max_inflight, c.grant);
 }
 
@@ -757,6 +762,52 @@ static void cmd_soak(struct tool *t, unsigned secs, bool expect_reconnect)
 		die("expected a reconnect");
 }
 
+static void cmd_chunky(struct tool *t, unsigned n, const char *expect_err)
+{
+	unsigned i, k;
+
+	for (i = 0; i < n; i++) {
+		uint8_t *m = t->mem, *wb = t->mem + 65536;
+		struct iovec iov = { m, 0 }, wiov = { wb, 4096 };
+		struct be_target wt = { &wiov, 1 };
+		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1,
+					  .cd_writes = &wt, .cd_nwrites = 1 };
+		struct sync_call sc;
+		struct xdr_cur xc;
+
+		memset(wb, 0, 4096);
+		iov.iov_len = null_msg(t, m, d.cd_xid);
+		call_sync(t, &d, &sc);
+		if (expect_err) {
+			if (strcmp(be_err_str(sc.reply.br_err), expect_err))
+				die("call %u: got '%s', expected '%s'", i, be_err_str(sc.reply.br_err),
+				    expect_err);
+			printf("chunky call %u: failed as expected: %s\n", i, expect_err);
+			be_call_release(sc.call);
+			continue;
+		}
+		reply_cursor(&sc.reply, &xc, "chunky NULL");
+		if (sc.reply.br_write_len[0] != 100)
+			die("write chunk returned %u bytes, expected 100", sc.reply.br_write_len[0]);
+		for (k = 0; k < 100; k++)
+			if (wb[k] != 0xab)
+				die("byte %u of the write chunk is %#x", k, wb[k]);
+		printf("chunky call %u: ok, 100 bytes landed, remote invalidation %d\n", i,
+		       sc.reply.br_remote_inv);
+		be_call_release(sc.call);
+	}
+}
+
+static void cmd_idle(struct tool *t, unsigned secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end)
+		event_base_loop(t->base, EVLOOP_ONCE);
+	printf("idle %u s: %" PRIu64 " keepalives\n", secs, be_ctx_stats(t->ctx)->bs_keepalives);
+	cmd_null(t, 1);
+}
+
 static void print_stats(struct tool *t)
 {
 	const struct be_stats *s = be_ctx_stats(t->ctx);
@@ -794,13 +845,14 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "keepalive", required_argument, NULL, 'k' },
 		{ "no-remote-inv", no_argument, NULL, 'I' },
+		{ "expect-error", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tool t = { .timeout_s = 20, .ddp_min = 1024 };
 	struct be_config cfg;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	int expect_credits = -1, o;
-	const char *expect_pd = NULL, *cmd;
+	const char *expect_pd = NULL, *cmd, *expect_err = NULL;
 	bool expect_reconnect = false, up = false;
 	double t0;
 
@@ -823,6 +875,7 @@ int main(int argc, char **argv)
 		case 't': t.timeout_s = atoi(optarg); break;
 		case 'k': cfg.bc_keepalive_ms = (unsigned)atoi(optarg); break;
 		case 'I': cfg.bc_remote_inv = false; break;
+		case 'E': expect_err = optarg; break;
 		default: usage();
 		}
 	}
@@ -857,8 +910,10 @@ int main(int argc, char **argv)
 	t.xid = (uint32_t)random() & 0x7fff0000u;
 
 	/* One NULL first: the grant arrives with the first reply. */
-	cmd_null(&t, 1);
-	print_info(&t);
+	if (!expect_err) {
+		cmd_null(&t, 1);
+		print_info(&t);
+	}
 	if (expect_credits >= 0) {
 		struct be_conn_info ci;
 
@@ -889,13 +944,17 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "readdir") && argc - optind > 5) {
 		cmd_readdir(&t, argv[optind + 3], argv[optind + 4],
 			    (unsigned)atoi(argv[optind + 5]));
+	} else if (!strcmp(cmd, "chunky") && argc - optind > 3) {
+		cmd_chunky(&t, (unsigned)atoi(argv[optind + 3]), expect_err);
+	} else if (!strcmp(cmd, "idle") && argc - optind > 3) {
+		cmd_idle(&t, (unsigned)atoi(argv[optind + 3]));
 	} else if (!strcmp(cmd, "soak") && argc - optind > 3) {
 		cmd_soak(&t, (unsigned)atoi(argv[optind + 3]), expect_reconnect);
 	} else {
 		usage();
 	}
 	print_stats(&t);
-	if (strcmp(cmd, "soak") && (be_ctx_stats(t.ctx)->bs_disconnects ||
+	if (strcmp(cmd, "soak") && !expect_err && (be_ctx_stats(t.ctx)->bs_disconnects ||
 				    be_ctx_stats(t.ctx)->bs_wc_errors))
 		die("the connection broke during the test");
 	be_pool_free(t.pool);

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains rpcrdma-peer, a deliberately small RPC-over-RDMA
+ * version 1 responder for the VM tests: it does what the kernel nfsd never
+ * does, so that backend-rdma's handling of it can be checked.
+ *
+ *   rpcrdma-peer ADDR PORT MODE [CREDITS]
+ *
+ * Every call gets an RPC reply "accepted, SUCCESS, no results" (24 bytes).
+ * When a call offers write chunks, the peer RDMA Writes 100 bytes of 0xab
+ * into the first segment of the first chunk and returns that length.
+ *
+ *   normal        as above; CREDITS granted (default 32; 0 allowed)
+ *   stale-rkey    on the call after the first one with a write chunk, RDMA
+ *                 Write to that (now finished) call's write segment.  Prints "stale rkey refused: ..."
+ *                 and exits 0 when the device refuses, "stale rkey accepted"
+ *                 and exits 1 when the write lands.
+ *   stale-control as stale-rkey but exits 0 when the write lands (the
+ *                 requester in persistent mode: the test has teeth)
+ *   remote-inv    replies with Send With Invalidate of the call's rkey
+ *   overrun       returns a write segment length of offered + 4
+ *   err-chunk     answers RDMA_ERROR ERR_CHUNK
+ *   err-vers      answers RDMA_ERROR ERR_VERS (1..1) to everything
+ *   unknown-xid   sends a reply with a made-up XID before each real reply
+ *
+ * A test tool, not the daemon: one connection, completions busy-polled,
+ * exits after the connection ends or 60 s.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "chunking.h"
+
+#define NRECV	64
+#define BUFSZ	4096
+
+enum mode { M_NORMAL, M_STALE, M_STALE_CONTROL, M_REMOTE_INV, M_OVERRUN, M_ERR_CHUNK,
+	    M_ERR_VERS, M_UNKNOWN_XID };
+
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+static struct ibv_mr *mr;
+static uint8_t *mem;		/* NRECV receive buffers, then send buffers, then a write source */
+static struct rpcrdma_hdr rh, out;
+
+static uint8_t *rbuf(unsigned i) { return mem + (size_t)i * BUFSZ; }
+static uint8_t *sbuf(void) { return mem + (size_t)NRECV * BUFSZ; }
+static uint8_t *wsrc(void) { return mem + (size_t)(NRECV + 1) * BUFSZ; }
+
+static void post_recv(unsigned i)
+{
+	struct ibv_sge sge = { (uintptr_t)rbuf(i), BUFSZ, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp, &wr, &bad)) {
+		perror("ibv_post_recv");
+		exit(2);
+	}
+}
+
+/* Wait for one send-side completion; returns its status. */
+static enum ibv_wc_status wait_send(void)
+{
+	struct ibv_wc wc;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			exit(2);
+		if (n == 0)
+			continue;
+		if (wc.wr_id >= 1000)
+			return wc.status;
+		/* a receive flushed or completed meanwhile: ignore here */
+	}
+}
+
+static void send_msg(size_t len, bool with_inv, uint32_t inv_rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)sbuf(), (uint32_t)len, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1000, .sg_list = &sge, .num_sge = 1,
+				  .opcode = with_inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	enum ibv_wc_status st;
+
+	if (with_inv)
+		wr.invalidate_rkey = inv_rkey;
+	if (ibv_post_send(qp, &wr, &bad)) {
+		perror("ibv_post_send");
+		exit(2);
+	}
+	st = wait_send();
+	if (st != IBV_WC_SUCCESS) {
+		printf("peer: send failed: %s\n", ibv_wc_status_str(st));
+		exit(2);
+	}
+}
+
+static enum ibv_wc_status rdma_write(uint32_t rkey, uint64_t addr, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)wsrc(), len, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 1001, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.wr.rdma.rkey = rkey;
+	wr.wr.rdma.remote_addr = addr;
+	if (ibv_post_send(qp, &wr, &bad)) {
+		perror("ibv_post_send write");
+		exit(2);
+	}
+	return wait_send();
+}
+
+/* Transport header of the reply, then the 24-byte RPC reply. */
+static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool overrun)
+{
+	struct xdr_enc xe;
+	unsigned c, i;
+
+	memset(&out, 0, offsetof(struct rpcrdma_hdr, rh_reads));
+	out.rh_xid = xid;
+	out.rh_vers = 1;
+	out.rh_credit = credits;
+	out.rh_proc = RPCRDMA_MSG;
+	out.rh_nwrites = rh.rh_nwrites;
+	out.rh_has_reply = false;
+	out.rh_nsegs = 0;
+	for (c = 0; c < rh.rh_nwrites; c++) {
+		out.rh_writes[c] = rh.rh_writes[c];
+		for (i = 0; i < rh.rh_writes[c].ck_nsegs; i++) {
+			unsigned k = rh.rh_writes[c].ck_first + i;
+
+			out.rh_segs[k] = rh.rh_segs[k];
+			out.rh_segs[k].rs_length = 0;
+			if (c == 0 && i == 0)
+				out.rh_segs[k].rs_length = overrun ? rh.rh_segs[k].rs_length + 4 : wlen;
+		}
+	}
+	out.rh_nsegs = rh.rh_nsegs;
+	xdr_enc_init(&xe, sbuf(), BUFSZ);
+	rpcrdma_hdr_encode(&xe, &out);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, 1);	/* REPLY */
+	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
+	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, 0);	/* SUCCESS */
+	return xe.xe_len;
+}
+
+static size_t build_error(uint32_t xid, uint32_t code)
+{
+	struct xdr_enc xe;
+
+	memset(&out, 0, offsetof(struct rpcrdma_hdr, rh_reads));
+	out.rh_xid = xid;
+	out.rh_vers = 1;
+	out.rh_credit = 1;
+	out.rh_proc = RPCRDMA_ERROR;
+	out.rh_err = code;
+	out.rh_vers_low = out.rh_vers_high = 1;
+	out.rh_nwrites = 0;
+	out.rh_has_reply = false;
+	out.rh_nsegs = 0;
+	xdr_enc_init(&xe, sbuf(), BUFSZ);
+	rpcrdma_hdr_encode(&xe, &out);
+	return xe.xe_len;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *lid, *id = NULL;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_conn_param cp;
+	struct ibv_qp_init_attr qa;
+	struct rpcrdma_pd ours = { .pd_remote_inv = false, .pd_send_size = BUFSZ,
+				   .pd_recv_size = BUFSZ };
+	uint8_t pdata[RPCRDMA_PD_LEN];
+	enum mode mode = M_NORMAL;
+	uint32_t credits = 32, old_rkey = 0;
+	uint64_t old_addr = 0;
+	unsigned calls = 0, i;
+	const char *m;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: rpcrdma-peer ADDR PORT MODE [CREDITS]\n");
+		return 2;
+	}
+	m = argv[3];
+	mode = !strcmp(m, "stale-rkey") ? M_STALE : !strcmp(m, "stale-control") ? M_STALE_CONTROL
+	     : !strcmp(m, "remote-inv") ? M_REMOTE_INV : !strcmp(m, "overrun") ? M_OVERRUN
+	     : !strcmp(m, "err-chunk") ? M_ERR_CHUNK : !strcmp(m, "err-vers") ? M_ERR_VERS
+	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : M_NORMAL;
+	if (argc > 4)
+		credits = (uint32_t)atoi(argv[4]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	alarm(60);
+	inet_pton(AF_INET, argv[1], &sin.sin_addr);
+	sin.sin_port = htons((uint16_t)atoi(argv[2]));
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lid, (struct sockaddr *)&sin) || rdma_listen(lid, 1)) {
+		perror("listen");
+		return 2;
+	}
+	printf("peer: listening on %s:%s, mode %s, credits %u\n", argv[1], argv[2], m, credits);
+	for (;;) {
+		if (rdma_get_cm_event(ch, &ev))
+			return 2;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			id = ev->id;
+			rdma_ack_cm_event(ev);
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	pd = ibv_alloc_pd(id->verbs);
+	cq = ibv_create_cq(id->verbs, 256, NULL, NULL, 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 64;
+	qa.cap.max_recv_wr = NRECV;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	if (!pd || !cq || rdma_create_qp(id, pd, &qa)) {
+		perror("qp");
+		return 2;
+	}
+	qp = id->qp;
+	mem = calloc(NRECV + 2, BUFSZ);
+	mr = ibv_reg_mr(pd, mem, (size_t)(NRECV + 2) * BUFSZ, IBV_ACCESS_LOCAL_WRITE);
+	memset(wsrc(), 0xab, BUFSZ);
+	for (i = 0; i < NRECV; i++)
+		post_recv(i);
+	rpcrdma_pd_encode(&ours, pdata);
+	memset(&cp, 0, sizeof(cp));
+	cp.private_data = pdata;
+	cp.private_data_len = sizeof(pdata);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	if (rdma_accept(id, &cp)) {
+		perror("rdma_accept");
+		return 2;
+	}
+
+	for (;;) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(cq, 1, &wc);
+		size_t len;
+		enum rpcrdma_hdr_err herr;
+
+		if (n <= 0) {
+			if (n < 0)
+				return 2;
+			continue;
+		}
+		if (wc.wr_id >= 1000)
+			continue;
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("peer: receive ended: %s after %u calls\n", ibv_wc_status_str(wc.status),
+			       calls);
+			return mode == M_STALE || mode == M_STALE_CONTROL ? 1 : 0;
+		}
+		if (!rpcrdma_hdr_decode(rbuf((unsigned)wc.wr_id), wc.byte_len, NULL, &rh, &herr)) {
+			printf("peer: undecodable call: %s\n", rpcrdma_hdr_err_str(herr));
+			post_recv((unsigned)wc.wr_id);
+			continue;
+		}
+		calls++;
+		printf("peer: call %u xid %08x proc %u credit %u reads %u writes %u reply %d\n", calls,
+		       rh.rh_xid, rh.rh_proc, rh.rh_credit, rh.rh_nreads, rh.rh_nwrites,
+		       rh.rh_has_reply);
+		post_recv((unsigned)wc.wr_id);
+
+		if ((mode == M_STALE || mode == M_STALE_CONTROL) && old_rkey) {
+			enum ibv_wc_status st = rdma_write(old_rkey, old_addr, 4);
+
+			if (st == IBV_WC_SUCCESS) {
+				printf("peer: stale rkey accepted: RDMA Write to rkey %08x landed\n",
+				       old_rkey);
+				return mode == M_STALE_CONTROL ? 0 : 1;
+			}
+			printf("peer: stale rkey refused: RDMA Write to rkey %08x: %s\n", old_rkey,
+			       ibv_wc_status_str(st));
+			return mode == M_STALE ? 0 : 1;
+		}
+		if (mode == M_ERR_VERS || mode == M_ERR_CHUNK) {
+			len = build_error(rh.rh_xid, mode == M_ERR_VERS ? RPCRDMA_ERR_VERS
+									: RPCRDMA_ERR_CHUNK);
+			send_msg(len, false, 0);
+			continue;
+		}
+		if (mode == M_UNKNOWN_XID) {
+			/* A reply for no call first: no write list. */
+			struct rpcrdma_hdr save = rh;
+
+			rh.rh_nwrites = 0;
+			rh.rh_nsegs = 0;
+			len = build_reply(save.rh_xid ^ 0x5a5a5a5a, credits, 0, false);
+			rh = save;
+			send_msg(len, false, 0);
+		}
+		if (rh.rh_nwrites > 0) {
+			const struct rpcrdma_segment *s = &rh.rh_segs[rh.rh_writes[0].ck_first];
+			uint32_t wl = s->rs_length < 100 ? s->rs_length : 100;
+			enum ibv_wc_status st = rdma_write(s->rs_handle, s->rs_offset, wl);
+
+			if (st != IBV_WC_SUCCESS) {
+				printf("peer: RDMA Write failed: %s\n", ibv_wc_status_str(st));
+				return 1;
+			}
+			old_rkey = s->rs_handle;
+			old_addr = s->rs_offset;
+			len = build_reply(rh.rh_xid, credits, wl, mode == M_OVERRUN);
+			send_msg(len, mode == M_REMOTE_INV, s->rs_handle);
+		} else {
+			len = build_reply(rh.rh_xid, credits, 0, false);
+			send_msg(len, false, 0);
+		}
+	}
+}
