@@ -54,10 +54,30 @@ BED_T0=$(bed_now)
 
 step() { printf '[%7.2f s] %s\n' "$(awk -v a="$BED_T0" -v b="$(bed_now)" 'BEGIN { print b - a }')" "$*"; }
 
-bed_fail() { echo "FAIL: $*" >&2; return 1; }
+bed_fail() {
+	echo "FAIL: $*" >&2
+	BED_FAIL_SAID=1
+	return 1
+}
+
+# First failing command under set -e: say what failed (unless an assertion
+# already did) and where, from the scenario's line inwards.
+bed_on_err() {
+	local rc=$? i where=""
+	[ -z "${BED_ERR_SHOWN:-}" ] || return 0
+	BED_ERR_SHOWN=1
+	for ((i = ${#BASH_SOURCE[@]} - 1; i >= 1; i--)); do
+		where+="${where:+ > }${BASH_SOURCE[i]##*/}:${BASH_LINENO[i - 1]}"
+	done
+	if [ -z "${BED_FAIL_SAID:-}" ]; then
+		echo "FAIL: command failed (exit $rc): $BASH_COMMAND" >&2
+	fi
+	echo "  at $where" >&2
+}
 
 bed_on_exit() {
 	local rc=$?
+	trap - ERR
 	if [ "$rc" -eq 0 ]; then
 		step "PASS: $BED_CLAIM"
 	else
@@ -66,7 +86,7 @@ bed_on_exit() {
 	return "$rc"
 }
 trap bed_on_exit EXIT
-trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: command failed (exit $?): $BASH_COMMAND" >&2' ERR
+trap bed_on_err ERR
 set -o errtrace
 
 echo "claim: $BED_CLAIM"
