@@ -296,6 +296,19 @@ qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none,multidevs=remap")
 
+# Interrupted (Ctrl-C, a killed make): stop the guest, drop the run folder.
+qpid="" tpid=""
+# shellcheck disable=SC2317 # reached through the trap
+on_signal() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null # timeout passes it on to qemu
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	wait
+	[ "${VM_KEEP:-0}" = 1 ] || rm -rf "$RUN"
+	echo "$ME: interrupted; serial log: $LOG" >&2
+	exit 130
+}
+trap on_signal INT TERM HUP
+
 start=$(date +%s.%N)
 if [ "${VM_SHELL:-0}" = 1 ]; then
 	# Interactive: the serial console is this terminal, and logged.
