@@ -95,6 +95,8 @@ struct be_stats {
 	uint64_t bs_queued;		/* calls that had to wait for a credit */
 	uint64_t bs_nomsg_calls;	/* long calls sent as RDMA_NOMSG */
 	uint64_t bs_marshal_errors;
+	uint64_t bs_long_replies;	/* replies pulled by RDMA Read (RFC 5666 Read list) */
+	uint64_t bs_rdma_done;		/* RDMA_DONE sent after them */
 };
 
 /* ------------------------------------------------------------------------

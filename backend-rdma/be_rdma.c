@@ -75,9 +75,13 @@
 #define BE_RECV_HEADROOM	2
 #define BE_SEND_EXTRA		4	/* send buffers beyond credits (keepalive) */
 #define BE_MAX_SENDS		5	/* a call lost with this many connections fails */
+#define BE_MAX_LONG_REPLY	(4u << 20)	/* largest reply pulled by RDMA Read */
+#define BE_MAX_REPLY_READS	16	/* read segments in one reply */
 
 /* wr_id tags in the low bits of 16-byte aligned pointers. */
-enum { WR_RECV = 1, WR_SEND = 2, WR_INV = 3, WR_BIND = 4, WR_TAG_MASK = 7 };
+enum { WR_RECV = 1, WR_SEND = 2, WR_INV = 3, WR_BIND = 4, WR_READ = 5, WR_DONE = 6,
+       WR_TAG_MASK = 7 };
+#define WR_PTR_MASK	0x0000fffffffffff8ull	/* WR_DONE keeps the send buffer above */
 
 struct be_dev {
 	struct ibv_context *dv_verbs;
@@ -94,8 +98,24 @@ struct be_region {
 	LIST_ENTRY(be_region) rg_link;
 };
 
+/*
+ * A connected cm_id on its way out: rdma_disconnect() sent, destroyed when
+ * DISCONNECTED (DREP or DREQ timeout) arrives.  rdma_destroy_id() of an id
+ * still waiting for its DREP blocks for the CM's timeout (measured ~50 s
+ * with rxe and a vanished peer): the event loop must not.
+ */
+struct be_closing {
+	struct be_ctx *cl_ctx;
+	struct rdma_event_channel *cl_ch;
+	struct rdma_cm_id *cl_id;
+	struct event *cl_ev;
+	struct event *cl_timer;
+	LIST_ENTRY(be_closing) cl_link;
+};
+
 struct be_pool;
 LIST_HEAD(be_region_list, be_region);
+LIST_HEAD(be_closing_list, be_closing);
 LIST_HEAD(be_pool_list, be_pool);
 
 struct be_ctx {
@@ -105,6 +125,7 @@ struct be_ctx {
 	struct be_dev *cx_dev[BE_MAX_DEVS];
 	struct be_region_list cx_regions;
 	struct be_pool_list cx_pools;
+	struct be_closing_list cx_closing;
 	struct rpcrdma_limits cx_lim;
 	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
 	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
@@ -139,8 +160,10 @@ enum be_call_state {
 	CS_POSTED,
 	CS_INVALIDATING,
 	CS_DONE,
+	CS_READING,		/* reply carried a Read list: RDMA Reads posted */
 };
-static const char *const call_state_names[] = { "QUEUED", "POSTED", "INVALIDATING", "DONE" };
+static const char *const call_state_names[] = { "QUEUED", "POSTED", "INVALIDATING", "DONE",
+						"READING" };
 
 struct be_call {
 	struct be_pool *ca_pool;
@@ -175,6 +198,14 @@ struct be_call {
 	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
 	unsigned ca_nreg;
 	struct be_reply ca_reply;
+	/* Long reply by Read list (RFC 5666): pulled into ca_lr_buf. */
+	uint8_t *ca_lr_buf;
+	struct ibv_mr *ca_lr_mr;
+	uint32_t ca_lr_len, ca_lr_pos;
+	unsigned ca_lr_nsegs;
+	struct rpcrdma_segment ca_lr_seg[BE_MAX_REPLY_READS];
+	bool ca_lr_remote_inv;			/* the reply's Send With Invalidate */
+	uint32_t ca_lr_inv_rkey;
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);
@@ -217,6 +248,7 @@ struct be_conn {
 	struct timespec cn_last_rx;
 	struct be_call *cn_ka;		/* keepalive in flight */
 	bool cn_was_up;
+	bool cn_cm_disconnected;	/* DISCONNECTED received: destroy without waiting */
 } __attribute__((aligned(16)));
 
 struct be_slot {
@@ -243,6 +275,7 @@ struct be_pool {
 	unsigned po_rr;
 	bool po_pumping;
 	bool po_fatal;			/* ERR_VERS: stop reconnecting */
+	bool po_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t po_ka_xid;
 };
 
@@ -362,6 +395,7 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
 		ctx->cx_cfg.bc_retry_min_ms = 1;
 	LIST_INIT(&ctx->cx_regions);
 	LIST_INIT(&ctx->cx_pools);
+	LIST_INIT(&ctx->cx_closing);
 	rpcrdma_limits_default(&ctx->cx_lim);
 	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
 	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)
@@ -527,12 +561,13 @@ static void conn_put(struct be_conn *cn);
 
 static void call_set_state(struct be_call *ca, enum be_call_state st)
 {
-	static const bool ok[4][4] = {
-		/* to:        QUEUED POSTED INVAL  DONE */
-		[CS_QUEUED] = { false, true, false, true },
-		[CS_POSTED] = { true, false, true, true },
-		[CS_INVALIDATING] = { false, false, false, true },
-		[CS_DONE] = { false, false, false, false },
+	static const bool ok[5][5] = {
+		/* to:        QUEUED POSTED INVAL  DONE   READING */
+		[CS_QUEUED] = { false, true, false, true, false },
+		[CS_POSTED] = { true, false, true, true, true },
+		[CS_INVALIDATING] = { false, false, false, true, false },
+		[CS_DONE] = { false, false, false, false, false },
+		[CS_READING] = { true, false, true, false, false },
 	};
 
 	if (!ok[ca->ca_state][st]) {
@@ -543,8 +578,18 @@ static void call_set_state(struct be_call *ca, enum be_call_state st)
 	ca->ca_state = st;
 }
 
+static void call_lr_free(struct be_call *ca)
+{
+	if (ca->ca_lr_mr)
+		ibv_dereg_mr(ca->ca_lr_mr);
+	ca->ca_lr_mr = NULL;
+	free(ca->ca_lr_buf);
+	ca->ca_lr_buf = NULL;
+}
+
 static void call_free(struct be_call *ca)
 {
+	call_lr_free(ca);
 	free(ca);
 }
 
@@ -1092,6 +1137,168 @@ static bool wc_with_inv(const struct ibv_wc *wc)
 	       !(wc->wc_flags & IBV_WC_WITH_IMM);
 }
 
+/*
+ * Long replies by Read list (RFC 5666 3.7, draft-ietf-nfsv4-rpcrdma-08):
+ * the server registers the reply (or one large item of it) and sends only
+ * the Read list; we pull it with RDMA Read into a buffer of our own, tell
+ * the server with RDMA_DONE that it may release its registration, then go
+ * on as with any reply.  RFC 8166 forbids this (Read list empty in
+ * replies) and the Linux server never does it; older servers may.
+ */
+static const uint8_t zero_pad[4];
+
+/* Start pulling; false with ca_reply.br_err set when the reply is refused. */
+static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcrdma_hdr *rh,
+			     struct be_rbuf *rb, const struct ibv_wc *wc)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	struct ibv_send_wr wrs[BE_MAX_REPLY_READS], *bad;
+	struct ibv_sge sges[BE_MAX_REPLY_READS];
+	uint64_t total = 0;
+	uint32_t proc = rh->rh_proc, off = 0;
+	unsigned i, n = rh->rh_nreads;
+
+	if (n > BE_MAX_REPLY_READS)
+		goto refuse;
+	for (i = 0; i < n; i++) {
+		if (rh->rh_reads[i].rd_position != rh->rh_reads[0].rd_position)
+			goto refuse;	/* one chunk only */
+		total += rh->rh_reads[i].rd_seg.rs_length;
+		ca->ca_lr_seg[i] = rh->rh_reads[i].rd_seg;
+	}
+	ca->ca_lr_pos = rh->rh_reads[0].rd_position;
+	if (total == 0 || total > BE_MAX_LONG_REPLY || (ca->ca_lr_pos & 3) ||
+	    (proc == RPCRDMA_NOMSG && ca->ca_lr_pos != 0) || proc == RPCRDMA_MSGP)
+		goto refuse;
+	/* Check the rest of the header as an inline reply. */
+	rh->rh_nreads = 0;
+	rh->rh_proc = RPCRDMA_MSG;
+	if (!be_reply_check(rh, &ca->ca_plan, ca->ca_wr, ca->ca_rp, rb->rb_buf, wc->byte_len,
+			    &ca->ca_reply))
+		return false;
+	ca->ca_reply.br_proc = proc;
+	if (proc == RPCRDMA_MSG && ca->ca_lr_pos > ca->ca_reply.br_body_len)
+		goto refuse;
+	if (cn->cn_sq_used + n > cn->cn_sq_max)
+		goto refuse;
+	ca->ca_lr_len = (uint32_t)total;
+	ca->ca_lr_nsegs = n;
+	ca->ca_lr_buf = malloc(total);
+	if (!ca->ca_lr_buf)
+		goto refuse;
+	ca->ca_lr_mr = ibv_reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->ca_lr_buf, total,
+				  IBV_ACCESS_LOCAL_WRITE);
+	if (!ca->ca_lr_mr)
+		goto refuse;
+	for (i = 0; i < n; i++) {
+		sges[i] = (struct ibv_sge){ (uintptr_t)ca->ca_lr_buf + off, ca->ca_lr_seg[i].rs_length,
+					    ca->ca_lr_mr->lkey };
+		off += ca->ca_lr_seg[i].rs_length;
+		memset(&wrs[i], 0, sizeof(wrs[i]));
+		wrs[i].wr_id = (uintptr_t)ca | WR_READ;
+		wrs[i].opcode = IBV_WR_RDMA_READ;
+		wrs[i].sg_list = &sges[i];
+		wrs[i].num_sge = 1;
+		wrs[i].wr.rdma.remote_addr = ca->ca_lr_seg[i].rs_offset;
+		wrs[i].wr.rdma.rkey = ca->ca_lr_seg[i].rs_handle;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+	}
+	wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
+	ca->ca_lr_remote_inv = wc_with_inv(wc);
+	ca->ca_lr_inv_rkey = wc->invalidated_rkey;
+	if (ibv_post_send(cn->cn_qp, wrs, &bad)) {
+		conn_fail(cn, "RDMA Read post failed");
+		return true;	/* the reap settles the call */
+	}
+	cn->cn_sq_used += n;
+	call_set_state(ca, CS_READING);
+	ctx->cx_stats.bs_long_replies++;
+	return true;
+
+refuse:
+	LOG(cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->ca_xid,
+	    rh->rh_nreads);
+	call_lr_free(ca);
+	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+	ca->ca_reply.br_err = BE_ERR_BAD_REPLY;	/* counted by the caller */
+	return false;
+}
+
+/* RDMA_DONE for xid: a Send with the fixed header only. */
+static void send_done(struct be_conn *cn, uint32_t xid)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	unsigned idx;
+	uint8_t *sb;
+
+	if (cn->cn_nsfree == 0 || cn->cn_sq_used + 1 > cn->cn_sq_max) {
+		LOG(cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
+		ctx->cx_stats.bs_marshal_errors++;
+		return;
+	}
+	idx = cn->cn_sfree[--cn->cn_nsfree];
+	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
+	     (size_t)idx * ctx->cx_cfg.bc_inline_send;
+	chk_put_be32(sb, xid);
+	chk_put_be32(sb + 4, RPCRDMA_VERSION);
+	chk_put_be32(sb + 8, ctx->cx_cfg.bc_credits);
+	chk_put_be32(sb + 12, RPCRDMA_DONE);
+	sge = (struct ibv_sge){ (uintptr_t)sb, 16, cn->cn_mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (ibv_post_send(cn->cn_qp, &wr, &bad)) {
+		cn->cn_sfree[cn->cn_nsfree++] = idx;
+		conn_fail(cn, "RDMA_DONE post failed");
+		return;
+	}
+	cn->cn_sq_used++;
+	ctx->cx_stats.bs_rdma_done++;
+}
+
+static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t remote_inv_rkey,
+			    bool remote_inv);
+
+/* The Reads are in: splice the body, RDMA_DONE, then as any reply. */
+static void long_reply_done(struct be_conn *cn, struct be_call *ca)
+{
+	struct be_reply *r = &ca->ca_reply;
+	struct iovec in = r->br_body[0];
+
+	cn->cn_sq_used -= ca->ca_lr_nsegs;
+	ca->ca_lr_nsegs = 0;
+	ibv_dereg_mr(ca->ca_lr_mr);
+	ca->ca_lr_mr = NULL;
+	if (r->br_proc == RPCRDMA_NOMSG) {
+		r->br_body[0] = (struct iovec){ ca->ca_lr_buf, ca->ca_lr_len };
+		r->br_nbody = 1;
+		r->br_body_len = ca->ca_lr_len;
+	} else {
+		/* inline up to the position, the item, its pad, the rest */
+		r->br_nbody = 0;
+		r->br_body[r->br_nbody++] = (struct iovec){ in.iov_base, ca->ca_lr_pos };
+		r->br_body[r->br_nbody++] = (struct iovec){ ca->ca_lr_buf, ca->ca_lr_len };
+		if (xdr_pad(ca->ca_lr_len))
+			r->br_body[r->br_nbody++] = (struct iovec){ (void *)zero_pad,
+								    xdr_pad(ca->ca_lr_len) };
+		r->br_body[r->br_nbody++] = (struct iovec){ (uint8_t *)in.iov_base + ca->ca_lr_pos,
+							    in.iov_len - ca->ca_lr_pos };
+		r->br_body_len = in.iov_len + xdr_round4(ca->ca_lr_len);
+	}
+	send_done(cn, ca->ca_xid);
+	if (cn->cn_state == BC_DEAD)
+		return;
+	call_invalidate(cn, ca, ca->ca_lr_inv_rkey,
+			ca->ca_lr_remote_inv && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
+	if (cn->cn_state == BC_UP)
+		pool_pump(cn->cn_pool);
+}
+
 static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc *wc)
 {
 	struct be_pool *pool = cn->cn_pool;
@@ -1136,13 +1343,18 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 	ca->ca_reply_seen = true;
 	ca->ca_rbuf = rb;
 	cn->cn_refs++;
+	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
 	if (!ok) {
 		ctx->cx_stats.bs_bad_reply++;
 		LOG(pool, "xid %08x: undecodable reply: %s", ca->ca_xid, rpcrdma_hdr_err_str(herr));
 		memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
 		ca->ca_reply.br_err = BE_ERR_BAD_REPLY;
-	} else if (!be_reply_check(rh, &ca->ca_plan, ca->ca_wr, ca->ca_rp, rb->rb_buf, wc->byte_len,
-				   &ca->ca_reply)) {
+	} else if (rh->rh_nreads > 0 && rh->rh_proc != RPCRDMA_ERROR &&
+		   long_reply_start(cn, ca, rh, rb, wc)) {
+		return;		/* goes on in long_reply_done() */
+	} else if (ca->ca_reply.br_err != BE_OK || !be_reply_check(rh, &ca->ca_plan, ca->ca_wr,
+								 ca->ca_rp, rb->rb_buf,
+								 wc->byte_len, &ca->ca_reply)) {
 		switch (ca->ca_reply.br_err) {
 		case BE_ERR_VERS:
 			ctx->cx_stats.bs_err_vers++;
@@ -1182,7 +1394,7 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 {
 	struct be_ctx *ctx = cn->cn_pool->po_ctx;
-	void *p = (void *)(uintptr_t)(wc->wr_id & ~(uint64_t)WR_TAG_MASK);
+	void *p = (void *)(uintptr_t)(wc->wr_id & WR_PTR_MASK);
 	unsigned tag = wc->wr_id & WR_TAG_MASK;
 	struct be_call *ca = p;
 
@@ -1207,6 +1419,14 @@ static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 		ca->ca_sq_binds = 0;
 		call_put_sbuf(ca);
 		call_try_complete(ca);
+		pool_pump(cn->cn_pool);
+		break;
+	case WR_READ:
+		long_reply_done(cn, ca);
+		break;
+	case WR_DONE:
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wc->wr_id >> 48);
+		cn->cn_sq_used--;
 		pool_pump(cn->cn_pool);
 		break;
 	case WR_INV:
@@ -1268,6 +1488,66 @@ static void conn_put(struct be_conn *cn)
 		conn_free_mem(cn);
 }
 
+static void closing_finish(struct be_closing *cl)
+{
+	LIST_REMOVE(cl, cl_link);
+	event_free(cl->cl_ev);
+	event_free(cl->cl_timer);
+	rdma_destroy_id(cl->cl_id);
+	rdma_destroy_event_channel(cl->cl_ch);
+	free(cl);
+}
+
+static void closing_cm(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_closing *cl = arg;
+	struct rdma_cm_event *ev;
+	bool done = false;
+
+	(void)fd;
+	if (what & EV_TIMEOUT) {
+		LOG(NULL, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
+		done = true;
+	}
+	while (!done && rdma_get_cm_event(cl->cl_ch, &ev) == 0) {
+		enum rdma_cm_event_type t = ev->event;
+
+		rdma_ack_cm_event(ev);
+		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
+		    t == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			done = true;
+	}
+	if (done)
+		closing_finish(cl);
+}
+
+/* Send the DREQ and wait for its end from the event loop. */
+static int closing_start(struct be_ctx *ctx, struct rdma_event_channel *ch, struct rdma_cm_id *id)
+{
+	struct be_closing *cl = calloc(1, sizeof(*cl));
+	struct timeval tv = ms_tv(60000);
+
+	if (!cl)
+		return -ENOMEM;
+	cl->cl_ctx = ctx;
+	cl->cl_ch = ch;
+	cl->cl_id = id;
+	cl->cl_ev = event_new(ctx->cx_base, ch->fd, EV_READ | EV_PERSIST, closing_cm, cl);
+	cl->cl_timer = evtimer_new(ctx->cx_base, closing_cm, cl);
+	if (!cl->cl_ev || !cl->cl_timer || event_add(cl->cl_ev, NULL) || evtimer_add(cl->cl_timer, &tv)) {
+		if (cl->cl_ev)
+			event_free(cl->cl_ev);
+		if (cl->cl_timer)
+			event_free(cl->cl_timer);
+		free(cl);
+		return -ENOMEM;
+	}
+	LIST_INSERT_HEAD(&ctx->cx_closing, cl, cl_link);
+	if (rdma_disconnect(id))
+		event_active(cl->cl_timer, EV_TIMEOUT, 0);	/* nothing to wait for */
+	return 0;
+}
+
 /* Tear down what the connection holds; calls settled once each (see the
  * opening essay).  Runs from the event loop, never inside a CM or CQ
  * callback of the same connection. */
@@ -1282,13 +1562,12 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (cn->cn_id && cn->cn_was_up)
-		rdma_disconnect(cn->cn_id);
 	if (cn->cn_qp) {
-		rdma_destroy_qp(cn->cn_id);
-		cn->cn_qp = NULL;
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+		/* Stop the QP before anything else: no WR is processed any more. */
+		ibv_modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
 	}
-	/* No WR of this connection can complete or touch memory now. */
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, ca_link);
 		TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
@@ -1303,6 +1582,12 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 			pool->po_ninflight++;
 			call_try_complete(ca);
 			continue;
+		}
+		if (ca->ca_state == CS_READING) {
+			/* The reply is lost with the connection: ask again. */
+			call_lr_free(ca);
+			ca->ca_rbuf = NULL;
+			cn->cn_refs--;		/* the slot's reference remains */
 		}
 		call_free_mws(ca);
 		ca->ca_conn = NULL;
@@ -1327,11 +1612,18 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
 		pool->po_nqueued++;
 	}
+	/* Windows first: a bound type 2 window holds a reference on its QP,
+	 * and rxe's destroy QP waits ~50 s for it (measured). */
 	while ((mw = cn->cn_mwfree) != NULL) {
 		cn->cn_mwfree = mw->mw_next;
 		ibv_dealloc_mw(mw->mw_mw);
 		free(mw);
 	}
+	if (cn->cn_qp) {
+		rdma_destroy_qp(cn->cn_id);
+		cn->cn_qp = NULL;
+	}
+	/* No WR of this connection can complete or touch memory now. */
 	if (cn->cn_cq_ev)
 		event_free(cn->cn_cq_ev);
 	cn->cn_cq_ev = NULL;
@@ -1347,11 +1639,16 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 	if (cn->cn_timer)
 		event_free(cn->cn_timer);
 	cn->cn_timer = NULL;
-	if (cn->cn_id)
-		rdma_destroy_id(cn->cn_id);
+	if (cn->cn_id && cn->cn_was_up && !cn->cn_cm_disconnected && !pool->po_freeing &&
+	    closing_start(cn->cn_ctx, cn->cn_ch, cn->cn_id) == 0) {
+		/* the id and its channel now belong to a be_closing */
+	} else {
+		if (cn->cn_id)
+			rdma_destroy_id(cn->cn_id);
+		if (cn->cn_ch)
+			rdma_destroy_event_channel(cn->cn_ch);
+	}
 	cn->cn_id = NULL;
-	if (cn->cn_ch)
-		rdma_destroy_event_channel(cn->cn_ch);
 	cn->cn_ch = NULL;
 	event_free(cn->cn_reap_ev);
 	cn->cn_reap_ev = NULL;
@@ -1361,7 +1658,7 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 			slot_schedule(pool, cn->cn_slot);
 	}
 	conn_put(cn);	/* the slot's reference */
-	if (was_up && pool->po_event_cb)
+	if (was_up && pool->po_event_cb && !pool->po_freeing)
 		pool->po_event_cb(pool, BE_POOL_DOWN, pool->po_event_arg);
 	pool_pump(pool);
 }
@@ -1654,7 +1951,13 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 			conn_fail(cn, rdma_event_str(type));
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
+			cn->cn_cm_disconnected = true;
+			conn_fail(cn, rdma_event_str(type));
+			break;
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			cn->cn_cm_disconnected = true;	/* the id must go now */
+			conn_fail(cn, rdma_event_str(type));
+			break;
 		case RDMA_CM_EVENT_ADDR_CHANGE:
 			conn_fail(cn, rdma_event_str(type));
 			break;
@@ -1801,13 +2104,13 @@ void be_pool_free(struct be_pool *pool)
 	if (!pool)
 		return;
 	pool->po_fatal = true;
+	pool->po_freeing = true;
 	for (k = 0; k < pool->po_nslots; k++) {
 		struct be_slot *sl = &pool->po_slots[k];
 		struct be_conn *cn = sl->sl_conn;
 
 		if (cn) {
 			cn->cn_state = BC_DEAD;
-			cn->cn_was_up = false;	/* no DOWN event while freeing */
 			conn_reap(-1, 0, cn);
 		}
 		event_free(sl->sl_retry);
@@ -1832,6 +2135,8 @@ void be_ctx_free(struct be_ctx *ctx)
 		return;
 	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
 		be_pool_free(pool);
+	while (!LIST_EMPTY(&ctx->cx_closing))
+		closing_finish(LIST_FIRST(&ctx->cx_closing));
 	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)
 		be_region_unregister(rg);
 	for (d = 0; d < BE_MAX_DEVS; d++) {

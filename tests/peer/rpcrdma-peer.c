@@ -22,11 +22,17 @@
  *   err-chunk     answers RDMA_ERROR ERR_CHUNK
  *   err-vers      answers RDMA_ERROR ERR_VERS (1..1) to everything
  *   unknown-xid   sends a reply with a made-up XID before each real reply
+ *   read-reply    answers RDMA_NOMSG with a position-zero Read list holding the
+ *                 RPC reply padded to 8024 bytes (RFC 5666 long reply); exits
+ *                 0 only if an RDMA_DONE came for each
+ *   read-reply-msg  RDMA_MSG: the 24-byte RPC reply inline, then a 5000-byte
+ *                 item by read chunk at position 24
  *
  * A test tool, not the daemon: one connection, completions busy-polled,
  * exits after the connection ends or 60 s.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +50,7 @@
 #define BUFSZ	4096
 
 enum mode { M_NORMAL, M_STALE, M_STALE_CONTROL, M_REMOTE_INV, M_OVERRUN, M_ERR_CHUNK,
-	    M_ERR_VERS, M_UNKNOWN_XID };
+	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG };
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -56,6 +62,7 @@ static struct rpcrdma_hdr rh, out;
 static uint8_t *rbuf(unsigned i) { return mem + (size_t)i * BUFSZ; }
 static uint8_t *sbuf(void) { return mem + (size_t)NRECV * BUFSZ; }
 static uint8_t *wsrc(void) { return mem + (size_t)(NRECV + 1) * BUFSZ; }
+static uint8_t *lrbuf(void) { return mem + (size_t)(NRECV + 2) * BUFSZ; }	/* 2 buffers */
 
 static void post_recv(unsigned i)
 {
@@ -67,6 +74,10 @@ static void post_recv(unsigned i)
 		exit(2);
 	}
 }
+
+/* Receive completions seen while waiting for a send: handled next. */
+static struct ibv_wc stash[NRECV];
+static unsigned nstash;
 
 /* Wait for one send-side completion; returns its status. */
 static enum ibv_wc_status wait_send(void)
@@ -82,8 +93,19 @@ static enum ibv_wc_status wait_send(void)
 			continue;
 		if (wc.wr_id >= 1000)
 			return wc.status;
-		/* a receive flushed or completed meanwhile: ignore here */
+		if (nstash < NRECV)
+			stash[nstash++] = wc;
 	}
+}
+
+static int next_wc(struct ibv_wc *wc)
+{
+	if (nstash > 0) {
+		*wc = stash[0];
+		memmove(stash, stash + 1, --nstash * sizeof(stash[0]));
+		return 1;
+	}
+	return ibv_poll_cq(cq, 1, wc);
 }
 
 static void send_msg(size_t len, bool with_inv, uint32_t inv_rkey)
@@ -192,7 +214,7 @@ int main(int argc, char **argv)
 	enum mode mode = M_NORMAL;
 	uint32_t credits = 32, old_rkey = 0;
 	uint64_t old_addr = 0;
-	unsigned calls = 0, i;
+	unsigned calls = 0, i, dones = 0, long_replies = 0;
 	const char *m;
 
 	if (argc < 4) {
@@ -203,7 +225,8 @@ int main(int argc, char **argv)
 	mode = !strcmp(m, "stale-rkey") ? M_STALE : !strcmp(m, "stale-control") ? M_STALE_CONTROL
 	     : !strcmp(m, "remote-inv") ? M_REMOTE_INV : !strcmp(m, "overrun") ? M_OVERRUN
 	     : !strcmp(m, "err-chunk") ? M_ERR_CHUNK : !strcmp(m, "err-vers") ? M_ERR_VERS
-	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : M_NORMAL;
+	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : !strcmp(m, "read-reply") ? M_READ_REPLY
+	     : !strcmp(m, "read-reply-msg") ? M_READ_REPLY_MSG : M_NORMAL;
 	if (argc > 4)
 		credits = (uint32_t)atoi(argv[4]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -240,8 +263,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	qp = id->qp;
-	mem = calloc(NRECV + 2, BUFSZ);
-	mr = ibv_reg_mr(pd, mem, (size_t)(NRECV + 2) * BUFSZ, IBV_ACCESS_LOCAL_WRITE);
+	mem = calloc(NRECV + 4, BUFSZ);
+	mr = ibv_reg_mr(pd, mem, (size_t)(NRECV + 4) * BUFSZ,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	memset(wsrc(), 0xab, BUFSZ);
 	for (i = 0; i < NRECV; i++)
 		post_recv(i);
@@ -256,26 +280,47 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
 	for (;;) {
 		struct ibv_wc wc;
-		int n = ibv_poll_cq(cq, 1, &wc);
+		int n = next_wc(&wc);
 		size_t len;
 		enum rpcrdma_hdr_err herr;
 
 		if (n <= 0) {
 			if (n < 0)
 				return 2;
+			if (rdma_get_cm_event(ch, &ev) == 0) {
+				enum rdma_cm_event_type t = ev->event;
+
+				rdma_ack_cm_event(ev);
+				if (t == RDMA_CM_EVENT_DISCONNECTED) {
+					printf("peer: disconnected after %u calls, %u long replies, "
+					       "%u RDMA_DONE\n", calls, long_replies, dones);
+					if (mode == M_READ_REPLY || mode == M_READ_REPLY_MSG)
+						return long_replies > 0 && dones == long_replies ? 0 : 1;
+					return mode == M_STALE || mode == M_STALE_CONTROL ? 1 : 0;
+				}
+			}
 			continue;
 		}
 		if (wc.wr_id >= 1000)
 			continue;
 		if (wc.status != IBV_WC_SUCCESS) {
-			printf("peer: receive ended: %s after %u calls\n", ibv_wc_status_str(wc.status),
-			       calls);
+			printf("peer: receive ended: %s after %u calls, %u long replies, %u RDMA_DONE\n",
+			       ibv_wc_status_str(wc.status), calls, long_replies, dones);
+			if (mode == M_READ_REPLY || mode == M_READ_REPLY_MSG)
+				return long_replies > 0 && dones == long_replies ? 0 : 1;
 			return mode == M_STALE || mode == M_STALE_CONTROL ? 1 : 0;
 		}
 		if (!rpcrdma_hdr_decode(rbuf((unsigned)wc.wr_id), wc.byte_len, NULL, &rh, &herr)) {
 			printf("peer: undecodable call: %s\n", rpcrdma_hdr_err_str(herr));
+			post_recv((unsigned)wc.wr_id);
+			continue;
+		}
+		if (rh.rh_proc == RPCRDMA_DONE) {
+			dones++;
+			printf("peer: RDMA_DONE xid %08x\n", rh.rh_xid);
 			post_recv((unsigned)wc.wr_id);
 			continue;
 		}
@@ -301,6 +346,43 @@ int main(int argc, char **argv)
 			len = build_error(rh.rh_xid, mode == M_ERR_VERS ? RPCRDMA_ERR_VERS
 									: RPCRDMA_ERR_CHUNK);
 			send_msg(len, false, 0);
+			continue;
+		}
+		if ((mode == M_READ_REPLY || mode == M_READ_REPLY_MSG) && calls > 1) {
+			/* the RPC reply (and filler) in lrbuf, offered by Read list */
+			struct xdr_enc xe;
+			uint32_t item = mode == M_READ_REPLY ? 8024 : 5000;
+
+			memset(lrbuf(), 0x5c, 2 * BUFSZ);
+			len = build_reply(rh.rh_xid, credits, 0, false);
+			xdr_enc_init(&xe, sbuf(), BUFSZ);
+			memset(&out, 0, offsetof(struct rpcrdma_hdr, rh_reads));
+			out.rh_xid = rh.rh_xid;
+			out.rh_vers = 1;
+			out.rh_credit = credits;
+			out.rh_proc = mode == M_READ_REPLY ? RPCRDMA_NOMSG : RPCRDMA_MSG;
+			out.rh_nreads = 1;
+			out.rh_reads[0].rd_position = mode == M_READ_REPLY ? 0 : 24;
+			out.rh_reads[0].rd_seg.rs_handle = mr->rkey;
+			out.rh_reads[0].rd_seg.rs_length = item;
+			out.rh_reads[0].rd_seg.rs_offset = (uintptr_t)lrbuf();
+			out.rh_nwrites = 0;
+			out.rh_has_reply = false;
+			out.rh_nsegs = 0;
+			rpcrdma_hdr_encode(&xe, &out);
+			{
+				/* RPC reply: xid, REPLY, ACCEPTED, AUTH_NONE, SUCCESS */
+				uint8_t rpc[24] = { 0 };
+
+				chk_put_be32(rpc, rh.rh_xid);
+				chk_put_be32(rpc + 4, 1);
+				if (mode == M_READ_REPLY)
+					memcpy(lrbuf(), rpc, 24);
+				else
+					xdr_put_fixed(&xe, rpc, 24);
+			}
+			send_msg(xe.xe_len, false, 0);
+			long_replies++;
 			continue;
 		}
 		if (mode == M_UNKNOWN_XID) {

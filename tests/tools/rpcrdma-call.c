@@ -816,11 +816,11 @@ static void print_stats(struct tool *t)
 	       " bad_reply %" PRIu64 " overrun %" PRIu64 " mw_binds %" PRIu64 " local_inv %" PRIu64
 	       " remote_inv %" PRIu64 " mr_regs %" PRIu64 " nomsg %" PRIu64 " queued %" PRIu64
 	       " connects %" PRIu64 " disconnects %" PRIu64 " resent %" PRIu64 " flushed %" PRIu64
-	       " keepalives %" PRIu64 "\n",
+	       " keepalives %" PRIu64 " long_replies %" PRIu64 " rdma_done %" PRIu64 "\n",
 	       s->bs_calls, s->bs_replies, s->bs_unknown_xid, s->bs_bad_reply, s->bs_write_overrun,
 	       s->bs_mw_binds, s->bs_local_inv, s->bs_remote_inv, s->bs_mr_regs, s->bs_nomsg_calls,
 	       s->bs_queued, s->bs_connects, s->bs_disconnects, s->bs_resent, s->bs_flushed,
-	       s->bs_keepalives);
+	       s->bs_keepalives, s->bs_long_replies, s->bs_rdma_done);
 }
 
 static void usage(void)

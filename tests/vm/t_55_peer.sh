@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, and write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified
+# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified, and long replies by Read list are pulled with RDMA Read and acknowledged with RDMA_DONE
 #
 #   rpcrdma-call (backend-rdma) ---- rxe0 on d0 (10.99.0.1) ---- rpcrdma-peer :20050
 #                                                                 (one mode per run)
@@ -31,6 +31,8 @@ run_case() {
 		>"$out/$name.tool" 2>&1 || tool_rc=$?
 	opts=()
 	peer_rc=0
+	# The peer ends by itself on DISCONNECTED; give it a moment first.
+	for _ in $(seq 50); do kill -0 "$peer" 2>/dev/null || break; sleep 0.1; done
 	kill "$peer" 2>/dev/null || true
 	wait "$peer" || peer_rc=$?
 	sed 's/^/  peer: /' "$out/$name.peer"
@@ -72,3 +74,14 @@ assert_grep 'max in flight 1,' "$out/zero.tool"
 run_case unknown unknown-xid 32 chunky 3
 assert_eq 0 "$tool_rc" "tool status"
 assert_grep 'unknown_xid 4' "$out/unknown.tool"
+
+run_case longreply read-reply 32 null 3
+assert_eq 0 "$tool_rc" "tool status"
+assert_eq 0 "$peer_rc" "peer verdict (an RDMA_DONE for each long reply)"
+assert_grep 'NULL reply: rdma proc 1, credits 32, 8024 bytes' "$out/longreply.tool"
+assert_grep 'long_replies 3 rdma_done 3' "$out/longreply.tool"
+
+run_case longmsg read-reply-msg 32 null 3
+assert_eq 0 "$tool_rc" "tool status"
+assert_eq 0 "$peer_rc" "peer verdict (an RDMA_DONE for each long reply)"
+assert_grep 'NULL reply: rdma proc 0, credits 32, 5024 bytes' "$out/longmsg.tool"
