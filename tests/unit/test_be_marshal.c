@@ -321,6 +321,41 @@ static void t10_hdr_len(void **state)
 	free(p);
 }
 
+/* 11. A reply with a Read list is not an inline reply: be_reply_check
+ * refuses it (the verbs side pulls RFC 5666 long replies itself). */
+static void t11_read_list_reply(void **state)
+{
+	struct be_handle wr[4], rp[4];
+	struct be_plan *p = offer(wr, rp);
+	struct be_reply r;
+	uint8_t buf[64];
+
+	(void)state;
+	reply_hdr(&rh, RPCRDMA_MSG, wr, 0, 0, false, rp, 0);
+	rh.rh_nreads = 1;
+	rh.rh_reads[0] = (struct rpcrdma_read_seg){ 0, { 1, 100, 0x1000 } };
+	assert_false(be_reply_check(&rh, p, wr, rp, buf, sizeof(buf), &r));
+	assert_int_equal(r.br_err, BE_ERR_BAD_REPLY);
+	free(p);
+}
+
+/* 12. More write chunks returned than offered fail the call. */
+static void t12_extra_chunk(void **state)
+{
+	struct be_handle wr[4], rp[4];
+	struct be_plan *p = offer(wr, rp);
+	struct be_reply r;
+	uint8_t buf[64];
+
+	(void)state;
+	reply_hdr(&rh, RPCRDMA_MSG, wr, 10, 0, false, rp, 0);
+	rh.rh_nwrites = 2;
+	rh.rh_writes[1] = (struct rpcrdma_chunk){ 0, 1 };
+	assert_false(be_reply_check(&rh, p, wr, rp, buf, sizeof(buf), &r));
+	assert_int_equal(r.br_err, BE_ERR_BAD_REPLY);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +369,8 @@ int main(void)
 		cmocka_unit_test(t08_reply_chunk),
 		cmocka_unit_test(t09_rdma_error),
 		cmocka_unit_test(t10_hdr_len),
+		cmocka_unit_test(t11_read_list_reply),
+		cmocka_unit_test(t12_extra_chunk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
