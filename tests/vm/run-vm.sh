@@ -31,7 +31,8 @@
 #   BUILD       build folder relative to the repo root (default build)
 #   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600;
 #               3600 with VM_SHELL=1)
-#   VM_KERNEL   path of the kernel to boot (default: newest /boot/vmlinuz-*
+#   VM_KERNEL   kernel to boot, named .../vmlinuz-VERSION with its modules in
+#               /lib/modules/VERSION (default: the newest /boot/vmlinuz-*
 #               whose /lib/modules tree exists)
 #   VM_ACCEL    qemu accelerator (default tcg; "kvm" where KVM works)
 #   VM_MEM, VM_SMP  guest memory in MiB (2048) and CPUs (2)
@@ -89,6 +90,7 @@ probe() {
 		echo "no /boot/vmlinuz-* with a matching /lib/modules tree (package linux-image-amd64)"
 		return 1
 	fi
+	[ -e "$KERNEL" ] || { echo "no kernel image $KERNEL"; return 1; }
 	[ -r "$KERNEL" ] || { echo "$KERNEL is not readable (run as root)"; return 1; }
 	KVER=${KERNEL##*/vmlinuz-}
 	[ -e "/lib/modules/$KVER/modules.dep" ] || {
