@@ -175,6 +175,7 @@ struct be_call {
 	void *ca_arg;
 	bool ca_cancelled;
 	bool ca_keepalive;
+	bool ca_failed;				/* on po_failed, callback due */
 	unsigned ca_sends;			/* times posted (re-sends after reconnect) */
 	bool ca_send_done, ca_reply_seen;
 	unsigned ca_inv_pending;		/* LOCAL_INV WRs not yet completed */
@@ -271,6 +272,8 @@ struct be_pool {
 	struct be_slot *po_slots;
 	struct be_call_list po_queue;
 	unsigned po_nqueued;
+	struct be_call_list po_failed;	/* failed while queued: callbacks from po_fail_ev */
+	struct event *po_fail_ev;
 	unsigned po_ninflight;
 	unsigned po_rr;
 	bool po_pumping;
@@ -676,6 +679,33 @@ static void call_fail_queued(struct be_call *ca, enum be_err err)
 	call_finish(ca, err);
 }
 
+/* Same, but the callback comes from the event loop: never from inside
+ * be_call_submit() (the caller must get its handle before the callback). */
+static void call_fail_later(struct be_call *ca, enum be_err err)
+{
+	struct be_pool *pool = ca->ca_pool;
+
+	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+	ca->ca_reply.br_err = err;
+	ca->ca_failed = true;
+	TAILQ_INSERT_TAIL(&pool->po_failed, ca, ca_link);
+	event_active(pool->po_fail_ev, 0, 0);
+}
+
+static void pool_failed_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_pool *pool = arg;
+	struct be_call *ca;
+
+	(void)fd;
+	(void)what;
+	while ((ca = TAILQ_FIRST(&pool->po_failed)) != NULL) {
+		TAILQ_REMOVE(&pool->po_failed, ca, ca_link);
+		ca->ca_failed = false;
+		call_finish(ca, ca->ca_reply.br_err);
+	}
+}
+
 void be_call_release(struct be_call *ca)
 {
 	struct be_conn *cn;
@@ -716,6 +746,11 @@ void be_call_cancel(struct be_call *ca)
 	if (!ca || ca->ca_state == CS_DONE)
 		return;
 	ca->ca_cancelled = true;
+	if (ca->ca_failed) {
+		TAILQ_REMOVE(&ca->ca_pool->po_failed, ca, ca_link);
+		call_free(ca);
+		return;
+	}
 	if (ca->ca_state == CS_QUEUED) {
 		TAILQ_REMOVE(&ca->ca_pool->po_queue, ca, ca_link);
 		ca->ca_pool->po_nqueued--;
@@ -938,8 +973,8 @@ static void pool_pump(struct be_pool *pool)
 		if (rc < 0) {
 			ctx->cx_stats.bs_marshal_errors++;
 			LOG(pool, "xid %08x: cannot send: %s", ca->ca_xid, strerror(-rc));
-			call_fail_queued(ca, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
-									  : BE_ERR_REGISTER);
+			call_fail_later(ca, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
+									 : BE_ERR_REGISTER);
 		}
 	}
 	pool->po_pumping = false;
@@ -1047,8 +1082,8 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 	ctx->cx_stats.bs_calls++;
 	TAILQ_INSERT_TAIL(&pool->po_queue, ca, ca_link);
 	pool->po_nqueued++;
-	pool_pump(pool);
-	if (ca->ca_state == CS_QUEUED && !ca->ca_cancelled)
+	pool_pump(pool);	/* no callback from here: failures are deferred */
+	if (ca->ca_state == CS_QUEUED && !ca->ca_failed)
 		ctx->cx_stats.bs_queued++;
 	return ca;
 }
@@ -2071,9 +2106,16 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 		snprintf(pool->po_name, sizeof(pool->po_name), "[%s]:%u", host, ntohs(s->sin6_port));
 	}
 	TAILQ_INIT(&pool->po_queue);
+	TAILQ_INIT(&pool->po_failed);
+	pool->po_fail_ev = event_new(ctx->cx_base, -1, 0, pool_failed_cb, pool);
+	if (!pool->po_fail_ev) {
+		free(pool);
+		return NULL;
+	}
 	pool->po_nslots = ctx->cx_cfg.bc_conns;
 	pool->po_slots = calloc(pool->po_nslots, sizeof(struct be_slot));
 	if (!pool->po_slots) {
+		event_free(pool->po_fail_ev);
 		free(pool);
 		return NULL;
 	}
@@ -2120,6 +2162,8 @@ void be_pool_free(struct be_pool *pool)
 		pool->po_nqueued--;
 		call_fail_queued(ca, BE_ERR_SHUTDOWN);
 	}
+	pool_failed_cb(-1, 0, pool);
+	event_free(pool->po_fail_ev);
 	LIST_REMOVE(pool, po_link);
 	free(pool->po_slots);
 	free(pool);

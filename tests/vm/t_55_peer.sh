@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified, and long replies by Read list are pulled with RDMA Read and acknowledged with RDMA_DONE
+# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified, long replies by Read list are pulled with RDMA Read and acknowledged with RDMA_DONE, and a call beyond the segment limit fails through its callback
 #
 #   rpcrdma-call (backend-rdma) ---- rxe0 on d0 (10.99.0.1) ---- rpcrdma-peer :20050
 #                                                                 (one mode per run)
@@ -85,3 +85,9 @@ run_case longmsg read-reply-msg 32 null 3
 assert_eq 0 "$tool_rc" "tool status"
 assert_eq 0 "$peer_rc" "peer verdict (an RDMA_DONE for each long reply)"
 assert_grep 'NULL reply: rdma proc 0, credits 32, 5024 bytes' "$out/longmsg.tool"
+
+# A call that cannot be expressed (256 segments > 64) fails through its
+# callback from the event loop, never inside be_call_submit().
+opts=(--max-seg 16 --expect-error "too big for the limits")
+run_case toobig normal 32 chunky 2
+assert_eq 0 "$tool_rc" "tool status"
