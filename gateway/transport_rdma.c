@@ -20,7 +20,12 @@
  * (gw_path_ready), since nothing else may wake it.
  *
  * Reply: the backend calls back once every registration of the call is
- * invalidated.  The reply walker (chk_reply_walk) lists the pieces of the
+ * invalidated.  An inline reply (RDMA_MSG) sits in one of the connection's
+ * receive buffers, and the server's credits are those buffers: a slow
+ * client must not hold them.  So the inline body, at most the receive
+ * threshold (a few KiB, never bulk data), is copied into a pool buffer and
+ * the receive buffer given back at once; bulk data arrives in write chunks
+ * or the reply chunk, which are pool buffers already.  The reply walker (chk_reply_walk) lists the pieces of the
  * TCP reply: inline bytes from the reply body (receive buffer or reply
  * chunk), write-chunk data from our target buffers, XDR pads; they become
  * the reply's iovecs, no copy.  They stay valid until release, which gives
@@ -50,7 +55,7 @@
 
 #define GR_RETRY_MS	5
 #define GR_OUT_IOV	(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)
-#define GR_MAX_BUFS	((BE_MAX_WRITE_CHUNKS + 1) * BE_MAX_TARGET_IOV)
+#define GR_MAX_BUFS	((BE_MAX_WRITE_CHUNKS + 1) * BE_MAX_TARGET_IOV + 1)
 
 /* One server context: a be_ctx and the pool registered in it. */
 struct gr_server {
@@ -75,6 +80,7 @@ struct gr_call {
 	bool rc_busy;			/* submitted, callback not yet seen or not released */
 	bool rc_orphan;			/* cancelled: release at the callback */
 	bool rc_replied;		/* callback seen, reply handed to the gateway */
+	bool rc_done;			/* callback seen: the backend is done with our memory */
 	uint32_t rc_prog, rc_vers, rc_proc, rc_gss;
 	unsigned rc_nwrites;
 	struct be_target rc_wt[BE_MAX_WRITE_CHUNKS];
@@ -84,6 +90,7 @@ struct gr_call {
 	struct be_read_item rc_reads[BE_MAX_READ_ITEMS];
 	unsigned rc_nbufs;
 	struct gw_buf *rc_bufs[GR_MAX_BUFS];
+	struct iovec rc_body;		/* inline reply copied out of the receive buffer */
 	unsigned rc_nout;
 	struct iovec rc_out[GR_OUT_IOV];
 };
@@ -95,6 +102,9 @@ struct gr_path {
 	struct gr_server *rp_server;
 	struct be_pool *rp_pool;
 	struct event *rp_retry;
+	struct event *rp_relev;		/* gives receive buffers back, outside callbacks */
+	struct be_call **rp_relq;	/* [gw_ctx_ncalls()] waiting for rp_relev */
+	unsigned rp_nrelq;
 	unsigned rp_ncalls;
 	struct gr_call *rp_calls;	/* [gw_ctx_ncalls()] */
 	bool rp_destroying;
@@ -242,7 +252,8 @@ static bool gr_out_range(struct gr_call *rc, const struct iovec *iov, unsigned n
 	return len == 0;
 }
 
-static bool gr_assemble(struct gr_call *rc, const struct be_reply *r, enum chk_walk_err *werr)
+static bool gr_assemble(struct gr_call *rc, const struct iovec *body, unsigned nbody,
+			const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr)
 {
 	struct chk_reply_walk rw;
 	struct rpc_reply_hdr rh;
@@ -250,7 +261,7 @@ static bool gr_assemble(struct gr_call *rc, const struct be_reply *r, enum chk_w
 	uint32_t prog = 0;
 
 	*werr = CHK_WALK_OK;
-	xdr_cur_init(&xc, r->br_body, r->br_nbody);
+	xdr_cur_init(&xc, body, nbody);
 	if (!rpc_reply_decode(&xc, &rh)) {
 		*werr = CHK_WALK_XDR;
 		return false;
@@ -259,8 +270,7 @@ static bool gr_assemble(struct gr_call *rc, const struct be_reply *r, enum chk_w
 	if (rh.rr_stat == RPC_MSG_ACCEPTED && rh.rr_accept_stat == RPC_SUCCESS &&
 	    (rc->rc_gss == 0 || rc->rc_gss == RPC_GSS_SVC_NONE))
 		prog = rc->rc_prog;
-	if (!chk_reply_walk(&xc, 0, prog, rc->rc_vers, rc->rc_proc, r->br_write_len, r->br_nwrites,
-			    &rw, werr))
+	if (!chk_reply_walk(&xc, 0, prog, rc->rc_vers, rc->rc_proc, wlen, nw, &rw, werr))
 		return false;
 	rc->rc_nout = 0;
 	for (unsigned i = 0; i < rw.rw_npieces; i++) {
@@ -269,7 +279,7 @@ static bool gr_assemble(struct gr_call *rc, const struct be_reply *r, enum chk_w
 
 		switch (pc->pc_kind) {
 		case CHK_PIECE_INLINE:
-			ok = gr_out_range(rc, r->br_body, r->br_nbody, pc->pc_off, pc->pc_len);
+			ok = gr_out_range(rc, body, nbody, pc->pc_off, pc->pc_len);
 			break;
 		case CHK_PIECE_CHUNK:
 			ok = pc->pc_chunk < rc->rc_nwrites &&
@@ -313,6 +323,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 	enum chk_walk_err werr;
 
 	rc->rc_be = bc;
+	rc->rc_done = true;
 	if (rc->rc_orphan) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_UNMATCHED);
 		gr_call_done(rp, rc);
@@ -326,19 +337,60 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;
 	}
-	if (!gr_assemble(rc, r, &werr)) {
-		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
-		gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
-		       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
-		rc->rc_orphan = true;
-		gw_call_finalize(c, GW_END_FAILED);
-		return;
+	{
+		uint32_t wlen[BE_MAX_WRITE_CHUNKS];
+		unsigned nw = r->br_nwrites < BE_MAX_WRITE_CHUNKS ? r->br_nwrites : BE_MAX_WRITE_CHUNKS;
+		const struct iovec *body = r->br_body;
+		unsigned nbody = r->br_nbody;
+		struct gw_pool *pool = rp->rp_info->pi_pool;
+		struct gw_buf *b = NULL;
+		bool ok;
+
+		memcpy(wlen, r->br_write_len, nw * sizeof(wlen[0]));
+		if (r->br_proc != RPCRDMA_NOMSG && r->br_body_len <= gw_pool_buf_size(pool) &&
+		    rc->rc_nbufs < GR_MAX_BUFS && (b = gw_buf_get(pool))) {
+			size_t off = 0;
+
+			for (unsigned i = 0; i < nbody; i++) {
+				memcpy(b->gb_data + off, body[i].iov_base, body[i].iov_len);
+				off += body[i].iov_len;
+			}
+			rc->rc_bufs[rc->rc_nbufs++] = b;
+			rc->rc_body = (struct iovec){ b->gb_data, off };
+			body = &rc->rc_body;
+			nbody = 1;
+			/* Receive buffer back (credit) right after this callback:
+			 * releasing inside it would free what the backend still
+			 * walks. */
+			rp->rp_relq[rp->rp_nrelq++] = bc;
+			event_active(rp->rp_relev, EV_TIMEOUT, 0);
+			rc->rc_be = NULL;
+		}
+		ok = gr_assemble(rc, body, nbody, wlen, nw, &werr);
+		if (ok) {
+			rc->rc_replied = true;
+			gw_call_complete(c, rc->rc_out, rc->rc_nout);
+			return;
+		}
 	}
-	rc->rc_replied = true;
-	gw_call_complete(c, rc->rc_out, rc->rc_nout);
+	gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
+	gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
+	       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
+	rc->rc_orphan = true;
+	gw_call_finalize(c, GW_END_FAILED);
 }
 
 /* ---- the ops ---- */
+
+static void gr_release_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gr_path *rp = arg;
+
+	(void)fd;
+	(void)what;
+	while (rp->rp_nrelq > 0)
+		be_call_release(rp->rp_relq[--rp->rp_nrelq]);
+}
 
 static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -469,7 +521,7 @@ static void gr_cancel(void *tp, struct gw_call *c)
 	struct gr_path *rp = tp;
 	struct gr_call *rc = &rp->rp_calls[c->ca_index];
 
-	if (rc->rc_orphan && rc->rc_be) {
+	if (rc->rc_done) {
 		/* finalize from our own callback (error): the backend is done */
 		gr_call_done(rp, rc);
 		return;
@@ -509,8 +561,12 @@ static void gr_destroy(void *tp)
 
 	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
 	rp->rp_destroying = true;
+	gr_release_cb(-1, 0, rp);
 	be_pool_free(rp->rp_pool);
+	gr_release_cb(-1, 0, rp);	/* (none can be added: no success at shutdown) */
 	event_free(rp->rp_retry);
+	event_free(rp->rp_relev);
+	free(rp->rp_relq);
 	gr_server_put(rp->rp_ra, rp->rp_server);
 	free(rp->rp_calls);
 	free(rp);
@@ -536,7 +592,9 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_info = pi;
 	rp->rp_calls = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_calls));
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
-	if (!rp->rp_calls || !rp->rp_retry)
+	rp->rp_relev = event_new(pi->pi_base, -1, 0, gr_release_cb, rp);
+	rp->rp_relq = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_relq));
+	if (!rp->rp_calls || !rp->rp_retry || !rp->rp_relev || !rp->rp_relq)
 		goto err;
 	/* Start-up only: a name lookup may block here. */
 	snprintf(port, sizeof(port), "%u", b->cb_rdma_port);
@@ -564,6 +622,9 @@ err_ai:
 err:
 	if (rp->rp_retry)
 		event_free(rp->rp_retry);
+	if (rp->rp_relev)
+		event_free(rp->rp_relev);
+	free(rp->rp_relq);
 	free(rp->rp_calls);
 	free(rp);
 	return NULL;
