@@ -23,8 +23,9 @@
  * Replies are received into pool buffers like client calls (gw_rx) and
  * handed to the gateway in place; release() returns those buffers.
  *
- * As root, the connection is bound to a reserved source port (below 1024)
- * because Linux nfsd and mountd refuse others on "secure" exports.
+ * When privileged (root or CAP_NET_BIND_SERVICE), the connection is bound
+ * to a reserved source port (below 1024) because Linux nfsd and mountd
+ * refuse others on "secure" exports.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -251,13 +252,14 @@ static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
 	gt_up(gt);
 }
 
-/* Bind a reserved port when we may (root): "secure" exports want one. */
+/* Bind a reserved port when we may (root, or CAP_NET_BIND_SERVICE as the
+ * systemd unit grants): Linux nfsd and mountd refuse others on "secure"
+ * exports.  Without the privilege the first bind fails with EACCES and the
+ * kernel picks an ordinary port at connect(). */
 static void gt_bind_reserved(int fd, int family)
 {
 	struct sockaddr_storage ss;
 
-	if (geteuid() != 0)
-		return;
 	for (int port = 1023; port >= 600; port--) {
 		memset(&ss, 0, sizeof(ss));
 		ss.ss_family = (sa_family_t)family;
@@ -267,6 +269,8 @@ static void gt_bind_reserved(int fd, int family)
 			((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
 		if (bind(fd, (struct sockaddr *)&ss, family == AF_INET6 ? sizeof(struct sockaddr_in6)
 									 : sizeof(struct sockaddr_in)) == 0)
+			return;
+		if (errno == EACCES || errno == EPERM)
 			return;
 	}
 }
