@@ -91,6 +91,16 @@ uint64_t fe_conn_key(const struct fe_conn *c) { return c->fc_key; }
 const char *fe_conn_name(const struct fe_conn *c) { return c->fc_name; }
 unsigned fe_nconns(const struct fe_frontend *fe) { return fe->fe_nconns; }
 
+void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
+{
+	struct fe_conn *c;
+
+	fe->fe_p.fp_cfg = cf;
+	/* New caps and timeouts may allow reading, or end an idle wait. */
+	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
+		fe_conn_update(c);
+}
+
 /* ---- closing ---- */
 
 static void fe_listen_update(struct fe_frontend *fe)

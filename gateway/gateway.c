@@ -65,6 +65,22 @@ void *gw_ctx_rdma_arg(const struct gw_ctx *gw) { return gw->gw_p.gp_rdma_arg; }
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw) { return gw->gw_p.gp_ncalls; }
 void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe) { gw->gw_fe = fe; }
 const struct gw_path_info *gw_path_info(const struct gw_path *pa) { return &pa->pa_info; }
+
+void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf)
+{
+	gw->gw_p.gp_cfg = cf;
+	for (unsigned i = 0; i < gw->gw_nbackends; i++)
+		gw->gw_backends[i].bk_cfg = &cf->cf_backends[i];
+	/* Transports read their path's info through a pointer: they follow. */
+	for (unsigned i = 0; i < gw->gw_npaths; i++) {
+		struct gw_path *pa = &gw->gw_paths[i];
+
+		pa->pa_route = &cf->cf_routes[i];
+		pa->pa_info.pi_route = pa->pa_route;
+		pa->pa_info.pi_backend = pa->pa_backend->bk_cfg;
+		pa->pa_info.pi_cfg = cf;
+	}
+}
 const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
 
 #define LG(gw) ((gw)->gw_p.gp_log)

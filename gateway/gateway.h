@@ -472,6 +472,10 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */
 int gw_ctx_start(struct gw_ctx *gw);
 void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe);
+/* Reload: switch to cf, which cfg_same_structure() found equal in routes,
+ * backends and sizes to the running one; the caller frees the old one
+ * afterwards (nothing keeps a pointer into it). */
+void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf);
 void gw_ctx_free(struct gw_ctx *gw);
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw);
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);

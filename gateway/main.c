@@ -3,8 +3,10 @@
  * This file contains main() of rpcrdma-gw: command line, configuration,
  * then one event loop with the buffer pool, the gateway (routes and their
  * transports) and the TCP frontend.  SIGINT/SIGTERM stop the loop and
- * everything is freed in reverse order; SIGHUP is reserved for reload
- * (logged, not implemented yet); SIGUSR1 logs the counters.  Under systemd
+ * everything is freed in reverse order; SIGHUP reloads the configuration
+ * file (limits, timeouts, log level; a change of listen addresses, backends,
+ * routes or pool sizes needs a restart and is refused with a log line);
+ * SIGUSR1 logs the counters.  Under systemd
  * (Type=notify) it reports READY=1, feeds the watchdog and takes listening
  * sockets passed by socket activation instead of the configured ones.
  *
@@ -37,7 +39,40 @@ struct gw_main {
 	struct event *m_sig[4];
 	struct event *m_watchdog;
 	uint64_t m_watchdog_usec;
+	const char *m_path;		/* for reload */
+	struct cfg_overrides m_ov;
 };
+
+/* SIGHUP: parse anew; switch to the new configuration when only what a
+ * running daemon can take changed (log level, limits, timeouts); keep the
+ * running one on any error or structural change, and say why. */
+static void gw_main_reload(struct gw_main *m)
+{
+	char err[512], what[32];
+	struct cfg *cf;
+
+	if (!m->m_path) {
+		gw_warn(&m->m_log, "SIGHUP: no configuration file to reload");
+		return;
+	}
+	cf = cfg_load(m->m_path, &m->m_ov, err, sizeof(err));
+	if (!cf) {
+		gw_err(&m->m_log, "reload: %s; keeping the running configuration", err);
+		return;
+	}
+	if (!cfg_same_structure(m->m_cfg, cf, what, sizeof(what))) {
+		gw_err(&m->m_log, "reload: %s changed, which needs a restart; keeping the running "
+		       "configuration", what);
+		cfg_free(cf);
+		return;
+	}
+	gw_ctx_set_cfg(m->m_gw, cf);
+	fe_set_cfg(m->m_fe, cf);
+	m->m_log.gl_level = cf->cf_log_level;
+	cfg_free(m->m_cfg);
+	m->m_cfg = cf;
+	gw_info(&m->m_log, "reload: %s applied", m->m_path);
+}
 
 static void usage(FILE *f)
 {
@@ -70,7 +105,9 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		event_base_loopbreak(m->m_base);
 		break;
 	case SIGHUP:
-		gw_warn(&m->m_log, "SIGHUP: configuration reload is not implemented yet; ignored");
+		sd_notify(0, "RELOADING=1");
+		gw_main_reload(m);
+		sd_notify(0, "READY=1");
 		break;
 	case SIGUSR1:
 		gw_stats_log(&m->m_stats, &m->m_log);
@@ -241,6 +278,8 @@ int main(int argc, char **argv)
 	}
 	if (!path && !ov.co_backend && access(CFG_DEFAULT_PATH, R_OK) == 0)
 		path = CFG_DEFAULT_PATH;
+	m.m_path = path;
+	m.m_ov = ov;
 	m.m_cfg = cfg_load(path, &ov, err, sizeof(err));
 	if (!m.m_cfg) {
 		fprintf(stderr, "rpcrdma-gw: %s\n", err);

@@ -187,6 +187,41 @@ static void t06_sample(void **state)
 	cfg_free(cf);
 }
 
+/* 7. Reload: what a running daemon takes, and what needs a restart. */
+static void t07_same_structure(void **state)
+{
+	static const struct {
+		const char *b;
+		bool same;
+		const char *what;
+	} t[] = {
+		/* 1 */ { "[gateway]\nlog_level = debug\ncalls_per_client = 3\nidle_timeout = 5\n" B, true, "" },
+		/* 2 */ { "\n\n" B, true, "" },		/* sections moved: no change */
+		/* 3 */ { "[gateway]\nlisten = 127.0.0.1:1\n" B, false, "listen" },
+		/* 4 */ { B "port = 2050\n", false, "backends" },
+		/* 5 */ { B "[route n]\nprogram = nfs\n", false, "routes" },
+		/* 6 */ { "[gateway]\nbuffers = 2000\n" B, false, "buffer pool" },
+		/* 7 */ { "[gateway]\nmax_calls = 10\n" B, false, "max_calls" },
+	};
+	char err[256], what[32];
+	struct cfg *a = cfg_parse_string(B, "a", NULL, err, sizeof(err));
+
+	(void)state;
+	assert_non_null(a);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct cfg *b = cfg_parse_string(t[i].b, "b", NULL, err, sizeof(err));
+
+		if (!b)
+			fail_msg("case %zu: %s", i + 1, err);
+		what[0] = '\0';
+		if (cfg_same_structure(a, b, what, sizeof(what)) != t[i].same)
+			fail_msg("case %zu: expected %s", i + 1, t[i].same ? "same" : "different");
+		assert_string_equal(what, t[i].what);
+		cfg_free(b);
+	}
+	cfg_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +231,7 @@ int main(void)
 		cmocka_unit_test(t04_overrides),
 		cmocka_unit_test(t05_file),
 		cmocka_unit_test(t06_sample),
+		cmocka_unit_test(t07_same_structure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
