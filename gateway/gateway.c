@@ -22,6 +22,7 @@
 #include <sys/random.h>
 
 #include <event2/event.h>
+#include <systemd/sd-daemon.h>
 
 #include "frontend.h"
 #include "gateway.h"
@@ -376,9 +377,13 @@ void gw_path_ready(struct gw_path *pa, bool up)
 	struct gw_ctx *gw = pa->pa_gw;
 	struct gw_call *c;
 
-	if (pa->pa_up != up)
+	if (pa->pa_up != up) {
 		gw_info(LG(gw), "path %s: transport %s %s (%u calls held)", pa->pa_name,
 			pa->pa_ops->to_name, up ? "up" : "down", pa->pa_nheld);
+		/* systemd status line (no-op outside a Type=notify unit) */
+		sd_notifyf(0, "STATUS=path %s: %s %s", pa->pa_name, pa->pa_ops->to_name,
+			   up ? "up" : "down, calls held");
+	}
 	pa->pa_up = up;
 	while (pa->pa_up && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
