@@ -151,6 +151,12 @@ struct be_conn_info {
 };
 /* Information on connection idx (< bc_conns); -ENOTCONN when not up. */
 int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_info *info);
+/* Inline thresholds a call submitted now must respect, whatever
+ * connection it goes on: the smallest over the connections up; before any
+ * is up, RFC 8797's 1024 bytes.  The gateway offers a Reply chunk when the
+ * reply may exceed *recv (the kernel never checks: an inline reply bigger
+ * than our receive buffer breaks the connection). */
+void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint32_t *recv);
 unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
 unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
 bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */

@@ -2217,6 +2217,25 @@ int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_i
 	return 0;
 }
 
+void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint32_t *recv)
+{
+	uint32_t ms = UINT32_MAX, mr = UINT32_MAX;
+	unsigned k;
+
+	for (k = 0; k < pool->po_nslots; k++) {
+		const struct be_conn *cn = pool->po_slots[k].sl_conn;
+
+		if (!cn || cn->cn_state != BC_UP)
+			continue;
+		if (cn->cn_send_thresh < ms)
+			ms = cn->cn_send_thresh;
+		if (cn->cn_recv_thresh < mr)
+			mr = cn->cn_recv_thresh;
+	}
+	*send = ms == UINT32_MAX ? RPCRDMA_PD_DEFAULT_SIZE : ms;
+	*recv = mr == UINT32_MAX ? RPCRDMA_PD_DEFAULT_SIZE : mr;
+}
+
 unsigned be_pool_queued(const struct be_pool *pool)
 {
 	return pool->po_nqueued;

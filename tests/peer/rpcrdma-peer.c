@@ -27,6 +27,7 @@
  *                 0 only if an RDMA_DONE came for each
  *   read-reply-msg  RDMA_MSG: the 24-byte RPC reply inline, then a 5000-byte
  *                 item by read chunk at position 24
+ *   msgp          answers with RDMA_MSGP (draft-08 3.9), align 16 thresh 4096
  *
  * A test tool, not the daemon: one connection, completions busy-polled,
  * exits after the connection ends or 60 s.
@@ -50,7 +51,7 @@
 #define BUFSZ	4096
 
 enum mode { M_NORMAL, M_STALE, M_STALE_CONTROL, M_REMOTE_INV, M_OVERRUN, M_ERR_CHUNK,
-	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG };
+	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG, M_MSGP };
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -145,6 +146,8 @@ static enum ibv_wc_status rdma_write(uint32_t rkey, uint64_t addr, uint32_t len)
 }
 
 /* Transport header of the reply, then the 24-byte RPC reply. */
+static bool use_msgp;
+
 static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool overrun)
 {
 	struct xdr_enc xe;
@@ -154,7 +157,9 @@ static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool ov
 	out.rh_xid = xid;
 	out.rh_vers = 1;
 	out.rh_credit = credits;
-	out.rh_proc = RPCRDMA_MSG;
+	out.rh_proc = use_msgp ? RPCRDMA_MSGP : RPCRDMA_MSG;
+	out.rh_align = 16;
+	out.rh_thresh = 4096;
 	out.rh_nwrites = rh.rh_nwrites;
 	out.rh_has_reply = false;
 	out.rh_nsegs = 0;
@@ -226,9 +231,11 @@ int main(int argc, char **argv)
 	     : !strcmp(m, "remote-inv") ? M_REMOTE_INV : !strcmp(m, "overrun") ? M_OVERRUN
 	     : !strcmp(m, "err-chunk") ? M_ERR_CHUNK : !strcmp(m, "err-vers") ? M_ERR_VERS
 	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : !strcmp(m, "read-reply") ? M_READ_REPLY
-	     : !strcmp(m, "read-reply-msg") ? M_READ_REPLY_MSG : M_NORMAL;
+	     : !strcmp(m, "read-reply-msg") ? M_READ_REPLY_MSG : !strcmp(m, "msgp") ? M_MSGP
+	     : M_NORMAL;
 	if (argc > 4)
 		credits = (uint32_t)atoi(argv[4]);
+	use_msgp = mode == M_MSGP;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	alarm(60);
 	inet_pton(AF_INET, argv[1], &sin.sin_addr);

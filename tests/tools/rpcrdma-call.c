@@ -330,6 +330,12 @@ static void print_info(struct tool *t)
 	printf(" (RFC 8797 %s, send %u recv %u R %d)\n", ci.ci_peer_pd ? "yes" : "no",
 	       ci.ci_peer.pd_send_size, ci.ci_peer.pd_recv_size, ci.ci_peer.pd_remote_inv);
 	printf("inline thresholds: send %u recv %u\n", ci.ci_send_threshold, ci.ci_recv_threshold);
+	{
+		uint32_t ps, pr;
+
+		be_pool_inline_thresholds(t->pool, &ps, &pr);
+		printf("pool inline thresholds: send %u recv %u\n", ps, pr);
+	}
 	printf("receives posted: %u; responder_resources %u initiator_depth %u\n",
 	       ci.ci_recvs_posted, ci.ci_responder_resources, ci.ci_initiator_depth);
 }

@@ -40,3 +40,4 @@ timeout 60 "$TOOL" --mode mr --no-remote-inv --expect-credits 64 "$BED_IP" "$BED
 	>"$out/mr" 2>&1 || rc=$?
 sed 's/^/  /' "$out/mr"
 assert_eq 0 "$rc" "rpcrdma-call (mr) exit status"
+assert_grep '^pool inline thresholds: send 4096 recv 4096$' "$out/log"

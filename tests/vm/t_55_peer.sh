@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified, long replies by Read list are pulled with RDMA Read and acknowledged with RDMA_DONE, and a call beyond the segment limit fails through its callback
+# claim: against tests/peer/rpcrdma-peer, an rkey from a finished call is refused by the device (window invalidated), Send With Invalidate is honoured, write lengths beyond the offer, ERR_CHUNK, ERR_VERS, a credit grant of 0 and replies with unknown XIDs are each handled as specified, long replies by Read list are pulled with RDMA Read and acknowledged with RDMA_DONE, RDMA_MSGP replies are taken, and a call beyond the segment limit fails through its callback
 #
 #   rpcrdma-call (backend-rdma) ---- rxe0 on d0 (10.99.0.1) ---- rpcrdma-peer :20050
 #                                                                 (one mode per run)
@@ -91,3 +91,8 @@ assert_grep 'NULL reply: rdma proc 0, credits 32, 5024 bytes' "$out/longmsg.tool
 opts=(--max-seg 16 --expect-error "too big for the limits")
 run_case toobig normal 32 chunky 2
 assert_eq 0 "$tool_rc" "tool status"
+
+# RDMA_MSGP replies (draft-08) are taken; the body starts after the header.
+run_case msgp msgp 32 chunky 2
+assert_eq 0 "$tool_rc" "tool status"
+assert_grep 'NULL reply: rdma proc 2, credits 32, 24 bytes' "$out/msgp.tool"
