@@ -74,25 +74,25 @@ struct gw_rdma {
 
 /* Per-call state, indexed by the call's ca_index. */
 struct gr_call {
-	struct gr_path *rc_path;
-	struct gw_call *rc_call;
-	struct be_call *rc_be;
-	bool rc_busy;			/* submitted, callback not yet seen or not released */
-	bool rc_orphan;			/* cancelled: release at the callback */
-	bool rc_replied;		/* callback seen, reply handed to the gateway */
-	bool rc_done;			/* callback seen: the backend is done with our memory */
-	uint32_t rc_prog, rc_vers, rc_proc, rc_gss;
-	unsigned rc_nwrites;
-	struct be_target rc_wt[BE_MAX_WRITE_CHUNKS];
-	struct iovec rc_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
-	struct be_target rc_rt;
-	struct iovec rc_riov[BE_MAX_TARGET_IOV];
-	struct be_read_item rc_reads[BE_MAX_READ_ITEMS];
-	unsigned rc_nbufs;
-	struct gw_buf *rc_bufs[GR_MAX_BUFS];
-	struct iovec rc_body;		/* inline reply copied out of the receive buffer */
-	unsigned rc_nout;
-	struct iovec rc_out[GR_OUT_IOV];
+	struct gr_path *gc_path;
+	struct gw_call *gc_call;
+	struct be_call *gc_be;
+	bool gc_busy;			/* submitted, callback not yet seen or not released */
+	bool gc_orphan;			/* cancelled: release at the callback */
+	bool gc_replied;		/* callback seen, reply handed to the gateway */
+	bool gc_done;			/* callback seen: the backend is done with our memory */
+	uint32_t gc_prog, gc_vers, gc_proc, gc_gss;
+	unsigned gc_nwrites;
+	struct be_target gc_wt[BE_MAX_WRITE_CHUNKS];
+	struct iovec gc_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
+	struct be_target gc_rt;
+	struct iovec gc_riov[BE_MAX_TARGET_IOV];
+	struct be_read_item gc_reads[BE_MAX_READ_ITEMS];
+	unsigned gc_nbufs;
+	struct gw_buf *gc_bufs[GR_MAX_BUFS];
+	struct iovec gc_body;		/* inline reply copied out of the receive buffer */
+	unsigned gc_nout;
+	struct iovec gc_out[GR_OUT_IOV];
 };
 
 struct gr_path {
@@ -196,16 +196,16 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct cfg *cf,
 
 /* ---- targets: pool buffers for write chunks and the reply chunk ---- */
 
-static void gr_call_drop_bufs(struct gr_path *rp, struct gr_call *rc)
+static void gr_call_drop_bufs(struct gr_path *rp, struct gr_call *gc)
 {
-	for (unsigned i = 0; i < rc->rc_nbufs; i++)
-		gw_buf_put(rp->rp_info->pi_pool, rc->rc_bufs[i]);
-	rc->rc_nbufs = 0;
+	for (unsigned i = 0; i < gc->gc_nbufs; i++)
+		gw_buf_put(rp->rp_info->pi_pool, gc->gc_bufs[i]);
+	gc->gc_nbufs = 0;
 }
 
 /* len bytes of pool buffers as an iovec list; false when the pool is dry
- * (buffers taken so far stay listed in rc_bufs). */
-static bool gr_target(struct gr_path *rp, struct gr_call *rc, uint32_t len, struct iovec *iov,
+ * (buffers taken so far stay listed in gc_bufs). */
+static bool gr_target(struct gr_path *rp, struct gr_call *gc, uint32_t len, struct iovec *iov,
 		      unsigned *niov)
 {
 	struct gw_pool *pool = rp->rp_info->pi_pool;
@@ -216,11 +216,11 @@ static bool gr_target(struct gr_path *rp, struct gr_call *rc, uint32_t len, stru
 		struct gw_buf *b = gw_buf_get(pool);
 		uint32_t n = len < bs ? len : bs;
 
-		if (!b || rc->rc_nbufs == GR_MAX_BUFS) {
+		if (!b || gc->gc_nbufs == GR_MAX_BUFS) {
 			gw_buf_put(pool, b);
 			return false;
 		}
-		rc->rc_bufs[rc->rc_nbufs++] = b;
+		gc->gc_bufs[gc->gc_nbufs++] = b;
 		iov[(*niov)++] = (struct iovec){ b->gb_data, n };
 		len -= n;
 	}
@@ -230,7 +230,7 @@ static bool gr_target(struct gr_path *rp, struct gr_call *rc, uint32_t len, stru
 /* ---- reply ---- */
 
 /* Append stream bytes [off, off + len) of iov[] to the reply iovecs. */
-static bool gr_out_range(struct gr_call *rc, const struct iovec *iov, unsigned niov, size_t off,
+static bool gr_out_range(struct gr_call *gc, const struct iovec *iov, unsigned niov, size_t off,
 			 size_t len)
 {
 	for (unsigned i = 0; i < niov && len > 0; i++) {
@@ -243,16 +243,16 @@ static bool gr_out_range(struct gr_call *rc, const struct iovec *iov, unsigned n
 		l -= off;
 		if (l > len)
 			l = len;
-		if (rc->rc_nout == GR_OUT_IOV)
+		if (gc->gc_nout == GR_OUT_IOV)
 			return false;
-		rc->rc_out[rc->rc_nout++] = (struct iovec){ (uint8_t *)iov[i].iov_base + off, l };
+		gc->gc_out[gc->gc_nout++] = (struct iovec){ (uint8_t *)iov[i].iov_base + off, l };
 		len -= l;
 		off = 0;
 	}
 	return len == 0;
 }
 
-static bool gr_assemble(struct gr_call *rc, const struct iovec *body, unsigned nbody,
+static bool gr_assemble(struct gr_call *gc, const struct iovec *body, unsigned nbody,
 			const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr)
 {
 	struct chk_reply_walk rw;
@@ -268,28 +268,28 @@ static bool gr_assemble(struct gr_call *rc, const struct iovec *body, unsigned n
 	}
 	/* Plain results only for accepted, successful, non-GSS-wrapped replies. */
 	if (rh.rr_stat == RPC_MSG_ACCEPTED && rh.rr_accept_stat == RPC_SUCCESS &&
-	    (rc->rc_gss == 0 || rc->rc_gss == RPC_GSS_SVC_NONE))
-		prog = rc->rc_prog;
-	if (!chk_reply_walk(&xc, 0, prog, rc->rc_vers, rc->rc_proc, wlen, nw, &rw, werr))
+	    (gc->gc_gss == 0 || gc->gc_gss == RPC_GSS_SVC_NONE))
+		prog = gc->gc_prog;
+	if (!chk_reply_walk(&xc, 0, prog, gc->gc_vers, gc->gc_proc, wlen, nw, &rw, werr))
 		return false;
-	rc->rc_nout = 0;
+	gc->gc_nout = 0;
 	for (unsigned i = 0; i < rw.rw_npieces; i++) {
 		const struct chk_piece *pc = &rw.rw_pieces[i];
 		bool ok;
 
 		switch (pc->pc_kind) {
 		case CHK_PIECE_INLINE:
-			ok = gr_out_range(rc, body, nbody, pc->pc_off, pc->pc_len);
+			ok = gr_out_range(gc, body, nbody, pc->pc_off, pc->pc_len);
 			break;
 		case CHK_PIECE_CHUNK:
-			ok = pc->pc_chunk < rc->rc_nwrites &&
-			     gr_out_range(rc, rc->rc_wt[pc->pc_chunk].bt_iov,
-					  rc->rc_wt[pc->pc_chunk].bt_niov, pc->pc_off, pc->pc_len);
+			ok = pc->pc_chunk < gc->gc_nwrites &&
+			     gr_out_range(gc, gc->gc_wt[pc->pc_chunk].bt_iov,
+					  gc->gc_wt[pc->pc_chunk].bt_niov, pc->pc_off, pc->pc_len);
 			break;
 		default:
-			ok = rc->rc_nout < GR_OUT_IOV;
+			ok = gc->gc_nout < GR_OUT_IOV;
 			if (ok)
-				rc->rc_out[rc->rc_nout++] = (struct iovec){ (void *)chk_zero_pad, pc->pc_len };
+				gc->gc_out[gc->gc_nout++] = (struct iovec){ (void *)chk_zero_pad, pc->pc_len };
 			break;
 		}
 		if (!ok) {
@@ -301,39 +301,39 @@ static bool gr_assemble(struct gr_call *rc, const struct iovec *body, unsigned n
 }
 
 /* Everything of the call given back; the transport's reference dropped. */
-static void gr_call_done(struct gr_path *rp, struct gr_call *rc)
+static void gr_call_done(struct gr_path *rp, struct gr_call *gc)
 {
-	struct gw_call *c = rc->rc_call;
+	struct gw_call *c = gc->gc_call;
 
-	be_call_release(rc->rc_be);
-	rc->rc_be = NULL;
-	gr_call_drop_bufs(rp, rc);
-	rc->rc_busy = false;
-	rc->rc_call = NULL;
+	be_call_release(gc->gc_be);
+	gc->gc_be = NULL;
+	gr_call_drop_bufs(rp, gc);
+	gc->gc_busy = false;
+	gc->gc_call = NULL;
 	rp->rp_ncalls--;
 	gw_call_put(c);
 }
 
 static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 {
-	struct gr_call *rc = arg;
-	struct gr_path *rp = rc->rc_path;
-	struct gw_call *c = rc->rc_call;
+	struct gr_call *gc = arg;
+	struct gr_path *rp = gc->gc_path;
+	struct gw_call *c = gc->gc_call;
 	const struct gw_log *lg = rp->rp_info->pi_log;
 	enum chk_walk_err werr;
 
-	rc->rc_be = bc;
-	rc->rc_done = true;
-	if (rc->rc_orphan) {
+	gc->gc_be = bc;
+	gc->gc_done = true;
+	if (gc->gc_orphan) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_UNMATCHED);
-		gr_call_done(rp, rc);
+		gr_call_done(rp, gc);
 		return;
 	}
 	if (r->br_err != BE_OK) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
 		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
 		       gw_path_name(rp->rp_path), be_err_str(r->br_err));
-		rc->rc_orphan = true;		/* finalize -> cancel -> done */
+		gc->gc_orphan = true;		/* finalize -> cancel -> done */
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;
 	}
@@ -348,35 +348,35 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 
 		memcpy(wlen, r->br_write_len, nw * sizeof(wlen[0]));
 		if (r->br_proc != RPCRDMA_NOMSG && r->br_body_len <= gw_pool_buf_size(pool) &&
-		    rc->rc_nbufs < GR_MAX_BUFS && (b = gw_buf_get(pool))) {
+		    gc->gc_nbufs < GR_MAX_BUFS && (b = gw_buf_get(pool))) {
 			size_t off = 0;
 
 			for (unsigned i = 0; i < nbody; i++) {
 				memcpy(b->gb_data + off, body[i].iov_base, body[i].iov_len);
 				off += body[i].iov_len;
 			}
-			rc->rc_bufs[rc->rc_nbufs++] = b;
-			rc->rc_body = (struct iovec){ b->gb_data, off };
-			body = &rc->rc_body;
+			gc->gc_bufs[gc->gc_nbufs++] = b;
+			gc->gc_body = (struct iovec){ b->gb_data, off };
+			body = &gc->gc_body;
 			nbody = 1;
 			/* Receive buffer back (credit) right after this callback:
 			 * releasing inside it would free what the backend still
 			 * walks. */
 			rp->rp_relq[rp->rp_nrelq++] = bc;
 			event_active(rp->rp_relev, EV_TIMEOUT, 0);
-			rc->rc_be = NULL;
+			gc->gc_be = NULL;
 		}
-		ok = gr_assemble(rc, body, nbody, wlen, nw, &werr);
+		ok = gr_assemble(gc, body, nbody, wlen, nw, &werr);
 		if (ok) {
-			rc->rc_replied = true;
-			gw_call_complete(c, rc->rc_out, rc->rc_nout);
+			gc->gc_replied = true;
+			gw_call_complete(c, gc->gc_out, gc->gc_nout);
 			return;
 		}
 	}
 	gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
 	gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
 	       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
-	rc->rc_orphan = true;
+	gc->gc_orphan = true;
 	gw_call_finalize(c, GW_END_FAILED);
 }
 
@@ -401,11 +401,11 @@ static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 	gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 }
 
-static int gr_refuse(struct gr_path *rp, struct gr_call *rc)
+static int gr_refuse(struct gr_path *rp, struct gr_call *gc)
 {
 	struct timeval tv = { 0, GR_RETRY_MS * 1000 };
 
-	gr_call_drop_bufs(rp, rc);
+	gr_call_drop_bufs(rp, gc);
 	evtimer_add(rp->rp_retry, &tv);
 	return -EAGAIN;
 }
@@ -413,7 +413,7 @@ static int gr_refuse(struct gr_path *rp, struct gr_call *rc)
 static int gr_submit(void *tp, struct gw_call *c)
 {
 	struct gr_path *rp = tp;
-	struct gr_call *rc = &rp->rp_calls[c->ca_index];
+	struct gr_call *gc = &rp->rp_calls[c->ca_index];
 	struct chk_rdma_params prm;
 	struct chk_decision dc;
 	struct chk_call_walk cw;
@@ -424,22 +424,22 @@ static int gr_submit(void *tp, struct gw_call *c)
 	struct xdr_cur xc;
 	unsigned nreads = 0, n;
 
-	if (rc->rc_busy)	/* cannot happen: one gw_call, one slot */
+	if (gc->gc_busy)	/* cannot happen: one gw_call, one slot */
 		return -EBUSY;
 	if (c->ca_rec.rc_niov > BE_MAX_MSG_IOV)
 		return -EMSGSIZE;
-	memset(rc, 0, offsetof(struct gr_call, rc_wiov));
-	rc->rc_path = rp;
-	rc->rc_call = c;
+	memset(gc, 0, offsetof(struct gr_call, gc_wiov));
+	gc->gc_path = rp;
+	gc->gc_call = c;
 	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
 	if (!rpc_call_decode(&xc, &hdr))
 		return -EPROTO;	/* the gateway decoded it already */
-	rc->rc_prog = hdr.rc_prog;
-	rc->rc_vers = hdr.rc_vers;
-	rc->rc_proc = hdr.rc_proc;
-	rc->rc_gss = hdr.rc_cred.oa_flavor == RPC_RPCSEC_GSS
+	gc->gc_prog = hdr.rc_prog;
+	gc->gc_vers = hdr.rc_vers;
+	gc->gc_proc = hdr.rc_proc;
+	gc->gc_gss = hdr.rc_cred.oa_flavor == RPC_RPCSEC_GSS
 		     ? (hdr.rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr.rc_gss_service) : 0;
-	chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, rc->rc_gss, &cw, &werr);
+	chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, gc->gc_gss, &cw, &werr);
 	chk_rdma_params_default(&prm);
 	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
 		prm.rp_send_threshold = ci.ci_send_threshold;
@@ -463,33 +463,33 @@ static int gr_submit(void *tp, struct gw_call *c)
 	} else {
 		for (unsigned i = 0; i < dc.dc_nreads && nreads < BE_MAX_READ_ITEMS; i++)
 			if (dc.dc_reads[i].rc_item >= 0)
-				rc->rc_reads[nreads++] = (struct be_read_item){ dc.dc_reads[i].rc_pos,
+				gc->gc_reads[nreads++] = (struct be_read_item){ dc.dc_reads[i].rc_pos,
 										dc.dc_reads[i].rc_len };
-		d.cd_reads = rc->rc_reads;
+		d.cd_reads = gc->gc_reads;
 		d.cd_nreads = nreads;
 	}
-	rc->rc_nwrites = dc.dc_nwrites;
+	gc->gc_nwrites = dc.dc_nwrites;
 	for (unsigned i = 0; i < dc.dc_nwrites; i++) {
-		if (!gr_target(rp, rc, dc.dc_write_len[i], rc->rc_wiov[i], &n))
-			return gr_refuse(rp, rc);
-		rc->rc_wt[i] = (struct be_target){ rc->rc_wiov[i], n };
+		if (!gr_target(rp, gc, dc.dc_write_len[i], gc->gc_wiov[i], &n))
+			return gr_refuse(rp, gc);
+		gc->gc_wt[i] = (struct be_target){ gc->gc_wiov[i], n };
 	}
-	d.cd_writes = rc->rc_wt;
+	d.cd_writes = gc->gc_wt;
 	d.cd_nwrites = dc.dc_nwrites;
 	if (dc.dc_reply_chunk) {
-		if (!gr_target(rp, rc, dc.dc_reply_len, rc->rc_riov, &n))
-			return gr_refuse(rp, rc);
-		rc->rc_rt = (struct be_target){ rc->rc_riov, n };
-		d.cd_reply = &rc->rc_rt;
+		if (!gr_target(rp, gc, dc.dc_reply_len, gc->gc_riov, &n))
+			return gr_refuse(rp, gc);
+		gc->gc_rt = (struct be_target){ gc->gc_riov, n };
+		d.cd_reply = &gc->gc_rt;
 	}
-	rc->rc_busy = true;
+	gc->gc_busy = true;
 	gw_call_get(c);
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
-	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, rc)) {
+	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc)) {
 		int err = errno;
 
-		rc->rc_busy = false;
+		gc->gc_busy = false;
 		c->ca_tp_owned = false;
 		rp->rp_ncalls--;
 		gw_call_put(c);		/* the client side still holds one */
@@ -497,8 +497,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 		 * retransmission while the cancelled original awaits its reply):
 		 * hold and try again shortly. */
 		if (err == ENOBUFS || err == EEXIST)
-			return gr_refuse(rp, rc);
-		gr_call_drop_bufs(rp, rc);
+			return gr_refuse(rp, gc);
+		gr_call_drop_bufs(rp, gc);
 		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): be_call_submit: %s", c->ca_cxid,
 		       c->ca_gxid, strerror(err));
 		return -err;
@@ -519,15 +519,15 @@ static void gr_release(void *tp, struct gw_call *c)
 static void gr_cancel(void *tp, struct gw_call *c)
 {
 	struct gr_path *rp = tp;
-	struct gr_call *rc = &rp->rp_calls[c->ca_index];
+	struct gr_call *gc = &rp->rp_calls[c->ca_index];
 
-	if (rc->rc_done) {
+	if (gc->gc_done) {
 		/* finalize from our own callback (error): the backend is done */
-		gr_call_done(rp, rc);
+		gr_call_done(rp, gc);
 		return;
 	}
 	/* The server may still write into the targets: wait for the callback. */
-	rc->rc_orphan = true;
+	gc->gc_orphan = true;
 }
 
 static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
