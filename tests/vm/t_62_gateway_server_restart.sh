@@ -17,7 +17,7 @@ gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
-stop_gw() { [ -n "$gw_pid" ] && kill -TERM "$gw_pid" 2>/dev/null || true; }
+stop_gw() { if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi; }
 trap 'stop_gw; bed_on_exit' EXIT
 
 head -c $((32 << 20)) /dev/urandom >/tmp/big.bin
