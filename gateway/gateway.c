@@ -40,6 +40,7 @@ struct gw_path {
 	void *pa_tp;
 	bool pa_up;
 	bool pa_blocking;		/* some clients held for this queue */
+	bool pa_seen_up;		/* has been up at least once */
 	struct gw_call_list pa_held;
 	unsigned pa_nheld;
 	char pa_name[2 * CFG_NAME_MAX + 8];
@@ -54,6 +55,8 @@ struct gw_ctx {
 	struct gw_backend gw_backends[CFG_MAX_BACKENDS];
 	unsigned gw_npaths;
 	struct gw_path gw_paths[CFG_MAX_ROUTES];
+	unsigned gw_nseen_up;		/* paths that have been up once */
+	bool gw_all_up_told;
 };
 
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
@@ -385,6 +388,13 @@ void gw_path_ready(struct gw_path *pa, bool up)
 			   up ? "up" : "down, calls held");
 	}
 	pa->pa_up = up;
+	if (up && !pa->pa_seen_up) {
+		pa->pa_seen_up = true;
+		if (++gw->gw_nseen_up == gw->gw_npaths && !gw->gw_all_up_told && gw->gw_p.gp_all_up) {
+			gw->gw_all_up_told = true;
+			gw->gw_p.gp_all_up(gw->gw_p.gp_all_up_arg);
+		}
+	}
 	while (pa->pa_up && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;

@@ -467,6 +467,9 @@ struct gw_ctx_params {
 	/* transport for routes asking for rdma: NULL = TCP fallback */
 	const struct gw_transport_ops *gp_rdma_ops;
 	void *gp_rdma_arg;		/* its context (struct gw_rdma) */
+	/* Called once, when every path has been up (systemd READY=1). */
+	void (*gp_all_up)(void *arg);
+	void *gp_all_up_arg;
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */

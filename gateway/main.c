@@ -7,8 +7,10 @@
  * file (limits, timeouts, log level; a change of listen addresses, backends,
  * routes or pool sizes needs a restart and is refused with a log line);
  * SIGUSR1 logs the counters.  Under systemd
- * (Type=notify) it reports READY=1, feeds the watchdog and takes listening
- * sockets passed by socket activation instead of the configured ones.
+ * (Type=notify) it reports READY=1 once listening with every route's
+ * transport connected (or after 20 s anyway), keeps STATUS= current, feeds
+ * the watchdog and takes listening sockets passed by socket activation
+ * instead of the configured ones.
  *
  * The daemon never forks: --foreground is accepted for compatibility.
  */
@@ -38,6 +40,8 @@ struct gw_main {
 	struct fe_frontend *m_fe;
 	struct event *m_sig[4];
 	struct event *m_watchdog;
+	struct event *m_ready_timer;	/* READY=1 anyway after GW_READY_WAIT_S */
+	bool m_ready;
 	uint64_t m_watchdog_usec;
 	const char *m_path;		/* for reload */
 	struct cfg_overrides m_ov;
@@ -115,6 +119,35 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+#define GW_READY_WAIT_S	20
+
+/* READY=1 once listening and every route's transport has connected, or
+ * after GW_READY_WAIT_S anyway (calls wait in hold queues meanwhile), so a
+ * server that is down does not fail the start. */
+static void gw_main_ready(struct gw_main *m, const char *status)
+{
+	if (m->m_ready)
+		return;
+	m->m_ready = true;
+	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+	gw_info(&m->m_log, "ready: %s", status);
+}
+
+static void on_all_up(void *arg)
+{
+	struct gw_main *m = arg;
+
+	if (m->m_fe)	/* listening already */
+		gw_main_ready(m, "listening; every route connected");
+}
+
+static void on_ready_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	gw_main_ready(arg, "listening; some routes not connected yet (calls are held)");
+}
+
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -160,6 +193,7 @@ static int gw_main_setup(struct gw_main *m)
 		.gp_pool = m->m_pool, .gp_ncalls = cf->cf_max_calls,
 		.gp_rdma_ops = m->m_rdma ? &gw_transport_rdma : NULL,
 		.gp_rdma_arg = m->m_rdma,
+		.gp_all_up = on_all_up, .gp_all_up_arg = m,
 	};
 	m->m_gw = gw_ctx_new(&gp);
 	if (!m->m_gw) {
@@ -193,6 +227,14 @@ static int gw_main_setup(struct gw_main *m)
 		if (err < 0)
 			return err;
 	}
+	{
+		struct timeval tv = { GW_READY_WAIT_S, 0 };
+
+		m->m_ready_timer = evtimer_new(m->m_base, on_ready_timer, m);
+		if (!m->m_ready_timer)
+			return -ENOMEM;
+		evtimer_add(m->m_ready_timer, &tv);
+	}
 	if (sd_watchdog_enabled(1, &m->m_watchdog_usec) > 0) {
 		struct timeval tv = { (time_t)(m->m_watchdog_usec / 2000000),
 				      (suseconds_t)((m->m_watchdog_usec / 2) % 1000000) };
@@ -212,6 +254,8 @@ static void gw_main_teardown(struct gw_main *m)
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
+	if (m->m_ready_timer)
+		event_free(m->m_ready_timer);
 	for (int i = 0; i < 4; i++)
 		if (m->m_sig[i])
 			event_free(m->m_sig[i]);
@@ -289,10 +333,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	gw_info(&m.m_log, "rpcrdma-gw %s starting (%s)", GW_VERSION, path ? path : "no config file");
 	rc = gw_main_setup(&m);
-	if (rc == 0) {
-		sd_notify(0, "READY=1");
+	if (rc == 0)
 		event_base_dispatch(m.m_base);
-	}
 	gw_stats_log(&m.m_stats, &m.m_log);
 	gw_main_teardown(&m);
 	return rc == 0 ? 0 : 1;

@@ -80,6 +80,7 @@ wait "$gw_pid" || rc=$?
 sed 's/^/  gw: /' "$out/gw.log" | tail -40
 assert_eq 0 "$rc" "gateway exit status"
 assert_grep 'counter replies = ' "$out/gw.log"
+assert_grep 'ready: listening; every route connected' "$out/gw.log"
 assert_grep 'using the TCP fallback\|via tcp' "$out/gw.log"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$out/gw.log"; then
 	bed_fail "sanitizer report in the gateway log"
