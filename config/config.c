@@ -338,6 +338,9 @@ static void cfg_defaults(struct cfg *cf)
 	cf->cf_record_timeout_ms = 30 * 1000;
 	cf->cf_reconnect_ms = 1000;
 	cf->cf_drc_window_ms = 120 * 1000;
+	snprintf(cf->cf_admin_listen, sizeof(cf->cf_admin_listen), "%s", CFG_DEFAULT_ADMIN);
+	cfg_parse_sockaddr(CFG_DEFAULT_ADMIN, CFG_ADMIN_PORT, &cf->cf_admin_addr, &cf->cf_admin_addrlen);
+	snprintf(cf->cf_control_socket, sizeof(cf->cf_control_socket), "%s", CFG_DEFAULT_CONTROL);
 }
 
 /* ---- the inih reader and handler ---- */
@@ -434,6 +437,19 @@ static bool cfg_gateway_key(struct cfg_parser *cp, const char *name, const char 
 
 	if (!strcmp(name, "listen"))
 		return cfg_add_listen(cp, value, line);
+	if (!strcmp(name, "admin_listen")) {
+		if (*value && !cfg_parse_sockaddr(value, CFG_ADMIN_PORT, &cf->cf_admin_addr,
+						  &cf->cf_admin_addrlen))
+			return BAD("ADDRESS[:PORT], IPv6 as [ADDR]:PORT, or empty for off");
+		snprintf(cf->cf_admin_listen, sizeof(cf->cf_admin_listen), "%s", value);
+		return true;
+	}
+	if (!strcmp(name, "control_socket")) {
+		if (*value && (*value != '/' || strlen(value) >= sizeof(cf->cf_control_socket)))
+			return BAD("absolute path below 108 bytes, or empty for off");
+		snprintf(cf->cf_control_socket, sizeof(cf->cf_control_socket), "%s", value);
+		return true;
+	}
 	if (!strcmp(name, "log_level")) {
 		if (!parse_name(cfg_log_level_names, 4, value, &u))
 			return BAD("error, warn, info or debug");
@@ -941,6 +957,10 @@ bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, si
 		diff = "max_calls";
 	if (!diff && a->cf_max_clients != b->cf_max_clients)
 		diff = "max_clients";
+	if (!diff && strcmp(a->cf_admin_listen, b->cf_admin_listen))
+		diff = "admin_listen";
+	if (!diff && strcmp(a->cf_control_socket, b->cf_control_socket))
+		diff = "control_socket";
 	if (diff && what && len)
 		snprintf(what, len, "%s", diff);
 	return diff == NULL;

@@ -25,6 +25,9 @@
 #define CFG_MAX_ROUTES		32
 #define CFG_NAME_MAX		32
 #define CFG_HOST_MAX		256
+#define CFG_ADMIN_PORT		9466
+#define CFG_DEFAULT_ADMIN	"127.0.0.1:9466"
+#define CFG_DEFAULT_CONTROL	"/run/rpcrdma-gw/control"
 
 /* Well-known programs the default routes name. */
 #define CFG_PROG_NFS		100003u
@@ -92,6 +95,11 @@ struct cfg {
 	unsigned cf_record_timeout_ms;
 	unsigned cf_reconnect_ms;
 	unsigned cf_drc_window_ms;	/* keep answered XIDs this long */
+	/* operations (gateway/admin.c, gateway/control.c) */
+	char cf_admin_listen[CFG_HOST_MAX + 8];	/* HTTP /metrics /healthz /readyz; "" = off */
+	struct sockaddr_storage cf_admin_addr;
+	socklen_t cf_admin_addrlen;
+	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */

@@ -91,6 +91,29 @@ uint64_t fe_conn_key(const struct fe_conn *c) { return c->fc_key; }
 const char *fe_conn_name(const struct fe_conn *c) { return c->fc_name; }
 unsigned fe_nconns(const struct fe_frontend *fe) { return fe->fe_nconns; }
 
+unsigned fe_conn_list(const struct fe_frontend *fe, struct fe_conn_info *out, unsigned max)
+{
+	const struct fe_conn *c;
+	uint64_t now = gw_now_ms();
+	unsigned n = 0;
+
+	TAILQ_FOREACH(c, &fe->fe_conns, fc_link) {
+		if (n < max) {
+			struct fe_conn_info *ci = &out[n];
+
+			snprintf(ci->ci_name, sizeof(ci->ci_name), "%s", c->fc_name);
+			ci->ci_id = c->fc_id;
+			ci->ci_calls = c->fc_ncalls;
+			ci->ci_bytes = c->fc_bytes;
+			ci->ci_idle_ms = now - c->fc_last_ms;
+			ci->ci_rx_bytes = c->fc_rx.rx_bytes;
+			ci->ci_paused = !c->fc_reading;
+		}
+		n++;
+	}
+	return n;
+}
+
 void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 {
 	struct fe_conn *c;

@@ -41,6 +41,7 @@ struct gw_path {
 	bool pa_up;
 	bool pa_blocking;		/* some clients held for this queue */
 	bool pa_seen_up;		/* has been up at least once */
+	bool pa_draining;		/* operator drain: new calls held */
 	struct gw_call_list pa_held;
 	unsigned pa_nheld;
 	char pa_name[2 * CFG_NAME_MAX + 8];
@@ -86,6 +87,21 @@ void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf)
 	}
 }
 const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
+unsigned gw_ctx_npaths(const struct gw_ctx *gw) { return gw->gw_npaths; }
+struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i) { return i < gw->gw_npaths ? &gw->gw_paths[i] : NULL; }
+struct fe_frontend *gw_ctx_frontend(const struct gw_ctx *gw) { return gw->gw_fe; }
+bool gw_path_up(const struct gw_path *pa) { return pa->pa_up; }
+bool gw_path_draining(const struct gw_path *pa) { return pa->pa_draining; }
+unsigned gw_path_nheld(const struct gw_path *pa) { return pa->pa_nheld; }
+const char *gw_path_transport(const struct gw_path *pa) { return pa->pa_ops ? pa->pa_ops->to_name : "none"; }
+
+int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	if (!pa->pa_ops || !pa->pa_ops->to_info || !pa->pa_tp)
+		return -ENOTSUP;
+	return pa->pa_ops->to_info(pa->pa_tp, ti);
+}
 
 #define LG(gw) ((gw)->gw_p.gp_log)
 #define ST(gw) ((gw)->gw_p.gp_stats)
@@ -276,6 +292,8 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 		return;
 	if (gw_call_set_state(c, GW_CALL_DONE) < 0)
 		return;
+	if (why == GW_END_REPLIED && pa)
+		gw_stats_observe(ST(gw), GW_HIST_CALL, gw_now_us() - c->ca_start_us);
 	if (prev == GW_CALL_HELD) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
@@ -369,7 +387,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 
 static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
 {
-	if (!pa->pa_up || !TAILQ_EMPTY(&pa->pa_held))
+	if (!pa->pa_up || pa->pa_draining || !TAILQ_EMPTY(&pa->pa_held))
 		gw_path_hold(pa, c, false);
 	else
 		gw_path_try(pa, c, false);
@@ -395,7 +413,7 @@ void gw_path_ready(struct gw_path *pa, bool up)
 			gw->gw_p.gp_all_up(gw->gw_p.gp_all_up_arg);
 		}
 	}
-	while (pa->pa_up && (c = TAILQ_FIRST(&pa->pa_held))) {
+	while (pa->pa_up && !pa->pa_draining && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
 		if (!gw_path_try(pa, c, true))
@@ -406,6 +424,17 @@ void gw_path_ready(struct gw_path *pa, bool up)
 		if (gw->gw_fe)
 			fe_resume_held(gw->gw_fe);
 	}
+}
+
+void gw_path_set_drain(struct gw_path *pa, bool on)
+{
+	if (pa->pa_draining == on)
+		return;
+	pa->pa_draining = on;
+	gw_info(LG(pa->pa_gw), "path %s: %s (%u calls held)", pa->pa_name,
+		on ? "draining: new calls held" : "undrained", pa->pa_nheld);
+	if (!on)
+		gw_path_ready(pa, pa->pa_up);
 }
 
 struct gw_call *gw_path_lookup(struct gw_path *pa, uint32_t gxid)
@@ -465,6 +494,7 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	gw_rec_move(&c->ca_rec, rec);
 	c->ca_cxid = xid;
 	c->ca_start_ms = gw_now_ms();
+	c->ca_start_us = gw_now_us();
 	fe_conn_call_add(conn, c);
 
 	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
@@ -484,6 +514,7 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	c->ca_prog = hdr.rc_prog;
 	c->ca_vers = hdr.rc_vers;
 	c->ca_proc = hdr.rc_proc;
+	gw_stats_proc(ST(gw), hdr.rc_prog, hdr.rc_vers, hdr.rc_proc);
 	if (hdr.rc_rpcvers != RPC_VERS) {
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_MISMATCH;

@@ -98,13 +98,58 @@ enum gw_ctr {
 	GW_CTR_RPCBIND_FAILED,
 	GW_CTR_ILLEGAL_TRANSITION,	/* call state machine refused a change (bug) */
 	GW_CTR_LOCAL_AUTH_ERROR,	/* bad credential or AUTH_TLS probe: local AUTH_ERROR */
+	/* RDMA transport, bytes by the way they travelled (metrics.c) */
+	GW_CTR_BYTES_INLINE_CALL,	/* call bytes sent in RDMA_MSG Sends */
+	GW_CTR_BYTES_READ_CHUNK,	/* call bytes the server pulled by RDMA Read */
+	GW_CTR_BYTES_LONG_CALL,		/* RDMA_NOMSG call messages (Position-zero Read) */
+	GW_CTR_BYTES_INLINE_REPLY,	/* reply bytes received inline */
+	GW_CTR_BYTES_WRITE_CHUNK,	/* reply bytes the server wrote in write chunks */
+	GW_CTR_BYTES_REPLY_CHUNK,	/* reply bytes the server wrote in the Reply chunk */
+	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer) */
+	GW_CTR_LOG_SUPPRESSED,		/* log lines dropped by the per-peer rate limit */
+	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
+	GW_CTR_CTL_COMMANDS,		/* control socket commands */
+	GW_CTR_CTL_ERRORS,		/* control socket: bad command or I/O error */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
 
+/* Latency histograms (metrics.c): fixed buckets, non-cumulative counts;
+ * bounds in gw_hist_bound_us[], the last bucket is +Inf. */
+#define GW_HIST_NBUCKETS	16
+enum gw_hist_id {
+	GW_HIST_CALL = 0,	/* client call received -> reply queued to the client */
+	GW_HIST_RDMA,		/* RDMA leg: be_call_submit -> reply callback */
+	GW_HIST__COUNT
+};
+struct gw_hist {
+	uint64_t gh_bucket[GW_HIST_NBUCKETS];
+	uint64_t gh_count;
+	uint64_t gh_sum_us;
+};
+/* Calls by program, version, procedure: open addressing, no allocation. */
+#define GW_STATS_PROCS		256
+struct gw_proc_stat {
+	uint32_t ps_prog, ps_vers, ps_proc;
+	uint64_t ps_calls;		/* 0 = slot free */
+};
+
 struct gw_stats {
 	uint64_t gs_ctr[GW_CTR__COUNT];
+	struct gw_hist gs_hist[GW_HIST__COUNT];
+	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
+	uint64_t gs_proc_overflow;	/* calls not counted: table full */
 };
+/* metrics.c */
+uint64_t gw_now_us(void);
+void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
+void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec);
+extern const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1];
+static inline void gw_stat_add(struct gw_stats *st, enum gw_ctr c, uint64_t n)
+{
+	if (st)
+		st->gs_ctr[c] += n;
+}
 static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
 {
 	if (st)
@@ -333,6 +378,7 @@ struct gw_call {
 	uint32_t ca_prog, ca_vers, ca_proc;
 	uint64_t ca_client;		/* client key (XID map) */
 	uint64_t ca_start_ms;
+	uint64_t ca_start_us;		/* latency histogram */
 	bool ca_tp_owned;		/* the transport holds a reference */
 	size_t ca_bytes;		/* bytes counted against the client's cap */
 	struct gw_rec ca_rec;		/* the call message, gateway XID patched in */
@@ -412,6 +458,27 @@ size_t gw_call_reply_bytes(const struct gw_call *c);
  * them, same gateway XID, once reconnected (the server's DRC then answers
  * duplicates); it reports up/down with gw_path_ready().
  * ------------------------------------------------------------------------ */
+/* What a transport tells of itself (to_info). */
+#define GW_TP_INFO_CONNS	8
+struct gw_tp_conn_info {
+	bool tc_up;
+	unsigned tc_credits;		/* granted by the server */
+	unsigned tc_inflight;		/* credits in use */
+	uint32_t tc_send_threshold, tc_recv_threshold;
+};
+struct gw_tp_info {
+	unsigned ti_nconns;
+	struct gw_tp_conn_info ti_conn[GW_TP_INFO_CONNS];
+	unsigned ti_queued;		/* calls waiting for a credit */
+	unsigned ti_inflight;		/* calls sent, reply pending */
+	/* server context counters (shared by the paths of one backend) */
+	const void *ti_server;		/* identity, to count a server once */
+	uint64_t ti_connects, ti_disconnects, ti_rejects, ti_resent;
+	uint64_t ti_err_vers, ti_err_chunk;	/* RDMA_ERROR received, by kind */
+	uint64_t ti_unknown_xid, ti_bad_reply, ti_write_overrun;	/* replies dropped */
+	uint64_t ti_wc_errors, ti_flushed;
+};
+
 struct gw_transport_ops {
 	const char *to_name;
 	/* Create the transport of path (connect asynchronously); NULL on error. */
@@ -421,6 +488,9 @@ struct gw_transport_ops {
 	int (*to_submit)(void *tp, struct gw_call *call);
 	void (*to_release)(void *tp, struct gw_call *call);
 	void (*to_cancel)(void *tp, struct gw_call *call);
+	/* Optional (NULL: nothing to tell): connections, credits, server-side
+	 * counters for the admin listener and the control socket. */
+	int (*to_info)(void *tp, struct gw_tp_info *ti);
 };
 
 /* Transport -> gateway */
@@ -496,5 +566,19 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec);
 /* Frontend -> gateway: a client connection is closing: every call it still
  * has is finalized (GW_END_CLIENT_GONE). */
 void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn);
+
+/* Introspection and operator actions (admin listener, control socket). */
+unsigned gw_ctx_npaths(const struct gw_ctx *gw);
+struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i);
+struct fe_frontend *gw_ctx_frontend(const struct gw_ctx *gw);
+bool gw_path_up(const struct gw_path *pa);
+bool gw_path_draining(const struct gw_path *pa);
+unsigned gw_path_nheld(const struct gw_path *pa);
+const char *gw_path_transport(const struct gw_path *pa);
+/* -ENOTSUP when the transport has no to_info. */
+int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti);
+/* Drain: new calls of the path are held (as during an outage) while the
+ * calls in flight finish; undrain submits them. */
+void gw_path_set_drain(struct gw_path *pa, bool on);
 
 #endif /* RPCRDMA_GW_GATEWAY_H */

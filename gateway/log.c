@@ -46,6 +46,17 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_RPCBIND_FAILED] = "rpcbind_failed",
 	[GW_CTR_ILLEGAL_TRANSITION] = "illegal_transition",
 	[GW_CTR_LOCAL_AUTH_ERROR] = "local_auth_error",
+	[GW_CTR_BYTES_INLINE_CALL] = "bytes_inline_call",
+	[GW_CTR_BYTES_READ_CHUNK] = "bytes_read_chunk",
+	[GW_CTR_BYTES_LONG_CALL] = "bytes_long_call",
+	[GW_CTR_BYTES_INLINE_REPLY] = "bytes_inline_reply",
+	[GW_CTR_BYTES_WRITE_CHUNK] = "bytes_write_chunk",
+	[GW_CTR_BYTES_REPLY_CHUNK] = "bytes_reply_chunk",
+	[GW_CTR_BYTES_COPIED] = "bytes_copied",
+	[GW_CTR_LOG_SUPPRESSED] = "log_suppressed",
+	[GW_CTR_ADMIN_REQUESTS] = "admin_requests",
+	[GW_CTR_CTL_COMMANDS] = "ctl_commands",
+	[GW_CTR_CTL_ERRORS] = "ctl_errors",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

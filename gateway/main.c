@@ -28,6 +28,7 @@
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "ops.h"
 
 struct gw_main {
 	struct event_base *m_base;
@@ -38,6 +39,8 @@ struct gw_main {
 	struct gw_ctx *m_gw;
 	struct gw_rdma *m_rdma;
 	struct fe_frontend *m_fe;
+	struct gw_admin *m_admin;	/* admin_listen: /metrics /healthz /readyz */
+	struct gw_ctl *m_ctl;		/* control_socket: rpcrdma-gwctl */
 	struct event *m_sig[4];
 	struct event *m_watchdog;
 	struct event *m_ready_timer;	/* READY=1 anyway after GW_READY_WAIT_S */
@@ -76,6 +79,61 @@ static void gw_main_reload(struct gw_main *m)
 	cfg_free(m->m_cfg);
 	m->m_cfg = cf;
 	gw_info(&m->m_log, "reload: %s applied", m->m_path);
+}
+
+/* Control socket hooks. */
+static int gw_main_ctl_reload(void *arg, char *msg, size_t len)
+{
+	struct gw_main *m = arg;
+	const struct cfg *before = m->m_cfg;
+
+	sd_notify(0, "RELOADING=1");
+	gw_main_reload(m);
+	sd_notify(0, "READY=1");
+	if (m->m_cfg == before) {
+		snprintf(msg, len, "configuration not changed (see the log for why)");
+		return -EINVAL;
+	}
+	snprintf(msg, len, "reloaded %s", m->m_path);
+	return 0;
+}
+
+static void gw_main_ctl_log_level(void *arg, int level)
+{
+	struct gw_main *m = arg;
+
+	m->m_log.gl_level = level;
+}
+
+static const char *gw_main_ctl_path(void *arg)
+{
+	return ((struct gw_main *)arg)->m_path;
+}
+
+/* Operations listeners: not the data path, so failing to open one is an
+ * error in the log, not a failed start. */
+static void gw_main_ops_setup(struct gw_main *m)
+{
+	const struct cfg *cf = m->m_cfg;
+
+	if (cf->cf_admin_listen[0]) {
+		m->m_admin = gw_admin_new(m->m_base, m->m_gw, (const struct sockaddr *)&cf->cf_admin_addr,
+					  cf->cf_admin_addrlen);
+		if (!m->m_admin)
+			gw_err(&m->m_log, "admin_listen %s: %s; running without /metrics",
+			       cf->cf_admin_listen, strerror(errno));
+	}
+	if (cf->cf_control_socket[0]) {
+		struct gw_ctl_hooks h = {
+			.ch_reload = gw_main_ctl_reload, .ch_log_level = gw_main_ctl_log_level,
+			.ch_config_path = gw_main_ctl_path, .ch_arg = m,
+		};
+
+		m->m_ctl = gw_ctl_new(m->m_base, m->m_gw, cf->cf_control_socket, &h);
+		if (!m->m_ctl)
+			gw_err(&m->m_log, "control_socket %s: %s; running without rpcrdma-gwctl",
+			       cf->cf_control_socket, strerror(errno));
+	}
 }
 
 static void usage(FILE *f)
@@ -227,6 +285,7 @@ static int gw_main_setup(struct gw_main *m)
 		if (err < 0)
 			return err;
 	}
+	gw_main_ops_setup(m);
 	{
 		struct timeval tv = { GW_READY_WAIT_S, 0 };
 
@@ -248,7 +307,9 @@ static int gw_main_setup(struct gw_main *m)
 
 static void gw_main_teardown(struct gw_main *m)
 {
-	/* Reverse order: clients (their calls end), transports, memory. */
+	/* Reverse order: operations, clients (their calls end), transports, memory. */
+	gw_ctl_free(m->m_ctl);
+	gw_admin_free(m->m_admin);
 	fe_free(m->m_fe);
 	gw_ctx_free(m->m_gw);
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */

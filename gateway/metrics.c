@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the gateway's metrics: the per-procedure call table
+ * and the latency histograms kept in struct gw_stats (plain integers in the
+ * per-loop context, no allocation on the call path), and their exposition
+ * in the Prometheus text format (version 0.0.4) for the admin listener
+ * (admin.c) and the control socket (control.c).
+ *
+ * Names: rpcrdma_gw_<what>_total for counters, _seconds for durations,
+ * _bytes for sizes; every family has one HELP and one TYPE line and its
+ * samples together, as the format requires.  docs/operations.md lists them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+
+#include "frontend.h"
+#include "gateway.h"
+#include "ops.h"
+
+const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1] = {
+	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000,
+};
+
+uint64_t gw_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec)
+{
+	struct gw_hist *gh;
+	unsigned i;
+
+	if (!st || (unsigned)h >= GW_HIST__COUNT)
+		return;
+	gh = &st->gs_hist[h];
+	for (i = 0; i < GW_HIST_NBUCKETS - 1 && usec > gw_hist_bound_us[i]; i++)
+		;
+	gh->gh_bucket[i]++;
+	gh->gh_count++;
+	gh->gh_sum_us += usec;
+}
+
+void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	uint32_t h;
+
+	if (!st)
+		return;
+	h = (prog * 2654435761u) ^ (vers * 40503u) ^ (proc * 2246822519u);
+	for (unsigned n = 0; n < GW_STATS_PROCS; n++) {
+		struct gw_proc_stat *ps = &st->gs_proc[(h + n) % GW_STATS_PROCS];
+
+		if (!ps->ps_calls) {
+			*ps = (struct gw_proc_stat){ prog, vers, proc, 1 };
+			return;
+		}
+		if (ps->ps_prog == prog && ps->ps_vers == vers && ps->ps_proc == proc) {
+			ps->ps_calls++;
+			return;
+		}
+	}
+	st->gs_proc_overflow++;
+}
+
+/* ---- names ---- */
+
+static const char *const gw_nfs3_procs[] = {
+	"null", "getattr", "setattr", "lookup", "access", "readlink", "read", "write", "create",
+	"mkdir", "symlink", "mknod", "remove", "rmdir", "rename", "link", "readdir", "readdirplus",
+	"fsstat", "fsinfo", "pathconf", "commit",
+};
+static const char *const gw_nfs4_procs[] = { "null", "compound" };
+static const char *const gw_mnt3_procs[] = { "null", "mnt", "dump", "umnt", "umntall", "export" };
+static const char *const gw_acl3_procs[] = { "null", "getacl", "setacl" };
+
+const char *gw_prog_name(uint32_t prog)
+{
+	switch (prog) {
+	case CFG_PROG_NFS: return "nfs";
+	case CFG_PROG_MOUNT: return "mount";
+	case CFG_PROG_NLM: return "nlockmgr";
+	case CFG_PROG_NSM: return "status";
+	case CFG_PROG_NFS_ACL: return "nfs_acl";
+	case 100000: return "rpcbind";
+	default: return NULL;
+	}
+}
+
+/* Name of a procedure, or NULL (the caller prints the number). */
+const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
+{
+#define GW_PICK(t) (proc < sizeof(t) / sizeof(t[0]) ? t[proc] : NULL)
+	if (prog == CFG_PROG_NFS && (vers == 2 || vers == 3))
+		return vers == 3 ? GW_PICK(gw_nfs3_procs) : (proc == 0 ? "null" : NULL);
+	if (prog == CFG_PROG_NFS && vers == 4)
+		return GW_PICK(gw_nfs4_procs);
+	if (prog == CFG_PROG_MOUNT && vers == 3)
+		return GW_PICK(gw_mnt3_procs);
+	if (prog == CFG_PROG_NFS_ACL && vers == 3)
+		return GW_PICK(gw_acl3_procs);
+	return proc == 0 ? "null" : NULL;
+#undef GW_PICK
+}
+
+/* ---- exposition ---- */
+
+/* Counters of enum gw_ctr grouped in families with one label. */
+struct gw_fam {
+	const char *f_name;	/* without the rpcrdma_gw_ prefix */
+	const char *f_help;
+	const char *f_label;	/* NULL: one sample, no label */
+};
+enum {
+	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
+	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
+	F__COUNT
+};
+static const struct gw_fam gw_fams[F__COUNT] = {
+	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
+	[F_CLIENT_ERR] = { "client_errors_total", "Client-side errors by kind (the client is "
+			   "closed, except not_a_call).", "kind" },
+	[F_FLOW] = { "flow_control_total", "Times reading from clients was deferred, by cause.",
+		     "cause" },
+	[F_RECEIVED] = { "calls_received_total", "RPC calls received from clients.", NULL },
+	[F_REPLIES] = { "replies_total", "RPC replies written to clients.", NULL },
+	[F_LOCAL] = { "local_replies_total", "Calls answered by the gateway itself, by reason.",
+		      "reason" },
+	[F_RETRANS] = { "retransmissions_total", "Client retransmissions by what the gateway did.",
+			"action" },
+	[F_XMAP] = { "xid_map_evictions_total", "Answered XIDs forgotten early (map full).", NULL },
+	[F_HELD] = { "calls_held_total", "Calls that waited in a hold queue for their backend.",
+		     NULL },
+	[F_ENDED] = { "calls_not_replied_total", "Calls that ended without a reply, by why.",
+		      "why" },
+	[F_BACKEND] = { "backend_events_total", "Backend transport events seen by the gateway.",
+			"event" },
+	[F_RPCBIND] = { "rpcbind_failures_total", "Failed rpcbind look-ups (TCP transport).", NULL },
+	[F_ILLEGAL] = { "illegal_transitions_total", "Refused call state changes (bugs).", NULL },
+	[F_BYTES] = { "payload_bytes_total", "RPC-over-RDMA bytes by the way they travelled.",
+		      "path" },
+	[F_COPIED] = { "copied_bytes_total", "Payload bytes copied by the gateway.", NULL },
+	[F_LOGSUP] = { "log_suppressed_total", "Log lines dropped by the per-peer rate limit.",
+		       NULL },
+	[F_ADMIN] = { "admin_requests_total", "HTTP requests on the admin listener.", NULL },
+	[F_CTL] = { "control_commands_total", "Control socket commands by result.", "result" },
+};
+static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
+	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
+	[GW_CTR_CLIENTS_CLOSED] = { F_CONN, "closed" },
+	[GW_CTR_CLIENTS_REFUSED] = { F_CONN, "refused" },
+	[GW_CTR_CLIENT_GARBAGE] = { F_CLIENT_ERR, "garbage" },
+	[GW_CTR_CLIENT_TOO_BIG] = { F_CLIENT_ERR, "record_too_big" },
+	[GW_CTR_CLIENT_TOO_FRAGMENTED] = { F_CLIENT_ERR, "record_too_fragmented" },
+	[GW_CTR_CLIENT_IDLE_TIMEOUT] = { F_CLIENT_ERR, "idle_timeout" },
+	[GW_CTR_CLIENT_RECORD_TIMEOUT] = { F_CLIENT_ERR, "record_timeout" },
+	[GW_CTR_CLIENT_IO_ERROR] = { F_CLIENT_ERR, "io_error" },
+	[GW_CTR_CLIENT_PAUSED] = { F_FLOW, "client_paused" },
+	[GW_CTR_POOL_EMPTY] = { F_FLOW, "pool_empty" },
+	[GW_CTR_CALLS_EMPTY] = { F_FLOW, "calls_empty" },
+	[GW_CTR_CALLS] = { F_RECEIVED, NULL },
+	[GW_CTR_REPLIES] = { F_REPLIES, NULL },
+	[GW_CTR_LOCAL_PROG_UNAVAIL] = { F_LOCAL, "prog_unavail" },
+	[GW_CTR_LOCAL_PROG_MISMATCH] = { F_LOCAL, "prog_mismatch" },
+	[GW_CTR_LOCAL_RPC_MISMATCH] = { F_LOCAL, "rpc_mismatch" },
+	[GW_CTR_NOT_A_CALL] = { F_CLIENT_ERR, "not_a_call" },
+	[GW_CTR_RETRANS_INFLIGHT] = { F_RETRANS, "dropped_in_flight" },
+	[GW_CTR_RETRANS_RESENT] = { F_RETRANS, "resent_same_xid" },
+	[GW_CTR_XMAP_EVICTED] = { F_XMAP, NULL },
+	[GW_CTR_CALLS_HELD] = { F_HELD, NULL },
+	[GW_CTR_HOLD_FULL] = { F_FLOW, "hold_full" },
+	[GW_CTR_CALLS_CANCELLED] = { F_ENDED, "cancelled" },
+	[GW_CTR_CALLS_FAILED] = { F_ENDED, "failed" },
+	[GW_CTR_BACKEND_CONNECTS] = { F_BACKEND, "connect" },
+	[GW_CTR_BACKEND_DISCONNECTS] = { F_BACKEND, "disconnect" },
+	[GW_CTR_BACKEND_CONNECT_FAILED] = { F_BACKEND, "connect_failed" },
+	[GW_CTR_BACKEND_RESENT] = { F_BACKEND, "resent" },
+	[GW_CTR_BACKEND_GARBAGE] = { F_BACKEND, "invalid_reply" },
+	[GW_CTR_BACKEND_UNMATCHED] = { F_BACKEND, "unmatched_reply" },
+	[GW_CTR_BACKEND_NOT_REPLY] = { F_BACKEND, "not_a_reply" },
+	[GW_CTR_RPCBIND_FAILED] = { F_RPCBIND, NULL },
+	[GW_CTR_ILLEGAL_TRANSITION] = { F_ILLEGAL, NULL },
+	[GW_CTR_LOCAL_AUTH_ERROR] = { F_LOCAL, "auth_error" },
+	[GW_CTR_BYTES_INLINE_CALL] = { F_BYTES, "inline_call" },
+	[GW_CTR_BYTES_READ_CHUNK] = { F_BYTES, "read_chunk" },
+	[GW_CTR_BYTES_LONG_CALL] = { F_BYTES, "long_call" },
+	[GW_CTR_BYTES_INLINE_REPLY] = { F_BYTES, "inline_reply" },
+	[GW_CTR_BYTES_WRITE_CHUNK] = { F_BYTES, "write_chunk" },
+	[GW_CTR_BYTES_REPLY_CHUNK] = { F_BYTES, "reply_chunk" },
+	[GW_CTR_BYTES_COPIED] = { F_COPIED, NULL },
+	[GW_CTR_LOG_SUPPRESSED] = { F_LOGSUP, NULL },
+	[GW_CTR_ADMIN_REQUESTS] = { F_ADMIN, NULL },
+	[GW_CTR_CTL_COMMANDS] = { F_CTL, "ok" },
+	[GW_CTR_CTL_ERRORS] = { F_CTL, "error" },
+};
+
+#define P "rpcrdma_gw_"
+
+static void gw_head(struct evbuffer *o, const char *name, const char *type, const char *help)
+{
+	evbuffer_add_printf(o, "# HELP " P "%s %s\n# TYPE " P "%s %s\n", name, help, name, type);
+}
+
+static void gw_hist_render(struct evbuffer *o, const char *name, const char *help,
+			   const struct gw_hist *gh)
+{
+	uint64_t cum = 0;
+
+	gw_head(o, name, "histogram", help);
+	for (unsigned i = 0; i < GW_HIST_NBUCKETS; i++) {
+		cum += gh->gh_bucket[i];
+		if (i < GW_HIST_NBUCKETS - 1)
+			evbuffer_add_printf(o, P "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name,
+					    (double)gw_hist_bound_us[i] / 1e6, cum);
+		else
+			evbuffer_add_printf(o, P "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, cum);
+	}
+	evbuffer_add_printf(o, P "%s_sum %.6f\n" P "%s_count %" PRIu64 "\n", name,
+			    (double)gh->gh_sum_us / 1e6, name, gh->gh_count);
+}
+
+static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
+{
+	gw_head(o, "calls_total", "counter",
+		"RPC calls received, by program, version and procedure.");
+	for (unsigned i = 0; i < GW_STATS_PROCS; i++) {
+		const struct gw_proc_stat *ps = &st->gs_proc[i];
+		const char *pn, *qn;
+
+		if (!ps->ps_calls)
+			continue;
+		pn = gw_prog_name(ps->ps_prog);
+		qn = gw_proc_name(ps->ps_prog, ps->ps_vers, ps->ps_proc);
+		evbuffer_add_printf(o, P "calls_total{program=\"%" PRIu32 "\",name=\"%s\",version=\"%"
+				    PRIu32 "\",procedure=\"%" PRIu32 "\",procname=\"%s\"} %" PRIu64 "\n",
+				    ps->ps_prog, pn ? pn : "", ps->ps_vers, ps->ps_proc, qn ? qn : "",
+				    ps->ps_calls);
+	}
+	gw_head(o, "calls_uncounted_total", "counter",
+		"Calls not in calls_total because its table was full.");
+	evbuffer_add_printf(o, P "calls_uncounted_total %" PRIu64 "\n", st->gs_proc_overflow);
+}
+
+/* Per path: label set path="route->backend",backend=,transport=. */
+static void gw_path_labels(char *buf, size_t len, struct gw_path *pa)
+{
+	const struct gw_path_info *pi = gw_path_info(pa);
+
+	snprintf(buf, len, "path=\"%s\",route=\"%s\",backend=\"%s\",transport=\"%s\"",
+		 gw_path_name(pa), pi->pi_route->cr_name, pi->pi_backend->cb_name,
+		 gw_path_transport(pa));
+}
+
+static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
+{
+	struct gw_tp_info ti[CFG_MAX_ROUTES];	/* ~9 KiB of stack, event loop thread */
+	unsigned np = gw_ctx_npaths(gw);
+	char lb[CFG_MAX_ROUTES][3 * CFG_NAME_MAX + 96];
+	bool have[CFG_MAX_ROUTES], first[CFG_MAX_ROUTES];
+
+	for (unsigned i = 0; i < np; i++) {
+		struct gw_path *pa = gw_ctx_path(gw, i);
+
+		gw_path_labels(lb[i], sizeof(lb[i]), pa);
+		have[i] = gw_path_tp_info(pa, &ti[i]) == 0;
+		first[i] = have[i];
+		for (unsigned j = 0; j < i && first[i]; j++)
+			if (have[j] && ti[j].ti_server == ti[i].ti_server)
+				first[i] = false;
+	}
+	gw_head(o, "path_up", "gauge", "1 when the path's transport to its backend is up.");
+	for (unsigned i = 0; i < np; i++)
+		evbuffer_add_printf(o, P "path_up{%s} %d\n", lb[i], gw_path_up(gw_ctx_path(gw, i)));
+	gw_head(o, "path_draining", "gauge", "1 while an operator drain holds new calls.");
+	for (unsigned i = 0; i < np; i++)
+		evbuffer_add_printf(o, P "path_draining{%s} %d\n", lb[i],
+				    gw_path_draining(gw_ctx_path(gw, i)));
+	gw_head(o, "calls_held", "gauge", "Calls in the path's hold queue (backend down or busy).");
+	for (unsigned i = 0; i < np; i++)
+		evbuffer_add_printf(o, P "calls_held{%s} %u\n", lb[i],
+				    gw_path_nheld(gw_ctx_path(gw, i)));
+	gw_head(o, "rdma_credit_queue", "gauge", "Calls waiting for an RPC-over-RDMA credit.");
+	for (unsigned i = 0; i < np; i++)
+		if (have[i])
+			evbuffer_add_printf(o, P "rdma_credit_queue{%s} %u\n", lb[i], ti[i].ti_queued);
+	gw_head(o, "rdma_calls_in_flight", "gauge", "Calls sent over RDMA, reply pending.");
+	for (unsigned i = 0; i < np; i++)
+		if (have[i])
+			evbuffer_add_printf(o, P "rdma_calls_in_flight{%s} %u\n", lb[i],
+					    ti[i].ti_inflight);
+	gw_head(o, "rdma_connection_up", "gauge", "1 when the backend connection is up.");
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; have[i] && k < ti[i].ti_nconns; k++)
+			evbuffer_add_printf(o, P "rdma_connection_up{%s,conn=\"%u\"} %d\n", lb[i], k,
+					    ti[i].ti_conn[k].tc_up);
+	gw_head(o, "rdma_credits_granted", "gauge", "Credits the server granted on the connection.");
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; have[i] && k < ti[i].ti_nconns; k++)
+			evbuffer_add_printf(o, P "rdma_credits_granted{%s,conn=\"%u\"} %u\n", lb[i], k,
+					    ti[i].ti_conn[k].tc_credits);
+	gw_head(o, "rdma_credits_in_use", "gauge", "Credits in use (calls outstanding) on the connection.");
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; have[i] && k < ti[i].ti_nconns; k++)
+			evbuffer_add_printf(o, P "rdma_credits_in_use{%s,conn=\"%u\"} %u\n", lb[i], k,
+					    ti[i].ti_conn[k].tc_inflight);
+	gw_head(o, "rdma_inline_threshold_bytes", "gauge", "Inline thresholds agreed, by direction.");
+	for (unsigned i = 0; i < np; i++)
+		for (unsigned k = 0; have[i] && k < ti[i].ti_nconns; k++)
+			evbuffer_add_printf(o, P "rdma_inline_threshold_bytes{%s,conn=\"%u\",dir=\"send\"} %"
+					    PRIu32 "\n" P "rdma_inline_threshold_bytes{%s,conn=\"%u\","
+					    "dir=\"recv\"} %" PRIu32 "\n", lb[i], k,
+					    ti[i].ti_conn[k].tc_send_threshold, lb[i], k,
+					    ti[i].ti_conn[k].tc_recv_threshold);
+	/* Server context counters: once per backend (paths may share it). */
+#define GW_SRV(name, help, field) do { \
+	gw_head(o, name, "counter", help); \
+	for (unsigned i = 0; i < np; i++) \
+		if (first[i]) \
+			evbuffer_add_printf(o, P name "{backend=\"%s\"} %" PRIu64 "\n", \
+					    gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name, \
+					    ti[i].field); \
+} while (0)
+	GW_SRV("rdma_connects_total", "RDMA connections established (reconnects included).",
+	       ti_connects);
+	GW_SRV("rdma_disconnects_total", "RDMA connections lost or closed.", ti_disconnects);
+	GW_SRV("rdma_connect_errors_total", "Rejected or failed RDMA connection attempts.",
+	       ti_rejects);
+	GW_SRV("rdma_resent_total", "Calls re-sent after a reconnect (same XID).", ti_resent);
+#undef GW_SRV
+	gw_head(o, "rdma_errors_total", "counter", "RDMA_ERROR replies received, by kind.");
+	for (unsigned i = 0; i < np; i++)
+		if (first[i]) {
+			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+
+			evbuffer_add_printf(o, P "rdma_errors_total{backend=\"%s\",kind=\"err_vers\"} %"
+					    PRIu64 "\n" P "rdma_errors_total{backend=\"%s\",kind=\"err_chunk\"} %"
+					    PRIu64 "\n", bn, ti[i].ti_err_vers, bn, ti[i].ti_err_chunk);
+		}
+	gw_head(o, "rdma_dropped_replies_total", "counter",
+		"Replies from the server dropped by the RDMA backend, by reason.");
+	for (unsigned i = 0; i < np; i++)
+		if (first[i]) {
+			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+
+			evbuffer_add_printf(o, P "rdma_dropped_replies_total{backend=\"%s\",reason=\"unknown_xid\"} %"
+					    PRIu64 "\n" P "rdma_dropped_replies_total{backend=\"%s\",reason=\"bad_reply\"} %"
+					    PRIu64 "\n" P "rdma_dropped_replies_total{backend=\"%s\",reason=\"write_overrun\"} %"
+					    PRIu64 "\n", bn, ti[i].ti_unknown_xid, bn, ti[i].ti_bad_reply, bn,
+					    ti[i].ti_write_overrun);
+		}
+	gw_head(o, "rdma_completion_errors_total", "counter", "Work completions in error, by kind.");
+	for (unsigned i = 0; i < np; i++)
+		if (first[i]) {
+			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+
+			evbuffer_add_printf(o, P "rdma_completion_errors_total{backend=\"%s\",kind=\"flushed\"} %"
+					    PRIu64 "\n" P "rdma_completion_errors_total{backend=\"%s\",kind=\"error\"} %"
+					    PRIu64 "\n", bn, ti[i].ti_flushed, bn, ti[i].ti_wc_errors);
+		}
+}
+
+void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)
+{
+	gw_head(o, "info", "gauge", "Version of the running gateway.");
+	evbuffer_add_printf(o, P "info{version=\"%s\"} 1\n", GW_VERSION);
+	for (unsigned f = 0; f < F__COUNT; f++) {
+		gw_head(o, gw_fams[f].f_name, "counter", gw_fams[f].f_help);
+		for (unsigned c = 0; c < GW_CTR__COUNT; c++) {
+			if (gw_ctr_map[c].m_fam != f || (!gw_ctr_map[c].m_value && gw_fams[f].f_label))
+				continue;
+			if (gw_fams[f].f_label)
+				evbuffer_add_printf(o, P "%s{%s=\"%s\"} %" PRIu64 "\n", gw_fams[f].f_name,
+						    gw_fams[f].f_label, gw_ctr_map[c].m_value,
+						    st->gs_ctr[c]);
+			else
+				evbuffer_add_printf(o, P "%s %" PRIu64 "\n", gw_fams[f].f_name,
+						    st->gs_ctr[c]);
+		}
+	}
+	gw_procs_render(o, st);
+	gw_hist_render(o, "call_duration_seconds",
+		       "Forwarded calls: received from the client to reply queued for it.",
+		       &st->gs_hist[GW_HIST_CALL]);
+	gw_hist_render(o, "rdma_duration_seconds",
+		       "RDMA leg: call handed to the RDMA backend to its reply.",
+		       &st->gs_hist[GW_HIST_RDMA]);
+	if (!gw)
+		return;
+	gw_head(o, "calls_in_flight", "gauge", "Call objects in use (calls between decode and reply).");
+	evbuffer_add_printf(o, P "calls_in_flight %u\n", gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw));
+	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls).");
+	evbuffer_add_printf(o, P "call_slots %u\n", gw_ctx_ncalls(gw));
+	gw_head(o, "client_connections", "gauge", "Client connections open now.");
+	evbuffer_add_printf(o, P "client_connections %u\n",
+			    gw_ctx_frontend(gw) ? fe_nconns(gw_ctx_frontend(gw)) : 0);
+	gw_head(o, "pool_buffers_free", "gauge", "Free buffers of the buffer pool.");
+	evbuffer_add_printf(o, P "pool_buffers_free %u\n", gw_pool_avail(gw_ctx_pool(gw)));
+	gw_paths_render(o, gw);
+}
+
+bool gw_ctx_ready(struct gw_ctx *gw)
+{
+	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++)
+		if (gw_path_up(gw_ctx_path(gw, i)))
+			return true;
+	return false;
+}

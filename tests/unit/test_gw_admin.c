@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_gw_admin.c - the metrics exposition, the admin listener and the
+ * control socket protocol.
+ *
+ *   1. the exposition parses back: every sample belongs to a family with
+ *      one HELP and one TYPE line, names are rpcrdma_gw_*, counters end in
+ *      _total, histogram buckets are cumulative and +Inf equals _count;
+ *      counters bumped and procedures seen show up with their values;
+ *   2. in-process gateway (test_gw_harness.h) with a TCP backend: after a
+ *      call, GET /metrics over HTTP shows it by procedure, /healthz is
+ *      200, /readyz 200 (503 before the backend is up);
+ *   3. control commands (gw_ctl_exec and over the Unix socket): status,
+ *      stats, backends, json, drain/undrain, errors end in "!ERR".
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <event2/buffer.h>
+
+#include "test_gw_harness.h"
+#include "ops.h"
+
+/* ---- a small exposition parser ---- */
+
+struct fam {
+	char name[128];
+	char type[16];
+	int help, typelines, samples;
+};
+
+static char *render(const struct gw_stats *st, struct gw_ctx *gw)
+{
+	struct evbuffer *b = evbuffer_new();
+	size_t n;
+	char *s;
+
+	gw_metrics_render(b, st, gw);
+	n = evbuffer_get_length(b);
+	s = malloc(n + 1);
+	evbuffer_remove(b, s, n);
+	s[n] = '\0';
+	evbuffer_free(b);
+	return s;
+}
+
+/* Check the format; returns the number of families. */
+static int parse_exposition(const char *text)
+{
+	struct fam fams[128];
+	int nf = 0, cur = -1;
+	const char *p = text;
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		char line[512], name[128];
+		size_t len;
+
+		assert_non_null(e);	/* every line ends with \n */
+		len = (size_t)(e - p);
+		assert_true(len < sizeof(line));
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p = e + 1;
+		if (!strncmp(line, "# HELP ", 7) || !strncmp(line, "# TYPE ", 7)) {
+			char type[16] = "";
+			int i;
+
+			assert_int_equal(sscanf(line + 7, "%127s %15s", name, type), line[2] == 'T' ? 2 : 2);
+			assert_true(!strncmp(name, "rpcrdma_gw_", 11));
+			for (i = 0; i < nf && strcmp(fams[i].name, name); i++)
+				;
+			if (i == nf) {
+				assert_true(nf < 128);
+				memset(&fams[nf], 0, sizeof(fams[nf]));
+				snprintf(fams[nf].name, sizeof(fams[nf].name), "%s", name);
+				nf++;
+			}
+			assert_int_equal(fams[i].samples, 0);	/* metadata before samples */
+			if (line[2] == 'H') {
+				fams[i].help++;
+			} else {
+				fams[i].typelines++;
+				snprintf(fams[i].type, sizeof(fams[i].type), "%s", type);
+				assert_true(!strcmp(type, "counter") || !strcmp(type, "gauge") ||
+					    !strcmp(type, "histogram"));
+				if (!strcmp(type, "counter"))
+					assert_non_null(strstr(name, "_total"));
+			}
+			cur = i;
+			continue;
+		}
+		assert_true(line[0] != '#');
+		{
+			size_t nl = strcspn(line, "{ ");
+			const char *val = strrchr(line, ' ');
+			char *end;
+			double v;
+
+			assert_true(nl > 0 && nl < sizeof(name));
+			memcpy(name, line, nl);
+			name[nl] = '\0';
+			assert_non_null(val);
+			v = strtod(val + 1, &end);
+			assert_true(*end == '\0' && v >= 0);
+			assert_true(cur >= 0);
+			/* the sample belongs to the family declared last */
+			if (!strcmp(fams[cur].type, "histogram"))
+				assert_true(!strncmp(name, fams[cur].name, strlen(fams[cur].name)));
+			else
+				assert_string_equal(name, fams[cur].name);
+			if (line[nl] == '{')
+				assert_non_null(strstr(line, "} "));
+			fams[cur].samples++;
+		}
+	}
+	for (int i = 0; i < nf; i++) {
+		assert_int_equal(fams[i].help, 1);
+		assert_int_equal(fams[i].typelines, 1);
+	}
+	return nf;
+}
+
+static double sample(const char *text, const char *prefix)
+{
+	char key[256];
+	const char *s;
+
+	snprintf(key, sizeof(key), "\n%s", prefix);	/* a sample line, not # HELP */
+	s = strstr(text, key);
+	if (!s)
+		return -1;
+	s = strchr(s + strlen(key) - 1, ' ');
+	return s ? strtod(s + 1, NULL) : -1;
+}
+
+/* 1 */
+static void test_exposition_format(void **state)
+{
+	struct gw_stats *st = calloc(1, sizeof(*st));
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		gw_stat_inc(st, GW_CTR_CLIENT_GARBAGE);
+	gw_stat_add(st, GW_CTR_BYTES_READ_CHUNK, 65536);
+	gw_stats_proc(st, 100003, 3, 6);
+	gw_stats_proc(st, 100003, 3, 6);
+	gw_stats_proc(st, 100003, 4, 1);
+	gw_stats_proc(st, 123456, 1, 9);
+	gw_stats_observe(st, GW_HIST_CALL, 40);		/* first bucket */
+	gw_stats_observe(st, GW_HIST_CALL, 3000);	/* 0.005 */
+	gw_stats_observe(st, GW_HIST_CALL, 9000000);	/* +Inf only */
+	t = render(st, NULL);
+	assert_true(parse_exposition(t) > 20);
+	assert_true(sample(t, "rpcrdma_gw_client_errors_total{kind=\"garbage\"} ") == 3);
+	assert_true(sample(t, "rpcrdma_gw_payload_bytes_total{path=\"read_chunk\"} ") == 65536);
+	assert_non_null(strstr(t, "rpcrdma_gw_calls_total{program=\"100003\",name=\"nfs\",version=\"3\","
+			       "procedure=\"6\",procname=\"read\"} 2\n"));
+	assert_non_null(strstr(t, "procname=\"compound\"} 1\n"));
+	assert_non_null(strstr(t, "rpcrdma_gw_calls_total{program=\"123456\",name=\"\",version=\"1\","
+			       "procedure=\"9\",procname=\"\"} 1\n"));
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5e-05\"} ") == 1);
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"0.005\"} ") == 2);
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"2.5\"} ") == 2);
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"+Inf\"} ") == 3);
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_count ") == 3);
+	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_sum ") > 9.0);
+	assert_true(sample(t, "rpcrdma_gw_rdma_duration_seconds_count ") == 0);
+	free(t);
+	/* the per-procedure table is full: counted apart, nothing lost silently */
+	for (uint32_t p = 0; p < GW_STATS_PROCS + 5; p++)
+		gw_stats_proc(st, 200000, 1, p);
+	assert_int_equal(st->gs_proc_overflow, 5 + 3);	/* 3 slots were taken */
+	t = render(st, NULL);
+	parse_exposition(t);
+	assert_true(sample(t, "rpcrdma_gw_calls_uncounted_total ") == 8);
+	free(t);
+	free(st);
+}
+
+/* ---- in-process gateway ---- */
+
+static void gw_up(struct h_gw *h, struct h_server *s)
+{
+	char text[1024];
+
+	h_server_init(s);
+	h_server_start(s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
+	h_gw_start(h, text);
+}
+
+/* HTTP GET on 127.0.0.1:port while pumping the loop; returns the whole
+ * response (malloc'd) or NULL. */
+static char *http_get(struct h_gw *h, uint16_t port, const char *path)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	char req[256];
+	size_t cap = 1 << 20, have = 0;
+	char *buf = malloc(cap);
+	uint64_t end = gw_now_ms() + 3000;
+	bool sent = false;
+
+	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	while (gw_now_ms() < end) {
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (!sent) {
+			if (write(fd, req, strlen(req)) == (ssize_t)strlen(req))
+				sent = true;
+			continue;
+		}
+		r = read(fd, buf + have, cap - 1 - have);
+		if (r == 0)
+			break;
+		if (r > 0)
+			have += (size_t)r;
+		else
+			usleep(200);
+	}
+	close(fd);
+	buf[have] = '\0';
+	return buf;
+}
+
+/* The control protocol over the socket, while pumping the loop. */
+static char *ctl_socket(struct h_gw *h, const char *path, const char *line)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	size_t cap = 1 << 16, have = 0;
+	char *buf = malloc(cap);
+	uint64_t end = gw_now_ms() + 3000;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	h_send(fd, line, strlen(line));
+	while (gw_now_ms() < end) {
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		r = read(fd, buf + have, cap - 1 - have);
+		if (r == 0)
+			break;
+		if (r > 0)
+			have += (size_t)r;
+		else
+			usleep(200);
+	}
+	close(fd);
+	buf[have] = '\0';
+	return buf;
+}
+
+static char *ctl(struct gw_ctl *ct, const char *line)
+{
+	struct evbuffer *b = evbuffer_new();
+	size_t n;
+	char *s;
+
+	gw_ctl_exec(ct, line, b);
+	n = evbuffer_get_length(b);
+	s = malloc(n + 1);
+	evbuffer_remove(b, s, n);
+	s[n] = '\0';
+	evbuffer_free(b);
+	return s;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* 2 */
+static void test_admin_http(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct h_server s;
+	struct h_gw h;
+	struct gw_admin *ad;
+	uint8_t buf[256];
+	char *r;
+	int fd;
+
+	(void)state;
+	gw_up(&h, &s);
+	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+	assert_non_null(ad);
+	assert_true(gw_admin_port(ad) > 0);
+	r = http_get(&h, gw_admin_port(ad), "/healthz");
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+	fd = h_client(&h);
+	h_send(fd, buf, h_call(buf, 0x1234, 2, 100003, 3, 0xa1));	/* proc 1: getattr */
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	r = http_get(&h, gw_admin_port(ad), "/readyz");
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+	r = http_get(&h, gw_admin_port(ad), "/metrics");
+	assert_non_null(strstr(r, " 200 "));
+	assert_non_null(strstr(r, "Content-Type: text/plain; version=0.0.4"));
+	{
+		char *body = strstr(r, "\r\n\r\n");
+
+		assert_non_null(body);
+		parse_exposition(body + 4);
+		assert_non_null(strstr(body, "procedure=\"1\",procname=\"getattr\"} 1\n"));
+		assert_true(sample(body, "rpcrdma_gw_call_duration_seconds_count ") == 1);
+		assert_true(sample(body, "rpcrdma_gw_client_connections ") == 1);
+		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs->srv\"") == 1);
+		assert_true(sample(body, "rpcrdma_gw_admin_requests_total ") >= 3);
+	}
+	free(r);
+	r = http_get(&h, gw_admin_port(ad), "/nope");
+	assert_non_null(strstr(r, " 404 "));
+	free(r);
+	close(fd);
+	/* backend gone: not ready */
+	h_server_stop(&s, true);
+	h_pump(&h, 300);
+	r = http_get(&h, gw_admin_port(ad), "/readyz");
+	assert_non_null(strstr(r, " 503 "));
+	free(r);
+	gw_admin_free(ad);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+static int hook_level = -1;
+static void hk_level(void *arg, int l) { (void)arg; hook_level = l; }
+static int hk_reload(void *arg, char *msg, size_t len)
+{
+	(void)arg;
+	snprintf(msg, len, "reloaded test");
+	return 0;
+}
+
+/* 3 */
+static void test_control(void **state)
+{
+	struct gw_ctl_hooks hk = { .ch_reload = hk_reload, .ch_log_level = hk_level };
+	char path[64];
+	struct h_server s;
+	struct h_gw h;
+	struct gw_ctl *ct;
+	uint8_t buf[256];
+	char *r;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_gw_admin.%d", (int)getpid());
+	gw_up(&h, &s);
+	ct = gw_ctl_new(h.base, h.gw, path, &hk);
+	assert_non_null(ct);
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_mode & 0777, 0600);
+	}
+	fd = h_client(&h);
+	h_send(fd, buf, h_call(buf, 0x99, 2, 100003, 3, 0xa1));
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+
+	r = ctl(ct, "status");
+	assert_non_null(strstr(r, "ready: yes"));
+	assert_non_null(strstr(r, "nfs->srv"));
+	assert_true(ends_with(r, "\n.\n"));
+	free(r);
+	r = ctl(ct, "stats");
+	assert_non_null(strstr(r, "nfs v3:"));
+	assert_non_null(strstr(r, "getattr"));
+	assert_true(ends_with(r, ".\n"));
+	free(r);
+	r = ctl(ct, "json backends");
+	assert_true(r[0] == '{');
+	assert_non_null(strstr(r, "\"path\":\"nfs->srv\""));
+	assert_non_null(strstr(r, "\"state\":\"up\""));
+	free(r);
+	r = ctl(ct, "json clients");
+	assert_non_null(strstr(r, "\"count\":1"));
+	free(r);
+	r = ctl(ct, "drain srv");
+	assert_non_null(strstr(r, "draining"));
+	free(r);
+	assert_true(gw_path_draining(gw_ctx_path(h.gw, 0)));
+	/* a call while draining is held, and goes once undrained */
+	h_send(fd, buf, h_call(buf, 0x9a, 2, 100003, 3, 0xa2));
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 300), -1);
+	r = ctl(ct, "undrain nfs->srv");
+	assert_true(ends_with(r, ".\n"));
+	free(r);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	r = ctl(ct, "drain nosuch");
+	assert_true(!strncmp(r, "!ERR ", 5));
+	free(r);
+	r = ctl(ct, "frobnicate");
+	assert_true(!strncmp(r, "!ERR ", 5));
+	free(r);
+	r = ctl(ct, "log-level debug");
+	assert_int_equal(hook_level, CFG_LOG_DEBUG);
+	free(r);
+	r = ctl(ct, "log-level loud");
+	assert_true(!strncmp(r, "!ERR ", 5));
+	free(r);
+	r = ctl(ct, "reload");
+	assert_non_null(strstr(r, "reloaded test"));
+	free(r);
+	/* over the socket */
+	r = ctl_socket(&h, path, "backends\n");
+	assert_non_null(strstr(r, "nfs->srv"));
+	assert_true(ends_with(r, ".\n"));
+	free(r);
+	r = ctl_socket(&h, path, "json status\n");
+	assert_true(r[0] == '{' && strstr(r, "\"ready\":true"));
+	free(r);
+	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 3);
+	close(fd);
+	gw_ctl_free(ct);
+	assert_int_not_equal(access(path, F_OK), 0);	/* socket removed */
+	h_server_stop(&s, true);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exposition_format),
+		cmocka_unit_test(test_admin_http),
+		cmocka_unit_test(test_control),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
