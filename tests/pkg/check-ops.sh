@@ -1,0 +1,133 @@
+#!/bin/bash
+# Claim: a running gateway answers rpcrdma-gwctl on its control socket (mode
+# 0600) and Prometheus scrapes on admin_listen: after calls through it,
+# `rpcrdma-gwctl backends` shows the path up, `stats` counts the procedures
+# used, drain holds new calls until undrain, /metrics counts them by
+# procedure, /healthz is 200 and /readyz follows the backend (200 up, 503
+# down).
+#
+#   ops-helpers.py call ──TCP──▶ rpcrdma-gw ──TCP──▶ ops-helpers.py server
+#   rpcrdma-gwctl ──unix──▶ │ ◀──HTTP── curl
+#
+#   tests/pkg/check-ops.sh     exit 0 all good, 1 a check failed, 2 a tool is missing
+# Host only, loopback only.  rpcrdma-gwctl is taken from $BUILD, or built
+# into a temp dir when the Makefile does not build it yet.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+GW=$BUILD/rpcrdma-gw
+H=tests/pkg/ops-helpers.py
+[ -x "$GW" ] || { echo "check-ops: $GW not built (make)"; exit 2; }
+for t in python3 curl; do
+	command -v "$t" >/dev/null || { echo "check-ops: $t not found"; exit 2; }
+done
+
+passed=0 failed=0
+ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-ops.XXXXXX")
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+CTL=$BUILD/rpcrdma-gwctl
+if [ ! -x "$CTL" ]; then
+	CTL=$tmp/rpcrdma-gwctl
+	# shellcheck disable=SC2046
+	cc -std=gnu11 -O2 -D_GNU_SOURCE -Ichunking -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway \
+		-o "$CTL" tools/rpcrdma-gwctl.c "$BUILD/librpcrdmagw.a" \
+		$(pkg-config --libs libibverbs librdmacm libevent_core libevent_extra libtirpc libsystemd inih) \
+		-lpthread || { echo "check-ops: cannot build rpcrdma-gwctl"; exit 2; }
+fi
+
+read -r p_listen p_srv p_admin < <(python3 "$H" ports 3)
+python3 "$H" server "$p_srv" & srv=$!
+pids+=($srv)
+cat >"$tmp/gw.conf" <<CONF
+[gateway]
+listen = 127.0.0.1:$p_listen
+admin_listen = 127.0.0.1:$p_admin
+control_socket = $tmp/control
+reconnect_interval = 100ms
+[backend srv]
+address = 127.0.0.1
+[route nfs]
+program = nfs
+backend = srv
+transport = tcp
+port = $p_srv
+CONF
+"$GW" -c "$tmp/gw.conf" >"$tmp/gw.log" 2>&1 &
+gw=$!
+pids+=($gw)
+for ((i = 0; i < 50; i++)); do [ -S "$tmp/control" ] && break; sleep 0.1; done
+for ((i = 0; i < 50; i++)); do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/readyz")" = 200 ] && break
+	sleep 0.1
+done
+
+mode=$(stat -c %a "$tmp/control" 2>/dev/null)
+if [ "$mode" = 600 ]; then ok "control socket mode 0600"; else bad "control socket mode '$mode'"; fi
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/healthz")
+if [ "$code" = 200 ]; then ok "/healthz 200"; else bad "/healthz $code"; fi
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/readyz")
+if [ "$code" = 200 ]; then ok "/readyz 200 with the backend up"; else bad "/readyz $code with the backend up"; fi
+
+python3 "$H" call "$p_listen" 100003 3 1 5 >/dev/null && python3 "$H" call "$p_listen" 100003 3 0 2 >/dev/null \
+	&& ok "7 calls through the gateway" || bad "calls through the gateway"
+
+out=$("$CTL" -s "$tmp/control" backends)
+echo "$out" | sed 's/^/    /'
+if echo "$out" | grep -Eq '^nfs->srv +srv +tcp +up '; then ok "gwctl backends: nfs->srv up"; else bad "gwctl backends"; fi
+out=$("$CTL" -s "$tmp/control" stats)
+echo "$out" | sed -n '1,6p' | sed 's/^/    /'
+if echo "$out" | grep -Eq '^getattr +5 ' && echo "$out" | grep -Eq '^null +2 '; then
+	ok "gwctl stats: getattr 5, null 2"
+else
+	bad "gwctl stats table"
+fi
+out=$("$CTL" -s "$tmp/control" --json status)
+if echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" else 1)'; then
+	ok "gwctl --json status parses, ready, path up"
+else
+	bad "gwctl --json status: $out"
+fi
+"$CTL" -s "$tmp/control" drain nosuch 2>/dev/null
+rc=$?
+if [ "$rc" = 1 ]; then ok "gwctl drain nosuch: exit 1"; else bad "gwctl drain nosuch: exit $rc"; fi
+"$CTL" -s "$tmp/control" drain srv >/dev/null
+timeout 1 python3 "$H" call "$p_listen" 100003 3 0 >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 124 ]; then ok "drained: a call is held"; else bad "drained: call not held (rc $rc)"; fi
+"$CTL" -s "$tmp/control" undrain srv >/dev/null
+if python3 "$H" call "$p_listen" 100003 3 0 >/dev/null; then ok "undrained: calls answered"; else bad "undrained: no answer"; fi
+"$CTL" -s "$tmp/control" log-level debug >/dev/null && "$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"' \
+	&& ok "gwctl log-level debug" || bad "gwctl log-level"
+"$CTL" -s "$tmp/control" log-level info >/dev/null
+"$CTL" -s "$tmp/control" reload | grep -q reloaded && ok "gwctl reload" || bad "gwctl reload"
+
+curl -s "http://127.0.0.1:$p_admin/metrics" >"$tmp/metrics"
+v=$(sed -n 's/^rpcrdma_gw_calls_total{program="100003",name="nfs",version="3",procedure="1",procname="getattr"} //p' "$tmp/metrics")
+if [ "$v" = 5 ]; then ok "/metrics: getattr = 5"; else bad "/metrics: getattr = '$v'"; fi
+v=$(sed -n 's/^rpcrdma_gw_call_duration_seconds_count //p' "$tmp/metrics")
+if [ "${v:-0}" -ge 8 ]; then ok "/metrics: call_duration_seconds_count $v"; else bad "/metrics: call_duration_seconds_count '$v'"; fi
+if grep -q '^# TYPE rpcrdma_gw_call_duration_seconds histogram' "$tmp/metrics"; then ok "/metrics: histogram TYPE"; else bad "/metrics: histogram TYPE"; fi
+
+kill "$srv"
+for ((i = 0; i < 30; i++)); do
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/readyz")
+	[ "$code" = 503 ] && break
+	sleep 0.1
+done
+if [ "$code" = 503 ]; then ok "/readyz 503 once the backend is gone"; else bad "/readyz $code with the backend gone"; fi
+kill -TERM "$gw"
+wait "$gw"
+if [ ! -e "$tmp/control" ]; then ok "control socket removed at exit"; else bad "control socket left behind"; fi
+
+echo "check-ops: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
