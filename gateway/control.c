@@ -324,7 +324,10 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 		for (int i = 0; arg && i <= CFG_LOG_DEBUG; i++)
 			if (!strcmp(arg, cfg_log_level_str((enum cfg_log_level)i)))
 				l = i;
-		if (l < 0 || !ct->ct_hooks.ch_log_level) {
+		if (!arg) {
+			evbuffer_add_printf(o, "log level %s\n", cfg_log_level_str(
+					    lg->gl_level < 0 ? CFG_LOG_ERR : (enum cfg_log_level)lg->gl_level));
+		} else if (l < 0 || !ct->ct_hooks.ch_log_level) {
 			rc = -EINVAL;
 			snprintf(msg, sizeof(msg), "log-level needs error, warn, info or debug");
 		} else {

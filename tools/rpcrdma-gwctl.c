@@ -6,8 +6,9 @@
  * ends with a line "." (success) or "!ERR reason" (failure), then the
  * gateway closes.
  *
- * Exit status: 0 success, 1 the gateway refused the command, 2 usage or
- * cannot reach the gateway.
+ * Exit status (rpcrdma-gwctl(8)): 0 success, 1 the gateway refused the
+ * command, 2 usage error, 3 the control socket could not be reached or
+ * answered badly.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind >= argc || argc - optind > 2) {
+	if (optind >= argc || argc - optind > 2) {	/* COMMAND [ARGUMENT] */
 		usage(stderr);
 		return 2;
 	}
@@ -86,28 +87,28 @@ int main(int argc, char **argv)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		fprintf(stderr, "rpcrdma-gwctl: %s: %s (is rpcrdma-gw running, with control_socket?)\n",
 			path, strerror(errno));
-		return 2;
+		return 3;
 	}
 	if (write(fd, req, (size_t)n) != n) {
 		fprintf(stderr, "rpcrdma-gwctl: %s: write: %s\n", path, strerror(errno));
-		return 2;
+		return 3;
 	}
 	buf = malloc(cap);
 	if (!buf)
-		return 2;
+		return 3;
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		ssize_t r;
 
 		if (poll(&pfd, 1, GWCTL_TIMEOUT_MS) <= 0) {
 			fprintf(stderr, "rpcrdma-gwctl: %s: no answer\n", path);
-			return 2;
+			return 3;
 		}
 		if (have + 1 >= cap) {
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb)
-				return 2;
+				return 3;
 			buf = nb;
 			cap *= 2;
 		}
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 			continue;
 		if (r < 0) {
 			fprintf(stderr, "rpcrdma-gwctl: %s: read: %s\n", path, strerror(errno));
-			return 2;
+			return 3;
 		}
 		if (r == 0)
 			break;
@@ -138,5 +139,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "rpcrdma-gwctl: truncated answer from %s\n", path);
-	return 2;
+	return 3;
 }
