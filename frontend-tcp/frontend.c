@@ -151,7 +151,9 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 	c->fc_closing = true;
 	if (why != GW_CTR__COUNT) {
 		gw_stat_inc(fe->fe_p.fp_stats, why);
-		gw_warn(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
+		struct gw_log_ev ev = { .le_client = c->fc_name, .le_error = gw_ctr_str(why) };
+
+		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s closed: %s", c->fc_name, reason);
 	} else {
 		gw_debug(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
 	}
@@ -508,7 +510,11 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	TAILQ_INSERT_TAIL(&fe->fe_conns, c, fc_link);
 	fe->fe_nconns++;
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_ACCEPTED);
-	gw_info(fe->fe_p.fp_log, "client %s connected", c->fc_name);
+	{
+		struct gw_log_ev ev = { .le_client = c->fc_name };
+
+		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected", c->fc_name);
+	}
 	fe_conn_update(c);
 	fe_listen_update(fe);
 	return c;

@@ -275,8 +275,15 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 	c->ca_local_iov = (struct iovec){ c->ca_local, xe.xe_len };
 	gw_call_set_reply(c, &c->ca_local_iov, 1);
 	gw_call_set_state(c, GW_CALL_REPLIED);
-	gw_info(LG(gw), "xid %#x prog %u vers %u from %s: local reply (%s)", c->ca_cxid, c->ca_prog,
-		c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
+	{
+		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
+					.le_client = fe_conn_name(c->ca_conn), .le_prog = c->ca_prog,
+					.le_vers = c->ca_vers, .le_proc = c->ca_proc,
+					.le_error = gw_ctr_str(ctr) };
+
+		gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x prog %u vers %u from %s: local reply (%s)",
+			  c->ca_cxid, c->ca_prog, c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
+	}
 	fe_conn_reply(c->ca_conn, c);
 }
 
@@ -470,8 +477,10 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
 	if (!xdr_get_u32(&xc, &xid) || !xdr_get_u32(&xc, &mtype) ||
 	    (mtype != RPC_CALL && mtype != RPC_REPLY)) {
-		gw_err(LG(gw), "client %s: record of %zu bytes is not an RPC message",
-		       fe_conn_name(conn), rec->rc_len);
+		struct gw_log_ev ev = { .le_client = fe_conn_name(conn), .le_error = "not_rpc" };
+
+		gw_log_ev(LG(gw), CFG_LOG_ERR, &ev, "client %s: record of %zu bytes is not an RPC message",
+			  fe_conn_name(conn), rec->rc_len);
 		gw_rec_release(gw->gw_p.gp_pool, rec);
 		return -EPROTO;
 	}
@@ -506,8 +515,11 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 			return 0;
 		}
-		gw_err(LG(gw), "xid %#x from %s: undecodable call header (%s)", xid,
-		       fe_conn_name(conn), xdr_err_str(xc.xc_err));
+		struct gw_log_ev ev = { .le_xid = xid, .le_has_xid = true,
+					.le_client = fe_conn_name(conn), .le_error = xdr_err_str(xc.xc_err) };
+
+		gw_log_ev(LG(gw), CFG_LOG_ERR, &ev, "xid %#x from %s: undecodable call header (%s)", xid,
+			  fe_conn_name(conn), xdr_err_str(xc.xc_err));
 		gw_call_finalize(c, GW_END_FAILED);
 		return -EPROTO;
 	}

@@ -40,14 +40,22 @@ struct fe_conn;
 struct fe_frontend;
 struct gw_ctx;
 struct gw_path;
+struct gw_stats;
 
 #define GW_VERSION "0.2.0"
 
 /* ------------------------------------------------------------------------
  * Logging (stderr now; journald later) and counters
  * ------------------------------------------------------------------------ */
+enum gw_log_target {
+	GW_LOG_STDERR = 0,	/* one line per event on stderr */
+	GW_LOG_JOURNAL,		/* sd_journal_send with structured fields (journal.c) */
+};
+struct gw_log_rl;		/* per-peer rate limit state (journal.c) */
 struct gw_log {
 	int gl_level;		/* enum cfg_log_level; -1 = silent (tests) */
+	enum gw_log_target gl_target;
+	struct gw_log_rl *gl_rl;	/* NULL: no rate limit (tests) */
 };
 
 void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
@@ -59,6 +67,34 @@ void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, 
 #define gw_warn(lg, ...)  gw_log(lg, CFG_LOG_WARN, __VA_ARGS__)
 #define gw_info(lg, ...)  gw_log(lg, CFG_LOG_INFO, __VA_ARGS__)
 #define gw_debug(lg, ...) gw_log(lg, CFG_LOG_DEBUG, __VA_ARGS__)
+
+/* journal.c: events about one peer, with structured fields for journald
+ * (RPC_XID, CLIENT, BACKEND, RPC_PROG, RPC_VERS, RPC_PROC, ERROR) and a
+ * rate limit per peer (client, else backend): at most GW_LOG_RATE lines a
+ * second, then one "suppressed N messages" line when the next second
+ * starts (GW_CTR_LOG_SUPPRESSED counts them). */
+#define GW_LOG_RATE	10
+struct gw_log_ev {
+	uint32_t le_xid;
+	bool le_has_xid;
+	const char *le_client;		/* peer name or NULL */
+	const char *le_backend;		/* path or backend name or NULL */
+	uint32_t le_prog, le_vers, le_proc;	/* le_prog 0: none */
+	const char *le_error;		/* short error code ("garbage", be_err_str...) */
+};
+void gw_logf_ev(const struct gw_log *lg, enum cfg_log_level lvl, const char *func,
+		const struct gw_log_ev *ev, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define gw_log_ev(lg, lvl, ev, ...) do { \
+	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf_ev((lg), (lvl), __func__, (ev), __VA_ARGS__); \
+} while (0)
+/* Rate limit state for lg->gl_rl (malloc at start); st receives the
+ * suppressed count. */
+struct gw_log_rl *gw_log_rl_new(struct gw_stats *st);
+void gw_log_rl_free(struct gw_log_rl *rl);
+/* "journal" when stderr is the journal stream (JOURNAL_STREAM names it). */
+enum gw_log_target gw_log_target_auto(void);
+/* One formatted line to lg's target (gw_logf uses it for the journal). */
+void gw_log_line(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *msg);
 
 /* Append-only: do not reorder (gw_ctr_str() indexes by value).  Every
  * error path bumps one. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * This file contains logging (stderr, one line per event: level, function,
- * message; journald later) and the counter names.
+ * message; journald with fields and the per-peer rate limit are in
+ * journal.c) and the counter names.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,10 +72,13 @@ void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, 
 	char line[1024];
 	va_list ap;
 
-	(void)lg;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (lg && lg->gl_target == GW_LOG_JOURNAL) {	/* journal.c */
+		gw_log_line(lg, lvl, func, line);
+		return;
+	}
 	/* One write per line so lines from several processes do not mix. */
 	fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", (unsigned)lvl < 4 ? gw_level_tag[lvl] : "?",
 		func, line);

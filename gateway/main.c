@@ -140,7 +140,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rpcrdma-gw [-c FILE] [--listen ADDR[:PORT]]... [--backend HOST[:PORT]] [-v]...\n"
-		"                  [--foreground]\n"
+		"                  [--foreground] [--log journal|stderr|auto]\n"
 		"       rpcrdma-gw --check-config FILE\n"
 		"       rpcrdma-gw --version\n"
 		"\n"
@@ -150,6 +150,8 @@ static void usage(FILE *f)
 		"      --backend HOST[:PORT] server address (replaces the first backend's address)\n"
 		"  -v, --verbose          one more log level (info -> debug)\n"
 		"      --foreground       accepted; the daemon never forks\n"
+		"      --log TARGET       journal (structured fields), stderr, or auto (default:\n"
+		"                         journal when stderr is the journal stream)\n"
 		"  -V, --version          print the version\n"
 		"  -h, --help             this text\n");
 }
@@ -335,6 +337,7 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "log", required_argument, NULL, 'L' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -342,6 +345,7 @@ int main(int argc, char **argv)
 	struct gw_main m;
 	struct cfg_overrides ov = { 0 };
 	const char *path = NULL, *check = NULL;
+	int log_target = -1;	/* auto */
 	char err[512];
 	int opt, rc;
 
@@ -360,6 +364,16 @@ int main(int argc, char **argv)
 		case 'b': ov.co_backend = optarg; break;
 		case 'v': ov.co_verbose++; break;
 		case 'f': break;
+		case 'L':
+			if (!strcmp(optarg, "journal"))
+				log_target = GW_LOG_JOURNAL;
+			else if (!strcmp(optarg, "stderr"))
+				log_target = GW_LOG_STDERR;
+			else if (strcmp(optarg, "auto")) {
+				fprintf(stderr, "rpcrdma-gw: --log journal, stderr or auto\n");
+				return 2;
+			}
+			break;
 		case 'V': printf("rpcrdma-gw %s\n", GW_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -391,6 +405,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	m.m_log.gl_level = m.m_cfg->cf_log_level;
+	m.m_log.gl_target = log_target >= 0 ? (enum gw_log_target)log_target : gw_log_target_auto();
+	m.m_log.gl_rl = gw_log_rl_new(&m.m_stats);	/* NULL: no rate limit, still runs */
 	signal(SIGPIPE, SIG_IGN);
 	gw_info(&m.m_log, "rpcrdma-gw %s starting (%s)", GW_VERSION, path ? path : "no config file");
 	rc = gw_main_setup(&m);
@@ -398,5 +414,6 @@ int main(int argc, char **argv)
 		event_base_dispatch(m.m_base);
 	gw_stats_log(&m.m_stats, &m.m_log);
 	gw_main_teardown(&m);
+	gw_log_rl_free(m.m_log.gl_rl);
 	return rc == 0 ? 0 : 1;
 }

@@ -113,7 +113,7 @@ static void t04_transitions(void **state)
 		[GW_CALL_DONE]    = "100000",
 	};
 	struct gw_stats st = { 0 };
-	struct gw_log lg = { -1 };	/* quiet */
+	struct gw_log lg = { .gl_level = -1 };	/* quiet */
 	struct gw_pool *p = gw_pool_new(4096, 4, false);
 	struct gw_call_pool *cp = gw_call_pool_new(2, p, &st, &lg);
 	struct gw_call *c = gw_call_new(cp, NULL);
@@ -156,7 +156,7 @@ static void t04_transitions(void **state)
 static void t05_refcount(void **state)
 {
 	struct gw_stats st = { 0 };
-	struct gw_log lg = { -1 };
+	struct gw_log lg = { .gl_level = -1 };
 	struct gw_pool *p = gw_pool_new(4096, 4, false);
 	struct gw_call_pool *cp = gw_call_pool_new(1, p, &st, &lg);
 	struct gw_call *c = gw_call_new(cp, NULL);
