@@ -14,7 +14,7 @@
 #   tests/pkg/check-notify.sh     exit 0 all good, 1 a check failed, 2 a tool is missing
 # Host only, loopback only; BUILD (default build) holds rpcrdma-gw.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
 GW=$BUILD/rpcrdma-gw
 H=tests/pkg/ops-helpers.py
@@ -37,8 +37,8 @@ cleanup() {
 trap cleanup EXIT
 
 read -r p_listen p_srv p_act p_cfg < <(python3 "$H" ports 4)
-python3 "$H" server "$p_srv" & pids+=($!)
-python3 "$H" notify "$tmp/notify" "$tmp/notify.log" & pids+=($!)
+python3 "$H" server "$p_srv" & pids+=("$!")
+python3 "$H" notify "$tmp/notify" "$tmp/notify.log" & pids+=("$!")
 cat >"$tmp/gw.conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
@@ -72,7 +72,7 @@ for ((i = 0; i < 50; i++)); do [ -S "$tmp/notify" ] && break; sleep 0.1; done
 	exec "$GW" -c "$tmp/gw.conf"
 ) >"$tmp/gw.log" 2>&1 &
 gw=$!
-pids+=($gw)
+pids+=("$gw")
 if wait_for '^READY=1' "$tmp/notify.log" 10; then ok "READY=1 received"; else bad "no READY=1"; fi
 if grep -q '^STATUS=.*listening' "$tmp/notify.log"; then
 	ok "STATUS= received: $(grep -m1 '^STATUS=.*listening' "$tmp/notify.log")"
@@ -107,7 +107,7 @@ if [ "$rc" -eq 0 ]; then ok "clean exit after SIGTERM"; else bad "exit status $r
 sed -i "s/^listen = .*/listen = 127.0.0.1:$p_cfg/" "$tmp/gw.conf"
 systemd-socket-activate -l "127.0.0.1:$p_act" "$GW" -c "$tmp/gw.conf" >"$tmp/act.log" 2>&1 &
 act=$!
-pids+=($act)
+pids+=("$act")
 sleep 0.5
 if stat=$(python3 "$H" call "$p_act" 123456 1 0) && [ "$stat" = 1 ]; then
 	ok "activated socket $p_act: unknown program gets PROG_UNAVAIL from the gateway"

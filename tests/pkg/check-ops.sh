@@ -13,7 +13,7 @@
 # Host only, loopback only.  rpcrdma-gwctl is taken from $BUILD, or built
 # into a temp dir when the Makefile does not build it yet.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
 GW=$BUILD/rpcrdma-gw
 H=tests/pkg/ops-helpers.py
@@ -47,7 +47,7 @@ fi
 
 read -r p_listen p_srv p_admin < <(python3 "$H" ports 3)
 python3 "$H" server "$p_srv" & srv=$!
-pids+=($srv)
+pids+=("$srv")
 cat >"$tmp/gw.conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
@@ -64,7 +64,7 @@ port = $p_srv
 CONF
 "$GW" -c "$tmp/gw.conf" >"$tmp/gw.log" 2>&1 &
 gw=$!
-pids+=($gw)
+pids+=("$gw")
 for ((i = 0; i < 50; i++)); do [ -S "$tmp/control" ] && break; sleep 0.1; done
 for ((i = 0; i < 50; i++)); do
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/readyz")" = 200 ] && break
@@ -78,11 +78,14 @@ if [ "$code" = 200 ]; then ok "/healthz 200"; else bad "/healthz $code"; fi
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$p_admin/readyz")
 if [ "$code" = 200 ]; then ok "/readyz 200 with the backend up"; else bad "/readyz $code with the backend up"; fi
 
-python3 "$H" call "$p_listen" 100003 3 1 5 >/dev/null && python3 "$H" call "$p_listen" 100003 3 0 2 >/dev/null \
-	&& ok "7 calls through the gateway" || bad "calls through the gateway"
+if python3 "$H" call "$p_listen" 100003 3 1 5 >/dev/null && python3 "$H" call "$p_listen" 100003 3 0 2 >/dev/null; then
+	ok "7 calls through the gateway"
+else
+	bad "calls through the gateway"
+fi
 
 out=$("$CTL" -s "$tmp/control" backends)
-echo "$out" | sed 's/^/    /'
+printf '%s\n' "$out" | while IFS= read -r l; do echo "    $l"; done
 if echo "$out" | grep -Eq '^nfs->srv +srv +tcp +up '; then ok "gwctl backends: nfs->srv up"; else bad "gwctl backends"; fi
 out=$("$CTL" -s "$tmp/control" stats)
 echo "$out" | sed -n '1,6p' | sed 's/^/    /'
@@ -106,10 +109,14 @@ rc=$?
 if [ "$rc" = 124 ]; then ok "drained: a call is held"; else bad "drained: call not held (rc $rc)"; fi
 "$CTL" -s "$tmp/control" undrain srv >/dev/null
 if python3 "$H" call "$p_listen" 100003 3 0 >/dev/null; then ok "undrained: calls answered"; else bad "undrained: no answer"; fi
-"$CTL" -s "$tmp/control" log-level debug >/dev/null && "$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"' \
-	&& ok "gwctl log-level debug" || bad "gwctl log-level"
+if "$CTL" -s "$tmp/control" log-level debug >/dev/null &&
+	"$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"'; then
+	ok "gwctl log-level debug"
+else
+	bad "gwctl log-level"
+fi
 "$CTL" -s "$tmp/control" log-level info >/dev/null
-"$CTL" -s "$tmp/control" reload | grep -q reloaded && ok "gwctl reload" || bad "gwctl reload"
+if "$CTL" -s "$tmp/control" reload | grep -q reloaded; then ok "gwctl reload"; else bad "gwctl reload"; fi
 
 curl -s "http://127.0.0.1:$p_admin/metrics" >"$tmp/metrics"
 v=$(sed -n 's/^rpcrdma_gw_calls_total{program="100003",name="nfs",version="3",procedure="1",procname="getattr"} //p' "$tmp/metrics")
