@@ -109,6 +109,24 @@ static int next_wc(struct ibv_wc *wc)
 	return ibv_poll_cq(cq, 1, wc);
 }
 
+/* Count RDMA_DONE messages still queued on the CQ (drained at disconnect). */
+static void count_late_dones(unsigned *dones)
+{
+	struct rpcrdma_hdr late;
+	enum rpcrdma_hdr_err herr;
+	struct ibv_wc wc;
+
+	while (next_wc(&wc) > 0) {
+		if (wc.wr_id >= 1000 || wc.status != IBV_WC_SUCCESS)
+			continue;
+		if (rpcrdma_hdr_decode(rbuf((unsigned)wc.wr_id), wc.byte_len, NULL, &late, &herr) &&
+		    late.rh_proc == RPCRDMA_DONE) {
+			(*dones)++;
+			printf("peer: RDMA_DONE xid %08x (drained at disconnect)\n", late.rh_xid);
+		}
+	}
+}
+
 static void send_msg(size_t len, bool with_inv, uint32_t inv_rkey)
 {
 	struct ibv_sge sge = { (uintptr_t)sbuf(), (uint32_t)len, mr->lkey };
@@ -302,6 +320,9 @@ int main(int argc, char **argv)
 
 				rdma_ack_cm_event(ev);
 				if (t == RDMA_CM_EVENT_DISCONNECTED) {
+					/* The last RDMA_DONE may complete after the CQ was
+					 * last polled but before this event was read. */
+					count_late_dones(&dones);
 					printf("peer: disconnected after %u calls, %u long replies, "
 					       "%u RDMA_DONE\n", calls, long_replies, dones);
 					if (mode == M_READ_REPLY || mode == M_READ_REPLY_MSG)

@@ -967,6 +967,15 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "soak") && !expect_err && (be_ctx_stats(t.ctx)->bs_disconnects ||
 				    be_ctx_stats(t.ctx)->bs_wc_errors))
 		die("the connection broke during the test");
+	/* be_pool_free() disconnects at once and does not wait for unsignaled
+	 * Sends (an RDMA_DONE posted in the last loop turn would be flushed):
+	 * give the event loop 200 ms to let them leave first. */
+	{
+		struct timeval settle = { 0, 200000 };
+
+		event_base_loopexit(t.base, &settle);
+		event_base_dispatch(t.base);
+	}
 	be_pool_free(t.pool);
 	be_region_unregister(t.region);
 	be_ctx_free(t.ctx);
