@@ -35,6 +35,7 @@ LIB_OBJS  := $(foreach m,$(MODULES),$(call mod_objs,$(m)))
 LIB       := $(BUILD)/librpcrdmagw.a
 
 DAEMON    := $(BUILD)/rpcrdma-gw
+CTL       := $(BUILD)/rpcrdma-gwctl
 TOOLS_SRC := $(wildcard tests/peer/*.c tests/tools/*.c)
 TOOLS     := $(patsubst tests/%.c,$(BUILD)/%,$(TOOLS_SRC))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -53,7 +54,7 @@ FUZZ_LIBSRC := $(wildcard chunking/*.c)
 
 .SECONDARY:
 .PHONY: all check unit fuzz fuzz-build vm pkg bench demo deps install clean help tools
-all: $(DAEMON) $(TOOLS)
+all: $(DAEMON) $(CTL) $(TOOLS)
 
 # Tests, tools and benches may include the shared test helpers in tests/unit.
 $(BUILD)/tests/%.o: CFLAGS += -Itests/unit
@@ -68,6 +69,9 @@ $(LIB): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(DAEMON): $(BUILD)/gateway/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(CTL): $(BUILD)/tools/rpcrdma-gwctl.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Test peers and tools (tests/peer/X.c -> $(BUILD)/peer/X): one file each.
@@ -113,8 +117,9 @@ demo: deps
 deps:
 	@tests/deps.sh
 
-install: $(DAEMON)
+install: $(DAEMON) $(CTL)
 	install -D -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gw
+	install -D -m 0755 $(CTL) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gwctl
 	install -D -m 0644 config/rpcrdma-gw.conf $(DESTDIR)/etc/rpcrdma-gw/rpcrdma-gw.conf.sample
 	mkdir -p $(DESTDIR)$(UNITDIR)
 	for u in systemd/*.service systemd/*.socket; do \
