@@ -99,15 +99,15 @@ unsigned fe_conn_list(const struct fe_frontend *fe, struct fe_conn_info *out, un
 
 	TAILQ_FOREACH(c, &fe->fe_conns, fc_link) {
 		if (n < max) {
-			struct fe_conn_info *ci = &out[n];
+			struct fe_conn_info *fi = &out[n];
 
-			snprintf(ci->ci_name, sizeof(ci->ci_name), "%s", c->fc_name);
-			ci->ci_id = c->fc_id;
-			ci->ci_calls = c->fc_ncalls;
-			ci->ci_bytes = c->fc_bytes;
-			ci->ci_idle_ms = now - c->fc_last_ms;
-			ci->ci_rx_bytes = c->fc_rx.rx_bytes;
-			ci->ci_paused = !c->fc_reading;
+			snprintf(fi->fi_name, sizeof(fi->fi_name), "%s", c->fc_name);
+			fi->fi_id = c->fc_id;
+			fi->fi_calls = c->fc_ncalls;
+			fi->fi_bytes = c->fc_bytes;
+			fi->fi_idle_ms = now - c->fc_last_ms;
+			fi->fi_rx_bytes = c->fc_rx.rx_bytes;
+			fi->fi_paused = !c->fc_reading;
 		}
 		n++;
 	}

@@ -62,13 +62,13 @@ void fe_resume_held(struct fe_frontend *fe);
 
 /* One client connection as the control socket shows it. */
 struct fe_conn_info {
-	char ci_name[80];
-	uint64_t ci_id;
-	unsigned ci_calls;		/* calls in flight */
-	size_t ci_bytes;		/* call records + queued replies */
-	uint64_t ci_idle_ms;		/* since the last activity */
-	uint64_t ci_rx_bytes;		/* bytes received */
-	bool ci_paused;			/* not reading (hold, starved or a cap) */
+	char fi_name[80];
+	uint64_t fi_id;
+	unsigned fi_calls;		/* calls in flight */
+	size_t fi_bytes;		/* call records + queued replies */
+	uint64_t fi_idle_ms;		/* since the last activity */
+	uint64_t fi_rx_bytes;		/* bytes received */
+	bool fi_paused;			/* not reading (hold, starved or a cap) */
 };
 /* Up to max connections into out; returns how many there are in all. */
 unsigned fe_conn_list(const struct fe_frontend *fe, struct fe_conn_info *out, unsigned max);

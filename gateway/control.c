@@ -181,18 +181,18 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			evbuffer_add_printf(o, "%s{\"id\":%" PRIu64 ",\"peer\":\"%s\",\"calls\":%u,"
 					    "\"bytes_queued\":%zu,\"bytes_received\":%" PRIu64 ","
 					    "\"idle_ms\":%" PRIu64 ",\"paused\":%s}", i ? "," : "",
-					    ci[i].ci_id, ci[i].ci_name, ci[i].ci_calls, ci[i].ci_bytes,
-					    ci[i].ci_rx_bytes, ci[i].ci_idle_ms,
-					    ci[i].ci_paused ? "true" : "false");
+					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
+					    ci[i].fi_rx_bytes, ci[i].fi_idle_ms,
+					    ci[i].fi_paused ? "true" : "false");
 		evbuffer_add_printf(o, "]}\n");
 	} else {
 		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %s\n", "id", "peer", "calls",
 				    "queued", "received", "idle_s", "paused");
 		for (unsigned i = 0; i < n; i++)
 			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %s\n",
-					    ci[i].ci_id, ci[i].ci_name, ci[i].ci_calls, ci[i].ci_bytes,
-					    ci[i].ci_rx_bytes, (double)ci[i].ci_idle_ms / 1000.0,
-					    ci[i].ci_paused ? "yes" : "no");
+					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
+					    ci[i].fi_rx_bytes, (double)ci[i].fi_idle_ms / 1000.0,
+					    ci[i].fi_paused ? "yes" : "no");
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	}

@@ -26,10 +26,10 @@
 #define GW_LOG_RL_SLOTS	64
 
 struct gw_log_rl_slot {
-	uint64_t rs_hash;		/* 0 = free */
-	uint64_t rs_second;
-	unsigned rs_lines;		/* this second */
-	uint64_t rs_suppressed;		/* not yet reported */
+	uint64_t ls_hash;		/* 0 = free */
+	uint64_t ls_second;
+	unsigned ls_lines;		/* this second */
+	uint64_t ls_suppressed;		/* not yet reported */
 };
 struct gw_log_rl {
 	struct gw_stats *rl_stats;
@@ -89,35 +89,35 @@ static bool gw_log_rl_pass(struct gw_log_rl *rl, const char *peer, uint64_t *rep
 	for (unsigned n = 0; n < GW_LOG_RL_SLOTS; n++) {
 		struct gw_log_rl_slot *t = &rl->rl_slot[(h + n) % GW_LOG_RL_SLOTS];
 
-		if (t->rs_hash == h || !t->rs_hash) {
+		if (t->ls_hash == h || !t->ls_hash) {
 			s = t;
 			break;
 		}
-		if (!oldest || t->rs_second < oldest->rs_second)
+		if (!oldest || t->ls_second < oldest->ls_second)
 			oldest = t;
 	}
 	if (!s) {		/* table full: forget the quietest peer */
 		s = oldest;
 		memset(s, 0, sizeof(*s));
 	}
-	if (s->rs_hash != h) {
-		s->rs_hash = h;
-		s->rs_second = now;
-		s->rs_lines = 0;
-		s->rs_suppressed = 0;
+	if (s->ls_hash != h) {
+		s->ls_hash = h;
+		s->ls_second = now;
+		s->ls_lines = 0;
+		s->ls_suppressed = 0;
 	}
-	if (s->rs_second != now) {
-		s->rs_second = now;
-		s->rs_lines = 0;
-		*report = s->rs_suppressed;
-		s->rs_suppressed = 0;
+	if (s->ls_second != now) {
+		s->ls_second = now;
+		s->ls_lines = 0;
+		*report = s->ls_suppressed;
+		s->ls_suppressed = 0;
 	}
-	if (s->rs_lines >= GW_LOG_RATE) {
-		s->rs_suppressed++;
+	if (s->ls_lines >= GW_LOG_RATE) {
+		s->ls_suppressed++;
 		gw_stat_inc(rl->rl_stats, GW_CTR_LOG_SUPPRESSED);
 		return false;
 	}
-	s->rs_lines++;
+	s->ls_lines++;
 	return true;
 }
 
