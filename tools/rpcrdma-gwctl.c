@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	char req[512], *buf, *last, *end;
 	size_t cap = 1 << 16, have = 0;
 	bool json = false;
-	int opt, fd, n;
+	int opt, fd, n, rc = 3;
 
 	while ((opt = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -102,13 +102,16 @@ int main(int argc, char **argv)
 
 		if (poll(&pfd, 1, GWCTL_TIMEOUT_MS) <= 0) {
 			fprintf(stderr, "rpcrdma-gwctl: %s: no answer\n", path);
+			free(buf);
 			return 3;
 		}
 		if (have + 1 >= cap) {
 			char *nb = realloc(buf, cap * 2);
 
-			if (!nb)
+			if (!nb) {
+				free(buf);
 				return 3;
+			}
 			buf = nb;
 			cap *= 2;
 		}
@@ -117,6 +120,7 @@ int main(int argc, char **argv)
 			continue;
 		if (r < 0) {
 			fprintf(stderr, "rpcrdma-gwctl: %s: read: %s\n", path, strerror(errno));
+			free(buf);
 			return 3;
 		}
 		if (r == 0)
@@ -133,11 +137,13 @@ int main(int argc, char **argv)
 	last = last ? last + 1 : buf;
 	fwrite(buf, 1, (size_t)(last - buf), stdout);
 	if (!strcmp(last, "."))
-		return 0;
-	if (!strncmp(last, "!ERR ", 5)) {
+		rc = 0;
+	else if (!strncmp(last, "!ERR ", 5)) {
 		fprintf(stderr, "rpcrdma-gwctl: %s\n", last + 5);
-		return 1;
+		rc = 1;
+	} else {
+		fprintf(stderr, "rpcrdma-gwctl: truncated answer from %s\n", path);
 	}
-	fprintf(stderr, "rpcrdma-gwctl: truncated answer from %s\n", path);
-	return 3;
+	free(buf);
+	return rc;
 }
