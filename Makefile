@@ -13,6 +13,8 @@ FUZZ_SECONDS ?= 60
 export FUZZ_CHECK_SECONDS ?= 30
 
 BUILD     := build$(if $(SANITIZE),-san)
+# One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".
+VERSION   := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
 PKGS      := libibverbs librdmacm libevent_core libevent_pthreads libevent_openssl \
              libevent_extra libtirpc openssl libsystemd inih
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -20,7 +22,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -fno-strict-aliasing \
-             -D_GNU_SOURCE -MMD -MP $(PKG_CFLAGS) \
+             -D_GNU_SOURCE -DGW_VERSION='"$(VERSION)"' -MMD -MP $(PKG_CFLAGS) \
              -Ichunking -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
 LDLIBS    += $(PKG_LIBS) -lpthread
 ifneq ($(SANITIZE),)

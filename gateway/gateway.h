@@ -42,7 +42,9 @@ struct gw_ctx;
 struct gw_path;
 struct gw_stats;
 
-#define GW_VERSION "0.2.0"
+#ifndef GW_VERSION		/* set by the Makefile from debian/changelog */
+#define GW_VERSION "unknown"
+#endif
 
 /* ------------------------------------------------------------------------
  * Logging (stderr now; journald later) and counters
