@@ -7,7 +7,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
  libcmocka-dev
  linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps
  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
- nfs-kernel-server nfs-common rpcbind libnfs-utils
+ nfs-kernel-server nfs-common rpcbind libnfs-utils haproxy fio
  debhelper dpkg-dev lintian systemd man-db groff-base"
 missing=""
 for p in $PKGS; do
