@@ -2,7 +2,7 @@
 # Runs every benchmark binary ($BUILD/tests/bench/bench_*) in turn; each
 # prints its own table.  Benchmarks are not tests: no pass/fail here.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 found=0
 for b in "$BUILD"/tests/bench/bench_*; do

@@ -49,6 +49,8 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	echo
 	echo "$table"
 	if [ -n "$doc" ] && [ "$rc" = 0 ] && [ -n "$table" ]; then
+		# Hand-written notes (from "### Reading these numbers" on) are kept.
+		notes=$(sed -n '/^### Reading these numbers/,$p' "$doc" 2>/dev/null)
 		{
 			echo "# Benchmarks"
 			echo
@@ -88,6 +90,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo
 			echo "Gateway configuration in the run: one RDMA connection, defaults of docs/configuration.md"
 			echo "(credits, inline thresholds, MW registration), \`log_level = info\`."
+			[ -z "$notes" ] || printf '\n%s\n' "$notes"
 		} >"$doc"
 		echo "vm_nfs_bench: wrote $doc"
 	fi
