@@ -40,7 +40,8 @@ assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-con
 step "start rpcrdma-gw on 127.0.0.1:$GW_PORT -> $BED_IP:$BED_NFS_PORT (tcp)"
 "$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
 gw_pid=$!
-stop_gw() { kill -TERM "$gw_pid" 2>/dev/null || true; }
+# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
+stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
 trap 'stop_gw; bed_on_exit' EXIT
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
 bed_wait 10 "the gateway connected to nfsd" grep -q 'path nfs->nfsd: connected' "$out/gw.log"

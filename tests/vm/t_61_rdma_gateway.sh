@@ -42,7 +42,8 @@ step "start rpcrdma-gw on 127.0.0.1:$GW_PORT -> $BED_IP:$BED_NFS_PORT (tcp)"
 "$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
 gw_pid=$!
 out_gw() { sed 's/^/  gw: /' "$out/gw.log" | tail -60; }
-stop_gw() { kill -TERM "$gw_pid" 2>/dev/null || true; }
+# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
+stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
 trap 'stop_gw; bed_on_exit' EXIT
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
 bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log" ||

@@ -15,7 +15,8 @@ gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
-stop_gw() { if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi; }
+# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
+stop_gw() { local rc=$?; if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi; return "$rc"; }
 trap 'stop_gw; bed_on_exit' EXIT
 
 cat >"$out/gw.conf" <<CONF
