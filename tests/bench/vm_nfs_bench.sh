@@ -192,7 +192,9 @@ mkdir -p "$M"
 do_mount() { # path extra-opts
 	local src opts
 	read -r src opts <<<"$(mnt_opts "$1")"
-	timeout 60 mount -t nfs -o "$opts${2:+,$2}" "$src" "$M"
+	# soft: a path that dies (gateway crash) fails the workload instead of
+	# hanging the guest; the same options on every path.
+	timeout 60 mount -t nfs -o "$opts,soft,timeo=100,retrans=2${2:+,$2}" "$src" "$M"
 }
 do_umount() { timeout 60 umount "$M"; }
 
@@ -243,18 +245,25 @@ for p in warmup tcp rdma gw proxy reexp; do
 	step "path $p: $(desc_of "$p")"
 	do_mount "$p" noac
 	ga=$(getattr_rate) || ga=0
-	do_umount
+	do_umount || umount -f -l "$M"
 	do_mount "$p"
 	echo 3 >/proc/sys/vm/drop_caches
 	io=$(fio_iops) || io=0
 	[ -n "$io" ] || { io=0; sed 's/^/  fio: /' "$W/fio.err"; }
 	wr=$(seq_mbs write) || wr=0
-	do_umount
+	do_umount || umount -f -l "$M"
 	echo 3 >/proc/sys/vm/drop_caches
-	do_mount "$p"
-	rd=$(seq_mbs read) || rd=0
-	rm -f "$M/seq-$p.bin"
-	do_umount
+	if do_mount "$p"; then
+		rd=$(seq_mbs read) || rd=0
+		rm -f "$M/seq-$p.bin" || true
+		do_umount || umount -f -l "$M"
+	else
+		rd=0
+	fi
+	if [ "$p" = gw ] && ! kill -0 "$gw_pid" 2>/dev/null; then
+		echo "  rpcrdma-gw DIED during this path; its log:"
+		tail -20 "$W/gw.log" | sed 's/^/    /'
+	fi
 	echo "  GETATTR/s $ga, 4k randread IOPS $io, seq write $wr MB/s, seq read $rd MB/s"
 	echo "ROW $p $ga $io $wr $rd $(desc_of "$p")"
 	if [ "$p" = gw ]; then
