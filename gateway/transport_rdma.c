@@ -81,6 +81,7 @@ struct gr_call {
 	bool gc_orphan;			/* cancelled: release at the callback */
 	bool gc_replied;		/* callback seen, reply handed to the gateway */
 	bool gc_done;			/* callback seen: the backend is done with our memory */
+	uint64_t gc_t0_us;		/* submitted (RDMA leg histogram) */
 	uint32_t gc_prog, gc_vers, gc_proc, gc_gss;
 	unsigned gc_nwrites;
 	struct be_target gc_wt[BE_MAX_WRITE_CHUNKS];
@@ -329,6 +330,8 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gr_call_done(rp, gc);
 		return;
 	}
+	if (r->br_err == BE_OK)
+		gw_stats_observe(rp->rp_info->pi_stats, GW_HIST_RDMA, gw_now_us() - gc->gc_t0_us);
 	if (r->br_err != BE_OK) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
 		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
@@ -347,6 +350,10 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		bool ok;
 
 		memcpy(wlen, r->br_write_len, nw * sizeof(wlen[0]));
+		for (unsigned i = 0; i < nw; i++)
+			gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_WRITE_CHUNK, wlen[i]);
+		gw_stat_add(rp->rp_info->pi_stats, r->br_proc == RPCRDMA_NOMSG ? GW_CTR_BYTES_REPLY_CHUNK
+			    : GW_CTR_BYTES_INLINE_REPLY, r->br_body_len);
 		if (r->br_proc != RPCRDMA_NOMSG && r->br_body_len <= gw_pool_buf_size(pool) &&
 		    gc->gc_nbufs < GR_MAX_BUFS && (b = gw_buf_get(pool))) {
 			size_t off = 0;
@@ -356,6 +363,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 				off += body[i].iov_len;
 			}
 			gc->gc_bufs[gc->gc_nbufs++] = b;
+			gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_COPIED, off);
 			gc->gc_body = (struct iovec){ b->gb_data, off };
 			body = &gc->gc_body;
 			nbody = 1;
@@ -486,6 +494,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	gw_call_get(c);
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
+	gc->gc_t0_us = gw_now_us();
 	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc)) {
 		int err = errno;
 
@@ -502,6 +511,13 @@ static int gr_submit(void *tp, struct gw_call *c)
 		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): be_call_submit: %s", c->ca_cxid,
 		       c->ca_gxid, strerror(err));
 		return -err;
+	}
+	if (dc.dc_proc == RPCRDMA_NOMSG) {
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rc_len);
+	} else {
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_INLINE_CALL, dc.dc_call_inline);
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_READ_CHUNK,
+			    c->ca_rec.rc_len - dc.dc_call_inline);
 	}
 	gw_debug(rp->rp_info->pi_log, "xid %#x (gw %#x): %s, %u read, %u write, reply chunk %s",
 		 c->ca_cxid, c->ca_gxid, dc.dc_proc == RPCRDMA_NOMSG ? "RDMA_NOMSG" : "RDMA_MSG",
@@ -630,6 +646,40 @@ err:
 	return NULL;
 }
 
+/* Admin listener and control socket: connections, credits, counters. */
+static int gr_info(void *tp, struct gw_tp_info *ti)
+{
+	struct gr_path *rp = tp;
+	const struct be_stats *bs;
+	struct be_conn_info ci;
+	unsigned n = rp->rp_info->pi_backend->cb_connections;
+
+	if (n > GW_TP_INFO_CONNS)
+		n = GW_TP_INFO_CONNS;
+	ti->ti_nconns = n;
+	for (unsigned i = 0; i < n; i++)
+		if (be_pool_conn_info(rp->rp_pool, i, &ci) == 0)
+			ti->ti_conn[i] = (struct gw_tp_conn_info){ true, ci.ci_credits, ci.ci_inflight,
+								   ci.ci_send_threshold,
+								   ci.ci_recv_threshold };
+	ti->ti_queued = be_pool_queued(rp->rp_pool);
+	ti->ti_inflight = be_pool_inflight(rp->rp_pool);
+	ti->ti_server = rp->rp_server;
+	bs = be_ctx_stats(rp->rp_server->sv_ctx);
+	ti->ti_connects = bs->bs_connects;
+	ti->ti_disconnects = bs->bs_disconnects;
+	ti->ti_rejects = bs->bs_rejects;
+	ti->ti_resent = bs->bs_resent;
+	ti->ti_err_vers = bs->bs_err_vers;
+	ti->ti_err_chunk = bs->bs_err_chunk;
+	ti->ti_unknown_xid = bs->bs_unknown_xid;
+	ti->ti_bad_reply = bs->bs_bad_reply;
+	ti->ti_write_overrun = bs->bs_write_overrun;
+	ti->ti_wc_errors = bs->bs_wc_errors;
+	ti->ti_flushed = bs->bs_flushed;
+	return 0;
+}
+
 const struct gw_transport_ops gw_transport_rdma = {
 	.to_name = "rdma",
 	.to_create = gr_create,
@@ -637,4 +687,5 @@ const struct gw_transport_ops gw_transport_rdma = {
 	.to_submit = gr_submit,
 	.to_release = gr_release,
 	.to_cancel = gr_cancel,
+	.to_info = gr_info,
 };
