@@ -511,7 +511,6 @@ struct chk_reply_walk {
 	unsigned rw_nitems;		/* eligible results found, in order */
 	struct chk_item rw_items[CHK_WALK_MAX_ITEMS];	/* it_pos: where the data would be */
 	unsigned rw_nchunks_used;	/* write chunks that carried a result's data */
-	unsigned rw_inline_fallback;	/* READLINK text inline, its chunk returned unused */
 	size_t rw_len;			/* bytes of the assembled (TCP) reply */
 	unsigned rw_npieces;
 	struct chk_piece rw_pieces[CHK_MAX_PIECES];

@@ -1043,14 +1043,6 @@ static bool r_item(struct rwalk *r, uint8_t kind, uint16_t op, uint32_t max)
 		/* RFC 8267 6.4.1: a matching write chunk carries the data; the
 		 * inline stream goes on right after the length word. */
 		if (r->wlens[k] != len) {
-			/* Linux nfsd encodes NFSv4 READLINK text inline and returns
-			 * the offered Write chunk unused (0 bytes), against RFC 8166
-			 * 4.3.2.2.  Take the text from the inline stream; anything
-			 * else that disagrees is an encoding error. */
-			if (r->wlens[k] == 0 && kind == CHK_DDP_READLINK_PATH) {
-				r->rw->rw_inline_fallback++;
-				return skip(xc, len);
-			}
 			r->err = CHK_WALK_LEN_MISMATCH;
 			return false;
 		}
@@ -1374,7 +1366,6 @@ bool chk_reply_walk(struct xdr_cur *xc, size_t msg_pos, uint32_t prog, uint32_t 
 
 	rw->rw_nitems = 0;
 	rw->rw_nchunks_used = 0;
-	rw->rw_inline_fallback = 0;
 	rw->rw_len = 0;
 	rw->rw_npieces = 0;
 	if (nw > CHK_WALK_MAX_ITEMS) {

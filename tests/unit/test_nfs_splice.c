@@ -234,37 +234,6 @@ static void t10_len_mismatch(void **state)
 	}
 }
 
-/* 10b. Linux nfsd answers an NFSv4 READLINK inline and returns the offered
- * Write chunk unused (0 bytes): the text is taken inline, the reply is whole.
- * A READ whose chunk comes back unused stays an encoding error (t10). */
-static void t10b_readlink_chunk_unused(void **state)
-{
-	static const uint32_t unused[1] = { 0 };
-	struct xdr_cur xc;
-	struct iovec one;
-	struct chk_reply_walk rw;
-	enum chk_walk_err err;
-	size_t res, data, len;
-
-	(void)state;
-	for (uint32_t minor = 0; minor <= 2; minor++) {
-		len = read_reply(4, minor, true, 37, &res, &data);
-		xdr_cur_init_buf(&xc, &one, full, len);
-		assert_true(xdr_seek(&xc, res));
-		assert_true(chk_reply_walk(&xc, 0, CHK_PROG_NFS, 4, 1, unused, 1, &rw, &err));
-		assert_int_equal(rw.rw_nchunks_used, 0);
-		assert_int_equal(rw.rw_inline_fallback, 1);
-		assert_int_equal(rw.rw_len, len);
-		assert_int_equal(nfs_enc_assemble(&rw, full, NULL, out, sizeof(out)), len);
-		assert_memory_equal(out, full, len);
-	}
-	len = read_reply(4, 1, false, 37, &res, &data);
-	xdr_cur_init_buf(&xc, &one, full, len);
-	assert_true(xdr_seek(&xc, res));
-	assert_false(chk_reply_walk(&xc, 0, CHK_PROG_NFS, 4, 1, unused, 1, &rw, &err));
-	assert_int_equal(err, CHK_WALK_LEN_MISMATCH);
-}
-
 /* 11. The RPC message after a transport header: pieces start at msg_pos */
 static void t11_msg_pos(void **state)
 {
@@ -350,7 +319,6 @@ int main(void)
 		cmocka_unit_test(t04_v41_read),
 		cmocka_unit_test(t05_v42_read),
 		cmocka_unit_test(t06_readlink),
-		cmocka_unit_test(t10b_readlink_chunk_unused),
 		cmocka_unit_test(t07_inline),
 		cmocka_unit_test(t08_piece_layout),
 		cmocka_unit_test(t09_segmented_inline),
