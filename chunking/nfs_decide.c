@@ -98,9 +98,18 @@ static void decide_reply(const struct chk_call_walk *cw, const struct chk_rdma_p
 			return;
 		/* 2. write chunks for a prefix of the eligible results */
 		if (ddp) {
-			for (i = 0; i < cw->cw_nreply && i < maxw; i++)
+			for (i = 0; i < cw->cw_nreply && i < maxw; i++) {
+				/* Linux 6.1 nfsd RDMA-Writes an NFSv4 READLINK result
+				 * from its length word instead of its text (measured in
+				 * the VM: chunk = length word + text shifted by 4), and
+				 * the Linux client never offers a Write chunk for
+				 * READLINK.  The Write chunk prefix ends before it; the
+				 * reply chunk below carries the reply when needed. */
+				if (cw->cw_vers == 4 && cw->cw_reply[i].it_kind == CHK_DDP_READLINK_PATH)
+					break;
 				if (cw->cw_reply[i].it_len >= p->rp_ddp_min)
 					k = i + 1;
+			}
 			reduced = full;
 			for (i = 0; i < k; i++)
 				reduced -= xdr_round4(cw->cw_reply[i].it_len);

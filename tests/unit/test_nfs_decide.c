@@ -341,12 +341,21 @@ static void t09_multi_write_chunks(void **state)
 	assert_int_equal(dc.dc_nwrites, 0);
 	assert_true(dc.dc_reply_chunk);
 
+	/* NFSv4 READLINK never gets a Write chunk (t14), so the prefix ends
+	 * before it: READ(10) alone is below ddp_min, the reply chunk it is */
 	prm.rp_max_write_chunks = 3;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
-	assert_int_equal(dc.dc_nwrites, 3);
-	assert_int_equal(dc.dc_write_len[0], 10);
-	assert_int_equal(dc.dc_write_len[1], CHK_NFS_MAXPATHLEN);
-	assert_int_equal(dc.dc_write_len[2], MIB);
+	assert_int_equal(dc.dc_nwrites, 0);
+	assert_true(dc.dc_reply_chunk);
+
+	/* READ(1M) READ(1M): two Write chunks */
+	call_start(&xe, CHK_PROG_NFS, 4, 1);
+	nfs_enc_compound_args(&xe, 1, 3);
+	nfs_enc_fmt(&xe, "w o  w shw  w shw", 22u, 40u, 25u, 0ull, MIB, 25u, 0ull, MIB);
+	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
+	assert_int_equal(dc.dc_nwrites, 2);
+	assert_int_equal(dc.dc_write_len[0], MIB);
+	assert_int_equal(dc.dc_write_len[1], MIB);
 	assert_false(dc.dc_reply_chunk);
 
 	/* one big READ first, small after: one chunk is enough */
@@ -457,6 +466,32 @@ static void t13_symlink(void **state)
 	assert_int_equal(dc.dc_reads[0].rc_len, 4000);
 }
 
+/* 14. READLINK: NFSv3 gets a Write chunk for the path; NFSv4 never does
+ * (Linux 6.1 nfsd writes the v4 result from its length word, shifted by 4
+ * bytes, measured in the VM): a reply chunk carries the whole reply. */
+static void t14_readlink_v4_no_write_chunk(void **state)
+{
+	struct xdr_enc xe;
+
+	(void)state;
+	call_start(&xe, CHK_PROG_NFS, 3, 5);
+	nfs_enc_fmt(&xe, "o", 32u);
+	assert_true(run(&xe, CHK_PROG_NFS, 3, 5, 0));
+	assert_int_equal(dc.dc_nwrites, 1);
+	assert_false(dc.dc_reply_chunk);
+
+	for (uint32_t minor = 0; minor <= 2; minor++) {
+		call_start(&xe, CHK_PROG_NFS, 4, 1);
+		nfs_enc_compound_args(&xe, minor, 2);
+		nfs_enc_fmt(&xe, "w o w", 22u, 40u, 27u);
+		assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
+		assert_int_equal(cw.cw_nreply, 1);
+		assert_int_equal(dc.dc_nwrites, 0);
+		assert_true(dc.dc_reply_chunk);
+		assert_true(dc.dc_reply_len >= 4096);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup(t11_gss_privacy, setup),
 		cmocka_unit_test_setup(t12_tiny_threshold, setup),
 		cmocka_unit_test_setup(t13_symlink, setup),
+		cmocka_unit_test_setup(t14_readlink_v4_no_write_chunk, setup),
 	};
 	return cmocka_run_group_tests_name("nfs_decide", tests, NULL, NULL);
 }
