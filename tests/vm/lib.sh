@@ -207,3 +207,42 @@ bed_nfs_client_modules() {
 	modprobe nfsv4
 	modprobe rpcrdma
 }
+
+# ---- the gateway of the end-to-end scenarios --------------------------------
+# gw_start_rdma PORT OUTDIR: rpcrdma-gw on 127.0.0.1:PORT with NFS over RDMA to
+# the bed's nfsd and MOUNT over TCP, log in OUTDIR/gw.log; returns once the
+# RDMA path is up.  gw_stop runs at exit (before bed_on_exit) and keeps the
+# script's status; on failure it shows blocked tasks and the gateway's log.
+gw_pid=
+gw_out=
+gw_stop() {
+	local rc=$?
+	if [ "$rc" != 0 ] && [ -n "$gw_out" ]; then
+		echo w >/proc/sysrq-trigger
+		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
+		tail -30 "$gw_out/gw.log" | sed 's/^/  gw: /' || true
+	fi
+	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
+	return "$rc"
+}
+gw_start_rdma() {
+	local port=$1
+	gw_out=$2
+	cat >"$gw_out/gw.conf" <<CONF
+[gateway]
+listen = 127.0.0.1:$port
+[backend nfsd]
+address = $BED_IP
+[route nfs]
+program = nfs
+transport = rdma
+[route mount]
+program = mount
+transport = tcp
+CONF
+	step "start rpcrdma-gw on 127.0.0.1:$port (nfs over rdma, mount over tcp)"
+	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
+	gw_pid=$!
+	trap 'gw_stop; bed_on_exit' EXIT
+	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
+}

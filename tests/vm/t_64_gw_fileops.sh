@@ -15,7 +15,6 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 PORT=20496
 BIG_FILES=2000
 SMALL_FILES=200
@@ -23,39 +22,10 @@ BIG_MIB=256
 SMALL_MIB=32
 out=/tmp/t64
 mkdir -p "$out"
-gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
-# Keeps $? (the script's status) for bed_on_exit, which reports from it.
-stop_gw() {
-	local rc=$?
-	if [ "$rc" != 0 ]; then	# what hung or failed: blocked tasks, the gateway's view
-		echo w >/proc/sysrq-trigger
-		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
-		tail -30 "$out/gw.log" | sed 's/^/  gw: /' || true
-	fi
-	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
-	return "$rc"
-}
-trap 'stop_gw; bed_on_exit' EXIT
-
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-step "start rpcrdma-gw on 127.0.0.1:$PORT (nfs over rdma, mount over tcp)"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+gw_start_rdma "$PORT" "$out"
 
 # The file operations, a model of the expected tree, and a walker that
 # prints a tree as "path type [nlink sha256 | target]" lines.

@@ -8,37 +8,12 @@
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${BUILD:-build}
-GW=$BUILD/rpcrdma-gw
 PORT=20497
 out=/tmp/t66
 mkdir -p "$out"
-gw_pid=
 
 bed_nfsd_up
-# Keeps $? (the script's status) for bed_on_exit, which reports from it.
-stop_gw() {
-	local rc=$?
-	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
-	return "$rc"
-}
-trap 'stop_gw; bed_on_exit' EXIT
-
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-step "start rpcrdma-gw on 127.0.0.1:$PORT"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+gw_start_rdma "$PORT" "$out"
 
 step "libtirpc client: NFSv3 NULL, MNT, GETATTR of the root handle, UMNT"
 rc=0
