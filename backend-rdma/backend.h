@@ -69,6 +69,9 @@ struct be_config {
 	uint32_t bc_keepalive_prog;	/* program/version the NULL ping goes to; 100003/3 */
 	uint32_t bc_keepalive_vers;
 	unsigned bc_responder_resources;/* RDMA Reads the server may have in flight to us; 16 */
+	bool bc_ccp;			/* send CONF_RDMA first on each connection (draft-08 6); off */
+	unsigned bc_ccp_timeout_ms;	/* wait for its answer, then fall back; 2000 */
+	unsigned bc_drain_ms;		/* teardown: wait for signaled Sends to leave; 2000 */
 };
 void be_config_default(struct be_config *cfg);
 
@@ -97,6 +100,10 @@ struct be_stats {
 	uint64_t bs_marshal_errors;
 	uint64_t bs_long_replies;	/* replies pulled by RDMA Read (RFC 5666 Read list) */
 	uint64_t bs_rdma_done;		/* RDMA_DONE sent after them */
+	uint64_t bs_ccp_ok;		/* CONF_RDMA answered and applied */
+	uint64_t bs_ccp_fallback;	/* CONF_RDMA refused/garbage/unanswered: RFC 8797 values kept */
+	uint64_t bs_drain_timeouts;	/* teardown gave up waiting for completions */
+	uint64_t bs_read_depth_refused;	/* long reply refused: server's maxrdmaread is 0 */
 };
 
 /* ------------------------------------------------------------------------
@@ -128,6 +135,11 @@ enum be_pool_event {
 	BE_POOL_UP,		/* a connection became ready (info valid) */
 	BE_POOL_DOWN,		/* a connection was lost; its calls wait for the next */
 	BE_POOL_FATAL,		/* server speaks another version (ERR_VERS); no retry */
+	/* Room again after a submit was refused (ENOBUFS: queue full, EEXIST:
+	 * XID in flight): a queued call moved onto a connection or a call
+	 * ended.  Delivered from the event loop, once per refusal episode, so
+	 * the caller can retry its held calls without a timer. */
+	BE_POOL_ROOM,
 };
 typedef void be_pool_event_fn(struct be_pool *pool, enum be_pool_event ev, void *arg);
 
@@ -135,6 +147,14 @@ typedef void be_pool_event_fn(struct be_pool *pool, enum be_pool_event ev, void 
 struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
 			    be_pool_event_fn *event_cb, void *arg);
 void be_pool_free(struct be_pool *pool);
+
+enum be_ccp_state {
+	BE_CCP_OFF = 0,		/* not configured */
+	BE_CCP_PENDING,		/* CONF_RDMA sent; other calls wait */
+	BE_CCP_DONE,		/* answer applied */
+	BE_CCP_FALLBACK,	/* no usable answer: RFC 8797 values kept */
+};
+const char *be_ccp_state_str(enum be_ccp_state st);
 
 struct be_conn_info {
 	bool ci_up;
@@ -148,6 +168,8 @@ struct be_conn_info {
 	unsigned ci_peer_raw_len;	/* private data length as received */
 	unsigned ci_recvs_posted;
 	unsigned ci_responder_resources, ci_initiator_depth;
+	enum be_ccp_state ci_ccp;
+	unsigned ci_read_depth;		/* RDMA Reads we keep in flight (CCP maxrdmaread) */
 };
 /* Information on connection idx (< bc_conns); -ENOTCONN when not up. */
 int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_info *info);
@@ -339,5 +361,37 @@ long be_marshal_call(const struct be_call_desc *desc, const struct be_plan *plan
 bool be_reply_check(const struct rpcrdma_hdr *rh, const struct be_plan *plan,
 		    const struct be_handle *wr, const struct be_handle *rp,
 		    const void *buf, size_t len, struct be_reply *reply);
+
+/*
+ * Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 section 6),
+ * pure pieces of be_ccp.c.  The call is an ordinary RPC (AUTH_NONE) to
+ * CONFIG_RDMA_PROG 100400 version 1 procedure CONF_RDMA.
+ */
+#define BE_CCP_CALL_LEN	(40 + CCP_ARGS_LEN)
+/* The whole RPC call message for xid into buf (>= BE_CCP_CALL_LEN). */
+size_t be_ccp_call_encode(uint32_t xid, const struct ccp_req *req, uint8_t *buf);
+
+enum be_ccp_result {
+	BE_CCP_RES_OK = 0,
+	BE_CCP_RES_PROG_UNAVAIL,	/* the Linux nfsd answers this */
+	BE_CCP_RES_PROG_MISMATCH,
+	BE_CCP_RES_REFUSED,		/* any other accept stat, or MSG_DENIED */
+	BE_CCP_RES_GARBAGE,		/* not an RPC reply to xid, or results not 12 bytes */
+	BE_CCP_RES_TIMEOUT,		/* no answer in bc_ccp_timeout_ms */
+	BE_CCP_RES__COUNT
+};
+const char *be_ccp_result_str(enum be_ccp_result res);
+/* Decode an RPC reply body (the reply's br_body) to CONF_RDMA xid. */
+enum be_ccp_result be_ccp_reply_parse(const struct iovec *body, unsigned nbody, uint32_t xid,
+				      struct ccp_reply *rep);
+/*
+ * Apply a server's answer within our own limits: the send threshold becomes
+ * the server's maxcall_sendsize, at least 1024 (6.1: every peer takes 1 KB)
+ * and never above our_send (the size of our registered send buffers); the
+ * Read depth becomes min(our_depth, maxrdmaread), 0 meaning we must not
+ * issue RDMA Read at all.
+ */
+void be_ccp_apply(const struct ccp_reply *rep, uint32_t our_send, unsigned our_depth,
+		  uint32_t *send_threshold, unsigned *read_depth);
 
 #endif /* RPCRDMA_GW_BACKEND_H */

@@ -175,6 +175,8 @@ struct be_call {
 	void *ca_arg;
 	bool ca_cancelled;
 	bool ca_keepalive;
+	bool ca_ccp;				/* CONF_RDMA of its connection */
+	bool ca_ccp_abandoned;			/* timed out: its credit given back */
 	bool ca_failed;				/* on po_failed, callback due */
 	unsigned ca_sends;			/* times posted (re-sends after reconnect) */
 	bool ca_send_done, ca_reply_seen;
@@ -192,7 +194,7 @@ struct be_call {
 	struct iovec ca_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
 	struct be_target ca_rt;
 	struct iovec ca_riov[BE_MAX_TARGET_IOV];
-	uint8_t ca_ka_msg[40];			/* keepalive NULL call */
+	uint8_t ca_ka_msg[BE_CCP_CALL_LEN];	/* keepalive NULL or CONF_RDMA call */
 
 	struct be_plan ca_plan;
 	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
@@ -207,6 +209,9 @@ struct be_call {
 	struct rpcrdma_segment ca_lr_seg[BE_MAX_REPLY_READS];
 	bool ca_lr_remote_inv;			/* the reply's Send With Invalidate */
 	uint32_t ca_lr_inv_rkey;
+	unsigned ca_lr_posted, ca_lr_done;	/* Reads posted / completed */
+	bool ca_lr_waiting;			/* on cn_rdwait: Reads left to post */
+	TAILQ_ENTRY(be_call) ca_rd_link;
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);
@@ -250,6 +255,17 @@ struct be_conn {
 	struct be_call *cn_ka;		/* keepalive in flight */
 	bool cn_was_up;
 	bool cn_cm_disconnected;	/* DISCONNECTED received: destroy without waiting */
+	/* CCP (draft-08 6): while PENDING only the CONF_RDMA call goes out. */
+	enum be_ccp_state cn_ccp;
+	struct be_call *cn_ccp_call;
+	struct event *cn_ccp_timer;
+	/* RDMA Reads of long replies: at most cn_read_depth in flight. */
+	unsigned cn_read_depth, cn_reads_out;
+	struct be_call_list cn_rdwait;	/* READING calls with Reads left to post */
+	/* Drain: signaled send-queue WRs posted and not yet completed. */
+	unsigned cn_sig_out;
+	bool cn_draining;		/* DEAD, reap waits for cn_sig_out == 0 */
+	struct event *cn_drain_timer;
 } __attribute__((aligned(16)));
 
 struct be_slot {
@@ -280,6 +296,9 @@ struct be_pool {
 	bool po_fatal;			/* ERR_VERS: stop reconnecting */
 	bool po_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t po_ka_xid;
+	bool po_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
+	struct event *po_room_ev;
+	bool po_ccp_warned;		/* fallback logged once per pool */
 };
 
 static const char *const err_names[BE_ERR__COUNT] = {
@@ -329,6 +348,9 @@ void be_config_default(struct be_config *cfg)
 	cfg->bc_keepalive_prog = 100003;
 	cfg->bc_keepalive_vers = 3;
 	cfg->bc_responder_resources = 16;
+	cfg->bc_ccp = false;
+	cfg->bc_ccp_timeout_ms = 2000;
+	cfg->bc_drain_ms = 2000;
 }
 
 /* ------------------------------------------------------------------------
@@ -638,11 +660,35 @@ static void call_free_mws(struct be_call *ca)
 	ca->ca_nreg = 0;
 }
 
+/* A refused submit may succeed now: tell the caller from the event loop. */
+static void pool_room_check(struct be_pool *pool)
+{
+	if (pool->po_room_wanted && !pool->po_freeing &&
+	    pool->po_nqueued < pool->po_ctx->cx_cfg.bc_max_queue)
+		event_active(pool->po_room_ev, 0, 0);
+}
+
+static void pool_room_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_pool *pool = arg;
+
+	(void)fd;
+	(void)what;
+	if (!pool->po_room_wanted || pool->po_freeing ||
+	    pool->po_nqueued >= pool->po_ctx->cx_cfg.bc_max_queue)
+		return;
+	pool->po_room_wanted = false;
+	if (pool->po_event_cb)
+		pool->po_event_cb(pool, BE_POOL_ROOM, pool->po_event_arg);
+}
+
 /* Final step: the callback (or silent free when cancelled). */
 static void call_finish(struct be_call *ca, enum be_err err)
 {
 	struct be_pool *pool = ca->ca_pool;
 	struct be_ctx *ctx = pool->po_ctx;
+
+	pool_room_check(pool);	/* its XID is free again */
 
 	if (err != BE_OK)
 		ca->ca_reply.br_err = err;
@@ -669,6 +715,8 @@ static void call_try_complete(struct be_call *ca)
 	call_free_mws(ca);
 	if (cn->cn_ka == ca)
 		cn->cn_ka = NULL;
+	if (cn->cn_ccp_call == ca)
+		cn->cn_ccp_call = NULL;
 	call_finish(ca, BE_OK);
 }
 
@@ -910,6 +958,7 @@ static int call_post(struct be_conn *cn, struct be_call *ca)
 	ca->ca_sq_binds = nbinds + 1;
 	ca->ca_sq_inv = nbinds;
 	cn->cn_sq_used += ca->ca_sq_binds + ca->ca_sq_inv;
+	cn->cn_sig_out++;	/* the Send */
 	ca->ca_send_done = false;
 	ca->ca_reply_seen = false;
 	ca->ca_inv_pending = 0;
@@ -953,8 +1002,8 @@ static void pool_pump(struct be_pool *pool)
 		for (k = 0; k < pool->po_nslots; k++) {
 			struct be_conn *c = pool->po_slots[(pool->po_rr + k) % pool->po_nslots].sl_conn;
 
-			if (c && c->cn_state == BC_UP && be_credits_can_send(&c->cn_cr) &&
-			    c->cn_nsfree > 0) {
+			if (c && c->cn_state == BC_UP && c->cn_ccp != BE_CCP_PENDING &&
+			    be_credits_can_send(&c->cn_cr) && c->cn_nsfree > 0) {
 				cn = c;
 				pool->po_rr = (pool->po_rr + k + 1) % pool->po_nslots;
 				break;
@@ -978,6 +1027,7 @@ static void pool_pump(struct be_pool *pool)
 		}
 	}
 	pool->po_pumping = false;
+	pool_room_check(pool);
 }
 
 static bool xid_busy(struct be_pool *pool, uint32_t xid)
@@ -1069,10 +1119,12 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 		return NULL;
 	}
 	if (pool->po_nqueued >= ctx->cx_cfg.bc_max_queue) {
+		pool->po_room_wanted = true;
 		errno = ENOBUFS;
 		return NULL;
 	}
 	if (xid_busy(pool, d->cd_xid)) {
+		pool->po_room_wanted = true;
 		errno = EEXIST;
 		return NULL;
 	}
@@ -1139,6 +1191,7 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 			return;
 		}
 		ca->ca_inv_pending = 1;	/* one signaled WR ends the chain */
+		cn->cn_sig_out++;
 		ctx->cx_stats.bs_local_inv += n;
 	}
 	call_try_complete(ca);
@@ -1182,15 +1235,54 @@ static bool wc_with_inv(const struct ibv_wc *wc)
  */
 static const uint8_t zero_pad[4];
 
+/*
+ * Post the Reads of waiting long replies, each signaled, while fewer than
+ * cn_read_depth are in flight (our initiator depth, or the server's
+ * maxrdmaread from CCP, draft-08 6.2: exceeding it may lose the connection).
+ */
+static void reads_pump(struct be_conn *cn)
+{
+	struct be_call *ca;
+
+	while (cn->cn_state == BC_UP && cn->cn_reads_out < cn->cn_read_depth &&
+	       (ca = TAILQ_FIRST(&cn->cn_rdwait)) != NULL) {
+		unsigned i = ca->ca_lr_posted;
+		uint64_t off = 0;
+		struct ibv_sge sge;
+		struct ibv_send_wr wr, *bad;
+
+		for (unsigned k = 0; k < i; k++)
+			off += ca->ca_lr_seg[k].rs_length;
+		sge = (struct ibv_sge){ (uintptr_t)ca->ca_lr_buf + off, ca->ca_lr_seg[i].rs_length,
+					ca->ca_lr_mr->lkey };
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = (uintptr_t)ca | WR_READ;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = ca->ca_lr_seg[i].rs_offset;
+		wr.wr.rdma.rkey = ca->ca_lr_seg[i].rs_handle;
+		if (ibv_post_send(cn->cn_qp, &wr, &bad)) {
+			conn_fail(cn, "RDMA Read post failed");	/* the reap settles the call */
+			return;
+		}
+		cn->cn_reads_out++;
+		cn->cn_sig_out++;
+		if (++ca->ca_lr_posted == ca->ca_lr_nsegs) {
+			TAILQ_REMOVE(&cn->cn_rdwait, ca, ca_rd_link);
+			ca->ca_lr_waiting = false;
+		}
+	}
+}
+
 /* Start pulling; false with ca_reply.br_err set when the reply is refused. */
 static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcrdma_hdr *rh,
 			     struct be_rbuf *rb, const struct ibv_wc *wc)
 {
 	struct be_ctx *ctx = cn->cn_ctx;
-	struct ibv_send_wr wrs[BE_MAX_REPLY_READS], *bad;
-	struct ibv_sge sges[BE_MAX_REPLY_READS];
 	uint64_t total = 0;
-	uint32_t proc = rh->rh_proc, off = 0;
+	uint32_t proc = rh->rh_proc;
 	unsigned i, n = rh->rh_nreads;
 
 	if (n > BE_MAX_REPLY_READS)
@@ -1216,6 +1308,11 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 		goto refuse;
 	if (cn->cn_sq_used + n > cn->cn_sq_max)
 		goto refuse;
+	if (cn->cn_read_depth == 0) {
+		/* draft-08 6.2: maxrdmaread 0 -> no request needing RDMA Read. */
+		ctx->cx_stats.bs_read_depth_refused++;
+		goto refuse;
+	}
 	ca->ca_lr_len = (uint32_t)total;
 	ca->ca_lr_nsegs = n;
 	ca->ca_lr_buf = malloc(total);
@@ -1225,29 +1322,15 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 				  IBV_ACCESS_LOCAL_WRITE);
 	if (!ca->ca_lr_mr)
 		goto refuse;
-	for (i = 0; i < n; i++) {
-		sges[i] = (struct ibv_sge){ (uintptr_t)ca->ca_lr_buf + off, ca->ca_lr_seg[i].rs_length,
-					    ca->ca_lr_mr->lkey };
-		off += ca->ca_lr_seg[i].rs_length;
-		memset(&wrs[i], 0, sizeof(wrs[i]));
-		wrs[i].wr_id = (uintptr_t)ca | WR_READ;
-		wrs[i].opcode = IBV_WR_RDMA_READ;
-		wrs[i].sg_list = &sges[i];
-		wrs[i].num_sge = 1;
-		wrs[i].wr.rdma.remote_addr = ca->ca_lr_seg[i].rs_offset;
-		wrs[i].wr.rdma.rkey = ca->ca_lr_seg[i].rs_handle;
-		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
-	}
-	wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
 	ca->ca_lr_remote_inv = wc_with_inv(wc);
 	ca->ca_lr_inv_rkey = wc->invalidated_rkey;
-	if (ibv_post_send(cn->cn_qp, wrs, &bad)) {
-		conn_fail(cn, "RDMA Read post failed");
-		return true;	/* the reap settles the call */
-	}
-	cn->cn_sq_used += n;
+	ca->ca_lr_posted = ca->ca_lr_done = 0;
+	cn->cn_sq_used += n;	/* reserved now, posted as the Read depth allows */
+	ca->ca_lr_waiting = true;
+	TAILQ_INSERT_TAIL(&cn->cn_rdwait, ca, ca_rd_link);
 	call_set_state(ca, CS_READING);
 	ctx->cx_stats.bs_long_replies++;
+	reads_pump(cn);
 	return true;
 
 refuse:
@@ -1293,6 +1376,7 @@ static void send_done(struct be_conn *cn, uint32_t xid)
 		return;
 	}
 	cn->cn_sq_used++;
+	cn->cn_sig_out++;
 	ctx->cx_stats.bs_rdma_done++;
 }
 
@@ -1373,7 +1457,8 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		pool_pump(pool);
 		return;
 	}
-	be_credits_replied(&cn->cn_cr);
+	if (!ca->ca_ccp_abandoned)	/* else given back at the CCP timeout */
+		be_credits_replied(&cn->cn_cr);
 	pool->po_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
 	ca->ca_reply_seen = true;
 	ca->ca_rbuf = rb;
@@ -1426,6 +1511,43 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		pool_pump(pool);
 }
 
+/*
+ * A send-queue completion on a DEAD connection (draining, success or flush
+ * error): give back what this one WR held, once -- its send buffer, its
+ * send-queue room -- and nothing else.  Calls are settled by conn_reap()
+ * alone, so a completion never settles a call a second time.
+ */
+static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uint64_t wr_id)
+{
+	switch (tag) {
+	case WR_SEND:
+		ca->ca_send_done = true;
+		cn->cn_sq_used -= ca->ca_sq_binds;
+		ca->ca_sq_binds = 0;
+		call_put_sbuf(ca);
+		break;
+	case WR_DONE:
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wr_id >> 48);
+		cn->cn_sq_used--;
+		break;
+	case WR_INV:
+		ca->ca_inv_pending = 0;
+		cn->cn_sq_used -= ca->ca_sq_inv;
+		ca->ca_sq_inv = 0;
+		break;
+	case WR_READ:
+		cn->cn_reads_out--;
+		break;
+	default:
+		break;	/* receives: the connection's own memory; binds: unsignaled */
+	}
+}
+
+static bool wr_signaled(unsigned tag)
+{
+	return tag == WR_SEND || tag == WR_DONE || tag == WR_INV || tag == WR_READ;
+}
+
 static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 {
 	struct be_ctx *ctx = cn->cn_pool->po_ctx;
@@ -1433,15 +1555,21 @@ static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 	unsigned tag = wc->wr_id & WR_TAG_MASK;
 	struct be_call *ca = p;
 
-	if (wc->status != IBV_WC_SUCCESS) {
+	if (wr_signaled(tag) && cn->cn_sig_out > 0)
+		cn->cn_sig_out--;
+	if (wc->status != IBV_WC_SUCCESS || cn->cn_state == BC_DEAD) {
 		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 			ctx->cx_stats.bs_flushed++;
-		} else {
+		} else if (wc->status != IBV_WC_SUCCESS) {
 			ctx->cx_stats.bs_wc_errors++;
 			LOG(cn->cn_pool, "completion error: %s (opcode %d, tag %u, vendor %u)",
 			    ibv_wc_status_str(wc->status), wc->opcode, tag, wc->vendor_err);
 		}
-		conn_fail(cn, "completion error");
+		wc_release(cn, tag, ca, wc->wr_id);
+		if (cn->cn_state != BC_DEAD)
+			conn_fail(cn, "completion error");
+		else if (cn->cn_draining && cn->cn_sig_out == 0)
+			event_active(cn->cn_reap_ev, 0, 0);	/* drained */
 		return;
 	}
 	switch (tag) {
@@ -1457,7 +1585,10 @@ static void on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 		pool_pump(cn->cn_pool);
 		break;
 	case WR_READ:
-		long_reply_done(cn, ca);
+		cn->cn_reads_out--;
+		if (++ca->ca_lr_done == ca->ca_lr_nsegs)
+			long_reply_done(cn, ca);
+		reads_pump(cn);
 		break;
 	case WR_DONE:
 		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wc->wr_id >> 48);
@@ -1491,8 +1622,10 @@ static void on_cq(evutil_socket_t fd, short what, void *arg)
 		ibv_req_notify_cq(cq, 0);
 	}
 	/* Poll to empty after re-arming: nothing is left behind. */
-	while (cn->cn_state != BC_DEAD && (n = ibv_poll_cq(cn->cn_cq, 16, wc)) > 0) {
-		for (i = 0; i < n && cn->cn_state != BC_DEAD; i++)
+	/* Draining: completions keep coming until the last signaled WR. */
+	while ((cn->cn_state != BC_DEAD || cn->cn_draining) &&
+	       (n = ibv_poll_cq(cn->cn_cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++)
 			on_wc(cn, &wc[i]);
 	}
 }
@@ -1620,13 +1753,16 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		}
 		if (ca->ca_state == CS_READING) {
 			/* The reply is lost with the connection: ask again. */
+			if (ca->ca_lr_waiting)
+				TAILQ_REMOVE(&cn->cn_rdwait, ca, ca_rd_link);
+			ca->ca_lr_waiting = false;
 			call_lr_free(ca);
 			ca->ca_rbuf = NULL;
 			cn->cn_refs--;		/* the slot's reference remains */
 		}
 		call_free_mws(ca);
 		ca->ca_conn = NULL;
-		if (ca->ca_cancelled || ca->ca_keepalive) {
+		if (ca->ca_cancelled || ca->ca_keepalive || ca->ca_ccp) {
 			call_free(ca);
 			continue;
 		}
@@ -1641,6 +1777,8 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		pool->po_ctx->cx_stats.bs_resent++;
 	}
 	cn->cn_ka = NULL;
+	cn->cn_ccp_call = NULL;
+	cn->cn_draining = false;
 	/* Re-sent first, in their original order. */
 	while ((ca = TAILQ_LAST(&requeue, be_call_list)) != NULL) {
 		TAILQ_REMOVE(&requeue, ca, ca_link);
@@ -1674,6 +1812,12 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 	if (cn->cn_timer)
 		event_free(cn->cn_timer);
 	cn->cn_timer = NULL;
+	if (cn->cn_ccp_timer)
+		event_free(cn->cn_ccp_timer);
+	cn->cn_ccp_timer = NULL;
+	if (cn->cn_drain_timer)
+		event_free(cn->cn_drain_timer);
+	cn->cn_drain_timer = NULL;
 	if (cn->cn_id && cn->cn_was_up && !cn->cn_cm_disconnected && !pool->po_freeing &&
 	    closing_start(cn->cn_ctx, cn->cn_ch, cn->cn_id) == 0) {
 		/* the id and its channel now belong to a be_closing */
@@ -1698,9 +1842,34 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 	pool_pump(pool);
 }
 
-static void conn_fail(struct be_conn *cn, const char *why)
+static void conn_drain_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+
+	(void)fd;
+	(void)what;
+	if (!cn->cn_draining)
+		return;
+	cn->cn_ctx->cx_stats.bs_drain_timeouts++;
+	LOG(cn->cn_pool, "connection %u: %u signaled WRs not completed %u ms after close: "
+			 "destroying anyway", cn->cn_slot, cn->cn_sig_out, cn->cn_ctx->cx_cfg.bc_drain_ms);
+	cn->cn_draining = false;
+	event_active(cn->cn_reap_ev, 0, 0);
+}
+
+/*
+ * The connection is done: DEAD at once (nothing more is posted), then the
+ * reap -- after a drain when signaled WRs are outstanding, so that each
+ * completes (or is flushed) and gives back what it holds exactly once
+ * before the QP goes.  graceful: the QP is left working, so Sends already
+ * posted (an RDMA_DONE of the last loop turn) still leave; otherwise it is
+ * moved to ERR first and the drain collects flush completions.  Bounded by
+ * bc_drain_ms; driven by the CQ events of the event loop.
+ */
+static void conn_close(struct be_conn *cn, const char *why, bool graceful)
 {
 	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct timeval tv = ms_tv(ctx->cx_cfg.bc_drain_ms);
 
 	if (cn->cn_state == BC_DEAD)
 		return;
@@ -1711,7 +1880,51 @@ static void conn_fail(struct be_conn *cn, const char *why)
 	else
 		ctx->cx_stats.bs_rejects++;
 	cn->cn_state = BC_DEAD;
+	if (cn->cn_qp && cn->cn_cq_ev && cn->cn_sig_out > 0 && ctx->cx_cfg.bc_drain_ms &&
+	    !cn->cn_pool->po_freeing) {
+		if (!graceful) {
+			struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+			ibv_modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
+		}
+		cn->cn_draining = true;
+		evtimer_add(cn->cn_drain_timer, &tv);
+		return;
+	}
 	event_active(cn->cn_reap_ev, 0, 0);
+}
+
+static void conn_fail(struct be_conn *cn, const char *why)
+{
+	conn_close(cn, why, false);
+}
+
+/* be_pool_free(): wait for the signaled WRs by polling the CQ (bounded):
+ * the caller expects every call settled when it returns. */
+static void conn_drain_sync(struct be_conn *cn)
+{
+	const struct be_config *cfg = &cn->cn_ctx->cx_cfg;
+	struct timespec t0;
+	struct ibv_wc wc[16];
+	int n, i;
+
+	now(&t0);
+	while (cn->cn_sig_out > 0 && cn->cn_cq) {
+		n = ibv_poll_cq(cn->cn_cq, 16, wc);
+		if (n < 0)
+			break;
+		for (i = 0; i < n; i++)
+			on_wc(cn, &wc[i]);
+		if (n > 0)
+			continue;
+		if (ms_since(&t0) >= (long)cfg->bc_drain_ms) {
+			cn->cn_ctx->cx_stats.bs_drain_timeouts++;
+			LOG(cn->cn_pool, "connection %u: %u signaled WRs not completed in %u ms",
+			    cn->cn_slot, cn->cn_sig_out, cfg->bc_drain_ms);
+			break;
+		}
+		usleep(100);
+	}
 }
 
 static int set_nonblock(int fd)
@@ -1805,6 +2018,7 @@ static int conn_setup_qp(struct be_conn *cn)
 	cn->cn_id_depth = 16;
 	if (cn->cn_id_depth > (unsigned)da->max_qp_init_rd_atom)
 		cn->cn_id_depth = (unsigned)da->max_qp_init_rd_atom;
+	cn->cn_read_depth = cn->cn_id_depth;
 	return 0;
 }
 
@@ -1899,6 +2113,111 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	pool->po_ctx->cx_stats.bs_keepalives++;
 }
 
+/*
+ * CCP (draft-08 6): the end of the CONF_RDMA exchange, whatever it was.  The
+ * connection becomes ready for other calls either way: with the server's
+ * values applied within ours, or with the RFC 8797 ones kept.
+ */
+static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp_reply *rep)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_ctx *ctx = cn->cn_ctx;
+	uint32_t old_send = cn->cn_send_thresh;
+
+	evtimer_del(cn->cn_ccp_timer);
+	if (res == BE_CCP_RES_OK) {
+		be_ccp_apply(rep, ctx->cx_cfg.bc_inline_send, cn->cn_id_depth, &cn->cn_send_thresh,
+			     &cn->cn_read_depth);
+		cn->cn_ccp = BE_CCP_DONE;
+		ctx->cx_stats.bs_ccp_ok++;
+		LOG(pool, "connection %u: CONF_RDMA answered maxcall_sendsize %u align %u "
+			  "maxrdmaread %u: inline send %u -> %u, Read depth %u", cn->cn_slot,
+		    rep->cp_maxcall_sendsize, rep->cp_align, rep->cp_maxrdmaread, old_send,
+		    cn->cn_send_thresh, cn->cn_read_depth);
+	} else {
+		cn->cn_ccp = BE_CCP_FALLBACK;
+		ctx->cx_stats.bs_ccp_fallback++;
+		if (!pool->po_ccp_warned)	/* once per pool: the server will not change */
+			LOG(pool, "connection %u: CONF_RDMA %s: server does not speak CCP, keeping "
+				  "RFC 8797 values (inline send %u, Read depth %u)", cn->cn_slot,
+			    be_ccp_result_str(res), cn->cn_send_thresh, cn->cn_read_depth);
+		pool->po_ccp_warned = true;
+	}
+	if (pool->po_event_cb)
+		pool->po_event_cb(pool, BE_POOL_UP, pool->po_event_arg);
+	pool_pump(pool);
+}
+
+static void ccp_cb(struct be_call *ca, const struct be_reply *r, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct ccp_reply rep;
+	enum be_ccp_result res;
+
+	if (cn->cn_ccp_call == ca)
+		cn->cn_ccp_call = NULL;
+	if (cn->cn_state == BC_UP && cn->cn_ccp == BE_CCP_PENDING) {
+		res = r->br_err != BE_OK ? BE_CCP_RES_GARBAGE
+					 : be_ccp_reply_parse(r->br_body, r->br_nbody, ca->ca_xid, &rep);
+		ccp_end(cn, res, &rep);
+	}
+	be_call_release(ca);
+}
+
+/* No answer: a server that drops calls to unknown programs has reposted the
+ * receive, so the credit is taken back and the connection used as is. */
+static void ccp_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+
+	(void)fd;
+	(void)what;
+	if (cn->cn_state != BC_UP || cn->cn_ccp != BE_CCP_PENDING)
+		return;
+	if (cn->cn_ccp_call) {
+		cn->cn_ccp_call->ca_ccp_abandoned = true;
+		be_credits_replied(&cn->cn_cr);
+	}
+	ccp_end(cn, BE_CCP_RES_TIMEOUT, NULL);
+}
+
+/* Post CONF_RDMA as the connection's first call; false when it cannot go. */
+static bool ccp_start(struct be_conn *cn)
+{
+	struct be_pool *pool = cn->cn_pool;
+	const struct be_config *cfg = &cn->cn_ctx->cx_cfg;
+	struct ccp_req req = { .cq_maxcall_sendsize = cfg->bc_inline_send,
+			       .cq_maxreply_sendsize = cfg->bc_inline_recv,
+			       .cq_maxrdmaread = cn->cn_rr };
+	struct timeval tv = ms_tv(cfg->bc_ccp_timeout_ms);
+	struct be_call_desc d;
+	struct iovec iov;
+	uint8_t msg[BE_CCP_CALL_LEN];
+	struct be_call *ca;
+	size_t len;
+
+	do
+		pool->po_ka_xid = (pool->po_ka_xid + 1) | 0x80000000u;
+	while (xid_busy(pool, pool->po_ka_xid));
+	len = be_ccp_call_encode(pool->po_ka_xid, &req, msg);
+	iov = (struct iovec){ msg, len };
+	d = (struct be_call_desc){ .cd_xid = pool->po_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	ca = len ? call_new(pool, &d, ccp_cb, cn) : NULL;
+	if (!ca)
+		return false;
+	memcpy(ca->ca_ka_msg, msg, len);
+	ca->ca_msg[0].iov_base = ca->ca_ka_msg;
+	ca->ca_ccp = true;
+	if (call_post(cn, ca) < 0) {
+		call_free(ca);
+		return false;
+	}
+	cn->cn_ccp_call = ca;
+	cn->cn_ccp = BE_CCP_PENDING;
+	evtimer_add(cn->cn_ccp_timer, &tv);
+	return true;
+}
+
 static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdlen)
 {
 	struct be_pool *pool = cn->cn_pool;
@@ -1927,6 +2246,12 @@ static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdl
 	if (cfg->bc_keepalive_ms) {
 		tv = ms_tv(cfg->bc_keepalive_ms);
 		evtimer_add(cn->cn_timer, &tv);
+	}
+	/* CCP first (draft-08 6.1): one call, the rest wait for its answer. */
+	if (cfg->bc_ccp) {
+		if (!ccp_start(cn))
+			ccp_end(cn, BE_CCP_RES_GARBAGE, NULL);	/* could not even send it */
+		return;
 	}
 	if (pool->po_event_cb)
 		pool->po_event_cb(pool, BE_POOL_UP, pool->po_event_arg);
@@ -2025,10 +2350,13 @@ static void conn_start(struct be_pool *pool, unsigned slot)
 	cn->cn_devidx = -1;
 	cn->cn_state = BC_RESOLVING;
 	TAILQ_INIT(&cn->cn_calls);
+	TAILQ_INIT(&cn->cn_rdwait);
 	pool->po_slots[slot].sl_conn = cn;
 	cn->cn_reap_ev = event_new(ctx->cx_base, -1, 0, conn_reap, cn);
 	cn->cn_timer = evtimer_new(ctx->cx_base, conn_timer, cn);
-	if (!cn->cn_reap_ev || !cn->cn_timer) {
+	cn->cn_ccp_timer = evtimer_new(ctx->cx_base, ccp_timeout, cn);
+	cn->cn_drain_timer = evtimer_new(ctx->cx_base, conn_drain_timeout, cn);
+	if (!cn->cn_reap_ev || !cn->cn_timer || !cn->cn_ccp_timer || !cn->cn_drain_timer) {
 		LOG(pool, "out of memory");
 		abort();
 	}
@@ -2108,7 +2436,12 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	TAILQ_INIT(&pool->po_queue);
 	TAILQ_INIT(&pool->po_failed);
 	pool->po_fail_ev = event_new(ctx->cx_base, -1, 0, pool_failed_cb, pool);
-	if (!pool->po_fail_ev) {
+	pool->po_room_ev = event_new(ctx->cx_base, -1, 0, pool_room_cb, pool);
+	if (!pool->po_fail_ev || !pool->po_room_ev) {
+		if (pool->po_fail_ev)
+			event_free(pool->po_fail_ev);
+		if (pool->po_room_ev)
+			event_free(pool->po_room_ev);
 		free(pool);
 		return NULL;
 	}
@@ -2116,6 +2449,7 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	pool->po_slots = calloc(pool->po_nslots, sizeof(struct be_slot));
 	if (!pool->po_slots) {
 		event_free(pool->po_fail_ev);
+		event_free(pool->po_room_ev);
 		free(pool);
 		return NULL;
 	}
@@ -2152,6 +2486,11 @@ void be_pool_free(struct be_pool *pool)
 		struct be_conn *cn = sl->sl_conn;
 
 		if (cn) {
+			/* Graceful: Sends already posted leave before the QP goes. */
+			if (cn->cn_state == BC_UP || cn->cn_draining) {
+				cn->cn_state = BC_DEAD;
+				conn_drain_sync(cn);
+			}
 			cn->cn_state = BC_DEAD;
 			conn_reap(-1, 0, cn);
 		}
@@ -2164,6 +2503,7 @@ void be_pool_free(struct be_pool *pool)
 	}
 	pool_failed_cb(-1, 0, pool);
 	event_free(pool->po_fail_ev);
+	event_free(pool->po_room_ev);
 	LIST_REMOVE(pool, po_link);
 	free(pool->po_slots);
 	free(pool);
@@ -2214,6 +2554,8 @@ int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_i
 	ci->ci_recvs_posted = cn->cn_cr.cr_recvs;
 	ci->ci_responder_resources = cn->cn_rr;
 	ci->ci_initiator_depth = cn->cn_id_depth;
+	ci->ci_ccp = cn->cn_ccp;
+	ci->ci_read_depth = cn->cn_read_depth;
 	return 0;
 }
 
@@ -2251,7 +2593,8 @@ bool be_pool_up(const struct be_pool *pool)
 	unsigned k;
 
 	for (k = 0; k < pool->po_nslots; k++)
-		if (pool->po_slots[k].sl_conn && pool->po_slots[k].sl_conn->cn_state == BC_UP)
+		if (pool->po_slots[k].sl_conn && pool->po_slots[k].sl_conn->cn_state == BC_UP &&
+		    pool->po_slots[k].sl_conn->cn_ccp != BE_CCP_PENDING)
 			return true;
 	return false;
 }
@@ -2259,5 +2602,5 @@ bool be_pool_up(const struct be_pool *pool)
 void be_pool_conn_drop(struct be_pool *pool, unsigned idx)
 {
 	if (idx < pool->po_nslots && pool->po_slots[idx].sl_conn)
-		conn_fail(pool->po_slots[idx].sl_conn, "dropped on request");
+		conn_close(pool->po_slots[idx].sl_conn, "dropped on request", true);
 }

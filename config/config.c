@@ -567,6 +567,8 @@ static bool cfg_backend_key(struct cfg_parser *cp, struct cfg_backend *b, const 
 		b->cb_regmode = u;
 		return true;
 	}
+	if (!strcmp(name, "ccp"))
+		return parse_bool(value, &b->cb_ccp) ? true : BAD("on or off");
 	return cfg_fail(cp, line, "unknown key '%s' in [backend %s]", name, b->cb_name);
 }
 

@@ -57,6 +57,7 @@ struct cfg_backend {
 	unsigned cb_inline_send;		/* bytes, RFC 8797 sizes */
 	unsigned cb_inline_recv;
 	enum cfg_regmode cb_regmode;
+	bool cb_ccp;				/* CONF_RDMA first (draft-08 6) */
 	int cb_line;
 };
 

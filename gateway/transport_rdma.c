@@ -16,8 +16,9 @@
  * Submit: decode the call header, walk the arguments (chk_call_walk),
  * decide (chk_decide with the connection's inline thresholds), take the
  * target buffers, be_call_submit().  No buffer or a full backend queue ->
- * -EAGAIN: the gateway holds the call; a short timer asks it to try again
- * (gw_path_ready), since nothing else may wake it.
+ * -EAGAIN: the gateway holds the call until gw_path_ready(): from the
+ * backend's BE_POOL_ROOM event for a full queue or a busy XID, from a short
+ * timer when our own buffer pool was dry (nothing else would wake it).
  *
  * Reply: the backend calls back once every registration of the call is
  * invalidated.  An inline reply (RDMA_MSG) sits in one of the connection's
@@ -179,6 +180,7 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct cfg *cf,
 	bc.bc_reg_mode = b->cb_regmode == CFG_REG_REG ? BE_REG_MR
 			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
 	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
+	bc.bc_ccp = b->cb_ccp;
 	sv->sv_ctx = be_ctx_new(ra->ra_base, &bc);
 	if (!sv->sv_ctx) {
 		gw_err(ra->ra_log, "backend %s: be_ctx_new: %s", b->cb_name, strerror(errno));
@@ -505,8 +507,10 @@ static int gr_submit(void *tp, struct gw_call *c)
 		/* Queue full, or the same gateway XID still in flight (a client
 		 * retransmission while the cancelled original awaits its reply):
 		 * hold and try again shortly. */
-		if (err == ENOBUFS || err == EEXIST)
-			return gr_refuse(rp, gc);
+		if (err == ENOBUFS || err == EEXIST) {
+			gr_call_drop_bufs(rp, gc);
+			return -EAGAIN;		/* BE_POOL_ROOM will say when */
+		}
 		gr_call_drop_bufs(rp, gc);
 		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): be_call_submit: %s", c->ca_cxid,
 		       c->ca_gxid, strerror(err));
@@ -560,6 +564,9 @@ static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg
 		break;
 	case BE_POOL_DOWN:
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_DISCONNECTS);
+		gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
+		break;
+	case BE_POOL_ROOM:	/* a refused submit may go now: held calls again */
 		gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 		break;
 	case BE_POOL_FATAL:
