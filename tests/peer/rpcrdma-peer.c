@@ -29,6 +29,13 @@
  *                 item by read chunk at position 24
  *   msgp          answers with RDMA_MSGP (draft-08 3.9), align 16 thresh 4096
  *
+ * In every mode, a CONF_RDMA call (CCP, draft-08 6.2: program 100400) is
+ * answered as PEER_CCP says, and its request printed ("peer: CONF_RDMA ..."):
+ *   unset         like any call: SUCCESS with no results (garbage for CCP)
+ *   SEND,ALIGN,DEPTH  SUCCESS with that config_rdma_reply
+ *   unavail       PROG_UNAVAIL (what the Linux nfsd answers)
+ *   silent        no answer at all
+ *
  * A test tool, not the daemon: one connection, completions busy-polled,
  * exits after the connection ends or 60 s.
  */
@@ -204,6 +211,69 @@ static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool ov
 	return xe.xe_len;
 }
 
+/* RDMA_MSG reply to xid: accepted with stat, then the results given. */
+static size_t build_rpc(uint32_t xid, uint32_t credits, uint32_t stat, const uint32_t *res,
+			unsigned nres)
+{
+	struct xdr_enc xe;
+
+	memset(&out, 0, offsetof(struct rpcrdma_hdr, rh_reads));
+	out.rh_xid = xid;
+	out.rh_vers = 1;
+	out.rh_credit = credits;
+	out.rh_proc = RPCRDMA_MSG;
+	out.rh_nwrites = 0;
+	out.rh_has_reply = false;
+	out.rh_nsegs = 0;
+	xdr_enc_init(&xe, sbuf(), BUFSZ);
+	rpcrdma_hdr_encode(&xe, &out);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, 1);	/* REPLY */
+	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
+	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, stat);
+	for (unsigned i = 0; i < nres; i++)
+		xdr_put_u32(&xe, res[i]);
+	return xe.xe_len;
+}
+
+/* A CONF_RDMA call?  Print its request; true when answered (or dropped). */
+static bool ccp_call(uint32_t credits, const uint8_t *buf, uint32_t len)
+{
+	const char *cfg = getenv("PEER_CCP");
+	struct rpc_call_hdr ch;
+	struct ccp_req req;
+	struct xdr_cur xc;
+	struct iovec one;
+	uint32_t res[3];
+
+	if (rh.rh_proc != RPCRDMA_MSG || len <= rh.rh_body_off)
+		return false;
+	xdr_cur_init_buf(&xc, &one, buf + rh.rh_body_off, len - rh.rh_body_off);
+	if (!rpc_call_decode(&xc, &ch) || ch.rc_prog != CCP_PROG || !xdr_seek(&xc, ch.rc_args_pos))
+		return false;
+	if (!ccp_req_decode(&xc, &req)) {
+		printf("peer: CONF_RDMA with bad arguments\n");
+		return false;
+	}
+	printf("peer: CONF_RDMA vers %u proc %u: maxcall_sendsize %u maxreply_sendsize %u "
+	       "maxrdmaread %u\n", ch.rc_vers, ch.rc_proc, req.cq_maxcall_sendsize,
+	       req.cq_maxreply_sendsize, req.cq_maxrdmaread);
+	if (!cfg)
+		return false;
+	if (!strcmp(cfg, "silent"))
+		return true;
+	if (!strcmp(cfg, "unavail")) {
+		send_msg(build_rpc(rh.rh_xid, credits, 1 /* PROG_UNAVAIL */, NULL, 0), false, 0);
+		return true;
+	}
+	if (sscanf(cfg, "%u,%u,%u", &res[0], &res[1], &res[2]) != 3)
+		return false;
+	send_msg(build_rpc(rh.rh_xid, credits, 0, res, 3), false, 0);
+	return true;
+}
+
 static size_t build_error(uint32_t xid, uint32_t code)
 {
 	struct xdr_enc xe;
@@ -349,6 +419,11 @@ int main(int argc, char **argv)
 		if (rh.rh_proc == RPCRDMA_DONE) {
 			dones++;
 			printf("peer: RDMA_DONE xid %08x\n", rh.rh_xid);
+			post_recv((unsigned)wc.wr_id);
+			continue;
+		}
+		/* CCP is not counted as a call: the modes act on the others. */
+		if (ccp_call(credits, rbuf((unsigned)wc.wr_id), wc.byte_len)) {
 			post_recv((unsigned)wc.wr_id);
 			continue;
 		}

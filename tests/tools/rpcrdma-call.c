@@ -26,7 +26,9 @@
  * server's private data), --mode mw|mr|persistent, --credits N,
  * --ddp-min BYTES, --nomsg (long calls as position-zero read chunks),
  * --max-seg BYTES, --expect-reconnect, --retry-max MS, --timeout SECONDS,
- * --keepalive MS, --no-remote-inv (clear the RFC 8797 R flag), --conns N.  Prints one line per fact measured; exit 0 = all passed.
+ * --keepalive MS, --no-remote-inv (clear the RFC 8797 R flag), --conns N,
+ * --ccp (CONF_RDMA first, draft-08 6).  Prints one line per fact
+ * measured; exit 0 = all passed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -338,6 +340,7 @@ static void print_info(struct tool *t)
 	}
 	printf("receives posted: %u; responder_resources %u initiator_depth %u\n",
 	       ci.ci_recvs_posted, ci.ci_responder_resources, ci.ci_initiator_depth);
+	printf("ccp: %s, read depth %u\n", be_ccp_state_str(ci.ci_ccp), ci.ci_read_depth);
 }
 
 /* A NULL call message at m; returns its length. */
@@ -824,11 +827,14 @@ static void print_stats(struct tool *t)
 	       " bad_reply %" PRIu64 " overrun %" PRIu64 " mw_binds %" PRIu64 " local_inv %" PRIu64
 	       " remote_inv %" PRIu64 " mr_regs %" PRIu64 " nomsg %" PRIu64 " queued %" PRIu64
 	       " connects %" PRIu64 " disconnects %" PRIu64 " resent %" PRIu64 " flushed %" PRIu64
-	       " keepalives %" PRIu64 " long_replies %" PRIu64 " rdma_done %" PRIu64 "\n",
+	       " keepalives %" PRIu64 " long_replies %" PRIu64 " rdma_done %" PRIu64
+	       " ccp_ok %" PRIu64 " ccp_fallback %" PRIu64 " drain_timeouts %" PRIu64
+	       " read_depth_refused %" PRIu64 "\n",
 	       s->bs_calls, s->bs_replies, s->bs_unknown_xid, s->bs_bad_reply, s->bs_write_overrun,
 	       s->bs_mw_binds, s->bs_local_inv, s->bs_remote_inv, s->bs_mr_regs, s->bs_nomsg_calls,
 	       s->bs_queued, s->bs_connects, s->bs_disconnects, s->bs_resent, s->bs_flushed,
-	       s->bs_keepalives, s->bs_long_replies, s->bs_rdma_done);
+	       s->bs_keepalives, s->bs_long_replies, s->bs_rdma_done, s->bs_ccp_ok,
+	       s->bs_ccp_fallback, s->bs_drain_timeouts, s->bs_read_depth_refused);
 }
 
 static void usage(void)
@@ -855,6 +861,7 @@ int main(int argc, char **argv)
 		{ "no-remote-inv", no_argument, NULL, 'I' },
 		{ "expect-error", required_argument, NULL, 'E' },
 		{ "conns", required_argument, NULL, 'N' },
+		{ "ccp", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tool t = { .timeout_s = 20, .ddp_min = 1024 };
@@ -886,6 +893,7 @@ int main(int argc, char **argv)
 		case 'I': cfg.bc_remote_inv = false; break;
 		case 'E': expect_err = optarg; break;
 		case 'N': cfg.bc_conns = (unsigned)atoi(optarg); break;
+		case 'P': cfg.bc_ccp = true; break;
 		default: usage();
 		}
 	}
@@ -967,15 +975,8 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "soak") && !expect_err && (be_ctx_stats(t.ctx)->bs_disconnects ||
 				    be_ctx_stats(t.ctx)->bs_wc_errors))
 		die("the connection broke during the test");
-	/* be_pool_free() disconnects at once and does not wait for unsignaled
-	 * Sends (an RDMA_DONE posted in the last loop turn would be flushed):
-	 * give the event loop 200 ms to let them leave first. */
-	{
-		struct timeval settle = { 0, 200000 };
-
-		event_base_loopexit(t.base, &settle);
-		event_base_dispatch(t.base);
-	}
+	/* No settling time: be_pool_free() lets the Sends already posted (an
+	 * RDMA_DONE of the last loop turn) complete before the QP goes. */
 	be_pool_free(t.pool);
 	be_region_unregister(t.region);
 	be_ctx_free(t.ctx);
