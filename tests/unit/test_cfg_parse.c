@@ -50,6 +50,8 @@ static const struct {
 	/* 23 */ { "[gateway]\n; comment\n# comment\n\ncalls_per_client = 0\n" B,
 		   "t.conf:5: calls_per_client: invalid value '0'" },
 	/* 24 */ { "[backend bad name]\naddress = x\n", "t.conf:1: backend name 'bad name' must be" },
+	/* 25 */ { B "ccp = maybe\n", "t.conf:3: ccp: invalid value 'maybe'" },
+	/* 26 */ { B "ccp = on\n", "" },
 };
 
 static void t01_table(void **state)
@@ -187,6 +189,26 @@ static void t06_sample(void **state)
 	cfg_free(cf);
 }
 
+/* 8. ccp (draft-08 6): off unless asked, per backend. */
+static void t08_ccp(void **state)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(B "ccp = on\n[backend t]\naddress = x\n", "t.conf", NULL,
+					  err, sizeof(err));
+
+	(void)state;
+	if (!cf)
+		fail_msg("%s", err);
+	assert_int_equal(cf->cf_nbackends, 2);
+	assert_true(cf->cf_backends[0].cb_ccp);
+	assert_false(cf->cf_backends[1].cb_ccp);
+	cfg_free(cf);
+	cf = cfg_parse_string(B "ccp = off\n", "t.conf", NULL, err, sizeof(err));
+	assert_non_null(cf);
+	assert_false(cf->cf_backends[0].cb_ccp);
+	cfg_free(cf);
+}
+
 /* 7. Reload: what a running daemon takes, and what needs a restart. */
 static void t07_same_structure(void **state)
 {
@@ -232,6 +254,7 @@ int main(void)
 		cmocka_unit_test(t05_file),
 		cmocka_unit_test(t06_sample),
 		cmocka_unit_test(t07_same_structure),
+		cmocka_unit_test(t08_ccp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
