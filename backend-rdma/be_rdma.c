@@ -69,6 +69,79 @@
 #include <rdma/rdma_cma.h>
 
 #include "backend.h"
+#include "be_verbs.h"
+
+/* ------------------------------------------------------------------------
+ * The verbs seam (be_verbs.h): inline and macro verbs wrapped as functions.
+ * ------------------------------------------------------------------------ */
+static struct ibv_mr *real_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	return ibv_reg_mr(pd, addr, len, access);
+}
+static int real_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return ibv_req_notify_cq(cq, solicited_only);
+}
+static int real_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	return ibv_poll_cq(cq, n, wc);
+}
+static int real_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	return ibv_post_send(qp, wr, bad);
+}
+static int real_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	return ibv_post_recv(qp, wr, bad);
+}
+static struct ibv_mw *real_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	return ibv_alloc_mw(pd, type);
+}
+static int real_dealloc_mw(struct ibv_mw *mw)
+{
+	return ibv_dealloc_mw(mw);
+}
+
+static const struct be_verbs real_verbs = {
+	.create_event_channel = rdma_create_event_channel,
+	.destroy_event_channel = rdma_destroy_event_channel,
+	.create_id = rdma_create_id,
+	.destroy_id = rdma_destroy_id,
+	.resolve_addr = rdma_resolve_addr,
+	.resolve_route = rdma_resolve_route,
+	.connect = rdma_connect,
+	.disconnect = rdma_disconnect,
+	.get_cm_event = rdma_get_cm_event,
+	.ack_cm_event = rdma_ack_cm_event,
+	.create_qp = rdma_create_qp,
+	.destroy_qp = rdma_destroy_qp,
+	.query_device = ibv_query_device,
+	.alloc_pd = ibv_alloc_pd,
+	.dealloc_pd = ibv_dealloc_pd,
+	.reg_mr = real_reg_mr,
+	.dereg_mr = ibv_dereg_mr,
+	.alloc_mw = real_alloc_mw,
+	.dealloc_mw = real_dealloc_mw,
+	.create_comp_channel = ibv_create_comp_channel,
+	.destroy_comp_channel = ibv_destroy_comp_channel,
+	.create_cq = ibv_create_cq,
+	.destroy_cq = ibv_destroy_cq,
+	.req_notify_cq = real_req_notify_cq,
+	.get_cq_event = ibv_get_cq_event,
+	.ack_cq_events = ibv_ack_cq_events,
+	.poll_cq = real_poll_cq,
+	.post_send = real_post_send,
+	.post_recv = real_post_recv,
+	.modify_qp = ibv_modify_qp,
+};
+/* Process-wide and constant in the daemon; tests swap it between cases. */
+static const struct be_verbs *vx = &real_verbs;
+
+void be_verbs_set(const struct be_verbs *v)
+{
+	vx = v ? v : &real_verbs;
+}
 
 #define BE_MAX_DEVS		4
 #define BE_BC_RESERVE		2	/* receives for backchannel calls (RPCRDMA_MAX_BC_REQUESTS) */
@@ -459,9 +532,9 @@ static int region_reg_dev(struct be_region *rg, int d)
 
 	if (!acc || rg->rg_mr[d])
 		return 0;
-	rg->rg_mr[d] = ibv_reg_mr(ctx->cx_dev[d]->dv_pd, rg->rg_addr, rg->rg_len, acc);
+	rg->rg_mr[d] = vx->reg_mr(ctx->cx_dev[d]->dv_pd, rg->rg_addr, rg->rg_len, acc);
 	if (!rg->rg_mr[d]) {
-		LOG(NULL, "ibv_reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
+		LOG(NULL, "vx->reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -510,7 +583,7 @@ void be_region_unregister(struct be_region *rg)
 		LIST_REMOVE(rg, rg_link);
 	for (d = 0; d < BE_MAX_DEVS; d++)
 		if (rg->rg_mr[d])
-			ibv_dereg_mr(rg->rg_mr[d]);
+			vx->dereg_mr(rg->rg_mr[d]);
 	free(rg);
 }
 
@@ -545,8 +618,8 @@ static int dev_get(struct be_ctx *ctx, struct ibv_context *verbs)
 	if (!ctx->cx_dev[d])
 		return -ENOMEM;
 	ctx->cx_dev[d]->dv_verbs = verbs;
-	if (ibv_query_device(verbs, &ctx->cx_dev[d]->dv_attr) ||
-	    !(ctx->cx_dev[d]->dv_pd = ibv_alloc_pd(verbs))) {
+	if (vx->query_device(verbs, &ctx->cx_dev[d]->dv_attr) ||
+	    !(ctx->cx_dev[d]->dv_pd = vx->alloc_pd(verbs))) {
 		LOG(NULL, "device %s: query/alloc_pd failed", ibv_get_device_name(verbs->device));
 		free(ctx->cx_dev[d]);
 		ctx->cx_dev[d] = NULL;
@@ -568,11 +641,11 @@ static void dev_put(struct be_ctx *ctx, int d)
 		return;
 	LIST_FOREACH(rg, &ctx->cx_regions, rg_link) {
 		if (rg->rg_mr[d]) {
-			ibv_dereg_mr(rg->rg_mr[d]);
+			vx->dereg_mr(rg->rg_mr[d]);
 			rg->rg_mr[d] = NULL;
 		}
 	}
-	ibv_dealloc_pd(ctx->cx_dev[d]->dv_pd);
+	vx->dealloc_pd(ctx->cx_dev[d]->dv_pd);
 	free(ctx->cx_dev[d]);
 	ctx->cx_dev[d] = NULL;
 }
@@ -606,7 +679,7 @@ static void call_set_state(struct be_call *ca, enum be_call_state st)
 static void call_lr_free(struct be_call *ca)
 {
 	if (ca->ca_lr_mr)
-		ibv_dereg_mr(ca->ca_lr_mr);
+		vx->dereg_mr(ca->ca_lr_mr);
 	ca->ca_lr_mr = NULL;
 	free(ca->ca_lr_buf);
 	ca->ca_lr_buf = NULL;
@@ -636,7 +709,7 @@ static void call_dereg_mrs(struct be_call *ca)
 
 	for (i = 0; i < ca->ca_nreg; i++) {
 		if (ca->ca_reg[i].rg_mr) {
-			ibv_dereg_mr(ca->ca_reg[i].rg_mr);
+			vx->dereg_mr(ca->ca_reg[i].rg_mr);
 			ca->ca_reg[i].rg_mr = NULL;
 		}
 	}
@@ -771,7 +844,7 @@ void be_call_release(struct be_call *ca)
 			struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge,
 						  .num_sge = 1 }, *bad;
 
-			if (ibv_post_recv(cn->cn_qp, &wr, &bad) == 0)
+			if (vx->post_recv(cn->cn_qp, &wr, &bad) == 0)
 				be_credits_recv_posted(&cn->cn_cr, 1);
 			else
 				conn_fail(cn, "ibv_post_recv failed");
@@ -823,7 +896,7 @@ static struct be_mw *mw_get(struct be_conn *cn)
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return NULL;
-	mw->mw_mw = ibv_alloc_mw(cn->cn_pool->po_ctx->cx_dev[cn->cn_devidx]->dv_pd, IBV_MW_TYPE_2);
+	mw->mw_mw = vx->alloc_mw(cn->cn_pool->po_ctx->cx_dev[cn->cn_devidx]->dv_pd, IBV_MW_TYPE_2);
 	if (!mw->mw_mw) {
 		free(mw);
 		return NULL;
@@ -876,7 +949,7 @@ static int reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span
 	} else {
 		int macc = acc | (acc & IBV_ACCESS_REMOTE_WRITE ? IBV_ACCESS_LOCAL_WRITE : 0);
 
-		rg->rg_mr = ibv_reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, sp->sp_addr, sp->sp_len,
+		rg->rg_mr = vx->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, sp->sp_addr, sp->sp_len,
 				       macc);
 		if (!rg->rg_mr)
 			return -errno;
@@ -943,7 +1016,7 @@ static int call_post(struct be_conn *cn, struct be_call *ca)
 	send->num_sge = 1;
 	if (nbinds > 0)
 		binds[nbinds - 1].next = send;
-	rc = ibv_post_send(cn->cn_qp, binds, &bad);
+	rc = vx->post_send(cn->cn_qp, binds, &bad);
 	if (rc) {
 		LOG(pool, "xid %08x: ibv_post_send: %s", ca->ca_xid, strerror(rc));
 		rc = -rc;
@@ -1186,7 +1259,7 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 	ca->ca_sq_inv = n;
 	if (n > 0) {
 		wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
-		if (ibv_post_send(cn->cn_qp, wrs, &bad)) {
+		if (vx->post_send(cn->cn_qp, wrs, &bad)) {
 			conn_fail(cn, "LOCAL_INV post failed");
 			return;
 		}
@@ -1204,7 +1277,7 @@ static void repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
 	struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	if (ibv_post_recv(cn->cn_qp, &wr, &bad) == 0)
+	if (vx->post_recv(cn->cn_qp, &wr, &bad) == 0)
 		be_credits_recv_posted(&cn->cn_cr, 1);
 	else
 		conn_fail(cn, "ibv_post_recv failed");
@@ -1263,7 +1336,7 @@ static void reads_pump(struct be_conn *cn)
 		wr.num_sge = 1;
 		wr.wr.rdma.remote_addr = ca->ca_lr_seg[i].rs_offset;
 		wr.wr.rdma.rkey = ca->ca_lr_seg[i].rs_handle;
-		if (ibv_post_send(cn->cn_qp, &wr, &bad)) {
+		if (vx->post_send(cn->cn_qp, &wr, &bad)) {
 			conn_fail(cn, "RDMA Read post failed");	/* the reap settles the call */
 			return;
 		}
@@ -1318,7 +1391,7 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 	ca->ca_lr_buf = malloc(total);
 	if (!ca->ca_lr_buf)
 		goto refuse;
-	ca->ca_lr_mr = ibv_reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->ca_lr_buf, total,
+	ca->ca_lr_mr = vx->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->ca_lr_buf, total,
 				  IBV_ACCESS_LOCAL_WRITE);
 	if (!ca->ca_lr_mr)
 		goto refuse;
@@ -1370,7 +1443,7 @@ static void send_done(struct be_conn *cn, uint32_t xid)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	if (ibv_post_send(cn->cn_qp, &wr, &bad)) {
+	if (vx->post_send(cn->cn_qp, &wr, &bad)) {
 		cn->cn_sfree[cn->cn_nsfree++] = idx;
 		conn_fail(cn, "RDMA_DONE post failed");
 		return;
@@ -1391,7 +1464,7 @@ static void long_reply_done(struct be_conn *cn, struct be_call *ca)
 
 	cn->cn_sq_used -= ca->ca_lr_nsegs;
 	ca->ca_lr_nsegs = 0;
-	ibv_dereg_mr(ca->ca_lr_mr);
+	vx->dereg_mr(ca->ca_lr_mr);
 	ca->ca_lr_mr = NULL;
 	if (r->br_proc == RPCRDMA_NOMSG) {
 		r->br_body[0] = (struct iovec){ ca->ca_lr_buf, ca->ca_lr_len };
@@ -1617,14 +1690,14 @@ static void on_cq(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (ibv_get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
-		ibv_ack_cq_events(cq, 1);
-		ibv_req_notify_cq(cq, 0);
+	if (vx->get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
+		vx->ack_cq_events(cq, 1);
+		vx->req_notify_cq(cq, 0);
 	}
 	/* Poll to empty after re-arming: nothing is left behind. */
 	/* Draining: completions keep coming until the last signaled WR. */
 	while ((cn->cn_state != BC_DEAD || cn->cn_draining) &&
-	       (n = ibv_poll_cq(cn->cn_cq, 16, wc)) > 0) {
+	       (n = vx->poll_cq(cn->cn_cq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++)
 			on_wc(cn, &wc[i]);
 	}
@@ -1640,7 +1713,7 @@ static void conn_free_mem(struct be_conn *cn)
 	struct be_ctx *ctx = cn->cn_ctx;
 
 	if (cn->cn_mr)
-		ibv_dereg_mr(cn->cn_mr);
+		vx->dereg_mr(cn->cn_mr);
 	cn->cn_mr = NULL;
 	free(cn->cn_mem);
 	free(cn->cn_rbufs);
@@ -1661,8 +1734,8 @@ static void closing_finish(struct be_closing *cl)
 	LIST_REMOVE(cl, cl_link);
 	event_free(cl->cl_ev);
 	event_free(cl->cl_timer);
-	rdma_destroy_id(cl->cl_id);
-	rdma_destroy_event_channel(cl->cl_ch);
+	vx->destroy_id(cl->cl_id);
+	vx->destroy_event_channel(cl->cl_ch);
 	free(cl);
 }
 
@@ -1677,10 +1750,10 @@ static void closing_cm(evutil_socket_t fd, short what, void *arg)
 		LOG(NULL, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
 		done = true;
 	}
-	while (!done && rdma_get_cm_event(cl->cl_ch, &ev) == 0) {
+	while (!done && vx->get_cm_event(cl->cl_ch, &ev) == 0) {
 		enum rdma_cm_event_type t = ev->event;
 
-		rdma_ack_cm_event(ev);
+		vx->ack_cm_event(ev);
 		if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
 		    t == RDMA_CM_EVENT_DEVICE_REMOVAL)
 			done = true;
@@ -1711,7 +1784,7 @@ static int closing_start(struct be_ctx *ctx, struct rdma_event_channel *ch, stru
 		return -ENOMEM;
 	}
 	LIST_INSERT_HEAD(&ctx->cx_closing, cl, cl_link);
-	if (rdma_disconnect(id))
+	if (vx->disconnect(id))
 		event_active(cl->cl_timer, EV_TIMEOUT, 0);	/* nothing to wait for */
 	return 0;
 }
@@ -1734,7 +1807,7 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
 		/* Stop the QP before anything else: no WR is processed any more. */
-		ibv_modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
+		vx->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
 	}
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, ca_link);
@@ -1789,11 +1862,11 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 	 * and rxe's destroy QP waits ~50 s for it (measured). */
 	while ((mw = cn->cn_mwfree) != NULL) {
 		cn->cn_mwfree = mw->mw_next;
-		ibv_dealloc_mw(mw->mw_mw);
+		vx->dealloc_mw(mw->mw_mw);
 		free(mw);
 	}
 	if (cn->cn_qp) {
-		rdma_destroy_qp(cn->cn_id);
+		vx->destroy_qp(cn->cn_id);
 		cn->cn_qp = NULL;
 	}
 	/* No WR of this connection can complete or touch memory now. */
@@ -1801,10 +1874,10 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		event_free(cn->cn_cq_ev);
 	cn->cn_cq_ev = NULL;
 	if (cn->cn_cq)
-		ibv_destroy_cq(cn->cn_cq);
+		vx->destroy_cq(cn->cn_cq);
 	cn->cn_cq = NULL;
 	if (cn->cn_cc)
-		ibv_destroy_comp_channel(cn->cn_cc);
+		vx->destroy_comp_channel(cn->cn_cc);
 	cn->cn_cc = NULL;
 	if (cn->cn_cm_ev)
 		event_free(cn->cn_cm_ev);
@@ -1823,9 +1896,9 @@ static void conn_reap(evutil_socket_t fd, short what, void *arg)
 		/* the id and its channel now belong to a be_closing */
 	} else {
 		if (cn->cn_id)
-			rdma_destroy_id(cn->cn_id);
+			vx->destroy_id(cn->cn_id);
 		if (cn->cn_ch)
-			rdma_destroy_event_channel(cn->cn_ch);
+			vx->destroy_event_channel(cn->cn_ch);
 	}
 	cn->cn_id = NULL;
 	cn->cn_ch = NULL;
@@ -1885,7 +1958,7 @@ static void conn_close(struct be_conn *cn, const char *why, bool graceful)
 		if (!graceful) {
 			struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
-			ibv_modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
+			vx->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
 		}
 		cn->cn_draining = true;
 		evtimer_add(cn->cn_drain_timer, &tv);
@@ -1910,7 +1983,7 @@ static void conn_drain_sync(struct be_conn *cn)
 
 	now(&t0);
 	while (cn->cn_sig_out > 0 && cn->cn_cq) {
-		n = ibv_poll_cq(cn->cn_cq, 16, wc);
+		n = vx->poll_cq(cn->cn_cq, 16, wc);
 		if (n < 0)
 			break;
 		for (i = 0; i < n; i++)
@@ -1965,11 +2038,11 @@ static int conn_setup_qp(struct be_conn *cn)
 	if (cqe > (unsigned)da->max_cqe)
 		cqe = (unsigned)da->max_cqe;
 
-	cn->cn_cc = ibv_create_comp_channel(cn->cn_id->verbs);
+	cn->cn_cc = vx->create_comp_channel(cn->cn_id->verbs);
 	if (!cn->cn_cc || set_nonblock(cn->cn_cc->fd) < 0)
 		return -EIO;
-	cn->cn_cq = ibv_create_cq(cn->cn_id->verbs, (int)cqe, cn, cn->cn_cc, 0);
-	if (!cn->cn_cq || ibv_req_notify_cq(cn->cn_cq, 0))
+	cn->cn_cq = vx->create_cq(cn->cn_id->verbs, (int)cqe, cn, cn->cn_cc, 0);
+	if (!cn->cn_cq || vx->req_notify_cq(cn->cn_cq, 0))
 		return -EIO;
 	cn->cn_cq_ev = event_new(ctx->cx_base, cn->cn_cc->fd, EV_READ | EV_PERSIST, on_cq, cn);
 	if (!cn->cn_cq_ev || event_add(cn->cn_cq_ev, NULL))
@@ -1983,8 +2056,8 @@ static int conn_setup_qp(struct be_conn *cn)
 	qa.cap.max_recv_wr = cn->cn_nrecv + 1;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(cn->cn_id, ctx->cx_dev[d]->dv_pd, &qa)) {
-		LOG(pool, "rdma_create_qp(send %u, recv %u): %s", qa.cap.max_send_wr,
+	if (vx->create_qp(cn->cn_id, ctx->cx_dev[d]->dv_pd, &qa)) {
+		LOG(pool, "vx->create_qp(send %u, recv %u): %s", qa.cap.max_send_wr,
 		    qa.cap.max_recv_wr, strerror(errno));
 		return -errno;
 	}
@@ -1995,7 +2068,7 @@ static int conn_setup_qp(struct be_conn *cn)
 	if (posix_memalign((void **)&cn->cn_mem, 4096, cn->cn_memlen))
 		return -ENOMEM;
 	memset(cn->cn_mem, 0, cn->cn_memlen);
-	cn->cn_mr = ibv_reg_mr(ctx->cx_dev[d]->dv_pd, cn->cn_mem, cn->cn_memlen,
+	cn->cn_mr = vx->reg_mr(ctx->cx_dev[d]->dv_pd, cn->cn_mem, cn->cn_memlen,
 			       IBV_ACCESS_LOCAL_WRITE);
 	cn->cn_rbufs = aligned_alloc(16, cn->cn_nrecv * sizeof(struct be_rbuf));
 	cn->cn_sfree = calloc(cn->cn_nsend, sizeof(unsigned));
@@ -2046,7 +2119,7 @@ static void conn_connect(struct be_conn *cn)
 	cp.initiator_depth = (uint8_t)cn->cn_id_depth;
 	cp.retry_count = 6;
 	cp.rnr_retry_count = 7;
-	if (rdma_connect(cn->cn_id, &cp)) {
+	if (vx->connect(cn->cn_id, &cp)) {
 		conn_fail(cn, "rdma_connect failed");
 		return;
 	}
@@ -2269,7 +2342,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while (cn->cn_state != BC_DEAD && rdma_get_cm_event(cn->cn_ch, &ev) == 0) {
+	while (cn->cn_state != BC_DEAD && vx->get_cm_event(cn->cn_ch, &ev) == 0) {
 		type = ev->event;
 		status = ev->status;
 		if ((type == RDMA_CM_EVENT_ESTABLISHED || type == RDMA_CM_EVENT_REJECTED) &&
@@ -2280,10 +2353,10 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 			memcpy(pdata, ev->param.conn.private_data, pdlen);
 		}
 		/* Ack first: rdma_destroy_id() waits for every event acked. */
-		rdma_ack_cm_event(ev);
+		vx->ack_cm_event(ev);
 		switch (type) {
 		case RDMA_CM_EVENT_ADDR_RESOLVED:
-			if (rdma_resolve_route(cn->cn_id, (int)cn->cn_pool->po_ctx->cx_cfg.bc_connect_timeout_ms))
+			if (vx->resolve_route(cn->cn_id, (int)cn->cn_pool->po_ctx->cx_cfg.bc_connect_timeout_ms))
 				conn_fail(cn, "rdma_resolve_route failed");
 			break;
 		case RDMA_CM_EVENT_ROUTE_RESOLVED:
@@ -2360,9 +2433,9 @@ static void conn_start(struct be_pool *pool, unsigned slot)
 		LOG(pool, "out of memory");
 		abort();
 	}
-	cn->cn_ch = rdma_create_event_channel();
+	cn->cn_ch = vx->create_event_channel();
 	if (!cn->cn_ch || set_nonblock(cn->cn_ch->fd) < 0 ||
-	    rdma_create_id(cn->cn_ch, &cn->cn_id, cn, RDMA_PS_TCP)) {
+	    vx->create_id(cn->cn_ch, &cn->cn_id, cn, RDMA_PS_TCP)) {
 		conn_fail(cn, "rdma_create_event_channel/id failed (no RDMA device?)");
 		return;
 	}
@@ -2373,7 +2446,7 @@ static void conn_start(struct be_pool *pool, unsigned slot)
 	}
 	tv = ms_tv(ctx->cx_cfg.bc_connect_timeout_ms);
 	evtimer_add(cn->cn_timer, &tv);
-	if (rdma_resolve_addr(cn->cn_id, NULL, (struct sockaddr *)&pool->po_addr,
+	if (vx->resolve_addr(cn->cn_id, NULL, (struct sockaddr *)&pool->po_addr,
 			      (int)ctx->cx_cfg.bc_connect_timeout_ms))
 		conn_fail(cn, "rdma_resolve_addr failed");
 }

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of backend-rdma/be_rdma.c at its verbs seam (be_verbs.h): a
+ * fake device -- rdma_cm events, a CQ fed by the test, posted WRs recorded
+ * -- drives real connections of the backend on a libevent loop, without
+ * RDMA.  Covered: flush completions after a disconnect give back what they
+ * hold once and every call is settled once (re-sent, one callback each);
+ * the drain before the reap and its time bound; be_pool_free() letting a
+ * posted Send complete before the QP goes; the CCP exchange (first call,
+ * others held, answer applied, timeout fallback); BE_POOL_ROOM.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "backend.h"
+#include "be_verbs.h"
+
+/* ---- the fake device ------------------------------------------------- */
+
+#define MAXQ 1024
+
+struct fsend {
+	uint64_t wr_id;
+	enum ibv_wr_opcode op;
+	unsigned flags;
+	uint8_t *addr;
+	uint32_t len;
+};
+
+struct fconn {
+	struct rdma_event_channel ch;
+	struct rdma_cm_id id;
+	struct ibv_comp_channel cc;
+	struct ibv_cq cq;
+	struct ibv_qp qp;
+	struct rdma_cm_event ev[8];
+	unsigned nev;
+	struct ibv_wc wc[MAXQ];
+	unsigned nwc, npolled;
+	bool armed;
+	struct fsend sends[MAXQ];
+	unsigned nsends;
+	struct { uint64_t wr_id; uint8_t *addr; uint32_t len; } recvs[MAXQ];
+	unsigned nrecvs, recv_head;
+	int qp_state;
+	int polled_at_err;		/* completions polled when the QP went to ERR */
+	bool qp_destroyed;
+};
+
+static struct {
+	struct ibv_context ctx;
+	struct ibv_pd pd;
+	struct fconn *conns[16];
+	unsigned nconns;
+	bool no_establish;		/* connect() does not answer */
+	uint8_t peer_pd[RPCRDMA_PD_LEN];
+	int nmr;
+	uint32_t next_key;
+} F;
+
+static struct fconn *cur(void)
+{
+	return F.nconns ? F.conns[F.nconns - 1] : NULL;
+}
+
+static void kick(int fd)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(fd, &one, 8), 8);
+}
+
+static void drain_fd(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, 8) == 8)
+		;
+}
+
+static void queue_cm(struct fconn *fc, enum rdma_cm_event_type t)
+{
+	struct rdma_cm_event *e = &fc->ev[fc->nev++];
+
+	memset(e, 0, sizeof(*e));
+	e->event = t;
+	e->id = &fc->id;
+	if (t == RDMA_CM_EVENT_ESTABLISHED) {
+		e->param.conn.private_data = F.peer_pd;
+		e->param.conn.private_data_len = sizeof(F.peer_pd);
+	}
+	kick(fc->ch.fd);
+}
+
+static void queue_wc(struct fconn *fc, uint64_t wr_id, enum ibv_wc_status st,
+		     enum ibv_wc_opcode op, uint32_t len)
+{
+	struct ibv_wc *w = &fc->wc[fc->nwc++];
+
+	assert_true(fc->nwc < MAXQ);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr_id;
+	w->status = st;
+	w->opcode = op;
+	w->byte_len = len;
+	if (fc->armed) {
+		fc->armed = false;
+		kick(fc->cc.fd);
+	}
+}
+
+static struct rdma_event_channel *f_create_event_channel(void)
+{
+	struct fconn *fc = calloc(1, sizeof(*fc));
+
+	fc->ch.fd = eventfd(0, EFD_NONBLOCK);
+	fc->cc.fd = eventfd(0, EFD_NONBLOCK);
+	fc->qp_state = IBV_QPS_RTS;
+	fc->polled_at_err = -1;
+	F.conns[F.nconns++] = fc;
+	return &fc->ch;
+}
+
+static void f_destroy_event_channel(struct rdma_event_channel *ch)
+{
+	close(ch->fd);	/* the fconn stays for the test to look at */
+}
+
+static int f_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *ctx,
+		       enum rdma_port_space ps)
+{
+	struct fconn *fc = (struct fconn *)((char *)ch - offsetof(struct fconn, ch));
+
+	(void)ps;
+	fc->id.verbs = &F.ctx;
+	fc->id.context = ctx;
+	fc->id.channel = ch;
+	*id = &fc->id;
+	return 0;
+}
+
+#define FC_OF(p, m) ((struct fconn *)((char *)(p) - offsetof(struct fconn, m)))
+
+static int f_destroy_id(struct rdma_cm_id *id) { (void)id; return 0; }
+static int f_resolve_addr(struct rdma_cm_id *id, struct sockaddr *s, struct sockaddr *d, int t)
+{
+	(void)s; (void)d; (void)t;
+	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ADDR_RESOLVED);
+	return 0;
+}
+static int f_resolve_route(struct rdma_cm_id *id, int t)
+{
+	(void)t;
+	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ROUTE_RESOLVED);
+	return 0;
+}
+static int f_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
+{
+	(void)p;
+	if (!F.no_establish)
+		queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ESTABLISHED);
+	return 0;
+}
+static int f_disconnect(struct rdma_cm_id *id)
+{
+	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_DISCONNECTED);
+	return 0;
+}
+static int f_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
+{
+	struct fconn *fc = FC_OF(ch, ch);
+	struct rdma_cm_event *e;
+
+	if (fc->nev == 0) {
+		drain_fd(ch->fd);
+		errno = EAGAIN;
+		return -1;
+	}
+	e = malloc(sizeof(*e));
+	*e = fc->ev[0];
+	memmove(fc->ev, fc->ev + 1, --fc->nev * sizeof(fc->ev[0]));
+	*ev = e;
+	return 0;
+}
+static int f_ack_cm_event(struct rdma_cm_event *ev) { free(ev); return 0; }
+static int f_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+{
+	struct fconn *fc = FC_OF(id, id);
+
+	(void)pd;
+	(void)a;
+	fc->qp.context = &F.ctx;
+	id->qp = &fc->qp;
+	return 0;
+}
+static void f_destroy_qp(struct rdma_cm_id *id)
+{
+	FC_OF(id, id)->qp_destroyed = true;
+	id->qp = NULL;
+}
+static int f_query_device(struct ibv_context *v, struct ibv_device_attr *a)
+{
+	(void)v;
+	memset(a, 0, sizeof(*a));
+	a->max_qp_wr = 16384;
+	a->max_cqe = 65536;
+	a->max_qp_rd_atom = 16;
+	a->max_qp_init_rd_atom = 16;
+	return 0;
+}
+static struct ibv_pd *f_alloc_pd(struct ibv_context *v) { (void)v; return &F.pd; }
+static int f_dealloc_pd(struct ibv_pd *pd) { (void)pd; return 0; }
+static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int acc)
+{
+	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+
+	(void)pd;
+	(void)acc;
+	mr->addr = addr;
+	mr->length = len;
+	mr->lkey = mr->rkey = ++F.next_key << 8;
+	F.nmr++;
+	return mr;
+}
+static int f_dereg_mr(struct ibv_mr *mr) { free(mr); F.nmr--; return 0; }
+static struct ibv_mw *f_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type t)
+{
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+
+	(void)pd;
+	mw->type = t;
+	mw->rkey = ++F.next_key << 8;
+	return mw;
+}
+static int f_dealloc_mw(struct ibv_mw *mw) { free(mw); return 0; }
+static struct ibv_comp_channel *f_create_comp_channel(struct ibv_context *v)
+{
+	(void)v;
+	return &cur()->cc;
+}
+static int f_destroy_comp_channel(struct ibv_comp_channel *cc) { close(cc->fd); return 0; }
+static struct ibv_cq *f_create_cq(struct ibv_context *v, int cqe, void *ctx,
+				  struct ibv_comp_channel *cc, int vec)
+{
+	struct fconn *fc = FC_OF(cc, cc);
+
+	(void)v; (void)cqe; (void)vec;
+	fc->cq.channel = cc;
+	fc->cq.cq_context = ctx;
+	return &fc->cq;
+}
+static int f_destroy_cq(struct ibv_cq *cq) { (void)cq; return 0; }
+static int f_req_notify_cq(struct ibv_cq *cq, int so)
+{
+	struct fconn *fc = FC_OF(cq, cq);
+
+	(void)so;
+	fc->armed = true;
+	if (fc->nwc) {
+		fc->armed = false;
+		kick(fc->cc.fd);
+	}
+	return 0;
+}
+static int f_get_cq_event(struct ibv_comp_channel *cc, struct ibv_cq **cq, void **ctx)
+{
+	struct fconn *fc = FC_OF(cc, cc);
+	uint64_t v;
+
+	if (read(cc->fd, &v, 8) != 8) {
+		errno = EAGAIN;
+		return -1;
+	}
+	*cq = &fc->cq;
+	*ctx = fc->cq.cq_context;
+	return 0;
+}
+static void f_ack_cq_events(struct ibv_cq *cq, unsigned n) { (void)cq; (void)n; }
+static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct fconn *fc = FC_OF(cq, cq);
+	int k = 0;
+
+	while (k < n && fc->nwc) {
+		wc[k++] = fc->wc[0];
+		memmove(fc->wc, fc->wc + 1, --fc->nwc * sizeof(fc->wc[0]));
+		fc->npolled++;
+	}
+	return k;
+}
+static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct fconn *fc = FC_OF(qp, qp);
+
+	(void)bad;
+	for (; wr; wr = wr->next) {
+		struct fsend *s = &fc->sends[fc->nsends++];
+
+		assert_true(fc->nsends < MAXQ);
+		s->wr_id = wr->wr_id;
+		s->op = wr->opcode;
+		s->flags = wr->send_flags;
+		s->addr = wr->num_sge ? (uint8_t *)(uintptr_t)wr->sg_list[0].addr : NULL;
+		s->len = wr->num_sge ? wr->sg_list[0].length : 0;
+	}
+	return 0;
+}
+static int f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct fconn *fc = FC_OF(qp, qp);
+
+	(void)bad;
+	for (; wr; wr = wr->next) {
+		fc->recvs[fc->nrecvs].wr_id = wr->wr_id;
+		fc->recvs[fc->nrecvs].addr = (uint8_t *)(uintptr_t)wr->sg_list[0].addr;
+		fc->recvs[fc->nrecvs].len = wr->sg_list[0].length;
+		fc->nrecvs++;
+		assert_true(fc->nrecvs < MAXQ);
+	}
+	return 0;
+}
+static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	struct fconn *fc = FC_OF(qp, qp);
+
+	(void)mask;
+	if (a->qp_state == IBV_QPS_ERR && fc->qp_state != IBV_QPS_ERR)
+		fc->polled_at_err = (int)fc->npolled;
+	fc->qp_state = a->qp_state;
+	return 0;
+}
+
+static const struct be_verbs fake_verbs = {
+	f_create_event_channel, f_destroy_event_channel, f_create_id, f_destroy_id,
+	f_resolve_addr, f_resolve_route, f_connect, f_disconnect, f_get_cm_event, f_ack_cm_event,
+	f_create_qp, f_destroy_qp, f_query_device, f_alloc_pd, f_dealloc_pd, f_reg_mr, f_dereg_mr,
+	f_alloc_mw, f_dealloc_mw, f_create_comp_channel, f_destroy_comp_channel, f_create_cq,
+	f_destroy_cq, f_req_notify_cq, f_get_cq_event, f_ack_cq_events, f_poll_cq, f_post_send,
+	f_post_recv, f_modify_qp,
+};
+
+/* ---- the test bench --------------------------------------------------- */
+
+#define MAXCALLS 16
+
+struct bench {
+	struct event_base *base;
+	struct be_ctx *ctx;
+	struct be_pool *pool;
+	unsigned ev[4];				/* pool events by type */
+	unsigned ncb;
+	uint32_t cb_xid[64];
+	enum be_err cb_err[64];
+	uint8_t msg[MAXCALLS][40];
+	struct iovec iov[MAXCALLS];
+};
+
+static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
+{
+	struct bench *b = arg;
+
+	(void)pool;
+	b->ev[ev]++;
+}
+
+static void on_reply(struct be_call *call, const struct be_reply *r, void *arg)
+{
+	struct bench *b = arg;
+
+	b->cb_xid[b->ncb] = r->br_xid;
+	b->cb_err[b->ncb++] = r->br_err;
+	be_call_release(call);
+}
+
+static unsigned cb_count(const struct bench *b, uint32_t xid)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < b->ncb; i++)
+		n += b->cb_xid[i] == xid;
+	return n;
+}
+
+/* Run the loop for ms.  (Not EVLOOP_NONBLOCK in a loop: in some sandboxes
+ * a zero epoll timeout waits for the next timer.) */
+static void spin(struct bench *b, unsigned ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(b->base, &tv);
+	event_base_dispatch(b->base);
+}
+
+static void bench_up(struct bench *b, struct be_config *cfg)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
+	struct rpcrdma_pd pd = { .pd_send_size = 4096, .pd_recv_size = 4096 };
+
+	memset(&F, 0, sizeof(F));
+	rpcrdma_pd_encode(&pd, F.peer_pd);
+	be_verbs_set(&fake_verbs);
+	memset(b, 0, sizeof(*b));
+	b->base = event_base_new();
+	cfg->bc_keepalive_ms = 0;
+	if (cfg->bc_drain_ms == 2000)
+		cfg->bc_drain_ms = 200;	/* the cases leave Sends out at the end */
+	cfg->bc_retry_min_ms = 1;
+	cfg->bc_retry_max_ms = 2;
+	b->ctx = be_ctx_new(b->base, cfg);
+	b->pool = be_pool_new(b->ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, b);
+	assert_non_null(b->pool);
+	spin(b, 5);
+}
+
+static void bench_down(struct bench *b)
+{
+	if (b->pool)
+		be_pool_free(b->pool);
+	be_ctx_free(b->ctx);
+	event_base_free(b->base);
+	for (unsigned i = 0; i < F.nconns; i++)
+		free(F.conns[i]);
+	F.nconns = 0;
+	be_verbs_set(NULL);
+}
+
+static struct be_call *submit(struct bench *b, unsigned i, uint32_t xid)
+{
+	uint8_t *m = b->msg[i];
+	struct be_call_desc d;
+
+	memset(m, 0, 40);
+	chk_put_be32(m, xid);
+	chk_put_be32(m + 8, RPC_VERS);
+	chk_put_be32(m + 12, 100003);
+	chk_put_be32(m + 16, 3);
+	b->iov[i] = (struct iovec){ m, 40 };
+	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1 };
+	return be_call_submit(b->pool, &d, on_reply, b);
+}
+
+/* The latest Send WR carrying xid (its transport header starts with the
+ * XID; send buffers are reused, so older records may show a newer call). */
+static int send_of(struct fconn *fc, uint32_t xid)
+{
+	for (unsigned i = fc->nsends; i-- > 0;)
+		if (fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
+		    chk_be32(fc->sends[i].addr) == xid)
+			return (int)i;
+	return -1;
+}
+
+static unsigned nsends_op(struct fconn *fc, enum ibv_wr_opcode op)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < fc->nsends; i++)
+		n += fc->sends[i].op == op;
+	return n;
+}
+
+static void complete_send(struct fconn *fc, uint32_t xid, enum ibv_wc_status st)
+{
+	int i = send_of(fc, xid);
+
+	assert_true(i >= 0);
+	queue_wc(fc, fc->sends[i].wr_id, st, IBV_WC_SEND, 0);
+}
+
+/* An RDMA_MSG reply to xid in the next posted receive: accepted with stat
+ * and nres result words. */
+static void deliver_reply(struct fconn *fc, uint32_t xid, uint32_t credits, uint32_t stat,
+			  const uint32_t *res, unsigned nres)
+{
+	struct rpcrdma_hdr h;
+	struct xdr_enc xe;
+	unsigned r = fc->recv_head++;
+
+	assert_true(r < fc->nrecvs);
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = xid;
+	h.rh_vers = 1;
+	h.rh_credit = credits;
+	h.rh_proc = RPCRDMA_MSG;
+	xdr_enc_init(&xe, fc->recvs[r].addr, fc->recvs[r].len);
+	assert_true(rpcrdma_hdr_encode(&xe, &h));
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_REPLY);
+	xdr_put_u32(&xe, RPC_MSG_ACCEPTED);
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, stat);
+	for (unsigned i = 0; i < nres; i++)
+		xdr_put_u32(&xe, res[i]);
+	queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, (uint32_t)xe.xe_len);
+}
+
+/* Answer every call of fc that has a Send and no reply yet. */
+static void answer_all(struct bench *b, struct fconn *fc, const uint32_t *xids, unsigned n)
+{
+	for (unsigned k = 0; k < 8; k++) {
+		for (unsigned i = 0; i < n; i++) {
+			int s = send_of(fc, xids[i]);
+
+			if (s >= 0 && !cb_count(b, xids[i]) && fc->sends[s].flags) {
+				complete_send(fc, xids[i], IBV_WC_SUCCESS);
+				deliver_reply(fc, xids[i], 8, 0, NULL, 0);
+				fc->sends[s].flags = 0;	/* answered */
+			}
+		}
+		spin(b, 2);
+	}
+}
+
+/* ---- the cases -------------------------------------------------------- */
+
+/* 1. Flush completions after a disconnect: the drain waits for them, each
+ * gives back its WR's resources once, then the reap re-sends every call
+ * without a reply (same XID) and each ends with exactly one callback. */
+static void t01_flush_exactly_once(void **state)
+{
+	static const uint32_t x[4] = { 1, 2, 3, 4 };
+	struct be_config cfg;
+	struct bench b;
+	const struct be_stats *st;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_credits = 8;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_int_equal(b.ev[BE_POOL_UP], 1);
+	assert_int_equal(fc->nrecvs, 8 + 4);	/* credits + backchannel + headroom, before connect */
+	st = be_ctx_stats(b.ctx);
+
+	assert_non_null(submit(&b, 0, x[0]));
+	spin(&b, 2);
+	answer_all(&b, fc, x, 1);
+	assert_int_equal(cb_count(&b, 1), 1);
+
+	for (unsigned i = 1; i < 4; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	spin(&b, 2);
+	assert_int_equal(nsends_op(fc, IBV_WR_SEND), 4);
+	complete_send(fc, 2, IBV_WC_SUCCESS);	/* 2's Send done; 3 and 4 still out */
+	spin(&b, 2);
+
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	spin(&b, 5);
+	assert_int_equal(fc->qp_state, IBV_QPS_ERR);
+	assert_false(fc->qp_destroyed);		/* draining: 2 Sends not back */
+	assert_int_equal(st->bs_resent, 0);
+	assert_int_equal(be_pool_inflight(b.pool), 3);
+
+	/* The device flushes everything outstanding, the receives too. */
+	complete_send(fc, 3, IBV_WC_WR_FLUSH_ERR);
+	complete_send(fc, 4, IBV_WC_WR_FLUSH_ERR);
+	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
+		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	spin(&b, 5);
+	assert_true(fc->qp_destroyed);
+	assert_int_equal(st->bs_flushed, 2 + (fc->nrecvs - fc->recv_head));
+	assert_int_equal(st->bs_drain_timeouts, 0);
+	assert_int_equal(st->bs_resent, 3);
+	assert_int_equal(b.ncb, 1);		/* none settled by a flush */
+	assert_int_equal(st->bs_disconnects, 1);
+
+	/* Reconnected: the three go again with their XIDs, one callback each. */
+	spin(&b, 20);
+	assert_int_equal(F.nconns, 2);
+	answer_all(&b, cur(), x, 4);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	for (unsigned i = 0; i < b.ncb; i++)
+		assert_int_equal(b.cb_err[i], BE_OK);
+	bench_down(&b);
+	assert_int_equal(F.nmr, 0);		/* every MR of both connections went */
+}
+
+/* 2. A flush that never comes: the reap goes ahead after bc_drain_ms. */
+static void t02_drain_bounded(void **state)
+{
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_drain_ms = 30;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_non_null(submit(&b, 0, 7));
+	spin(&b, 2);
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	spin(&b, 5);
+	assert_false(fc->qp_destroyed);
+	spin(&b, 60);
+	assert_true(fc->qp_destroyed);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_drain_timeouts, 1);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_resent, 1);
+	bench_down(&b);
+	assert_int_equal(cb_count(&b, 7), 1);	/* BE_ERR_SHUTDOWN at the free, once */
+	assert_int_equal(b.cb_err[0], BE_ERR_SHUTDOWN);
+}
+
+/* 3. be_pool_free(): a Send posted in the last loop turn completes before
+ * the QP goes to ERR (graceful drain); without its completion the wait is
+ * bounded; either way one SHUTDOWN callback. */
+static void t03_pool_free_drains(void **state)
+{
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_non_null(submit(&b, 0, 9));
+	spin(&b, 2);
+	complete_send(fc, 9, IBV_WC_SUCCESS);	/* in the CQ, not yet polled */
+	assert_int_equal(fc->npolled, 0);
+	be_pool_free(b.pool);
+	b.pool = NULL;
+	assert_int_equal(fc->polled_at_err, 1);	/* polled, then ERR */
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_drain_timeouts, 0);
+	assert_int_equal(cb_count(&b, 9), 1);
+	assert_int_equal(b.cb_err[0], BE_ERR_SHUTDOWN);
+	bench_down(&b);
+
+	be_config_default(&cfg);
+	cfg.bc_drain_ms = 20;
+	bench_up(&b, &cfg);
+	assert_non_null(submit(&b, 0, 10));
+	spin(&b, 2);
+	be_pool_free(b.pool);			/* the Send never completes */
+	b.pool = NULL;
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_drain_timeouts, 1);
+	assert_int_equal(cb_count(&b, 10), 1);
+	bench_down(&b);
+}
+
+/* 4. CCP: CONF_RDMA is the first call, the others wait; the answer lowers
+ * the send threshold and the Read depth; BE_POOL_UP only then. */
+static void t04_ccp_first(void **state)
+{
+	static const uint32_t conf[3] = { 2048, 4, 8 };
+	struct be_config cfg;
+	struct be_conn_info ci;
+	struct bench b;
+	struct fconn *fc;
+	uint32_t ccp_xid;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_ccp = true;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_int_equal(fc->nsends, 1);
+	assert_int_equal(b.ev[BE_POOL_UP], 0);
+	assert_false(be_pool_up(b.pool));
+	ccp_xid = chk_be32(fc->sends[0].addr);
+	/* header 28 bytes (no chunks), then the RPC call: prog at +12 */
+	assert_int_equal(chk_be32(fc->sends[0].addr + 28 + 12), CCP_PROG);
+	assert_int_equal(be_pool_conn_info(b.pool, 0, &ci), 0);
+	assert_int_equal(ci.ci_ccp, BE_CCP_PENDING);
+
+	assert_non_null(submit(&b, 0, 21));
+	spin(&b, 5);
+	assert_int_equal(fc->nsends, 1);	/* held back */
+	assert_int_equal(be_pool_queued(b.pool), 1);
+
+	complete_send(fc, ccp_xid, IBV_WC_SUCCESS);
+	deliver_reply(fc, ccp_xid, 8, 0, conf, 3);
+	spin(&b, 5);
+	assert_int_equal(b.ev[BE_POOL_UP], 1);
+	assert_int_equal(be_pool_conn_info(b.pool, 0, &ci), 0);
+	assert_int_equal(ci.ci_ccp, BE_CCP_DONE);
+	assert_int_equal(ci.ci_send_threshold, 2048);
+	assert_int_equal(ci.ci_read_depth, 8);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_ccp_ok, 1);
+	assert_true(send_of(fc, 21) >= 0);	/* now it went */
+	bench_down(&b);
+}
+
+/* 5. CCP unanswered: fallback after bc_ccp_timeout_ms, the credit given
+ * back, the held call goes; a PROG_UNAVAIL answer falls back at once. */
+static void t05_ccp_fallback(void **state)
+{
+	struct be_config cfg;
+	struct be_conn_info ci;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_ccp = true;
+	cfg.bc_ccp_timeout_ms = 20;
+	cfg.bc_drain_ms = 20;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_non_null(submit(&b, 0, 31));
+	spin(&b, 40);
+	assert_int_equal(be_pool_conn_info(b.pool, 0, &ci), 0);
+	assert_int_equal(ci.ci_ccp, BE_CCP_FALLBACK);
+	assert_int_equal(ci.ci_send_threshold, 4096);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_ccp_fallback, 1);
+	assert_true(send_of(fc, 31) >= 0);
+	assert_int_equal(b.ev[BE_POOL_UP], 1);
+	bench_down(&b);
+
+	bench_up(&b, &cfg);
+	fc = cur();
+	complete_send(fc, chk_be32(fc->sends[0].addr), IBV_WC_SUCCESS);
+	deliver_reply(fc, chk_be32(fc->sends[0].addr), 8, RPC_PROG_UNAVAIL, NULL, 0);
+	spin(&b, 5);
+	assert_int_equal(be_pool_conn_info(b.pool, 0, &ci), 0);
+	assert_int_equal(ci.ci_ccp, BE_CCP_FALLBACK);
+	assert_int_equal(ci.ci_read_depth, 16);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_ccp_fallback, 1);
+	bench_down(&b);
+}
+
+/* 6. BE_POOL_ROOM: once after a full queue drains, once after a busy XID
+ * ends; never without a refusal. */
+static void t06_room_event(void **state)
+{
+	static const uint32_t x[2] = { 41, 42 };
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_max_queue = 2;
+	memset(&F, 0, sizeof(F));
+	F.no_establish = true;
+	{
+		/* bench_up without the ESTABLISHED answer */
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
+
+		be_verbs_set(&fake_verbs);
+		memset(&b, 0, sizeof(b));
+		b.base = event_base_new();
+		cfg.bc_keepalive_ms = 0;
+		b.ctx = be_ctx_new(b.base, &cfg);
+		b.pool = be_pool_new(b.ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, &b);
+		spin(&b, 5);
+	}
+	fc = cur();
+	assert_non_null(submit(&b, 0, x[0]));
+	assert_non_null(submit(&b, 1, x[1]));
+	assert_null(submit(&b, 2, 43));
+	assert_int_equal(errno, ENOBUFS);
+	spin(&b, 5);
+	assert_int_equal(b.ev[BE_POOL_ROOM], 0);
+	queue_cm(fc, RDMA_CM_EVENT_ESTABLISHED);	/* one credit: one call leaves */
+	spin(&b, 5);
+	assert_int_equal(be_pool_queued(b.pool), 1);
+	assert_int_equal(b.ev[BE_POOL_ROOM], 1);
+	assert_null(submit(&b, 2, x[1]));		/* its XID is in flight */
+	assert_int_equal(errno, EEXIST);
+	answer_all(&b, fc, x, 2);
+	assert_int_equal(b.ev[BE_POOL_ROOM], 2);
+	assert_non_null(submit(&b, 2, 43));
+	answer_all(&b, fc, (const uint32_t[]){ 43 }, 1);
+	assert_int_equal(b.ev[BE_POOL_ROOM], 2);	/* no refusal, no event */
+	bench_down(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_flush_exactly_once),
+		cmocka_unit_test(t02_drain_bounded),
+		cmocka_unit_test(t03_pool_free_drains),
+		cmocka_unit_test(t04_ccp_first),
+		cmocka_unit_test(t05_ccp_fallback),
+		cmocka_unit_test(t06_room_event),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
