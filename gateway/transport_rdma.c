@@ -506,7 +506,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		gw_call_put(c);		/* the client side still holds one */
 		/* Queue full, or the same gateway XID still in flight (a client
 		 * retransmission while the cancelled original awaits its reply):
-		 * hold and try again shortly. */
+		 * hold until the backend's BE_POOL_ROOM. */
 		if (err == ENOBUFS || err == EEXIST) {
 			gr_call_drop_bufs(rp, gc);
 			return -EAGAIN;		/* BE_POOL_ROOM will say when */
