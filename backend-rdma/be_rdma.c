@@ -268,13 +268,8 @@ struct be_call {
 	struct be_target ca_rt;
 	struct iovec ca_riov[BE_MAX_TARGET_IOV];
 	uint8_t ca_ka_msg[BE_CCP_CALL_LEN];	/* keepalive NULL or CONF_RDMA call */
-
-	struct be_plan ca_plan;
-	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
-	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
-	unsigned ca_nreg;
-	struct be_reply ca_reply;
-	/* Long reply by Read list (RFC 5666): pulled into ca_lr_buf. */
+	/* Long reply by Read list (RFC 5666): pulled into ca_lr_buf.  Before
+	 * ca_plan: call_new() zeroes up to there (call_free() frees ca_lr_buf). */
 	uint8_t *ca_lr_buf;
 	struct ibv_mr *ca_lr_mr;
 	uint32_t ca_lr_len, ca_lr_pos;
@@ -285,6 +280,12 @@ struct be_call {
 	unsigned ca_lr_posted, ca_lr_done;	/* Reads posted / completed */
 	bool ca_lr_waiting;			/* on cn_rdwait: Reads left to post */
 	TAILQ_ENTRY(be_call) ca_rd_link;
+
+	struct be_plan ca_plan;
+	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
+	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
+	unsigned ca_nreg;
+	struct be_reply ca_reply;
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);

@@ -533,6 +533,27 @@ static void answer_all(struct bench *b, struct fconn *fc, const uint32_t *xids, 
 	}
 }
 
+/* A long reply (RFC 5666 / draft-08): RDMA_NOMSG, nothing inline, the RPC
+ * reply in a position-zero Read list of nseg segments of 100 bytes. */
+static void deliver_long_reply(struct fconn *fc, uint32_t xid, unsigned nseg)
+{
+	struct rpcrdma_hdr h;
+	struct xdr_enc xe;
+	unsigned r = fc->recv_head++;
+
+	memset(&h, 0, sizeof(h));
+	h.rh_xid = xid;
+	h.rh_vers = 1;
+	h.rh_credit = 8;
+	h.rh_proc = RPCRDMA_NOMSG;
+	h.rh_nreads = nseg;
+	for (unsigned i = 0; i < nseg; i++)
+		h.rh_reads[i] = (struct rpcrdma_read_seg){ 0, { 0x77, 100, 0x10000 + 100 * i } };
+	xdr_enc_init(&xe, fc->recvs[r].addr, fc->recvs[r].len);
+	assert_true(rpcrdma_hdr_encode(&xe, &h));
+	queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, (uint32_t)xe.xe_len);
+}
+
 /* ---- the cases -------------------------------------------------------- */
 
 /* 1. Flush completions after a disconnect: the drain waits for them, each
@@ -796,6 +817,64 @@ static void t06_room_event(void **state)
 	bench_down(&b);
 }
 
+/* 7. Read depth from CCP (draft-08 6.2 maxrdmaread): 1 -> the Reads of a
+ * long reply go one at a time, then RDMA_DONE; 0 -> the long reply is
+ * refused (no RDMA Read at all), counted, the call fails once. */
+static void t07_read_depth(void **state)
+{
+	static const uint32_t conf1[3] = { 4096, 4, 1 }, conf0[3] = { 4096, 4, 0 };
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+	uint32_t cx;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_ccp = true;
+	bench_up(&b, &cfg);
+	fc = cur();
+	cx = chk_be32(fc->sends[0].addr);
+	complete_send(fc, cx, IBV_WC_SUCCESS);
+	deliver_reply(fc, cx, 8, 0, conf1, 3);
+	spin(&b, 5);
+	assert_non_null(submit(&b, 0, 51));
+	spin(&b, 2);
+	complete_send(fc, 51, IBV_WC_SUCCESS);
+	deliver_long_reply(fc, 51, 3);
+	spin(&b, 5);
+	for (unsigned k = 1; k <= 3; k++) {
+		unsigned last = fc->nsends - 1;
+
+		assert_int_equal(nsends_op(fc, IBV_WR_RDMA_READ), k);	/* one in flight */
+		assert_int_equal(fc->sends[last].op, IBV_WR_RDMA_READ);
+		assert_int_equal(fc->sends[last].len, 100);
+		queue_wc(fc, fc->sends[last].wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, 100);
+		spin(&b, 5);
+	}
+	assert_int_equal(nsends_op(fc, IBV_WR_RDMA_READ), 3);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_rdma_done, 1);
+	assert_int_equal(cb_count(&b, 51), 1);
+	assert_int_equal(b.cb_err[0], BE_OK);
+	bench_down(&b);
+
+	bench_up(&b, &cfg);
+	fc = cur();
+	cx = chk_be32(fc->sends[0].addr);
+	complete_send(fc, cx, IBV_WC_SUCCESS);
+	deliver_reply(fc, cx, 8, 0, conf0, 3);
+	spin(&b, 5);
+	assert_non_null(submit(&b, 0, 52));
+	spin(&b, 2);
+	complete_send(fc, 52, IBV_WC_SUCCESS);
+	deliver_long_reply(fc, 52, 1);
+	spin(&b, 5);
+	assert_int_equal(nsends_op(fc, IBV_WR_RDMA_READ), 0);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_read_depth_refused, 1);
+	assert_int_equal(cb_count(&b, 52), 1);
+	assert_int_equal(b.cb_err[0], BE_ERR_BAD_REPLY);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +884,7 @@ int main(void)
 		cmocka_unit_test(t04_ccp_first),
 		cmocka_unit_test(t05_ccp_fallback),
 		cmocka_unit_test(t06_room_event),
+		cmocka_unit_test(t07_read_depth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
