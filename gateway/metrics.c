@@ -122,6 +122,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
+	F_RPCB_REG,
 	F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
@@ -152,6 +153,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 		       NULL },
 	[F_ADMIN] = { "admin_requests_total", "HTTP requests on the admin listener.", NULL },
 	[F_CTL] = { "control_commands_total", "Control socket commands by result.", "result" },
+	[F_RPCB_REG] = { "rpcbind_registrations_total",
+			 "Local rpcbind registrations (rpcbind_register) by result.", "result" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -200,6 +203,10 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_REQUESTS] = { F_ADMIN, NULL },
 	[GW_CTR_CTL_COMMANDS] = { F_CTL, "ok" },
 	[GW_CTR_CTL_ERRORS] = { F_CTL, "error" },
+	[GW_CTR_RPCB_REGISTERED] = { F_RPCB_REG, "registered" },
+	[GW_CTR_RPCB_CONFLICT] = { F_RPCB_REG, "conflict" },
+	[GW_CTR_RPCB_FAILED] = { F_RPCB_REG, "failed" },
+	[GW_CTR_RPCB_UNREGISTERED] = { F_RPCB_REG, "unregistered" },
 };
 
 #define P "rpcrdma_gw_"
