@@ -81,6 +81,15 @@ static const char *const gw_nfs3_procs[] = {
 static const char *const gw_nfs4_procs[] = { "null", "compound" };
 static const char *const gw_mnt3_procs[] = { "null", "mnt", "dump", "umnt", "umntall", "export" };
 static const char *const gw_acl3_procs[] = { "null", "getacl", "setacl" };
+/* NLM v1/v3/v4 share the numbering (17-19 unused; 20-23 from v3 on). */
+static const char *const gw_nlm_procs[] = {
+	"null", "test", "lock", "cancel", "unlock", "granted", "test_msg", "lock_msg",
+	"cancel_msg", "unlock_msg", "granted_msg", "test_res", "lock_res", "cancel_res",
+	"unlock_res", "granted_res", NULL, NULL, NULL, NULL, "share", "unshare", "nm_lock",
+	"free_all",
+};
+static const char *const gw_nsm_procs[] = { "null", "stat", "mon", "unmon", "unmon_all",
+					    "simu_crash", "notify" };
 
 const char *gw_prog_name(uint32_t prog)
 {
@@ -107,6 +116,10 @@ const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 		return GW_PICK(gw_mnt3_procs);
 	if (prog == CFG_PROG_NFS_ACL && vers == 3)
 		return GW_PICK(gw_acl3_procs);
+	if (prog == CFG_PROG_NLM && (vers == 1 || vers == 3 || vers == 4))
+		return GW_PICK(gw_nlm_procs);
+	if (prog == CFG_PROG_NSM && vers == 1)
+		return GW_PICK(gw_nsm_procs);
 	return proc == 0 ? "null" : NULL;
 #undef GW_PICK
 }

@@ -251,7 +251,7 @@ n0=$(nlm_calls)
 check_locks 3 /mnt/gw3
 timeout 60 umount /mnt/gw3
 n1=$(nlm_calls)
-step "[3] GAP: the kernel client's NLM calls seen by the gateway: $((n1 - n0)) (lockd asks rpcbind at 127.0.0.1:111, which names the server's lockd; the gateway registers nothing)"
+step "[3] GAP: the kernel client's NLM calls seen by the gateway: $((n1 - n0)) (lockd asks rpcbind at 127.0.0.1:111, which names the server's lockd; rpcbind_register is off here: t_68 closes the gap)"
 
 # Last: lockd's grace period (which answers DENIED_GRACE_PERIOD, retried
 # below) is over by now.
