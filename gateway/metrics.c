@@ -116,7 +116,7 @@ const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 		return GW_PICK(gw_mnt3_procs);
 	if (prog == CFG_PROG_NFS_ACL && vers == 3)
 		return GW_PICK(gw_acl3_procs);
-	if (prog == CFG_PROG_NLM && (vers == 1 || vers == 3 || vers == 4))
+	if (prog == CFG_PROG_NLM && (vers == 3 || vers == 4 || (vers == 1 && proc <= 16)))
 		return GW_PICK(gw_nlm_procs);
 	if (prog == CFG_PROG_NSM && vers == 1)
 		return GW_PICK(gw_nsm_procs);

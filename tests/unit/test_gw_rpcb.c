@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "gateway.h"
+#include "ops.h"
 #include "rpcb_reg.h"
 
 #define B "[backend s]\naddress = 10.99.0.1\n"
@@ -285,6 +286,21 @@ static void t07_config_key(void **state)
 	cfg_free(on2);
 }
 
+/* stats names the NLM/NSM procedures t_68 counts (shared numbering v1/3/4). */
+static void t08_proc_names(void **state)
+{
+	(void)state;
+	assert_string_equal(gw_proc_name(CFG_PROG_NLM, 4, 1), "test");
+	assert_string_equal(gw_proc_name(CFG_PROG_NLM, 4, 2), "lock");
+	assert_string_equal(gw_proc_name(CFG_PROG_NLM, 1, 4), "unlock");
+	assert_string_equal(gw_proc_name(CFG_PROG_NLM, 3, 23), "free_all");
+	assert_null(gw_proc_name(CFG_PROG_NLM, 4, 17));
+	assert_null(gw_proc_name(CFG_PROG_NLM, 4, 24));
+	assert_null(gw_proc_name(CFG_PROG_NLM, 1, 20));	/* SHARE is v3+ */
+	assert_string_equal(gw_proc_name(CFG_PROG_NSM, 1, 2), "mon");
+	assert_string_equal(gw_prog_name(CFG_PROG_NLM), "nlockmgr");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +311,7 @@ int main(void)
 		cmocka_unit_test(t05_register_unregister),
 		cmocka_unit_test(t06_stale_and_gone),
 		cmocka_unit_test(t07_config_key),
+		cmocka_unit_test(t08_proc_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
