@@ -236,6 +236,6 @@ rpcinfo -p 127.0.0.1 | grep -E "nlockmgr|mountd|status" | sed 's/^/  /'
 assert_eq 0 "$(rpcinfo -p 127.0.0.1 | grep -c " $PORT " || true)" "rpcbind entries naming port $PORT"
 n=$(rpcinfo -p 127.0.0.1 | grep -cE ' (mountd|status)$' || true)
 [ "$n" -ge 4 ] || bed_fail "mountd and statd entries in rpcbind: $n, expected >= 4 (not ours: must stay)"
-if grep -q 'ERROR: AddressSanitizer\|runtime error\|illegal_transition\|calls_failed\|using the TCP fallback' "$out/gw.log"; then
+if grep -q 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error\|illegal_transition\|calls_failed\|using the TCP fallback' "$out/gw.log"; then
 	bed_fail "sanitizer report, failed calls, illegal transition or TCP fallback in the gateway log"
 fi
