@@ -334,6 +334,7 @@ static void cfg_defaults(struct cfg *cf)
 	cf->cf_buffer_size = 64 * 1024;
 	cf->cf_buffers = 1024;
 	cf->cf_hugepages = false;
+	cf->cf_rpcbind_register = false;
 	cf->cf_idle_timeout_ms = 900 * 1000;
 	cf->cf_record_timeout_ms = 30 * 1000;
 	cf->cf_reconnect_ms = 1000;
@@ -502,6 +503,11 @@ static bool cfg_gateway_key(struct cfg_parser *cp, const char *name, const char 
 		if (!parse_uint(value, 1u << 24, &v) || v < 4)
 			return BAD("4..16777216");
 		cf->cf_buffers = (unsigned)v;
+		return true;
+	}
+	if (!strcmp(name, "rpcbind_register")) {
+		if (!parse_bool(value, &cf->cf_rpcbind_register))
+			return BAD("on or off");
 		return true;
 	}
 	if (!strcmp(name, "hugepages")) {
@@ -963,6 +969,9 @@ bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, si
 		diff = "admin_listen";
 	if (!diff && strcmp(a->cf_control_socket, b->cf_control_socket))
 		diff = "control_socket";
+	/* Registered once at start and removed at exit: never redone on reload. */
+	if (!diff && a->cf_rpcbind_register != b->cf_rpcbind_register)
+		diff = "rpcbind_register";
 	if (diff && what && len)
 		snprintf(what, len, "%s", diff);
 	return diff == NULL;

@@ -101,6 +101,7 @@ struct cfg {
 	struct sockaddr_storage cf_admin_addr;
 	socklen_t cf_admin_addrlen;
 	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
+	bool cf_rpcbind_register;	/* register the listeners with the local rpcbind */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
@@ -122,7 +123,7 @@ void cfg_free(struct cfg *cf);
  * (log level, per-client limits, held calls, timeouts, DRC window);
  * otherwise false with the first structural difference named in what
  * ("listen", "backends", "routes", "buffer pool", "max_record",
- * "max_calls", "max_clients"). */
+ * "max_calls", "max_clients", "rpcbind_register"). */
 bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, size_t len);
 
 /* The route for a program, or NULL. */

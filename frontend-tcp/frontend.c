@@ -659,6 +659,17 @@ uint16_t fe_listen_port(const struct fe_frontend *fe, unsigned i)
 	return i < fe->fe_nlisteners ? fe->fe_listeners[i].fl_port : 0;
 }
 
+int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr_storage *ss)
+{
+	socklen_t len = sizeof(*ss);
+
+	if (i >= fe->fe_nlisteners)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	return getsockname(evconnlistener_get_fd(fe->fe_listeners[i].fl_lev), (struct sockaddr *)ss,
+			   &len) == 0 ? 0 : -1;
+}
+
 struct fe_frontend *fe_new(const struct fe_params *p)
 {
 	struct fe_frontend *fe = calloc(1, sizeof(*fe));

@@ -52,6 +52,8 @@ int fe_listen_addr(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t 
 int fe_listen_fd(struct fe_frontend *fe, int fd);
 /* Port of listener i (host order), or 0. */
 uint16_t fe_listen_port(const struct fe_frontend *fe, unsigned i);
+/* Bound address of listener i (getsockname): 0, or -1 past the last. */
+int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr_storage *ss);
 /* Serve an already connected socket (tests, inetd style); takes fd. */
 int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name);
 unsigned fe_nconns(const struct fe_frontend *fe);

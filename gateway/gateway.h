@@ -148,6 +148,11 @@ enum gw_ctr {
 	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
 	GW_CTR_CTL_COMMANDS,		/* control socket commands */
 	GW_CTR_CTL_ERRORS,		/* control socket: bad command or I/O error */
+	/* rpcbind_register (rpcb_reg.c): one per program/version/netid */
+	GW_CTR_RPCB_REGISTERED,		/* set in the local rpcbind */
+	GW_CTR_RPCB_CONFLICT,		/* held by another process: left alone */
+	GW_CTR_RPCB_FAILED,		/* rpcbind refused or unreachable */
+	GW_CTR_RPCB_UNREGISTERED,	/* removed at exit */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -58,6 +58,10 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_ADMIN_REQUESTS] = "admin_requests",
 	[GW_CTR_CTL_COMMANDS] = "ctl_commands",
 	[GW_CTR_CTL_ERRORS] = "ctl_errors",
+	[GW_CTR_RPCB_REGISTERED] = "rpcbind_registered",
+	[GW_CTR_RPCB_CONFLICT] = "rpcbind_conflict",
+	[GW_CTR_RPCB_FAILED] = "rpcbind_register_failed",
+	[GW_CTR_RPCB_UNREGISTERED] = "rpcbind_unregistered",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

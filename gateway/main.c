@@ -29,6 +29,7 @@
 #include "frontend.h"
 #include "gateway.h"
 #include "ops.h"
+#include "rpcb_reg.h"
 
 struct gw_main {
 	struct event_base *m_base;
@@ -41,6 +42,7 @@ struct gw_main {
 	struct fe_frontend *m_fe;
 	struct gw_admin *m_admin;	/* admin_listen: /metrics /healthz /readyz */
 	struct gw_ctl *m_ctl;		/* control_socket: rpcrdma-gwctl */
+	struct gw_rpcb_reg m_rpcb;	/* rpcbind_register: what we set, unset at exit */
 	struct event *m_sig[4];
 	struct event *m_watchdog;
 	struct event *m_ready_timer;	/* READY=1 anyway after GW_READY_WAIT_S */
@@ -134,6 +136,24 @@ static void gw_main_ops_setup(struct gw_main *m)
 			gw_err(&m->m_log, "control_socket %s: %s; running without rpcrdma-gwctl",
 			       cf->cf_control_socket, strerror(errno));
 	}
+}
+
+/* rpcbind_register: the bound listener addresses (also those systemd
+ * passed) in the local rpcbind.  Once at start; a reload cannot change it
+ * (cfg_same_structure), so nothing is ever registered twice. */
+static void gw_main_rpcb_setup(struct gw_main *m)
+{
+	struct sockaddr_storage addrs[CFG_MAX_LISTEN];
+	unsigned n = 0;
+
+	if (!m->m_cfg->cf_rpcbind_register)
+		return;
+	while (n < CFG_MAX_LISTEN && fe_listen_sockaddr(m->m_fe, n, &addrs[n]) == 0)
+		n++;
+	m->m_rpcb.rr_ops = &gw_rpcb_tirpc;
+	m->m_rpcb.rr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rr_e, GW_RPCB_MAX);
+	gw_info(&m->m_log, "rpcbind_register: %u of %u program/version/netid registered",
+		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rr_n);
 }
 
 static void usage(FILE *f)
@@ -288,6 +308,7 @@ static int gw_main_setup(struct gw_main *m)
 			return err;
 	}
 	gw_main_ops_setup(m);
+	gw_main_rpcb_setup(m);
 	{
 		struct timeval tv = { GW_READY_WAIT_S, 0 };
 
@@ -309,7 +330,10 @@ static int gw_main_setup(struct gw_main *m)
 
 static void gw_main_teardown(struct gw_main *m)
 {
-	/* Reverse order: operations, clients (their calls end), transports, memory. */
+	/* Reverse order: rpcbind first (new clients stop finding us),
+	 * operations, clients (their calls end), transports, memory. */
+	if (m->m_rpcb.rr_ops)
+		gw_rpcb_unregister(&m->m_rpcb, &m->m_log, &m->m_stats);
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
 	fe_free(m->m_fe);
@@ -412,6 +436,8 @@ int main(int argc, char **argv)
 	rc = gw_main_setup(&m);
 	if (rc == 0)
 		event_base_dispatch(m.m_base);
+	if (m.m_rpcb.rr_ops)	/* before the counters are logged (teardown again: no-op) */
+		gw_rpcb_unregister(&m.m_rpcb, &m.m_log, &m.m_stats);
 	gw_stats_log(&m.m_stats, &m.m_log);
 	gw_main_teardown(&m);
 	gw_log_rl_free(m.m_log.gl_rl);

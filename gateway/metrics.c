@@ -81,6 +81,15 @@ static const char *const gw_nfs3_procs[] = {
 static const char *const gw_nfs4_procs[] = { "null", "compound" };
 static const char *const gw_mnt3_procs[] = { "null", "mnt", "dump", "umnt", "umntall", "export" };
 static const char *const gw_acl3_procs[] = { "null", "getacl", "setacl" };
+/* NLM v1/v3/v4 share the numbering (17-19 unused; 20-23 from v3 on). */
+static const char *const gw_nlm_procs[] = {
+	"null", "test", "lock", "cancel", "unlock", "granted", "test_msg", "lock_msg",
+	"cancel_msg", "unlock_msg", "granted_msg", "test_res", "lock_res", "cancel_res",
+	"unlock_res", "granted_res", NULL, NULL, NULL, NULL, "share", "unshare", "nm_lock",
+	"free_all",
+};
+static const char *const gw_nsm_procs[] = { "null", "stat", "mon", "unmon", "unmon_all",
+					    "simu_crash", "notify" };
 
 const char *gw_prog_name(uint32_t prog)
 {
@@ -107,6 +116,10 @@ const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 		return GW_PICK(gw_mnt3_procs);
 	if (prog == CFG_PROG_NFS_ACL && vers == 3)
 		return GW_PICK(gw_acl3_procs);
+	if (prog == CFG_PROG_NLM && (vers == 3 || vers == 4 || (vers == 1 && proc <= 16)))
+		return GW_PICK(gw_nlm_procs);
+	if (prog == CFG_PROG_NSM && vers == 1)
+		return GW_PICK(gw_nsm_procs);
 	return proc == 0 ? "null" : NULL;
 #undef GW_PICK
 }
@@ -122,6 +135,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
+	F_RPCB_REG,
 	F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
@@ -152,6 +166,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 		       NULL },
 	[F_ADMIN] = { "admin_requests_total", "HTTP requests on the admin listener.", NULL },
 	[F_CTL] = { "control_commands_total", "Control socket commands by result.", "result" },
+	[F_RPCB_REG] = { "rpcbind_registrations_total",
+			 "Local rpcbind registrations (rpcbind_register) by result.", "result" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -200,6 +216,10 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_REQUESTS] = { F_ADMIN, NULL },
 	[GW_CTR_CTL_COMMANDS] = { F_CTL, "ok" },
 	[GW_CTR_CTL_ERRORS] = { F_CTL, "error" },
+	[GW_CTR_RPCB_REGISTERED] = { F_RPCB_REG, "registered" },
+	[GW_CTR_RPCB_CONFLICT] = { F_RPCB_REG, "conflict" },
+	[GW_CTR_RPCB_FAILED] = { F_RPCB_REG, "failed" },
+	[GW_CTR_RPCB_UNREGISTERED] = { F_RPCB_REG, "unregistered" },
 };
 
 #define P "rpcrdma_gw_"

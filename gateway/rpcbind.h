@@ -15,4 +15,16 @@
 int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t vers, uint16_t *port,
 		       char *msg, size_t msglen);
 
+/* The local rpcbind (rpcbind_register, see rpcb_reg.h).  netid is "tcp" or
+ * "tcp6", uaddr a universal address (RFC 5665 section 5.2.3).  Blocking:
+ * run at start and exit only. */
+/* 0 set; 1 someone holds (prog, vers, netid) already, its port in *holder;
+ * -1 failure with a reason in msg. */
+int gw_rpcbind_set(uint32_t prog, uint32_t vers, const char *netid, const char *uaddr,
+		   uint16_t *holder, char *msg, size_t msglen);
+/* Removes (prog, vers, netid) only while it still names port: 0 removed,
+ * 1 left alone (gone, or someone else's now), -1 failure with msg. */
+int gw_rpcbind_unset(uint32_t prog, uint32_t vers, const char *netid, uint16_t port, char *msg,
+		     size_t msglen);
+
 #endif /* RPCRDMA_GW_RPCBIND_H */

@@ -246,3 +246,27 @@ CONF
 	trap 'gw_stop; bed_on_exit' EXIT
 	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
 }
+
+# ---- NLM through the gateway (t_68) -----------------------------------------
+# bed_lockd_pin PORT: the kernel lockd listens on TCP and UDP PORT instead of
+# a port rpcbind hands out, so a gateway route can name it.  Call BEFORE
+# bed_nfsd_up: lockd reads the port when nfsd starts it.  Also a 10 s lockd
+# grace period (default: 90 s of DENIED_GRACE_PERIOD after start).
+bed_lockd_pin() {
+	modprobe lockd
+	sysctl -qw fs.nfs.nlm_tcpport="$1" fs.nfs.nlm_udpport="$1" fs.nfs.nlm_grace_period=10
+}
+
+# gw_start_conf PORT OUTDIR < CONF: rpcrdma-gw with the configuration read
+# from stdin (it must listen on 127.0.0.1:PORT and route nfs over rdma); the
+# same contract as gw_start_rdma (gw_pid, gw_out, gw_stop at exit).
+gw_start_conf() {
+	local port=$1
+	gw_out=$2
+	cat >"$gw_out/gw.conf"
+	step "start rpcrdma-gw on 127.0.0.1:$port ($gw_out/gw.conf)"
+	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
+	gw_pid=$!
+	trap 'gw_stop; bed_on_exit' EXIT
+	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
+}

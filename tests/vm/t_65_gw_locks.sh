@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: locks through rpcrdma-gw: NLM v4 calls sent by a raw client to the gateway's port (route nlm over TCP to the server's lockd, with rpc.statd running) lock, test and unlock a file, and the lock is real on the server (a local fcntl there conflicts both ways); the kernel client with vers=3 and locking on (no nolock) gets fcntl and flock locks that conflict with server-side locks, but its NLM goes to the server's lockd found by rpcbind at the mount address, NOT through the gateway (which has no rpcbind): that gap is measured (NLM calls seen by the gateway) and printed; with vers=4.0 and 4.1 (in-protocol LOCK/LOCKT/LOCKU through the gateway over RDMA) fcntl and flock locks conflict with server-side locks both ways and a blocked lock is granted after the server-side holder lets go
+# claim: locks through rpcrdma-gw: NLM v4 calls sent by a raw client to the gateway's port (route nlm over TCP to the server's lockd, with rpc.statd running) lock, test and unlock a file, and the lock is real on the server (a local fcntl there conflicts both ways); the kernel client with vers=3 and locking on (no nolock) gets fcntl and flock locks that conflict with server-side locks, but its NLM goes to the server's lockd found by rpcbind at the mount address, NOT through the gateway (rpcbind_register is off here; t_68 turns it on and closes the gap): that gap is measured (NLM calls seen by the gateway) and printed; with vers=4.0 and 4.1 (in-protocol LOCK/LOCKT/LOCKU through the gateway over RDMA) fcntl and flock locks conflict with server-side locks both ways and a blocked lock is granted after the server-side holder lets go
 #
 #   python NLM4 client --tcp--> rpcrdma-gw 127.0.0.1:20495 --tcp (rpcbind)--> lockd + rpc.statd
 #   /mnt/gw40, /mnt/gw41 --tcp--> (nfs route) -------------rdma 20049------> nfsd   tmpfs /srv/nfs
@@ -251,7 +251,7 @@ n0=$(nlm_calls)
 check_locks 3 /mnt/gw3
 timeout 60 umount /mnt/gw3
 n1=$(nlm_calls)
-step "[3] GAP: the kernel client's NLM calls seen by the gateway: $((n1 - n0)) (lockd asks rpcbind at 127.0.0.1:111, which names the server's lockd; the gateway registers nothing)"
+step "[3] GAP: the kernel client's NLM calls seen by the gateway: $((n1 - n0)) (lockd asks rpcbind at 127.0.0.1:111, which names the server's lockd; rpcbind_register is off here: t_68 closes the gap)"
 
 # Last: lockd's grace period (which answers DENIED_GRACE_PERIOD, retried
 # below) is over by now.
