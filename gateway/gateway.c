@@ -722,7 +722,7 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 static struct gw_backend *gw_backend_active(struct gw_ctx *gw, const char *name)
 {
 	for (unsigned i = 0; i < gw->gw_nbackends; i++)
-		if (!strcmp(gw->gw_backends[i]->bk_cfg->cb_name, name))
+		if (!gw->gw_backends[i]->bk_retiring && !strcmp(gw->gw_backends[i]->bk_cfg->cb_name, name))
 			return gw->gw_backends[i];
 	return NULL;
 }
