@@ -115,10 +115,11 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
 	for (unsigned k = 0; k < d.cd_n; k++)
 		n[d.cd_act[k].ca_kind]++;
-	snprintf(msg, len, "%s applied: backends +%u -%u, routes +%u -%u (%u kept), values %s",
-		 m->m_path, n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
+	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
+		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
 		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cd_values ? "changed" : "unchanged");
-	gw_info(&m->m_log, "reload: %s", msg);
+	gw_info(&m->m_log, "reload: %s applied: %s", m->m_path, err);
+	snprintf(msg, len, "reloaded %s: %s", m->m_path, err);
 	return 0;
 }
 
