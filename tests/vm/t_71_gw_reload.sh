@@ -84,15 +84,14 @@ echo "  client connections: accepted $accepted0, closed $closed0"
 # WRITEs in parallel, so the copy progresses at the gateway's pace for its
 # whole length (a buffered cp fills the page cache and may be all but over
 # before the reload: measured, 2 of 4 runs on a loaded machine).
+write_conf "calls_per_client = 2"	# read only at the SIGHUP below
 t0=$(bed_now)
 dd if="$out/src.bin" of=/mnt/gw71/big.bin bs=4M oflag=direct status=none &
 cp_pid=$!
 # As soon as the file exists on the server (OPEN went through): the most
 # margin before the copy ends, on a loaded machine too.
 bed_wait 60 "the copy's file on the server" test -e "$BED_EXPORT/big.bin"
-
 step "SIGHUP with calls_per_client = 2 while the copy runs"
-write_conf "calls_per_client = 2"
 line=$(gw_reload)
 t_reload=$(bed_now)
 paused0=$(paused)
