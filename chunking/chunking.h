@@ -472,11 +472,16 @@ struct chk_item {
 	uint32_t it_len;	/* call: data bytes; expected reply item: maximum bytes */
 };
 
+#define CHK_WALK_MAX_OPS	32	/* ops listed per COMPOUND (Linux sends < 20) */
 struct chk_call_walk {
 	uint32_t cw_prog, cw_vers, cw_proc, cw_gss;
 	uint32_t cw_minor;		/* NFSv4 minorversion */
 	uint32_t cw_nops;		/* NFSv4: operations the COMPOUND announces */
 	uint32_t cw_nops_known;		/* NFSv4: operations walked before an unknown one */
+	uint32_t cw_nops_listed;	/* NFSv4: entries of cw_op */
+	uint16_t cw_op[CHK_WALK_MAX_OPS];	/* NFSv4: nfs_opnum4 of the first operations
+					 * read (an unknown one last), for per-op
+					 * counters; 0xffff for numbers above it */
 	uint8_t cw_noddp;		/* enum chk_noddp */
 	bool cw_res_unbounded;		/* no bound of the results from the arguments */
 	size_t cw_res_max;		/* bound of the results (bytes after the RPC reply

@@ -877,6 +877,8 @@ static bool v4_compound(struct walk *w)
 	for (i = 0; i < cw->cw_nops; i++) {
 		if (!u32(xc, &op))
 			return false;
+		if (cw->cw_nops_listed < CHK_WALK_MAX_OPS)
+			cw->cw_op[cw->cw_nops_listed++] = (uint16_t)(op > 0xffff ? 0xffff : op);
 		if (!v4_op_known(cw->cw_minor, op)) {
 			w->unb = true;		/* ends DDP for the rest: see top */
 			return true;
@@ -944,6 +946,7 @@ bool chk_call_walk(struct xdr_cur *xc, uint32_t prog, uint32_t vers, uint32_t pr
 	cw->cw_minor = 0;
 	cw->cw_nops = 0;
 	cw->cw_nops_known = 0;
+	cw->cw_nops_listed = 0;
 	cw->cw_noddp = CHK_NODDP_NO;
 	cw->cw_ncall = 0;
 	cw->cw_nreply = 0;

@@ -976,3 +976,170 @@ bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, si
 		snprintf(what, len, "%s", diff);
 	return diff == NULL;
 }
+
+/* ---- reload as a list of actions ---- */
+
+const char *cfg_act_str(enum cfg_act_kind k)
+{
+	static const char *const s[] = {
+		[CFG_ACT_BACKEND_KEEP] = "backend_keep", [CFG_ACT_BACKEND_ADD] = "backend_add",
+		[CFG_ACT_BACKEND_REMOVE] = "backend_remove", [CFG_ACT_ROUTE_KEEP] = "route_keep",
+		[CFG_ACT_ROUTE_ADD] = "route_add", [CFG_ACT_ROUTE_REMOVE] = "route_remove",
+		[CFG_ACT_RESTART] = "restart",
+	};
+
+	return (unsigned)k < sizeof(s) / sizeof(s[0]) ? s[k] : "?";
+}
+
+/* First connection parameter that differs, or NULL (cb_line is no change). */
+static const char *cfg_backend_change(const struct cfg_backend *a, const struct cfg_backend *b)
+{
+	if (strcmp(a->cb_host, b->cb_host))
+		return "address";
+	if (a->cb_port != b->cb_port)
+		return "port";
+	if (a->cb_rdma_port != b->cb_rdma_port)
+		return "rdma_port";
+	if (a->cb_connections != b->cb_connections)
+		return "connections";
+	if (a->cb_credits != b->cb_credits)
+		return "credits";
+	if (a->cb_inline_send != b->cb_inline_send || a->cb_inline_recv != b->cb_inline_recv)
+		return "inline";
+	if (a->cb_regmode != b->cb_regmode)
+		return "registration";
+	if (a->cb_ccp != b->cb_ccp)
+		return "ccp";
+	return NULL;
+}
+
+static unsigned cfg_backend_by_name(const struct cfg *cf, const char *name)
+{
+	for (unsigned i = 0; i < cf->cf_nbackends; i++)
+		if (!strcmp(cf->cf_backends[i].cb_name, name))
+			return i;
+	return CFG_ACT_NONE;
+}
+
+static unsigned cfg_route_by_name(const struct cfg *cf, const char *name)
+{
+	for (unsigned i = 0; i < cf->cf_nroutes; i++)
+		if (!strcmp(cf->cf_routes[i].cr_name, name))
+			return i;
+	return CFG_ACT_NONE;
+}
+
+static void cfg_diff_add(struct cfg_diff *d, enum cfg_act_kind k, unsigned o, unsigned n,
+			 const char *what)
+{
+	if (d->cd_n == CFG_DIFF_MAX)	/* cannot happen: bounded by the section caps */
+		return;
+	d->cd_act[d->cd_n++] = (struct cfg_action){ k, o, n, what };
+	if (k == CFG_ACT_RESTART)
+		d->cd_nrestart++;
+	else if (k != CFG_ACT_BACKEND_KEEP && k != CFG_ACT_ROUTE_KEEP)
+		d->cd_nchanges++;
+}
+
+void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
+{
+	bool bkeep[CFG_MAX_BACKENDS] = { false };	/* old backend index kept */
+
+	memset(d, 0, sizeof(*d));
+	/* Backends: removals (and changed ones) first, so that a name removed
+	 * and added again frees its place before the new one takes it. */
+	for (unsigned i = 0; i < a->cf_nbackends; i++) {
+		unsigned j = cfg_backend_by_name(b, a->cf_backends[i].cb_name);
+		const char *why = j == CFG_ACT_NONE ? "removed"
+				  : cfg_backend_change(&a->cf_backends[i], &b->cf_backends[j]);
+
+		if (why)
+			cfg_diff_add(d, CFG_ACT_BACKEND_REMOVE, i, CFG_ACT_NONE, why);
+		else
+			bkeep[i] = true;
+	}
+	for (unsigned j = 0; j < b->cf_nbackends; j++) {
+		unsigned i = cfg_backend_by_name(a, b->cf_backends[j].cb_name);
+
+		if (i != CFG_ACT_NONE && bkeep[i])
+			cfg_diff_add(d, CFG_ACT_BACKEND_KEEP, i, j, NULL);
+		else
+			cfg_diff_add(d, CFG_ACT_BACKEND_ADD, CFG_ACT_NONE, j, NULL);
+	}
+	/* Routes: a path is (program, backend, transport, port). */
+	for (unsigned i = 0; i < a->cf_nroutes; i++) {
+		const struct cfg_route *x = &a->cf_routes[i];
+		unsigned j = cfg_route_by_name(b, x->cr_name);
+		const struct cfg_route *y = j == CFG_ACT_NONE ? NULL : &b->cf_routes[j];
+		const char *why = NULL;
+
+		if (!y)
+			why = "removed";
+		else if (x->cr_prog != y->cr_prog)
+			why = "program";
+		else if (strcmp(a->cf_backends[x->cr_backend].cb_name, b->cf_backends[y->cr_backend].cb_name))
+			why = "backend";
+		else if (!bkeep[x->cr_backend])
+			why = "backend changed";
+		else if (x->cr_transport != y->cr_transport)
+			why = "transport";
+		else if (x->cr_port != y->cr_port)
+			why = "port";
+		if (why)
+			cfg_diff_add(d, CFG_ACT_ROUTE_REMOVE, i, CFG_ACT_NONE, why);
+	}
+	for (unsigned j = 0; j < b->cf_nroutes; j++) {
+		const struct cfg_route *y = &b->cf_routes[j];
+		unsigned i = cfg_route_by_name(a, y->cr_name);
+		bool kept = false;
+
+		for (unsigned k = 0; i != CFG_ACT_NONE && k < d->cd_n; k++)
+			if (d->cd_act[k].ca_kind == CFG_ACT_ROUTE_REMOVE && d->cd_act[k].ca_old == i)
+				i = CFG_ACT_NONE;
+		if (i != CFG_ACT_NONE) {
+			const struct cfg_route *x = &a->cf_routes[i];
+
+			kept = true;
+			cfg_diff_add(d, CFG_ACT_ROUTE_KEEP, i, j, NULL);
+			if (x->cr_vers_low != y->cr_vers_low || x->cr_vers_high != y->cr_vers_high)
+				d->cd_nchanges++;
+		}
+		if (!kept)
+			cfg_diff_add(d, CFG_ACT_ROUTE_ADD, CFG_ACT_NONE, j, NULL);
+	}
+	/* What only a restart changes: sockets opened and memory sized at start. */
+	{
+		bool listen = a->cf_nlisten != b->cf_nlisten;
+
+		for (unsigned i = 0; !listen && i < a->cf_nlisten; i++)
+			listen = a->cf_listen[i].cl_addrlen != b->cf_listen[i].cl_addrlen ||
+				 memcmp(&a->cf_listen[i].cl_addr, &b->cf_listen[i].cl_addr,
+					a->cf_listen[i].cl_addrlen);
+		if (listen)
+			cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "listen");
+	}
+	if (a->cf_buffers != b->cf_buffers || a->cf_buffer_size != b->cf_buffer_size ||
+	    a->cf_hugepages != b->cf_hugepages)
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "buffer pool");
+	if (a->cf_max_record != b->cf_max_record)
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "max_record");
+	if (a->cf_max_calls != b->cf_max_calls)
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "max_calls");
+	if (a->cf_max_clients != b->cf_max_clients)
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "max_clients");
+	if (strcmp(a->cf_admin_listen, b->cf_admin_listen))
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "admin_listen");
+	if (strcmp(a->cf_control_socket, b->cf_control_socket))
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "control_socket");
+	/* Registrations are made once at start (rpcb_reg.c); a reload never redoes them. */
+	if (a->cf_rpcbind_register != b->cf_rpcbind_register)
+		cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, "rpcbind_register");
+	d->cd_values = a->cf_log_level != b->cf_log_level ||
+		       a->cf_calls_per_client != b->cf_calls_per_client ||
+		       a->cf_bytes_per_client != b->cf_bytes_per_client ||
+		       a->cf_held_calls != b->cf_held_calls ||
+		       a->cf_idle_timeout_ms != b->cf_idle_timeout_ms ||
+		       a->cf_record_timeout_ms != b->cf_record_timeout_ms ||
+		       a->cf_reconnect_ms != b->cf_reconnect_ms ||
+		       a->cf_drc_window_ms != b->cf_drc_window_ms;
+}

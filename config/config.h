@@ -126,6 +126,42 @@ void cfg_free(struct cfg *cf);
  * "max_calls", "max_clients", "rpcbind_register"). */
 bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, size_t len);
 
+/* Reload as a list of actions (pure: old and new configuration in, actions
+ * out; gateway.c applies them).  Identity is the section name.  A backend
+ * is kept when every connection parameter (address, ports, connections,
+ * credits, inline sizes, registration) is equal; otherwise it is removed and
+ * added again.  A route is kept when program, backend (itself kept),
+ * transport and port are equal (its versions may change in place);
+ * otherwise removed and added.  Keys only a restart applies (listen, buffer
+ * pool, max_record, max_calls, max_clients, admin_listen, control_socket)
+ * come as CFG_ACT_RESTART with the key in cd_what. */
+enum cfg_act_kind {
+	CFG_ACT_BACKEND_KEEP = 0,
+	CFG_ACT_BACKEND_ADD,
+	CFG_ACT_BACKEND_REMOVE,
+	CFG_ACT_ROUTE_KEEP,
+	CFG_ACT_ROUTE_ADD,
+	CFG_ACT_ROUTE_REMOVE,
+	CFG_ACT_RESTART,
+};
+#define CFG_ACT_NONE	(~0u)
+struct cfg_action {
+	enum cfg_act_kind ca_kind;
+	unsigned ca_old;		/* index in the old cf_backends/cf_routes, or CFG_ACT_NONE */
+	unsigned ca_new;		/* index in the new one, or CFG_ACT_NONE */
+	const char *ca_what;		/* RESTART: the key; REMOVE: why ("removed", "address", ...) */
+};
+#define CFG_DIFF_MAX	(2 * CFG_MAX_BACKENDS + 2 * CFG_MAX_ROUTES + 8)
+struct cfg_diff {
+	unsigned cd_n;
+	struct cfg_action cd_act[CFG_DIFF_MAX];	/* backends, then routes, then restarts */
+	unsigned cd_nrestart;			/* CFG_ACT_RESTART entries */
+	unsigned cd_nchanges;			/* adds + removes + kept routes whose versions moved */
+	bool cd_values;				/* a value a running daemon takes changed */
+};
+void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *d);
+const char *cfg_act_str(enum cfg_act_kind k);
+
 /* The route for a program, or NULL. */
 const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
 

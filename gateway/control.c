@@ -52,7 +52,8 @@ struct gw_ctl {
 
 static const char *gw_ctl_path_state(struct gw_path *pa)
 {
-	return gw_path_draining(pa) ? "draining" : gw_path_up(pa) ? "up" : "down";
+	return gw_path_retiring(pa) ? "removing" : gw_path_draining(pa) ? "draining"
+	       : gw_path_up(pa) ? "up" : "down";
 }
 
 static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
@@ -66,12 +67,26 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const char *lvl = cfg_log_level_str(gw_ctx_log(gw)->gl_level < 0 ? 0
 					    : (enum cfg_log_level)gw_ctx_log(gw)->gl_level);
 
+	const struct cfg *cf = gw_ctx_cfg(gw);
+	const struct gw_stats *st = gw_ctx_stats(gw);
+
 	if (json) {
 		evbuffer_add_printf(o, "{\"version\":\"%s\",\"uptime_s\":%u,\"config\":\"%s\","
 				    "\"ready\":%s,\"log_level\":\"%s\",\"clients\":%u,"
-				    "\"calls_in_flight\":%u,\"paths\":[", GW_VERSION, uptime,
+				    "\"calls_in_flight\":%u,", GW_VERSION, uptime,
 				    cfgp ? cfgp : "", gw_ctx_ready(gw) ? "true" : "false", lvl,
 				    nclients, inflight);
+		/* The values a reload changes, as running now. */
+		evbuffer_add_printf(o, "\"limits\":{\"calls_per_client\":%u,\"bytes_per_client\":%zu,"
+				    "\"held_calls\":%u,\"idle_timeout_ms\":%u,\"record_timeout_ms\":%u,"
+				    "\"reconnect_ms\":%u,\"drc_window_ms\":%u},\"reloads\":{\"applied\":%"
+				    PRIu64 ",\"invalid\":%" PRIu64 ",\"restart_needed\":%" PRIu64
+				    ",\"failed\":%" PRIu64 "},\"paths_removing\":%u,\"paths\":[",
+				    cf->cf_calls_per_client, cf->cf_bytes_per_client, cf->cf_held_calls,
+				    cf->cf_idle_timeout_ms, cf->cf_record_timeout_ms, cf->cf_reconnect_ms,
+				    cf->cf_drc_window_ms, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
+				    st->gs_ctr[GW_CTR_RELOAD_INVALID], st->gs_ctr[GW_CTR_RELOAD_RESTART],
+				    st->gs_ctr[GW_CTR_RELOAD_FAILED], gw_ctx_nretiring(gw));
 		for (unsigned i = 0; i < gw_ctx_npaths(gw); i++)
 			evbuffer_add_printf(o, "%s{\"path\":\"%s\",\"state\":\"%s\"}", i ? "," : "",
 					    gw_path_name(gw_ctx_path(gw, i)),
@@ -83,6 +98,11 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			    cfgp ? cfgp : "(none)");
 	evbuffer_add_printf(o, "ready: %s; log level %s; %u clients; %u calls in flight\n",
 			    gw_ctx_ready(gw) ? "yes" : "no (no backend up)", lvl, nclients, inflight);
+	evbuffer_add_printf(o, "limits: calls_per_client %u, bytes_per_client %zu, held_calls %u; "
+			    "reloads applied %" PRIu64 ", refused %" PRIu64 "\n", cf->cf_calls_per_client,
+			    cf->cf_bytes_per_client, cf->cf_held_calls, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
+			    st->gs_ctr[GW_CTR_RELOAD_INVALID] + st->gs_ctr[GW_CTR_RELOAD_RESTART] +
+			    st->gs_ctr[GW_CTR_RELOAD_FAILED]);
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
 
@@ -130,7 +150,13 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 					    pn ? pn : "", rows[i]->ps_vers, rows[i]->ps_proc, qn ? qn : "",
 					    rows[i]->ps_calls);
 		}
-		evbuffer_add_printf(o, "],\"counters\":{");
+		evbuffer_add_printf(o, "],\"nfs4_ops\":{");
+		for (unsigned i = 0, k = 0; i < GW_NFS4_OPS; i++)
+			if (st->gs_nfs4_op[i])
+				evbuffer_add_printf(o, "%s\"%s\":%" PRIu64, k++ ? "," : "",
+						    i && chk_nfs4_op_name(i) ? chk_nfs4_op_name(i) : "other",
+						    st->gs_nfs4_op[i]);
+		evbuffer_add_printf(o, "},\"counters\":{");
 		for (unsigned c = 0; c < GW_CTR__COUNT; c++)
 			evbuffer_add_printf(o, "%s\"%s\":%" PRIu64, c ? "," : "", gw_ctr_str(c),
 					    st->gs_ctr[c]);
@@ -150,6 +176,22 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		evbuffer_add_printf(o, "%-14s %12" PRIu64 " %5.1f%%\n",
 				    qn ? qn : (snprintf(qb, sizeof(qb), "%" PRIu32, ps->ps_proc), qb),
 				    ps->ps_calls, total ? 100.0 * (double)ps->ps_calls / (double)total : 0);
+	}
+	{
+		uint64_t ops = 0;
+
+		for (unsigned i = 0; i < GW_NFS4_OPS; i++)
+			ops += st->gs_nfs4_op[i];
+		if (ops)
+			evbuffer_add_printf(o, "%snfs v4 operations (inside COMPOUND):\n%-20s %12s %6s\n",
+					    n ? "\n" : "", "operation", "count", "%");
+		for (unsigned i = 0; ops && i < GW_NFS4_OPS; i++)
+			if (st->gs_nfs4_op[i])
+				evbuffer_add_printf(o, "%-20s %12" PRIu64 " %5.1f%%\n",
+						    i && chk_nfs4_op_name(i) ? chk_nfs4_op_name(i) : "other",
+						    st->gs_nfs4_op[i],
+						    100.0 * (double)st->gs_nfs4_op[i] / (double)ops);
+		n += ops ? 1 : 0;
 	}
 	evbuffer_add_printf(o, "%scounters:\n", n ? "\n" : "");
 	for (unsigned c = 0; c < GW_CTR__COUNT; c++)
@@ -210,19 +252,22 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		evbuffer_add_printf(o, "%-24s %-10s %-5s %-8s %5s %6s %8s  %s\n", "path", "backend",
 				    "tp", "state", "held", "queued", "inflight",
 				    "connections (conn:state credits granted/in use, inline send/recv)");
-	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
-		struct gw_path *pa = gw_ctx_path(gw, i);
+	/* Active paths, then those a reload removed that still finish calls. */
+	for (unsigned i = 0; i < gw_ctx_npaths(gw) + gw_ctx_nretiring(gw); i++) {
+		struct gw_path *pa = i < gw_ctx_npaths(gw) ? gw_ctx_path(gw, i)
+				     : gw_ctx_retiring(gw, i - gw_ctx_npaths(gw));
 		const struct gw_path_info *pi = gw_path_info(pa);
 		bool have = gw_path_tp_info(pa, &ti) == 0;
 
 		if (json) {
 			evbuffer_add_printf(o, "%s{\"path\":\"%s\",\"route\":\"%s\",\"backend\":\"%s\","
 					    "\"address\":\"%s\",\"transport\":\"%s\",\"state\":\"%s\","
-					    "\"held\":%u,\"queued\":%u,\"inflight\":%u,\"connections\":[",
+					    "\"held\":%u,\"queued\":%u,\"inflight\":%u,\"calls\":%u,"
+					    "\"connections\":[",
 					    i ? "," : "", gw_path_name(pa), pi->pi_route->cr_name,
 					    pi->pi_backend->cb_name, pi->pi_backend->cb_host,
 					    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa),
-					    ti.ti_queued, ti.ti_inflight);
+					    ti.ti_queued, ti.ti_inflight, gw_path_ncalls(pa));
 			for (unsigned k = 0; have && k < ti.ti_nconns; k++)
 				evbuffer_add_printf(o, "%s{\"conn\":%u,\"up\":%s,\"credits\":%u,"
 						    "\"credits_in_use\":%u,\"inline_send\":%" PRIu32 ","

@@ -28,36 +28,59 @@
 #include "gateway.h"
 
 struct gw_backend {
-	const struct cfg_backend *bk_cfg;
+	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */
+	struct cfg_backend bk_ccfg;	/* own copy: outlives the cfg it came from */
 	struct gw_xmap *bk_xmap;
+	unsigned bk_slot;
+	unsigned bk_npaths;		/* paths (active or retiring) using it */
+	bool bk_used;
+	bool bk_retiring;		/* removed by a reload: freed with its last path */
 };
 
 struct gw_path {
 	struct gw_ctx *pa_gw;
 	struct gw_backend *pa_backend;
-	const struct cfg_route *pa_route;
+	const struct cfg_route *pa_route;	/* = &pa_rcfg */
+	struct cfg_route pa_rcfg;
 	const struct gw_transport_ops *pa_ops;
 	void *pa_tp;
+	bool pa_used;
+	bool pa_retiring;		/* removed by a reload: finishes its calls, then freed */
 	bool pa_up;
 	bool pa_blocking;		/* some clients held for this queue */
 	bool pa_seen_up;		/* has been up at least once */
-	bool pa_draining;		/* operator drain: new calls held */
+	bool pa_draining;		/* operator drain (or retiring): new calls held */
 	struct gw_call_list pa_held;
 	unsigned pa_nheld;
+	unsigned pa_ncalls;		/* calls routed here and not finalized */
 	char pa_name[2 * CFG_NAME_MAX + 8];
 	struct gw_path_info pa_info;
 };
 
+/*
+ * Paths and backends live in slots that never move (calls and transports
+ * point at them).  The active ones are listed in configuration order; a
+ * reload retires what it removes into gw_retiring until the calls in
+ * flight are done, then gw_reap_cb frees the slot from the event loop
+ * (never from inside a transport callback, which may be what finalized the
+ * last call).
+ */
 struct gw_ctx {
 	struct gw_ctx_params gw_p;
 	struct gw_call_pool *gw_calls;
 	struct fe_frontend *gw_fe;
+	struct gw_backend gw_bslots[GW_BACKEND_SLOTS];
+	struct gw_path gw_pslots[GW_PATH_SLOTS];
 	unsigned gw_nbackends;
-	struct gw_backend gw_backends[CFG_MAX_BACKENDS];
+	struct gw_backend *gw_backends[CFG_MAX_BACKENDS];	/* active */
 	unsigned gw_npaths;
-	struct gw_path gw_paths[CFG_MAX_ROUTES];
-	unsigned gw_nseen_up;		/* paths that have been up once */
+	struct gw_path *gw_paths[CFG_MAX_ROUTES];		/* active, routable */
+	unsigned gw_nretiring;
+	struct gw_path *gw_retiring[GW_PATH_SLOTS];
+	struct event *gw_reap_ev;
+	unsigned gw_nseen_up;		/* active paths that have been up once */
 	bool gw_all_up_told;
+	unsigned gw_xcap;		/* XID map capacity per backend */
 };
 
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
@@ -71,24 +94,33 @@ unsigned gw_ctx_ncalls(const struct gw_ctx *gw) { return gw->gw_p.gp_ncalls; }
 void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe) { gw->gw_fe = fe; }
 const struct gw_path_info *gw_path_info(const struct gw_path *pa) { return &pa->pa_info; }
 
+void gw_ctx_set_rdma(struct gw_ctx *gw, const struct gw_transport_ops *ops, void *arg)
+{
+	gw->gw_p.gp_rdma_ops = ops;
+	gw->gw_p.gp_rdma_arg = arg;
+}
+
+/* Values only (cfg_same_structure() said equal in routes and backends):
+ * the sections are the same, so the copies only follow line numbers. */
 void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf)
 {
 	gw->gw_p.gp_cfg = cf;
-	for (unsigned i = 0; i < gw->gw_nbackends; i++)
-		gw->gw_backends[i].bk_cfg = &cf->cf_backends[i];
-	/* Transports read their path's info through a pointer: they follow. */
-	for (unsigned i = 0; i < gw->gw_npaths; i++) {
-		struct gw_path *pa = &gw->gw_paths[i];
-
-		pa->pa_route = &cf->cf_routes[i];
-		pa->pa_info.pi_route = pa->pa_route;
-		pa->pa_info.pi_backend = pa->pa_backend->bk_cfg;
-		pa->pa_info.pi_cfg = cf;
-	}
+	for (unsigned i = 0; i < gw->gw_nbackends && i < cf->cf_nbackends; i++)
+		gw->gw_backends[i]->bk_ccfg = cf->cf_backends[i];
+	for (unsigned i = 0; i < gw->gw_npaths && i < cf->cf_nroutes; i++)
+		gw->gw_paths[i]->pa_rcfg = cf->cf_routes[i];
+	/* Transports read pi_cfg through a pointer: they follow. */
+	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
+		if (gw->gw_pslots[i].pa_used)
+			gw->gw_pslots[i].pa_info.pi_cfg = cf;
 }
 const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
 unsigned gw_ctx_npaths(const struct gw_ctx *gw) { return gw->gw_npaths; }
-struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i) { return i < gw->gw_npaths ? &gw->gw_paths[i] : NULL; }
+struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i) { return i < gw->gw_npaths ? gw->gw_paths[i] : NULL; }
+unsigned gw_ctx_nretiring(const struct gw_ctx *gw) { return gw->gw_nretiring; }
+struct gw_path *gw_ctx_retiring(struct gw_ctx *gw, unsigned i) { return i < gw->gw_nretiring ? gw->gw_retiring[i] : NULL; }
+bool gw_path_retiring(const struct gw_path *pa) { return pa->pa_retiring; }
+unsigned gw_path_ncalls(const struct gw_path *pa) { return pa->pa_ncalls; }
 struct fe_frontend *gw_ctx_frontend(const struct gw_ctx *gw) { return gw->gw_fe; }
 bool gw_path_up(const struct gw_path *pa) { return pa->pa_up; }
 bool gw_path_draining(const struct gw_path *pa) { return pa->pa_draining; }
@@ -106,11 +138,68 @@ int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti)
 #define LG(gw) ((gw)->gw_p.gp_log)
 #define ST(gw) ((gw)->gw_p.gp_stats)
 
+static void gw_reap_cb(evutil_socket_t fd, short what, void *arg);
+
+/* ---- slots ---- */
+
+static struct gw_backend *gw_backend_slot(struct gw_ctx *gw)
+{
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
+		if (!gw->gw_bslots[i].bk_used)
+			return &gw->gw_bslots[i];
+	return NULL;
+}
+
+static struct gw_path *gw_path_slot(struct gw_ctx *gw)
+{
+	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
+		if (!gw->gw_pslots[i].pa_used)
+			return &gw->gw_pslots[i];
+	return NULL;
+}
+
+static struct gw_xmap *gw_xmap_for_backend(struct gw_ctx *gw)
+{
+	uint32_t first;
+
+	if (getrandom(&first, sizeof(first), 0) != sizeof(first))
+		first = (uint32_t)gw_now_ms() * 2654435761u;
+	return gw_xmap_new(gw->gw_xcap, first);
+}
+
+static void gw_backend_init(struct gw_ctx *gw, struct gw_backend *bk, const struct cfg_backend *cb,
+			    struct gw_xmap *xm)
+{
+	*bk = (struct gw_backend){ .bk_ccfg = *cb, .bk_xmap = xm, .bk_used = true,
+				   .bk_slot = (unsigned)(bk - gw->gw_bslots) };
+	bk->bk_cfg = &bk->bk_ccfg;
+}
+
+static void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route *r,
+			 struct gw_backend *bk)
+{
+	const struct gw_ctx_params *p = &gw->gw_p;
+
+	memset(pa, 0, sizeof(*pa));
+	pa->pa_gw = gw;
+	pa->pa_used = true;
+	pa->pa_rcfg = *r;
+	pa->pa_route = &pa->pa_rcfg;
+	pa->pa_backend = bk;
+	bk->bk_npaths++;
+	TAILQ_INIT(&pa->pa_held);
+	snprintf(pa->pa_name, sizeof(pa->pa_name), "%s->%s", r->cr_name, bk->bk_cfg->cb_name);
+	pa->pa_info = (struct gw_path_info){
+		.pi_backend = bk->bk_cfg, .pi_route = pa->pa_route, .pi_pool = p->gp_pool,
+		.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base,
+		.pi_cfg = p->gp_cfg, .pi_backend_slot = bk->bk_slot,
+	};
+}
+
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 {
 	const struct cfg *cf = p->gp_cfg;
 	struct gw_ctx *gw = calloc(1, sizeof(*gw));
-	unsigned xcap;
 
 	if (!gw)
 		return NULL;
@@ -118,34 +207,28 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	gw->gw_calls = gw_call_pool_new(p->gp_ncalls, p->gp_pool, p->gp_stats, p->gp_log);
 	if (!gw->gw_calls)
 		goto err;
-	/* In-flight calls always fit; the rest remembers answered XIDs. */
-	xcap = p->gp_ncalls + (p->gp_ncalls * 4 > 4096 ? p->gp_ncalls * 4 : 4096);
-	for (unsigned i = 0; i < cf->cf_nbackends; i++) {
-		uint32_t first;
-
-		if (getrandom(&first, sizeof(first), 0) != sizeof(first))
-			first = (uint32_t)gw_now_ms() * 2654435761u;
-		gw->gw_backends[i].bk_cfg = &cf->cf_backends[i];
-		gw->gw_backends[i].bk_xmap = gw_xmap_new(xcap, first);
-		if (!gw->gw_backends[i].bk_xmap)
+	if (p->gp_base) {
+		gw->gw_reap_ev = event_new(p->gp_base, -1, 0, gw_reap_cb, gw);
+		if (!gw->gw_reap_ev)
 			goto err;
-		gw->gw_nbackends++;
+	}
+	/* In-flight calls always fit; the rest remembers answered XIDs. */
+	gw->gw_xcap = p->gp_ncalls + (p->gp_ncalls * 4 > 4096 ? p->gp_ncalls * 4 : 4096);
+	for (unsigned i = 0; i < cf->cf_nbackends; i++) {
+		struct gw_backend *bk = &gw->gw_bslots[i];
+		struct gw_xmap *xm = gw_xmap_for_backend(gw);
+
+		if (!xm)
+			goto err;
+		gw_backend_init(gw, bk, &cf->cf_backends[i], xm);
+		gw->gw_backends[gw->gw_nbackends++] = bk;
 	}
 	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
-		struct gw_path *pa = &gw->gw_paths[i];
+		struct gw_path *pa = &gw->gw_pslots[i];
 		const struct cfg_route *r = &cf->cf_routes[i];
 
-		pa->pa_gw = gw;
-		pa->pa_route = r;
-		pa->pa_backend = &gw->gw_backends[r->cr_backend];
-		TAILQ_INIT(&pa->pa_held);
-		snprintf(pa->pa_name, sizeof(pa->pa_name), "%s->%s", r->cr_name,
-			 pa->pa_backend->bk_cfg->cb_name);
-		pa->pa_info = (struct gw_path_info){
-			.pi_backend = pa->pa_backend->bk_cfg, .pi_route = r, .pi_pool = p->gp_pool,
-			.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base, .pi_cfg = cf,
-		};
-		gw->gw_npaths++;
+		gw_path_init(gw, pa, r, gw->gw_backends[r->cr_backend]);
+		gw->gw_paths[gw->gw_npaths++] = pa;
 	}
 	return gw;
 err:
@@ -153,41 +236,72 @@ err:
 	return NULL;
 }
 
+/* Create the path's transport (it connects asynchronously). */
+static int gw_path_start(struct gw_ctx *gw, struct gw_path *pa)
+{
+	const struct cfg_route *r = pa->pa_route;
+
+	pa->pa_ops = &gw_transport_tcp;
+	if (r->cr_transport == CFG_TRANSPORT_RDMA) {
+		if (gw->gw_p.gp_rdma_ops)
+			pa->pa_ops = gw->gw_p.gp_rdma_ops;
+		else
+			gw_warn(LG(gw), "route %s: transport rdma is not wired yet; "
+				"using the TCP fallback to %s port %u", r->cr_name,
+				pa->pa_backend->bk_cfg->cb_host,
+				r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
+	}
+	pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+	if (!pa->pa_tp && pa->pa_ops != &gw_transport_tcp) {
+		gw_warn(LG(gw), "route %s: transport %s cannot start; using the TCP fallback "
+			"to %s port %u", r->cr_name, pa->pa_ops->to_name,
+			pa->pa_backend->bk_cfg->cb_host,
+			r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
+		pa->pa_ops = &gw_transport_tcp;
+		pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+	}
+	if (!pa->pa_tp) {
+		gw_err(LG(gw), "route %s: cannot create transport %s", r->cr_name,
+		       pa->pa_ops->to_name);
+		pa->pa_ops = NULL;
+		return -ENOMEM;
+	}
+	gw_info(LG(gw), "route %s: program %u -> backend %s (%s) via %s", r->cr_name, r->cr_prog,
+		pa->pa_backend->bk_cfg->cb_name, pa->pa_backend->bk_cfg->cb_host,
+		pa->pa_ops->to_name);
+	return 0;
+}
+
 int gw_ctx_start(struct gw_ctx *gw)
 {
 	for (unsigned i = 0; i < gw->gw_npaths; i++) {
-		struct gw_path *pa = &gw->gw_paths[i];
-		const struct cfg_route *r = pa->pa_route;
+		int err = gw_path_start(gw, gw->gw_paths[i]);
 
-		pa->pa_ops = &gw_transport_tcp;
-		if (r->cr_transport == CFG_TRANSPORT_RDMA) {
-			if (gw->gw_p.gp_rdma_ops)
-				pa->pa_ops = gw->gw_p.gp_rdma_ops;
-			else
-				gw_warn(LG(gw), "route %s: transport rdma is not wired yet; "
-					"using the TCP fallback to %s port %u", r->cr_name,
-					pa->pa_backend->bk_cfg->cb_host,
-					r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
-		}
-		pa->pa_tp = pa->pa_ops->to_create(gw, pa);
-		if (!pa->pa_tp && pa->pa_ops != &gw_transport_tcp) {
-			gw_warn(LG(gw), "route %s: transport %s cannot start; using the TCP fallback "
-				"to %s port %u", r->cr_name, pa->pa_ops->to_name,
-				pa->pa_backend->bk_cfg->cb_host,
-				r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
-			pa->pa_ops = &gw_transport_tcp;
-			pa->pa_tp = pa->pa_ops->to_create(gw, pa);
-		}
-		if (!pa->pa_tp) {
-			gw_err(LG(gw), "route %s: cannot create transport %s", r->cr_name,
-			       pa->pa_ops->to_name);
-			return -ENOMEM;
-		}
-		gw_info(LG(gw), "route %s: program %u -> backend %s (%s) via %s", r->cr_name, r->cr_prog,
-			pa->pa_backend->bk_cfg->cb_name, pa->pa_backend->bk_cfg->cb_host,
-			pa->pa_ops->to_name);
+		if (err < 0)
+			return err;
 	}
 	return 0;
+}
+
+static void gw_path_destroy(struct gw_ctx *gw, struct gw_path *pa)
+{
+	struct gw_call *c;
+
+	while ((c = TAILQ_FIRST(&pa->pa_held)))
+		gw_call_finalize(c, GW_END_SHUTDOWN);
+	if (pa->pa_tp)
+		pa->pa_ops->to_destroy(pa->pa_tp);
+	pa->pa_tp = NULL;
+	pa->pa_used = false;
+	pa->pa_backend->bk_npaths--;
+	(void)gw;
+}
+
+static void gw_backend_destroy(struct gw_backend *bk)
+{
+	gw_xmap_free(bk->bk_xmap);
+	bk->bk_xmap = NULL;
+	bk->bk_used = false;
 }
 
 void gw_ctx_free(struct gw_ctx *gw)
@@ -195,18 +309,14 @@ void gw_ctx_free(struct gw_ctx *gw)
 	if (!gw)
 		return;
 	/* Clients (and so their calls) are gone first: fe_free() runs before. */
-	for (unsigned i = 0; i < gw->gw_npaths; i++) {
-		struct gw_path *pa = &gw->gw_paths[i];
-		struct gw_call *c;
-
-		while ((c = TAILQ_FIRST(&pa->pa_held)))
-			gw_call_finalize(c, GW_END_SHUTDOWN);
-		if (pa->pa_tp)
-			pa->pa_ops->to_destroy(pa->pa_tp);
-		pa->pa_tp = NULL;
-	}
-	for (unsigned i = 0; i < gw->gw_nbackends; i++)
-		gw_xmap_free(gw->gw_backends[i].bk_xmap);
+	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
+		if (gw->gw_pslots[i].pa_used)
+			gw_path_destroy(gw, &gw->gw_pslots[i]);
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
+		if (gw->gw_bslots[i].bk_used)
+			gw_backend_destroy(&gw->gw_bslots[i]);
+	if (gw->gw_reap_ev)
+		event_free(gw->gw_reap_ev);
 	gw_call_pool_free(gw->gw_calls);
 	free(gw);
 }
@@ -335,6 +445,8 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 		if (gw->gw_fe)
 			fe_resume_held(gw->gw_fe);
 	}
+	if (pa && --pa->pa_ncalls == 0 && pa->pa_retiring && gw->gw_reap_ev)
+		event_active(gw->gw_reap_ev, 0, 0);	/* not from here: maybe a tp callback */
 	gw_call_put(c);
 }
 
@@ -413,7 +525,7 @@ void gw_path_ready(struct gw_path *pa, bool up)
 			   up ? "up" : "down, calls held");
 	}
 	pa->pa_up = up;
-	if (up && !pa->pa_seen_up) {
+	if (up && !pa->pa_seen_up && !pa->pa_retiring) {
 		pa->pa_seen_up = true;
 		if (++gw->gw_nseen_up == gw->gw_npaths && !gw->gw_all_up_told && gw->gw_p.gp_all_up) {
 			gw->gw_all_up_told = true;
@@ -458,9 +570,48 @@ struct gw_call *gw_path_lookup(struct gw_path *pa, uint32_t gxid)
 static struct gw_path *gw_route(struct gw_ctx *gw, uint32_t prog)
 {
 	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		if (gw->gw_paths[i].pa_route->cr_prog == prog)
-			return &gw->gw_paths[i];
+		if (gw->gw_paths[i]->pa_route->cr_prog == prog)
+			return gw->gw_paths[i];
 	return NULL;
+}
+
+/* XID remapping of a call routed to pa (c->ca_path == pa): a fresh gateway
+ * XID, or the one of an answered call it retransmits.  false when the call
+ * was finalized (retransmission of a call in flight, map full). */
+static bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	struct gw_xent *xe;
+	bool evicted;
+
+	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c->ca_start_ms);
+	if (xe && xe->xe_call) {
+		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
+		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
+			c->ca_cxid, fe_conn_name(c->ca_conn), xe->xe_gxid);
+		gw_call_finalize(c, GW_END_RETRANS);
+		return false;
+	}
+	if (xe) {
+		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
+		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
+			fe_conn_name(c->ca_conn), xe->xe_gxid);
+		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
+	} else {
+		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms,
+				 &evicted);
+		if (evicted)
+			gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+		if (!xe) {	/* cannot happen: the map holds every call object */
+			gw_err(LG(gw), "xid %#x: XID map full", c->ca_cxid);
+			gw_call_finalize(c, GW_END_FAILED);
+			return false;
+		}
+	}
+	c->ca_xent = xe;
+	c->ca_gxid = xe->xe_gxid;
+	gw_rec_put_be32(&c->ca_rec, 0, c->ca_gxid);
+	return true;
 }
 
 int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
@@ -470,9 +621,7 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	struct xdr_cur xc;
 	struct gw_call *c;
 	struct gw_path *pa;
-	struct gw_xent *xe;
 	uint32_t xid, mtype;
-	bool evicted;
 
 	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
 	if (!xdr_get_u32(&xc, &xid) || !xdr_get_u32(&xc, &mtype) ||
@@ -559,36 +708,262 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		return 0;
 	}
 	c->ca_path = pa;
-
-	/* XID remapping. */
-	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, xid, c->ca_start_ms);
-	if (xe && xe->xe_call) {
-		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
-			xid, fe_conn_name(conn), xe->xe_gxid);
-		gw_call_finalize(c, GW_END_RETRANS);
+	pa->pa_ncalls++;
+	if (!gw_call_map_xid(pa, c))
 		return 0;
-	}
-	if (xe) {
-		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", xid,
-			fe_conn_name(conn), xe->xe_gxid);
-		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
-	} else {
-		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, xid, c, c->ca_start_ms, &evicted);
-		if (evicted)
-			gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
-		if (!xe) {	/* cannot happen: the map holds every call object */
-			gw_err(LG(gw), "xid %#x: XID map full", xid);
-			gw_call_finalize(c, GW_END_FAILED);
-			return 0;
-		}
-	}
-	c->ca_xent = xe;
-	c->ca_gxid = xe->xe_gxid;
-	gw_rec_put_be32(&c->ca_rec, 0, c->ca_gxid);
 	gw_debug(LG(gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s", xid,
 		 c->ca_prog, c->ca_vers, c->ca_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
 	gw_path_submit(pa, c);
+	return 0;
+}
+
+/* ---- reload: routes and backends (gw_ctx_reload) ---- */
+
+static struct gw_backend *gw_backend_active(struct gw_ctx *gw, const char *name)
+{
+	for (unsigned i = 0; i < gw->gw_nbackends; i++)
+		if (!gw->gw_backends[i]->bk_retiring && !strcmp(gw->gw_backends[i]->bk_cfg->cb_name, name))
+			return gw->gw_backends[i];
+	return NULL;
+}
+
+static struct gw_path *gw_path_active(struct gw_ctx *gw, const char *route)
+{
+	for (unsigned i = 0; i < gw->gw_npaths; i++)
+		if (!strcmp(gw->gw_paths[i]->pa_route->cr_name, route))
+			return gw->gw_paths[i];
+	return NULL;
+}
+
+/* A retired path's held calls were never given to its transport: route
+ * them again, as new calls would be.  Their XID moves to the new backend's
+ * map (a retransmission of an answered call finds its old gateway XID when
+ * the backend is the same). */
+static void gw_path_rehome_held(struct gw_ctx *gw, struct gw_path *old)
+{
+	struct gw_call *c;
+	unsigned moved = 0, failed = 0;
+
+	while ((c = TAILQ_FIRST(&old->pa_held))) {
+		struct gw_path *np = gw_route(gw, c->ca_prog);
+
+		if (!np) {
+			failed++;
+			gw_call_finalize(c, GW_END_FAILED);	/* the client's retry gets PROG_UNAVAIL */
+			continue;
+		}
+		TAILQ_REMOVE(&old->pa_held, c, ca_path_link);
+		old->pa_nheld--;
+		old->pa_ncalls--;
+		if (c->ca_xent) {
+			if (c->ca_xent->xe_call == c)
+				gw_xmap_remove(old->pa_backend->bk_xmap, c->ca_xent);
+			c->ca_xent = NULL;
+		}
+		c->ca_path = np;
+		np->pa_ncalls++;
+		if (!gw_call_map_xid(np, c))
+			continue;
+		TAILQ_INSERT_TAIL(&np->pa_held, c, ca_path_link);
+		np->pa_nheld++;
+		moved++;
+	}
+	if (moved || failed)
+		gw_info(LG(gw), "path %s: %u held calls moved to their new path, %u without a route "
+			"ended", old->pa_name, moved, failed);
+	if (old->pa_blocking) {
+		old->pa_blocking = false;
+		if (gw->gw_fe)
+			fe_resume_held(gw->gw_fe);
+	}
+}
+
+static void gw_path_retire(struct gw_ctx *gw, struct gw_path *pa, const char *why)
+{
+	pa->pa_retiring = true;
+	pa->pa_draining = true;		/* the drain machinery: nothing new is submitted */
+	gw->gw_retiring[gw->gw_nretiring++] = pa;
+	gw_info(LG(gw), "path %s: removed by reload (%s); %u calls to finish", pa->pa_name, why,
+		pa->pa_ncalls - pa->pa_nheld);
+}
+
+static void gw_reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw_ctx *gw = arg;
+	unsigned n = 0;
+
+	(void)fd;
+	(void)what;
+	for (unsigned i = 0; i < gw->gw_nretiring; i++) {
+		struct gw_path *pa = gw->gw_retiring[i];
+
+		if (pa->pa_ncalls > 0) {
+			gw->gw_retiring[n++] = pa;
+			continue;
+		}
+		gw_info(LG(gw), "path %s: drained; transport closed", pa->pa_name);
+		gw_path_destroy(gw, pa);
+	}
+	gw->gw_nretiring = n;
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++) {
+		struct gw_backend *bk = &gw->gw_bslots[i];
+
+		if (bk->bk_used && bk->bk_retiring && bk->bk_npaths == 0) {
+			gw_info(LG(gw), "backend %s: removed", bk->bk_cfg->cb_name);
+			gw_backend_destroy(bk);
+		}
+	}
+}
+
+int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d, char *err,
+		  size_t errlen)
+{
+	struct gw_backend *nb[CFG_MAX_BACKENDS] = { NULL };
+	struct gw_path *np[CFG_MAX_ROUTES] = { NULL };
+	struct gw_xmap *xm[CFG_MAX_BACKENDS] = { NULL };
+	struct gw_path *retire[CFG_MAX_ROUTES];
+	const char *retire_why[CFG_MAX_ROUTES];
+	unsigned nretire = 0, bfree = 0, pfree = 0, badd = 0, padd = 0, nstarted = 0;
+	unsigned nadded[CFG_MAX_ROUTES];
+
+	if (d->cd_nrestart) {
+		snprintf(err, errlen, "a restart-only key changed");
+		return -EINVAL;
+	}
+	/* 1. Room and memory first: after this nothing fails but a transport. */
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
+		bfree += !gw->gw_bslots[i].bk_used;
+	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
+		pfree += !gw->gw_pslots[i].pa_used;
+	for (unsigned k = 0; k < d->cd_n; k++) {
+		const struct cfg_action *a = &d->cd_act[k];
+
+		badd += a->ca_kind == CFG_ACT_BACKEND_ADD ||
+			(a->ca_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name));
+		padd += a->ca_kind == CFG_ACT_ROUTE_ADD ||
+			(a->ca_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name));
+	}
+	if (badd > bfree || padd > pfree) {
+		snprintf(err, errlen, "%u new backends and %u new routes, room for %u and %u while "
+			 "%u removed paths still finish their calls; reload again later", badd, padd,
+			 bfree, pfree, gw->gw_nretiring);
+		return -ENOSPC;
+	}
+	for (unsigned k = 0; k < d->cd_n; k++) {
+		const struct cfg_action *a = &d->cd_act[k];
+		struct gw_backend *bk;
+
+		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+			continue;
+		bk = a->ca_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name)
+			: NULL;
+		if (bk)
+			continue;
+		xm[a->ca_new] = gw_xmap_for_backend(gw);
+		if (!xm[a->ca_new]) {
+			for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+				gw_xmap_free(xm[i]);
+			snprintf(err, errlen, "no memory for the XID map of backend %s",
+				 cf->cf_backends[a->ca_new].cb_name);
+			return -ENOMEM;
+		}
+	}
+
+	/* 2. Backends: kept ones take the new copy, removed ones retire,
+	 *    new ones take a slot. */
+	for (unsigned k = 0; k < d->cd_n; k++) {
+		const struct cfg_action *a = &d->cd_act[k];
+
+		if (a->ca_kind == CFG_ACT_BACKEND_REMOVE) {
+			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ca_old].cb_name);
+
+			if (bk) {
+				bk->bk_retiring = true;
+				gw_info(LG(gw), "backend %s: removed by reload (%s)", bk->bk_cfg->cb_name,
+					a->ca_what);
+			}
+		}
+	}
+	for (unsigned k = 0; k < d->cd_n; k++) {
+		const struct cfg_action *a = &d->cd_act[k];
+		const struct cfg_backend *cb;
+
+		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+			continue;
+		cb = &cf->cf_backends[a->ca_new];
+		if (!xm[a->ca_new]) {
+			nb[a->ca_new] = gw_backend_active(gw, cb->cb_name);
+			nb[a->ca_new]->bk_ccfg = *cb;
+			continue;
+		}
+		nb[a->ca_new] = gw_backend_slot(gw);
+		gw_backend_init(gw, nb[a->ca_new], cb, xm[a->ca_new]);
+		gw_info(LG(gw), "backend %s: added (%s)", cb->cb_name, cb->cb_host);
+	}
+
+	/* 3. Routes. */
+	for (unsigned k = 0; k < d->cd_n; k++) {
+		const struct cfg_action *a = &d->cd_act[k];
+		struct gw_path *pa;
+
+		if (a->ca_kind == CFG_ACT_ROUTE_REMOVE) {
+			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ca_old].cr_name);
+			if (pa) {
+				retire_why[nretire] = a->ca_what;
+				retire[nretire++] = pa;
+			}
+			continue;
+		}
+		if (a->ca_kind != CFG_ACT_ROUTE_ADD && a->ca_kind != CFG_ACT_ROUTE_KEEP)
+			continue;
+		pa = a->ca_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name)
+		     : NULL;
+		if (pa) {
+			pa->pa_rcfg = cf->cf_routes[a->ca_new];	/* versions may have moved */
+			np[a->ca_new] = pa;
+			continue;
+		}
+		pa = gw_path_slot(gw);
+		gw_path_init(gw, pa, &cf->cf_routes[a->ca_new], nb[cf->cf_routes[a->ca_new].cr_backend]);
+		np[a->ca_new] = pa;
+		nadded[nstarted++] = a->ca_new;
+	}
+
+	/* 4. Swap: the new table routes from now on. */
+	gw->gw_p.gp_cfg = cf;
+	gw->gw_nbackends = cf->cf_nbackends;
+	for (unsigned i = 0; i < cf->cf_nbackends; i++)
+		gw->gw_backends[i] = nb[i];
+	for (unsigned i = 0; i < nretire; i++)
+		gw_path_retire(gw, retire[i], retire_why[i]);
+	gw->gw_npaths = 0;
+	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
+		bool added = false;
+
+		for (unsigned j = 0; j < nstarted; j++)
+			added |= nadded[j] == i;
+		if (added && gw_path_start(gw, np[i]) < 0) {
+			np[i]->pa_used = false;		/* its program gets PROG_UNAVAIL */
+			np[i]->pa_backend->bk_npaths--;
+			gw_stat_inc(ST(gw), GW_CTR_RELOAD_FAILED);
+			continue;
+		}
+		gw->gw_paths[gw->gw_npaths++] = np[i];
+	}
+	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
+		if (gw->gw_pslots[i].pa_used)
+			gw->gw_pslots[i].pa_info.pi_cfg = cf;
+	gw->gw_nseen_up = 0;
+	for (unsigned i = 0; i < gw->gw_npaths; i++)
+		gw->gw_nseen_up += gw->gw_paths[i]->pa_seen_up;
+
+	/* 5. What the retired paths held goes to the new ones; wake those. */
+	for (unsigned i = 0; i < nretire; i++)
+		gw_path_rehome_held(gw, retire[i]);
+	for (unsigned i = 0; i < gw->gw_npaths; i++)
+		if (gw->gw_paths[i]->pa_nheld && gw->gw_paths[i]->pa_tp)
+			gw_path_ready(gw->gw_paths[i], gw->gw_paths[i]->pa_up);
+	if (gw->gw_reap_ev)
+		event_active(gw->gw_reap_ev, 0, 0);
 	return 0;
 }

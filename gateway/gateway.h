@@ -153,6 +153,11 @@ enum gw_ctr {
 	GW_CTR_RPCB_CONFLICT,		/* held by another process: left alone */
 	GW_CTR_RPCB_FAILED,		/* rpcbind refused or unreachable */
 	GW_CTR_RPCB_UNREGISTERED,	/* removed at exit */
+	GW_CTR_RELOAD_APPLIED,		/* reload: new configuration in use */
+	GW_CTR_RELOAD_INVALID,		/* reload: file did not parse; old one kept */
+	GW_CTR_RELOAD_RESTART,		/* reload: a restart-only key changed; old one kept */
+	GW_CTR_RELOAD_FAILED,		/* reload: no room or memory to apply; old one kept */
+	GW_CTR_NFS4_OPS_UNCOUNTED,	/* COMPOUND ops beyond CHK_WALK_MAX_OPS */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
@@ -177,16 +182,23 @@ struct gw_proc_stat {
 	uint64_t ps_calls;		/* 0 = slot free */
 };
 
+/* NFSv4 operations inside COMPOUND, indexed by nfs_opnum4 (RFC 8881
+ * section 16.2, RFC 7863, RFC 8276: 3..75); slot 0 counts any other
+ * number (OP_ILLEGAL, future operations). */
+#define GW_NFS4_OPS		76
 struct gw_stats {
 	uint64_t gs_ctr[GW_CTR__COUNT];
 	struct gw_hist gs_hist[GW_HIST__COUNT];
 	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
 	uint64_t gs_proc_overflow;	/* calls not counted: table full */
+	uint64_t gs_nfs4_op[GW_NFS4_OPS];
 };
 /* metrics.c */
 uint64_t gw_now_us(void);
 void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
 void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec);
+/* Count the operations of a walked NFSv4 COMPOUND (nothing for other calls). */
+void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw);
 extern const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1];
 static inline void gw_stat_add(struct gw_stats *st, enum gw_ctr c, uint64_t n)
 {
@@ -230,7 +242,7 @@ struct gw_buf {
 
 typedef void *(*gw_pool_reg_fn)(void *arg, void *addr, size_t len);
 typedef void (*gw_pool_dereg_fn)(void *arg, void *reg);
-#define GW_POOL_MAX_REGS	8
+#define GW_POOL_MAX_REGS	16	/* GW_BACKEND_SLOTS: one per RDMA server context */
 
 struct gw_pool;
 /* hugepages: try MAP_HUGETLB first, fall back to normal pages. */
@@ -551,6 +563,7 @@ struct gw_path_info {
 	struct gw_stats *pi_stats;
 	struct event_base *pi_base;
 	const struct cfg *pi_cfg;
+	unsigned pi_backend_slot;	/* stable id of the backend while it lives (< GW_BACKEND_SLOTS) */
 };
 const struct gw_path_info *gw_path_info(const struct gw_path *path);
 const char *gw_path_name(const struct gw_path *path);
@@ -592,6 +605,29 @@ void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe);
  * backends and sizes to the running one; the caller frees the old one
  * afterwards (nothing keeps a pointer into it). */
 void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf);
+/* Reload with routes and backends: apply d = cfg_diff(running, cf), which
+ * must have no CFG_ACT_RESTART.  Added backends and routes get new paths
+ * whose transports connect; removed or changed ones are retired: no new
+ * call is routed to them, their held calls move to the program's new path
+ * (or end, counted as failed, when the program has no route any more),
+ * calls in flight complete, then the transport is destroyed and the slot
+ * freed (from the event loop).  Kept paths keep their transport, calls and
+ * XID map.  All or nothing: -ENOSPC (more paths or backends than
+ * GW_PATH_SLOTS/GW_BACKEND_SLOTS with those still retiring) or -ENOMEM
+ * leave everything as it was, reason in err.  Paths and backends keep
+ * copies of their sections: nothing points into the old cfg afterwards. */
+#define GW_BACKEND_SLOTS	(2 * CFG_MAX_BACKENDS)
+#define GW_PATH_SLOTS		(2 * CFG_MAX_ROUTES)
+int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d, char *err,
+		  size_t errlen);
+/* Set the RDMA transport when a reload brings the first rdma route. */
+void gw_ctx_set_rdma(struct gw_ctx *gw, const struct gw_transport_ops *ops, void *arg);
+/* Paths retired by a reload that still finish calls (control socket). */
+unsigned gw_ctx_nretiring(const struct gw_ctx *gw);
+struct gw_path *gw_ctx_retiring(struct gw_ctx *gw, unsigned i);
+bool gw_path_retiring(const struct gw_path *pa);
+/* Calls of the path not finalized yet (held or sent). */
+unsigned gw_path_ncalls(const struct gw_path *pa);
 void gw_ctx_free(struct gw_ctx *gw);
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw);
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);

@@ -62,6 +62,11 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_RPCB_CONFLICT] = "rpcbind_conflict",
 	[GW_CTR_RPCB_FAILED] = "rpcbind_register_failed",
 	[GW_CTR_RPCB_UNREGISTERED] = "rpcbind_unregistered",
+	[GW_CTR_RELOAD_APPLIED] = "reload_applied",
+	[GW_CTR_RELOAD_INVALID] = "reload_invalid",
+	[GW_CTR_RELOAD_RESTART] = "reload_restart_needed",
+	[GW_CTR_RELOAD_FAILED] = "reload_failed",
+	[GW_CTR_NFS4_OPS_UNCOUNTED] = "nfs4_ops_uncounted",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

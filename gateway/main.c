@@ -4,8 +4,8 @@
  * then one event loop with the buffer pool, the gateway (routes and their
  * transports) and the TCP frontend.  SIGINT/SIGTERM stop the loop and
  * everything is freed in reverse order; SIGHUP reloads the configuration
- * file (limits, timeouts, log level; a change of listen addresses, backends,
- * routes or pool sizes needs a restart and is refused with a log line);
+ * file (limits, timeouts, log level, backends and routes; a change of listen
+ * addresses or pool sizes needs a restart and is refused with a log line);
  * SIGUSR1 logs the counters.  Under systemd
  * (Type=notify) it reports READY=1 once listening with every route's
  * transport connected (or after 20 s anyway), keeps STATUS= current, feeds
@@ -52,52 +52,89 @@ struct gw_main {
 	struct cfg_overrides m_ov;
 };
 
-/* SIGHUP: parse anew; switch to the new configuration when only what a
- * running daemon can take changed (log level, limits, timeouts); keep the
- * running one on any error or structural change, and say why. */
-static void gw_main_reload(struct gw_main *m)
+/* SIGHUP and `rpcrdma-gwctl reload`: parse anew, then apply the difference
+ * (cfg_diff): values at once, backends and routes added (they connect) or
+ * retired (they finish their calls, then close).  A file that does not
+ * parse, or that changes what only a restart can (listen, pool, sizes,
+ * admin and control sockets), leaves the running configuration whole.
+ * 0, or a negative errno with the reason in msg. */
+static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 {
-	char err[512], what[32];
+	char err[512];
+	struct cfg_diff d;
 	struct cfg *cf;
+	unsigned n[CFG_ACT_RESTART + 1] = { 0 };
+	int rc;
 
 	if (!m->m_path) {
-		gw_warn(&m->m_log, "SIGHUP: no configuration file to reload");
-		return;
+		gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_INVALID);
+		snprintf(msg, len, "no configuration file to reload (started without -c)");
+		gw_warn(&m->m_log, "reload: %s", msg);
+		return -ENOENT;
 	}
 	cf = cfg_load(m->m_path, &m->m_ov, err, sizeof(err));
 	if (!cf) {
-		gw_err(&m->m_log, "reload: %s; keeping the running configuration", err);
-		return;
+		gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_INVALID);
+		snprintf(msg, len, "%s; keeping the running configuration", err);
+		gw_err(&m->m_log, "reload: %s", msg);
+		return -EINVAL;
 	}
-	if (!cfg_same_structure(m->m_cfg, cf, what, sizeof(what))) {
-		gw_err(&m->m_log, "reload: %s changed, which needs a restart; keeping the running "
-		       "configuration", what);
+	cfg_diff(m->m_cfg, cf, &d);
+	if (d.cd_nrestart) {
+		size_t o = 0;
+
+		for (unsigned k = 0; k < d.cd_n && o < len; k++)
+			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
+				o += (size_t)snprintf(msg + o, len - o, "%s%s", o ? ", " : "",
+						      d.cd_act[k].ca_what);
+		if (o < len)
+			snprintf(msg + o, len - o, " changed, which needs a restart; keeping the "
+				 "running configuration (nothing applied)");
+		gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_RESTART);
+		gw_err(&m->m_log, "reload: %s", msg);
 		cfg_free(cf);
-		return;
+		return -EPERM;
 	}
-	gw_ctx_set_cfg(m->m_gw, cf);
+	for (unsigned i = 0; i < cf->cf_nroutes && !m->m_rdma; i++)
+		if (cf->cf_routes[i].cr_transport == CFG_TRANSPORT_RDMA) {
+			/* The first rdma route: without it the path falls back to TCP. */
+			m->m_rdma = gw_rdma_new(m->m_base, m->m_pool, &m->m_log, &m->m_stats);
+			if (m->m_rdma)
+				gw_ctx_set_rdma(m->m_gw, &gw_transport_rdma, m->m_rdma);
+		}
+	rc = gw_ctx_reload(m->m_gw, cf, &d, err, sizeof(err));
+	if (rc < 0) {
+		gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_FAILED);
+		snprintf(msg, len, "%s; keeping the running configuration", err);
+		gw_err(&m->m_log, "reload: %s", msg);
+		cfg_free(cf);
+		return rc;
+	}
 	fe_set_cfg(m->m_fe, cf);
 	m->m_log.gl_level = cf->cf_log_level;
 	cfg_free(m->m_cfg);
 	m->m_cfg = cf;
-	gw_info(&m->m_log, "reload: %s applied", m->m_path);
+	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
+	for (unsigned k = 0; k < d.cd_n; k++)
+		n[d.cd_act[k].ca_kind]++;
+	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
+		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
+		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cd_values ? "changed" : "unchanged");
+	gw_info(&m->m_log, "reload: %s applied: %s", m->m_path, err);
+	snprintf(msg, len, "reloaded %s: %s", m->m_path, err);
+	return 0;
 }
 
 /* Control socket hooks. */
 static int gw_main_ctl_reload(void *arg, char *msg, size_t len)
 {
 	struct gw_main *m = arg;
-	const struct cfg *before = m->m_cfg;
+	int rc;
 
 	sd_notify(0, "RELOADING=1");
-	gw_main_reload(m);
+	rc = gw_main_reload(m, msg, len);
 	sd_notify(0, "READY=1");
-	if (m->m_cfg == before) {
-		snprintf(msg, len, "configuration not changed (see the log for why)");
-		return -EINVAL;
-	}
-	snprintf(msg, len, "reloaded %s", m->m_path);
-	return 0;
+	return rc;
 }
 
 static void gw_main_ctl_log_level(void *arg, int level)
@@ -188,11 +225,14 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		sd_notify(0, "STOPPING=1");
 		event_base_loopbreak(m->m_base);
 		break;
-	case SIGHUP:
+	case SIGHUP: {
+		char msg[512];
+
 		sd_notify(0, "RELOADING=1");
-		gw_main_reload(m);
+		gw_main_reload(m, msg, sizeof(msg));
 		sd_notify(0, "READY=1");
 		break;
+	}
 	case SIGUSR1:
 		gw_stats_log(&m->m_stats, &m->m_log);
 		break;

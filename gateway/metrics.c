@@ -49,6 +49,17 @@ void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec)
 	gh->gh_sum_us += usec;
 }
 
+void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw)
+{
+	if (!st || cw->cw_prog != CFG_PROG_NFS || cw->cw_vers != 4 || cw->cw_proc != 1)
+		return;
+	for (unsigned i = 0; i < cw->cw_nops_listed && i < CHK_WALK_MAX_OPS; i++)
+		st->gs_nfs4_op[cw->cw_op[i] >= 3 && cw->cw_op[i] < GW_NFS4_OPS ? cw->cw_op[i] : 0]++;
+	/* Ops past the list, or past an unknown one: not read, not counted. */
+	if (cw->cw_nops > cw->cw_nops_listed)
+		gw_stat_inc(st, GW_CTR_NFS4_OPS_UNCOUNTED);
+}
+
 void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	uint32_t h;
@@ -135,8 +146,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG,
-	F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -168,6 +178,10 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CTL] = { "control_commands_total", "Control socket commands by result.", "result" },
 	[F_RPCB_REG] = { "rpcbind_registrations_total",
 			 "Local rpcbind registrations (rpcbind_register) by result.", "result" },
+	[F_RELOAD] = { "reloads_total", "Configuration reloads (SIGHUP, rpcrdma-gwctl reload) by "
+		       "result; all but applied kept the running configuration.", "result" },
+	[F_NFS4_UNCOUNTED] = { "nfs4_compounds_cut_total", "COMPOUNDs whose operations past the "
+			       "first 32 (or past an unknown one) are not in nfs4_ops_total.", NULL },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -220,6 +234,11 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_RPCB_CONFLICT] = { F_RPCB_REG, "conflict" },
 	[GW_CTR_RPCB_FAILED] = { F_RPCB_REG, "failed" },
 	[GW_CTR_RPCB_UNREGISTERED] = { F_RPCB_REG, "unregistered" },
+	[GW_CTR_RELOAD_APPLIED] = { F_RELOAD, "applied" },
+	[GW_CTR_RELOAD_INVALID] = { F_RELOAD, "invalid" },
+	[GW_CTR_RELOAD_RESTART] = { F_RELOAD, "restart_needed" },
+	[GW_CTR_RELOAD_FAILED] = { F_RELOAD, "failed" },
+	[GW_CTR_NFS4_OPS_UNCOUNTED] = { F_NFS4_UNCOUNTED, NULL },
 };
 
 #define P "rpcrdma_gw_"
@@ -267,6 +286,15 @@ static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
 	gw_head(o, "calls_uncounted_total", "counter",
 		"Calls not in calls_total because its table was full.");
 	evbuffer_add_printf(o, P "calls_uncounted_total %" PRIu64 "\n", st->gs_proc_overflow);
+	gw_head(o, "nfs4_ops_total", "counter",
+		"NFSv4 operations inside COMPOUND calls sent to a backend, by operation.");
+	for (unsigned i = 0; i < GW_NFS4_OPS; i++) {
+		const char *on = i ? chk_nfs4_op_name(i) : NULL;
+
+		if (st->gs_nfs4_op[i])
+			evbuffer_add_printf(o, P "nfs4_ops_total{op=\"%s\"} %" PRIu64 "\n",
+					    on ? on : "other", st->gs_nfs4_op[i]);
+	}
 }
 
 /* Per path: label set path="route->backend",backend=,transport=. */

@@ -102,15 +102,22 @@ void gw_pool_free(struct gw_pool *p)
 
 int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn dereg, void *arg)
 {
+	unsigned i;
 	void *r;
 
-	if (p->po_nregs == GW_POOL_MAX_REGS)
+	/* A slot freed by gw_pool_unregister (a backend removed by a reload)
+	 * is taken again: indexes of the others do not move. */
+	for (i = 0; i < p->po_nregs && p->po_regs[i].pr_reg; i++)
+		;
+	if (i == GW_POOL_MAX_REGS)
 		return -ENOSPC;
 	r = reg(arg, p->po_base, p->po_len);
 	if (!r)
 		return -EIO;
-	p->po_regs[p->po_nregs] = (struct gw_pool_reg){ r, dereg, arg };
-	return (int)p->po_nregs++;
+	p->po_regs[i] = (struct gw_pool_reg){ r, dereg, arg };
+	if (i == p->po_nregs)
+		p->po_nregs++;
+	return (int)i;
 }
 
 void gw_pool_unregister(struct gw_pool *p, int idx)

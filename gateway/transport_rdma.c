@@ -70,7 +70,7 @@ struct gw_rdma {
 	struct gw_pool *ra_pool;
 	const struct gw_log *ra_log;
 	struct gw_stats *ra_stats;
-	struct gr_server ra_servers[CFG_MAX_BACKENDS];
+	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
 /* Per-call state, indexed by the call's ca_index. */
@@ -134,7 +134,7 @@ struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const
 	ra->ra_pool = pool;
 	ra->ra_log = lg;
 	ra->ra_stats = st;
-	for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
 		ra->ra_servers[i].sv_reg = -1;
 	return ra;
 }
@@ -153,7 +153,7 @@ void gw_rdma_free(struct gw_rdma *ra)
 {
 	if (!ra)
 		return;
-	for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
 		if (ra->ra_servers[i].sv_ctx) {	/* paths not destroyed: force */
 			ra->ra_servers[i].sv_users = 1;
 			gr_server_put(ra, &ra->ra_servers[i]);
@@ -161,11 +161,14 @@ void gw_rdma_free(struct gw_rdma *ra)
 	free(ra);
 }
 
-static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct cfg *cf,
-				       const struct cfg_backend *b)
+/* One server context per backend slot: a backend removed by a reload keeps
+ * its own until its last path is gone, while its replacement of the same
+ * name (new address, credits...) gets a fresh one in another slot. */
+static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_info *pi)
 {
-	unsigned idx = (unsigned)(b - cf->cf_backends);
-	struct gr_server *sv = &ra->ra_servers[idx];
+	const struct cfg *cf = pi->pi_cfg;
+	const struct cfg_backend *b = pi->pi_backend;
+	struct gr_server *sv = &ra->ra_servers[pi->pi_backend_slot % GW_BACKEND_SLOTS];
 	struct be_config bc;
 
 	if (sv->sv_ctx) {
@@ -516,6 +519,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		       c->ca_gxid, strerror(err));
 		return -err;
 	}
+	gw_stats_nfs4_ops(rp->rp_info->pi_stats, &cw);	/* once: only a submitted call counts */
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
 		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rc_len);
 	} else {
@@ -626,7 +630,7 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 		gw_err(pi->pi_log, "backend %s: %s: %s", b->cb_name, b->cb_host, gai_strerror(rc));
 		goto err;
 	}
-	rp->rp_server = gr_server_get(ra, pi->pi_cfg, b);
+	rp->rp_server = gr_server_get(ra, pi);
 	if (!rp->rp_server)
 		goto err_ai;
 	rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, ai->ai_addr, ai->ai_addrlen, gr_pool_event, rp);

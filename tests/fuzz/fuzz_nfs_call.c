@@ -37,6 +37,10 @@ static void check_walk(const struct chk_call_walk *cw, size_t len)
 
 	if (cw->cw_ncall > CHK_WALK_MAX_ITEMS || cw->cw_nreply > CHK_WALK_MAX_ITEMS)
 		__builtin_trap();
+	/* per-op counters read cw_op[0..cw_nops_listed) */
+	if (cw->cw_nops_listed > CHK_WALK_MAX_OPS || cw->cw_nops_listed > cw->cw_nops ||
+	    (cw->cw_nops_known > cw->cw_nops_listed && cw->cw_nops_listed < CHK_WALK_MAX_OPS))
+		__builtin_trap();
 	if (cw->cw_noddp != CHK_NODDP_NO && cw->cw_ncall + cw->cw_nreply != 0)
 		__builtin_trap();
 	for (i = 0; i < cw->cw_ncall; i++) {

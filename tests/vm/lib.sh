@@ -270,3 +270,15 @@ gw_start_conf() {
 	trap 'gw_stop; bed_on_exit' EXIT
 	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
 }
+
+# ---- reload of the gw_start_rdma gateway (t_71) ------------------------------
+# gw_reload: SIGHUP the gateway started by gw_start_rdma, wait for its next
+# "reload: " log line (applied or refused) and print it.
+gw_reload() {
+	local n
+	n=$(grep -c 'reload: ' "$gw_out/gw.log" || true)
+	kill -HUP "$gw_pid"
+	bed_wait 15 "the gateway's reload log line" \
+		sh -c "[ \"\$(grep -c 'reload: ' '$gw_out/gw.log')\" -gt $n ]"
+	grep 'reload: ' "$gw_out/gw.log" | tail -1
+}

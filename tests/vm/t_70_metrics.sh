@@ -1,8 +1,9 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them
 #
-#   kernel NFS client            rpcrdma-gw                           kernel nfsd
-#   /mnt/m70 (vers=3) --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
+#   kernel NFS client              rpcrdma-gw                           kernel nfsd
+#   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
+#   /mnt/m70b (vers=4.1) -tcp-->
 #                              127.0.0.1:9466  <--HTTP-- wget/curl /metrics
 #                              /tmp/t70/control <--unix-- rpcrdma-gwctl
 # shellcheck source=tests/vm/lib.sh
@@ -116,6 +117,33 @@ else
 fi
 
 timeout 60 umount /mnt/m70
+
+step "NFSv4.1 through the gateway: write and read 2 MiB; per-operation counters"
+mkdir -p /mnt/m70b
+timeout 90 mount -t nfs -o "vers=4.1,proto=tcp,port=$GW_PORT" 127.0.0.1:/ /mnt/m70b || { out_gw; false; }
+cp /tmp/m70.bin /mnt/m70b/m70v4.bin
+sync
+echo 3 >/proc/sys/vm/drop_caches
+assert_same_file /tmp/m70.bin /mnt/m70b/m70v4.bin
+timeout 60 umount /mnt/m70b
+http_get "http://$ADMIN/metrics" >"$out/metrics"
+assert_eq 200 "$(cat "$out/code")" "/metrics status"
+grep -E '^rpcrdma_gw_nfs4_ops_total' "$out/metrics" | sed 's/^/  /'
+for op in SEQUENCE PUTFH READ WRITE; do
+	v=$(metric "rpcrdma_gw_nfs4_ops_total{op=\"$op\"}")
+	[ "${v:-0}" -gt 0 ] || bed_fail "NFSv4 op $op not counted in /metrics (got '${v:-none}')"
+done
+v=$(metric 'rpcrdma_gw_calls_total{program="100003",name="nfs",version="4",procedure="1",procname="compound"}')
+[ "${v:-0}" -gt 0 ] || bed_fail "NFSv4 COMPOUND not counted"
+echo "  nfs v4 compound: $v calls"
+if [ -x "$CTL" ]; then
+	"$CTL" -s "$out/control" stats >"$out/stats"
+	sed -n '/nfs v4 operations/,/^$/p' "$out/stats" | sed 's/^/  /'
+	for op in SEQUENCE PUTFH READ WRITE; do
+		grep -Eq "^$op +[1-9]" "$out/stats" || bed_fail "gwctl stats: no NFSv4 op $op"
+	done
+fi
+
 step "SIGTERM: clean shutdown"
 kill -TERM "$gw_pid"
 rc=0
