@@ -194,6 +194,8 @@ struct be_call {
 	struct iovec ca_riov[BE_MAX_TARGET_IOV];
 	uint8_t ca_ka_msg[40];			/* keepalive NULL call */
 
+	/* call_new() leaves ca_plan .. ca_reg uncleared (written before read);
+	 * fields above and from ca_nreg on start zeroed. */
 	struct be_plan ca_plan;
 	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
 	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
@@ -1041,7 +1043,14 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
 	if (!ca)
 		return NULL;
+	/* The plan, the handles and ca_reg (a few KiB) are written before they
+	 * are read; everything else is cleared.  call_free() reads the
+	 * long-reply state at the end: left as found, recycled heap memory made
+	 * it deregister and free junk pointers (issue 6: SIGSEGV in
+	 * ibv_dereg_mr). */
 	memset(ca, 0, offsetof(struct be_call, ca_plan));
+	ca->ca_nreg = 0;
+	memset(&ca->ca_reply, 0, sizeof(*ca) - offsetof(struct be_call, ca_reply));
 	ca->ca_pool = pool;
 	ca->ca_state = CS_QUEUED;
 	ca->ca_sbuf = -1;
@@ -1242,8 +1251,11 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 	ca->ca_lr_remote_inv = wc_with_inv(wc);
 	ca->ca_lr_inv_rkey = wc->invalidated_rkey;
 	if (ibv_post_send(cn->cn_qp, wrs, &bad)) {
+		/* READING: the reap drops the reply and its buffer reference
+		 * (ca_rbuf, cn_refs) and asks again; POSTED would keep both. */
+		call_set_state(ca, CS_READING);
 		conn_fail(cn, "RDMA Read post failed");
-		return true;	/* the reap settles the call */
+		return true;
 	}
 	cn->cn_sq_used += n;
 	call_set_state(ca, CS_READING);
