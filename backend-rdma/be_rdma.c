@@ -1165,7 +1165,14 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
 	if (!ca)
 		return NULL;
+	/* The plan, the handles and ca_reg (a few KiB) are written before they
+	 * are read; everything else is cleared.  call_free() reads the
+	 * long-reply state at the end: left as found, recycled heap memory made
+	 * it deregister and free junk pointers (issue 6: SIGSEGV in
+	 * ibv_dereg_mr). */
 	memset(ca, 0, offsetof(struct be_call, ca_plan));
+	ca->ca_nreg = 0;
+	memset(&ca->ca_reply, 0, sizeof(*ca) - offsetof(struct be_call, ca_reply));
 	ca->ca_pool = pool;
 	ca->ca_state = CS_QUEUED;
 	ca->ca_sbuf = -1;

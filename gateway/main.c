@@ -377,6 +377,11 @@ static void gw_main_teardown(struct gw_main *m)
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
 	fe_free(m->m_fe);
+	m->m_fe = NULL;
+	/* Calls ended by the transports' teardown must not resume clients of
+	 * the freed frontend (gw_call_finalize -> fe_resume_held). */
+	if (m->m_gw)
+		gw_ctx_set_frontend(m->m_gw, NULL);
 	gw_ctx_free(m->m_gw);
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)

@@ -209,42 +209,136 @@ bed_nfs_client_modules() {
 }
 
 # ---- the gateway of the end-to-end scenarios --------------------------------
-# gw_start_rdma PORT OUTDIR: rpcrdma-gw on 127.0.0.1:PORT with NFS over RDMA to
-# the bed's nfsd and MOUNT over TCP, log in OUTDIR/gw.log; returns once the
-# RDMA path is up.  gw_stop runs at exit (before bed_on_exit) and keeps the
-# script's status; on failure it shows blocked tasks and the gateway's log.
+# gw_start_rdma PORT OUTDIR [SECTION.KEY=VALUE...]: rpcrdma-gw on
+# 127.0.0.1:PORT with NFS over RDMA to the bed's nfsd and MOUNT over TCP, log
+# in OUTDIR/gw.log; returns once the NFS path is up.  Options add or override
+# config lines: SECTION is gateway, backend, nfs or mount (the route), e.g.
+# gateway.log_level=debug, backend.port=2049, nfs.transport=tcp (the TCP
+# fallback).  Core dumps go to the run folder (kept
+# with VM_KEEP=1: gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).
+#
+# gw_stop: runs at exit (before bed_on_exit) and keeps the script's status;
+# may also be called as a step.  It fails (and prints the log tail) unless
+# the gateway is still alive when asked to stop and then exits with status
+# $gw_expect (default 0: SIGTERM is a clean shutdown) within 30 s,
+# so a crash anywhere in a scenario fails it.  gw_alive asserts the same
+# in the middle of a scenario.
 gw_pid=
 gw_out=
-gw_stop() {
-	local rc=$?
-	if [ "$rc" != 0 ] && [ -n "$gw_out" ]; then
-		echo w >/proc/sysrq-trigger
-		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
-		tail -30 "$gw_out/gw.log" | sed 's/^/  gw: /' || true
+gw_log_tail() {
+	tail -"${1:-30}" "$gw_out/gw.log" 2>/dev/null | sed 's/^/  gw: /' || true
+}
+gw_running() {
+	local st
+	kill -0 "$gw_pid" 2>/dev/null || return 1
+	# kill -0 succeeds on a zombie: a crashed child not yet reaped
+	st=$(sed 's/^.*) //' "/proc/$gw_pid/stat" 2>/dev/null | cut -d' ' -f1) || true
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+# Explains a status of the gateway; returns 1.
+gw_died() {
+	local st=$1 what=$2 sig core
+	if [ "$st" -gt 128 ]; then
+		sig=$(kill -l $((st - 128)) 2>/dev/null || echo "?")
+		bed_fail "the gateway $what: killed by signal $((st - 128)) (SIG$sig), status $st" || true
+	else
+		bed_fail "the gateway $what: exit status $st" || true
 	fi
-	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
+	gw_log_tail 40 >&2
+	for core in /run/vm/core.*; do
+		[ -e "$core" ] && echo "  core dump: $core (VM_KEEP=1 keeps it)" >&2
+	done
+	return 1
+}
+gw_alive() {
+	local st=0
+	[ -n "$gw_pid" ] || return 0
+	gw_running && return 0
+	wait "$gw_pid" || st=$?
+	gw_pid=
+	gw_died "$st" "died before it was asked to stop"
+}
+gw_stop() {
+	local rc=$? want=${gw_expect:-0} st=0 i
+	if [ "$rc" != 0 ] && [ -n "$gw_out" ]; then
+		echo w >/proc/sysrq-trigger 2>/dev/null || true
+		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
+		gw_log_tail 30
+	fi
+	[ -n "$gw_pid" ] || return "$rc"
+	if ! gw_running; then
+		wait "$gw_pid" || st=$?
+		gw_pid=
+		gw_died "$st" "died before it was asked to stop" || rc=1
+		return "$rc"
+	fi
+	kill -TERM "$gw_pid" 2>/dev/null || true
+	for ((i = 0; i < 150; i++)); do
+		gw_running || break
+		sleep 0.2
+	done
+	if gw_running; then
+		kill -KILL "$gw_pid" 2>/dev/null || true
+		wait "$gw_pid" 2>/dev/null || true
+		gw_pid=
+		bed_fail "the gateway did not exit within 30 s of SIGTERM (killed)" || true
+		gw_log_tail 40 >&2
+		return 1
+	fi
+	wait "$gw_pid" || st=$?
+	gw_pid=
+	if [ "$st" != "$want" ]; then
+		gw_died "$st" "stopped badly (expected status $want)" || rc=1
+	fi
 	return "$rc"
 }
+# gw_conf PORT OUTDIR [SECTION.KEY=VALUE...]: only writes OUTDIR/gw.conf as
+# gw_start_rdma would (for --check-config before the start).
+gw_nfs_tp=rdma
+gw_conf() {
+	local port=$1 out=$2 opt sec kv
+	local -A extra=()
+	shift 2
+	gw_nfs_tp=rdma
+	for opt in "$@"; do
+		sec=${opt%%.*}
+		kv=${opt#*.}
+		case "$sec" in
+		gateway | backend | nfs | mount) ;;
+		*) bed_fail "gw_conf: option $opt: section must be gateway, backend, nfs or mount"; return 1 ;;
+		esac
+		case "$opt" in
+		nfs.transport=tcp) gw_nfs_tp=tcp; continue ;;
+		nfs.transport=rdma) continue ;;
+		esac
+		extra[$sec]+="${kv%%=*} = ${kv#*=}"$'\n'
+	done
+	{
+		printf '[gateway]\nlisten = 127.0.0.1:%s\n%s' "$port" "${extra[gateway]:-}"
+		printf '[backend nfsd]\naddress = %s\n%s' "$BED_IP" "${extra[backend]:-}"
+		printf '[route nfs]\nprogram = nfs\n'
+		printf 'transport = %s\n' "$gw_nfs_tp"
+		printf '%s' "${extra[nfs]:-}"
+		printf '[route mount]\nprogram = mount\ntransport = tcp\n%s' "${extra[mount]:-}"
+	} >"$out/gw.conf"
+}
 gw_start_rdma() {
-	local port=$1
+	local port=$1 ready
 	gw_out=$2
-	cat >"$gw_out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$port
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-	step "start rpcrdma-gw on 127.0.0.1:$port (nfs over rdma, mount over tcp)"
+	shift 2
+	gw_conf "$port" "$gw_out" "$@"
+	if [ -d /run/vm ]; then
+		ulimit -c unlimited
+		echo "/run/vm/core.%e.%p" >/proc/sys/kernel/core_pattern
+	fi
+	step "start rpcrdma-gw on 127.0.0.1:$port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})"
 	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
 	gw_pid=$!
 	trap 'gw_stop; bed_on_exit' EXIT
-	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
+	ready="path nfs->nfsd: transport $gw_nfs_tp up"
+	# (a failure here shows the log tail through gw_stop at exit)
+	bed_wait 30 "the gateway's NFS path up ($ready)" grep -q "$ready" "$gw_out/gw.log"
+	gw_alive
 }
 
 # ---- NLM through the gateway (t_68) -----------------------------------------

@@ -19,32 +19,13 @@ mkdir -p "$out"
 bed_nfsd_up
 bed_nfs_client_modules
 
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$GW_PORT
-log_level = info
-[backend nfsd]
-address = $BED_IP
-port = $BED_NFS_PORT
-[route nfs]
-program = nfs
-transport = tcp
-[route mount]
-program = mount
-transport = tcp
-CONF
-
+gw_opts=(gateway.log_level=info backend.port="$BED_NFS_PORT" nfs.transport=tcp)
+gw_conf "$GW_PORT" "$out" "${gw_opts[@]}"
 step "rpcrdma-gw --check-config"
 assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-config output"
 
-step "start rpcrdma-gw on 127.0.0.1:$GW_PORT -> $BED_IP:$BED_NFS_PORT (tcp)"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
-stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
+gw_start_rdma "$GW_PORT" "$out" "${gw_opts[@]}"
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
-bed_wait 10 "the gateway connected to nfsd" grep -q 'path nfs->nfsd: connected' "$out/gw.log"
 
 step "write $((4)) MiB of random data on the server's tmpfs"
 head -c $((4 << 20)) /dev/urandom >"$BED_EXPORT/server.bin"
@@ -75,11 +56,8 @@ check_version 3 /mnt/gw3 "$BED_EXPORT"
 check_version 4.1 /mnt/gw41 /
 
 step "SIGTERM: clean shutdown"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
+gw_stop
 sed 's/^/  gw: /' "$out/gw.log" | tail -40
-assert_eq 0 "$rc" "gateway exit status"
 assert_grep 'counter replies = ' "$out/gw.log"
 assert_grep 'ready: listening; every route connected' "$out/gw.log"
 assert_grep 'using the TCP fallback\|via tcp' "$out/gw.log"

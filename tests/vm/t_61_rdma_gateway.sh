@@ -20,34 +20,14 @@ mkdir -p "$out"
 bed_nfsd_up
 bed_nfs_client_modules
 
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$GW_PORT
-log_level = debug
-[backend nfsd]
-address = $BED_IP
-port = $BED_NFS_PORT
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-
+gw_opts=(gateway.log_level=debug backend.port="$BED_NFS_PORT")
+gw_conf "$GW_PORT" "$out" "${gw_opts[@]}"
 step "rpcrdma-gw --check-config"
 assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-config output"
 
-step "start rpcrdma-gw on 127.0.0.1:$GW_PORT -> $BED_IP:$BED_NFS_PORT (tcp)"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-out_gw() { sed 's/^/  gw: /' "$out/gw.log" | tail -60; }
-# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
-stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
+gw_start_rdma "$GW_PORT" "$out" "${gw_opts[@]}"
+out_gw() { gw_log_tail 60; }
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
-bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log" ||
-	{ out_gw; false; }
 
 step "write $((4)) MiB of random data on the server's tmpfs"
 head -c $((4 << 20)) /dev/urandom >"$BED_EXPORT/server.bin"
@@ -93,6 +73,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
+gw_alive
 sync
 timeout 60 umount /mnt/gwp
 for i in 1 2 3 4 5 6 7 8; do
@@ -100,11 +81,8 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 
 step "SIGTERM: clean shutdown"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
+gw_stop
 grep -v 'rpcrdma-gw\[debug\]' "$out/gw.log" | sed 's/^/  gw: /' | tail -40
-assert_eq 0 "$rc" "gateway exit status"
 assert_grep 'counter replies = ' "$out/gw.log"
 assert_grep 'route nfs: program 100003 -> backend nfsd (10.99.0.1) via rdma' "$out/gw.log"
 step "chunks used: WRITE data in read chunks, READ data in write chunks"

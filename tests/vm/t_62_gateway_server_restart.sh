@@ -10,39 +10,19 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 out=/tmp/t62
 mkdir -p "$out"
-gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
-# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
-stop_gw() { local rc=$?; if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
 
 head -c $((32 << 20)) /dev/urandom >/tmp/big.bin
 sum=$(sha256sum /tmp/big.bin | cut -d' ' -f1)
 
 run_case() {
-	local transport=$1 port=$2 mnt=/mnt/gw-$1 log=$out/gw-$1.log rc
-	cat >"$out/gw-$transport.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$port
-reconnect_interval = 200ms
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = $transport
-[route mount]
-program = mount
-transport = tcp
-CONF
-	step "[$transport] start rpcrdma-gw on 127.0.0.1:$port"
-	"$GW" -c "$out/gw-$transport.conf" >"$log" 2>&1 &
-	gw_pid=$!
-	bed_wait 30 "the gateway's $transport path up" grep -q "path nfs->nfsd: transport $transport up" "$log"
+	local transport=$1 port=$2 mnt=/mnt/gw-$1 log=$out/$1/gw.log rc
+	mkdir -p "$out/$transport"
+	gw_start_rdma "$port" "$out/$transport" gateway.reconnect_interval=200ms "nfs.transport=$transport"
 	mkdir -p "$mnt"
 	timeout 90 mount -t nfs -o "vers=3,proto=tcp,port=$port,mountport=$port,mountproto=tcp,nolock,hard" \
 		"127.0.0.1:$BED_EXPORT" "$mnt"
@@ -66,12 +46,8 @@ CONF
 	assert_file_sum "$BED_EXPORT/big-$transport.bin" "$sum"
 
 	step "[$transport] SIGTERM"
-	kill -TERM "$gw_pid"
-	rc=0
-	wait "$gw_pid" || rc=$?
-	gw_pid=
+	gw_stop
 	grep -v 'rpcrdma-gw\[debug\]' "$log" | sed 's/^/  gw: /' | tail -30
-	assert_eq 0 "$rc" "[$transport] gateway exit status"
 	assert_grep 'counter backend_disconnects = ' "$log"
 	assert_grep 'counter calls_held = ' "$log"
 	grep -E 'counter (calls_held|backend_resent) ' "$log" | sed 's/^/  /'

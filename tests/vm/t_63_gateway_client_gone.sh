@@ -7,33 +7,13 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 PORT=20494
 out=/tmp/t63
 mkdir -p "$out"
-gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
-# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
-stop_gw() { local rc=$?; if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
-
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+gw_start_rdma "$PORT" "$out"
 
 step "20 clients x 64 pipelined NULL calls, each closed before its replies"
 python3 - "$PORT" <<'PY'
@@ -75,6 +55,7 @@ for payload in (b"\x80\x00\x00\x08hello wo", struct.pack(">I", 0x80000000 | (64 
 print("both closed")
 PY
 
+gw_alive
 step "the kernel NFS client still works through the gateway"
 mkdir -p /mnt/gw
 timeout 90 mount -t nfs -o "vers=3,proto=tcp,port=$PORT,mountport=$PORT,mountproto=tcp,nolock" \
@@ -85,12 +66,8 @@ timeout 60 umount /mnt/gw
 assert_same_file /tmp/c.bin "$BED_EXPORT/c.bin"
 
 step "SIGTERM"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
-gw_pid=
+gw_stop
 grep 'counter' "$out/gw.log" | sed 's/^/  /'
-assert_eq 0 "$rc" "gateway exit status"
 assert_grep 'counter calls_cancelled = ' "$out/gw.log"
 assert_grep 'counter client_garbage = 1' "$out/gw.log"
 assert_grep 'counter client_record_too_big = 1' "$out/gw.log"

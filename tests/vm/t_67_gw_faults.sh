@@ -8,44 +8,22 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 PORT=20498
 out=/tmp/t67
 mkdir -p "$out"
-gw_pid=
 
 bed_nfsd_up
 bed_nfs_client_modules
+gw_start_rdma "$PORT" "$out" gateway.record_timeout=2s gateway.reconnect_interval=200ms
 # Keeps $? (the script's status) for bed_on_exit, which reports from it.
-stop_gw() {
+show_errors() {
 	local rc=$?
 	if [ "$rc" != 0 ]; then	# the gateway's view of what failed
-		grep -v 'rpcrdma-gw\[debug\]' "$out/gw.log" | tail -40 | sed 's/^/  gw: /' || true
 		grep -E 'refused|dropped|does not fit|ERROR|SEGV|runtime' "$out/gw.log" | head -20 | sed 's/^/  gw!: /' || true
 	fi
-	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
 	return "$rc"
 }
-trap 'stop_gw; bed_on_exit' EXIT
-
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-record_timeout = 2s
-reconnect_interval = 200ms
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-step "start rpcrdma-gw on 127.0.0.1:$PORT"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+trap 'show_errors; gw_stop; bed_on_exit' EXIT
 
 mount_gw() {
 	local vers=$1 mnt=$2 opts="vers=$1,proto=tcp,port=$PORT,nolock,hard" src=/
@@ -75,6 +53,7 @@ for vers in 3 4.1; do
 	echo "rdma $BED_RDMA_PORT" >/proc/fs/nfsd/portlist 2>/dev/null || true
 	step "[$vers]   nfsd back"
 	wait "$cp_pid" || rc=$?
+	gw_alive
 	sed 's/^/  dd: /' "$out/dd-$vers.txt"
 	assert_eq 0 "$rc" "[$vers] dd exit status (an I/O error would fail it)"
 	timeout 120 umount "$mnt"
@@ -288,12 +267,8 @@ timeout 60 umount /mnt/gwf
 assert_same_file /tmp/small.bin "$BED_EXPORT/fresh.bin"
 
 step "SIGTERM; counters"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
-gw_pid=
+gw_stop
 grep 'counter' "$out/gw.log" | sed 's/^/  /'
-assert_eq 0 "$rc" "gateway exit status"
 ctr() { sed -n "s/.*counter $1 = //p" "$out/gw.log" | tail -1; }
 assert_eq "$(ctr clients_accepted)" "$(ctr clients_closed)" "clients_closed = clients_accepted"
 assert_grep 'counter client_garbage = ' "$out/gw.log"
