@@ -148,6 +148,7 @@ void be_verbs_set(const struct be_verbs *v)
 #define BE_RECV_HEADROOM	2
 #define BE_SEND_EXTRA		4	/* send buffers beyond credits (keepalive) */
 #define BE_MAX_SENDS		5	/* a call lost with this many connections fails */
+#define BE_SPARE_CALLS		1024	/* finished calls a pool keeps for reuse (~10 KiB each) */
 #define BE_MAX_LONG_REPLY	(4u << 20)	/* largest reply pulled by RDMA Read */
 #define BE_MAX_REPLY_READS	16	/* read segments in one reply */
 
@@ -280,6 +281,7 @@ struct be_call {
 	unsigned ca_lr_posted, ca_lr_done;	/* Reads posted / completed */
 	bool ca_lr_waiting;			/* on cn_rdwait: Reads left to post */
 	TAILQ_ENTRY(be_call) ca_rd_link;
+	struct be_call *ca_spare_next;		/* on po_spare */
 
 	struct be_plan ca_plan;
 	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
@@ -373,6 +375,10 @@ struct be_pool {
 	bool po_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
 	struct event *po_room_ev;
 	bool po_ccp_warned;		/* fallback logged once per pool */
+	/* Finished call objects kept for the next calls: no allocation per
+	 * call once the pool has seen its peak concurrency. */
+	struct be_call *po_spare;
+	unsigned po_nspare;
 };
 
 static const char *const err_names[BE_ERR__COUNT] = {
@@ -688,7 +694,15 @@ static void call_lr_free(struct be_call *ca)
 
 static void call_free(struct be_call *ca)
 {
+	struct be_pool *pool = ca->ca_pool;
+
 	call_lr_free(ca);
+	if (pool && !pool->po_freeing && pool->po_nspare < BE_SPARE_CALLS) {
+		ca->ca_spare_next = pool->po_spare;
+		pool->po_spare = ca;
+		pool->po_nspare++;
+		return;
+	}
 	free(ca);
 }
 
@@ -1162,9 +1176,15 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	struct be_call *ca;
 	int rc;
 
-	ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
-	if (!ca)
-		return NULL;
+	if (pool->po_spare) {
+		ca = pool->po_spare;
+		pool->po_spare = ca->ca_spare_next;
+		pool->po_nspare--;
+	} else {
+		ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
+		if (!ca)
+			return NULL;
+	}
 	/* The plan, the handles and ca_reg (a few KiB) are written before they
 	 * are read; everything else is cleared.  call_free() reads the
 	 * long-reply state at the end: left as found, recycled heap memory made
@@ -2585,6 +2605,10 @@ void be_pool_free(struct be_pool *pool)
 	pool_failed_cb(-1, 0, pool);
 	event_free(pool->po_fail_ev);
 	event_free(pool->po_room_ev);
+	while ((ca = pool->po_spare) != NULL) {
+		pool->po_spare = ca->ca_spare_next;
+		free(ca);
+	}
 	LIST_REMOVE(pool, po_link);
 	free(pool->po_slots);
 	free(pool);

@@ -159,11 +159,40 @@ static void t02_cancel_queued(void **state)
 	bed_down(&b);
 }
 
+/* 3. Finished calls are kept by the pool and reused: a thousand calls in
+ * turn allocate one call object (no allocation per call), and each reuse
+ * starts clean (the junk check of t01 applies to the reused object too). */
+static void t03_calls_reused(void **state)
+{
+	struct cb_log log = { 0 };
+	uint8_t msg[2][40];
+	struct iovec iov[2];
+	struct bed b;
+
+	(void)state;
+	bed_up(&b);
+	n_alloc = 0;
+	for (uint32_t i = 0; i < 1000; i++)
+		be_call_cancel(submit(&b, 0x3000 + i, msg[0], &iov[0], &log));
+	if (n_alloc == 0)
+		skip();	/* a checker replaced the allocator, as in t01 */
+	assert_int_equal(n_alloc, 1);
+	assert_int_equal(be_pool_queued(b.pool), 0);
+	submit(&b, 0x4000, msg[1], &iov[1], &log);
+	assert_int_equal(n_alloc, 1);
+	be_pool_free(b.pool);
+	b.pool = NULL;
+	assert_int_equal(log.n, 1);
+	assert_int_equal(log.err[0], BE_ERR_SHUTDOWN);
+	bed_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_queued_then_pool_freed),
 		cmocka_unit_test(t02_cancel_queued),
+		cmocka_unit_test(t03_calls_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
