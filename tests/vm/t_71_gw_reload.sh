@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: a SIGHUP with a changed limit (calls_per_client 128 -> 2) takes effect while the kernel NFS client (vers=4.1) copies 128 MiB (dd, O_DIRECT, 4 MiB writes) through rpcrdma-gw: gwctl status shows the new value, the client never has more calls in flight than that afterwards and its reading pauses at that cap, the copy ends intact (sha256 equal on the server side) and no client connection was accepted or closed meanwhile; a reload that adds backend nfsd2 with an RDMA route connects it (gwctl backends: up with credits), a reload that removes it drains it and it disappears; a file with an error is refused with file:line, so is a listen change (restart needed), and the running configuration stays
+# claim: a SIGHUP with a changed limit (calls_per_client 128 -> 2) takes effect while the kernel NFS client (vers=4.1) copies 128 MiB (dd, O_DIRECT, 4 MiB writes, fed through a FIFO so that it spans the reload) through rpcrdma-gw: gwctl status shows the new value, the client never has more calls in flight than that afterwards and its reading pauses at that cap, the copy ends intact (sha256 equal on the server side) and no client connection was accepted or closed meanwhile; a reload that adds backend nfsd2 with an RDMA route connects it (gwctl backends: up with credits), a reload that removes it drains it and it disappears; a file with an error is refused with file:line, so is a listen change (restart needed), and the running configuration stays
 #
 #   dd 128 MiB                    rpcrdma-gw 127.0.0.1:20497              kernel nfsd
 #   /mnt/gw71 (vers=4.1) --tcp--> nfs->nfsd    --rdma 10.99.0.1:20049-->  tmpfs /srv/nfs
@@ -80,28 +80,34 @@ want=$(sha256sum "$out/src.bin" | cut -d' ' -f1)
 accepted0=$(conn_counter accepted)
 closed0=$(conn_counter closed)
 echo "  client connections: accepted $accepted0, closed $closed0"
-# O_DIRECT in 4 MiB writes: each write goes out at once as four 1 MiB
-# WRITEs in parallel, so the copy progresses at the gateway's pace for its
-# whole length (a buffered cp fills the page cache and may be all but over
-# before the reload: measured, 2 of 4 runs on a loaded machine).
+# The copy is one dd (O_DIRECT, 4 MiB writes: four 1 MiB WRITEs in parallel,
+# so a cap of 2 must pause the client) reading a FIFO that this script feeds
+# in three parts: A before the reload, B while the SIGHUP lands, C after the
+# checks.  The copy therefore spans the reload by construction; a plain
+# background cp raced the SIGHUP (page cache) and lost 2 of 4 loaded runs.
 write_conf "calls_per_client = 2"	# read only at the SIGHUP below
+mkfifo "$out/feed"
 t0=$(bed_now)
-dd if="$out/src.bin" of=/mnt/gw71/big.bin bs=4M oflag=direct status=none &
+dd if="$out/feed" of=/mnt/gw71/big.bin bs=4M iflag=fullblock oflag=direct status=none &
 cp_pid=$!
-# As soon as the file exists on the server (OPEN went through): the most
-# margin before the copy ends, on a loaded machine too.
-bed_wait 60 "the copy's file on the server" test -e "$BED_EXPORT/big.bin"
+exec 7>"$out/feed"
+quarter=$((MIB / 16))	# in 4 MiB blocks
+dd if="$out/src.bin" bs=4M count=$quarter status=none >&7
+dd if="$out/src.bin" bs=4M skip=$quarter count=$quarter status=none >&7 &
+feed_b=$!
 step "SIGHUP with calls_per_client = 2 while the copy runs"
 line=$(gw_reload)
 t_reload=$(bed_now)
 paused0=$(paused)
 at=$(stat -c %s "$BED_EXPORT/big.bin")
-kill -0 "$cp_pid" 2>/dev/null || bed_fail "the copy ended before the reload was applied: the test proves nothing"
 echo "  $line"
 echo "  the copy was at $((at >> 20)) of $MIB MiB on the server when the reload was applied, $(awk -v a="$t0" -v b="$t_reload" 'BEGIN { printf "%.1f", b - a }') s after it started"
 case $line in *"applied"*) ;; *) bed_fail "reload not applied: $line" ;; esac
 assert_eq 2 "$(ctl_limit)" "calls_per_client (gwctl status) after the reload, copy running"
-kill -0 "$cp_pid" 2>/dev/null || bed_fail "the copy ended before the new limit was seen in gwctl status"
+wait "$feed_b"
+kill -0 "$cp_pid" 2>/dev/null || bed_fail "the copy (dd) is gone before its last part was fed"
+dd if="$out/src.bin" bs=4M skip=$((2 * quarter)) status=none >&7 &
+exec 7>&-
 # Calls admitted before the reload drain first: count samples from 1 s on.
 maxc=0
 samples=0
