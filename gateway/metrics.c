@@ -122,7 +122,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F__COUNT
+	F_CB, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -152,6 +152,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 		       NULL },
 	[F_ADMIN] = { "admin_requests_total", "HTTP requests on the admin listener.", NULL },
 	[F_CTL] = { "control_commands_total", "Control socket commands by result.", "result" },
+	[F_CB] = { "callbacks_total", "NFSv4.1 backchannel callbacks (RFC 8167) by event.", "event" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -200,6 +201,15 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_REQUESTS] = { F_ADMIN, NULL },
 	[GW_CTR_CTL_COMMANDS] = { F_CTL, "ok" },
 	[GW_CTR_CTL_ERRORS] = { F_CTL, "error" },
+	[GW_CTR_CB_CALLS] = { F_CB, "calls" },
+	[GW_CTR_CB_RELAYED] = { F_CB, "relayed" },
+	[GW_CTR_CB_NULL_LOCAL] = { F_CB, "null_local" },
+	[GW_CTR_CB_NO_OWNER] = { F_CB, "no_owner" },
+	[GW_CTR_CB_TIMEOUT] = { F_CB, "timeout" },
+	[GW_CTR_CB_CLIENT_GONE] = { F_CB, "client_gone" },
+	[GW_CTR_CB_BAD] = { F_CB, "bad" },
+	[GW_CTR_CB_FAILED] = { F_CB, "failed" },
+	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
 };
 
 #define P "rpcrdma_gw_"
