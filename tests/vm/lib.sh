@@ -246,3 +246,18 @@ CONF
 	trap 'gw_stop; bed_on_exit' EXIT
 	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
 }
+
+# gw_metric SAMPLE: the value of one sample of the gateway's /metrics, e.g.
+# gw_metric 'rpcrdma_gw_callbacks_total{event="relayed"}' (the default admin
+# listener, 127.0.0.1:9466, which gw_start_rdma's configuration keeps); 0
+# when the sample is absent (a counter not bumped yet).
+gw_metric() {
+	local url=http://${GW_ADMIN:-127.0.0.1:9466}/metrics body v
+	if command -v curl >/dev/null; then
+		body=$(curl -sf "$url") || bed_fail "GET $url failed" || return 1
+	else
+		body=$(wget -q -O - "$url") || bed_fail "GET $url failed" || return 1
+	fi
+	v=$(printf '%s\n' "$body" | awk -v s="$1" '$1 == s { print $2; exit }')
+	echo "${v:-0}"
+}
