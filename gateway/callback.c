@@ -254,9 +254,9 @@ unsigned gw_cbs_ownerless(const struct gw_cb_sessions *m) { return m->sm_ownerle
 /* ---- relay table ---- */
 
 struct gw_cb_relay {
-	unsigned cr_cap, cr_count;
-	uint32_t cr_next_xid;
-	struct gw_cb_pend *cr_ent;
+	unsigned cbr_cap, cbr_count;
+	uint32_t cbr_next_xid;
+	struct gw_cb_pend *cbr_ent;
 };
 
 struct gw_cb_relay *gw_cbr_new(unsigned capacity, uint32_t first_xid)
@@ -265,10 +265,10 @@ struct gw_cb_relay *gw_cbr_new(unsigned capacity, uint32_t first_xid)
 
 	if (!r || !capacity)
 		goto err;
-	r->cr_cap = capacity;
-	r->cr_next_xid = first_xid;
-	r->cr_ent = calloc(capacity, sizeof(*r->cr_ent));
-	if (!r->cr_ent)
+	r->cbr_cap = capacity;
+	r->cbr_next_xid = first_xid;
+	r->cbr_ent = calloc(capacity, sizeof(*r->cbr_ent));
+	if (!r->cbr_ent)
 		goto err;
 	return r;
 err:
@@ -280,16 +280,16 @@ void gw_cbr_free(struct gw_cb_relay *r)
 {
 	if (!r)
 		return;
-	free(r->cr_ent);
+	free(r->cbr_ent);
 	free(r);
 }
 
 struct gw_cb_pend *gw_cbr_find(struct gw_cb_relay *r, const void *conn, uint32_t cxid)
 {
-	for (unsigned i = 0; i < r->cr_cap; i++) {
-		struct gw_cb_pend *p = &r->cr_ent[i];
+	for (unsigned i = 0; i < r->cbr_cap; i++) {
+		struct gw_cb_pend *p = &r->cbr_ent[i];
 
-		if (p->cp_used && p->cp_conn == conn && p->cp_cxid == cxid)
+		if (p->cbp_used && p->cbp_conn == conn && p->cbp_cxid == cxid)
 			return p;
 	}
 	return NULL;
@@ -301,44 +301,44 @@ struct gw_cb_pend *gw_cbr_add(struct gw_cb_relay *r, void *conn, uint32_t sxid, 
 	struct gw_cb_pend *slot = NULL;
 	uint32_t xid;
 
-	if (r->cr_count == r->cr_cap)
+	if (r->cbr_count == r->cbr_cap)
 		return NULL;
-	for (unsigned i = 0; i < r->cr_cap && !slot; i++)
-		if (!r->cr_ent[i].cp_used)
-			slot = &r->cr_ent[i];
-	/* At most cr_cap - 1 others pending: a free XID within cr_cap tries. */
+	for (unsigned i = 0; i < r->cbr_cap && !slot; i++)
+		if (!r->cbr_ent[i].cbp_used)
+			slot = &r->cbr_ent[i];
+	/* At most cbr_cap - 1 others pending: a free XID within cbr_cap tries. */
 	do
-		xid = r->cr_next_xid++;
+		xid = r->cbr_next_xid++;
 	while (gw_cbr_find(r, conn, xid));
-	*slot = (struct gw_cb_pend){ .cp_used = true, .cp_conn = conn, .cp_cxid = xid,
-				     .cp_sxid = sxid, .cp_handle = handle, .cp_path = path,
-				     .cp_deadline_ms = deadline_ms };
-	r->cr_count++;
+	*slot = (struct gw_cb_pend){ .cbp_used = true, .cbp_conn = conn, .cbp_cxid = xid,
+				     .cbp_sxid = sxid, .cbp_handle = handle, .cbp_path = path,
+				     .cbp_deadline_ms = deadline_ms };
+	r->cbr_count++;
 	return slot;
 }
 
 void gw_cbr_remove(struct gw_cb_relay *r, struct gw_cb_pend *p)
 {
-	if (!p->cp_used)
+	if (!p->cbp_used)
 		return;
 	memset(p, 0, sizeof(*p));
-	r->cr_count--;
+	r->cbr_count--;
 }
 
 struct gw_cb_pend *gw_cbr_first_of(struct gw_cb_relay *r, const void *conn)
 {
-	for (unsigned i = 0; i < r->cr_cap; i++)
-		if (r->cr_ent[i].cp_used && (!conn || r->cr_ent[i].cp_conn == conn))
-			return &r->cr_ent[i];
+	for (unsigned i = 0; i < r->cbr_cap; i++)
+		if (r->cbr_ent[i].cbp_used && (!conn || r->cbr_ent[i].cbp_conn == conn))
+			return &r->cbr_ent[i];
 	return NULL;
 }
 
 struct gw_cb_pend *gw_cbr_first_expired(struct gw_cb_relay *r, uint64_t now_ms)
 {
-	for (unsigned i = 0; i < r->cr_cap; i++)
-		if (r->cr_ent[i].cp_used && r->cr_ent[i].cp_deadline_ms <= now_ms)
-			return &r->cr_ent[i];
+	for (unsigned i = 0; i < r->cbr_cap; i++)
+		if (r->cbr_ent[i].cbp_used && r->cbr_ent[i].cbp_deadline_ms <= now_ms)
+			return &r->cbr_ent[i];
 	return NULL;
 }
 
-unsigned gw_cbr_count(const struct gw_cb_relay *r) { return r->cr_count; }
+unsigned gw_cbr_count(const struct gw_cb_relay *r) { return r->cbr_count; }

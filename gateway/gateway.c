@@ -223,8 +223,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 		struct gw_cb_pend *cp;
 
 		while ((cp = gw_cbr_first_of(gw->gw_cbr, NULL))) {
-			struct gw_path *pa = cp->cp_path;
-			void *h = cp->cp_handle;
+			struct gw_path *pa = cp->cbp_path;
+			void *h = cp->cbp_handle;
 
 			gw_cbr_remove(gw->gw_cbr, cp);
 			if (pa->pa_ops && pa->pa_ops->to_cb_reply && pa->pa_tp)
@@ -360,9 +360,9 @@ static void gw_cb_answer(struct gw_path *pa, void *handle, uint32_t sxid, uint32
 
 static void gw_cb_answer_pend(struct gw_ctx *gw, struct gw_cb_pend *cp, uint32_t accept_stat)
 {
-	struct gw_path *pa = cp->cp_path;
-	void *h = cp->cp_handle;
-	uint32_t sxid = cp->cp_sxid;
+	struct gw_path *pa = cp->cbp_path;
+	void *h = cp->cbp_handle;
+	uint32_t sxid = cp->cbp_sxid;
 
 	gw_cbr_remove(gw->gw_cbr, cp);
 	gw_cb_answer(pa, h, sxid, accept_stat);
@@ -380,7 +380,7 @@ static void gw_cb_tick(evutil_socket_t fd, short what, void *arg)
 	while ((cp = gw_cbr_first_expired(gw->gw_cbr, now))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_TIMEOUT);
 		gw_warn(LG(gw), "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
-			cp->cp_sxid, cp->cp_cxid, GW_CB_TIMEOUT_MS);
+			cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
 		gw_cb_answer_pend(gw, cp, RPC_SYSTEM_ERR);
 	}
 	if (gw_cbr_count(gw->gw_cbr) > 0)
@@ -463,7 +463,7 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	c->ca_reply_rec.rc_buf[0] = b;
 	c->ca_reply_rec.rc_niov = 1;
 	c->ca_reply_rec.rc_len = len;
-	c->ca_cxid = cp->cp_cxid;
+	c->ca_cxid = cp->cbp_cxid;
 	c->ca_prog = m.cm_prog;
 	c->ca_vers = m.cm_vers;
 	c->ca_proc = m.cm_proc;
@@ -473,7 +473,7 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	gw_call_set_reply(c, c->ca_reply_rec.rc_iov, 1);
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	gw_info(LG(gw), "callback xid %#x (session %s, %zu bytes) -> client %s as xid %#x",
-		m.cm_xid, sidstr, len, fe_conn_name(owner), cp->cp_cxid);
+		m.cm_xid, sidstr, len, fe_conn_name(owner), cp->cbp_cxid);
 	fe_conn_reply(owner, c);
 	if (gw->gw_cb_timer && !evtimer_pending(gw->gw_cb_timer, NULL)) {
 		struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
@@ -499,9 +499,9 @@ static void gw_cb_on_reply(struct gw_ctx *gw, struct fe_conn *conn, struct gw_re
 		gw_rec_release(gw->gw_p.gp_pool, rec);
 		return;
 	}
-	pa = cp->cp_path;
-	h = cp->cp_handle;
-	sxid = cp->cp_sxid;
+	pa = cp->cbp_path;
+	h = cp->cbp_handle;
+	sxid = cp->cbp_sxid;
 	gw_cbr_remove(gw->gw_cbr, cp);
 	gw_rec_put_be32(rec, 0, sxid);
 	rc = pa->pa_ops->to_cb_reply(pa->pa_tp, h, rec->rc_iov, rec->rc_niov);
@@ -609,7 +609,7 @@ void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn)
 	while ((cp = gw_cbr_first_of(gw->gw_cbr, conn))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_CLIENT_GONE);
 		gw_warn(LG(gw), "callback xid %#x (client xid %#x): client %s closed before replying",
-			cp->cp_sxid, cp->cp_cxid, fe_conn_name(conn));
+			cp->cbp_sxid, cp->cbp_cxid, fe_conn_name(conn));
 		gw_cb_answer_pend(gw, cp, RPC_SYSTEM_ERR);
 	}
 	gw_cbs_owner_gone(gw->gw_cbs, conn);

@@ -630,13 +630,13 @@ unsigned gw_cbs_ownerless(const struct gw_cb_sessions *m);
 
 /* Relay table: callbacks forwarded and not yet answered. */
 struct gw_cb_pend {
-	bool cp_used;
-	void *cp_conn;			/* client connection it was sent to */
-	uint32_t cp_cxid;		/* gateway XID on that connection */
-	uint32_t cp_sxid;		/* server's XID */
-	void *cp_handle;		/* transport's handle of the server's CALL */
-	struct gw_path *cp_path;
-	uint64_t cp_deadline_ms;
+	bool cbp_used;
+	void *cbp_conn;			/* client connection it was sent to */
+	uint32_t cbp_cxid;		/* gateway XID on that connection */
+	uint32_t cbp_sxid;		/* server's XID */
+	void *cbp_handle;		/* transport's handle of the server's CALL */
+	struct gw_path *cbp_path;
+	uint64_t cbp_deadline_ms;
 };
 struct gw_cb_relay;
 struct gw_cb_relay *gw_cbr_new(unsigned capacity, uint32_t first_xid);

@@ -264,13 +264,13 @@ static void t05_relay(void **state)
 	assert_non_null(p[1]);
 	assert_non_null(p[2]);
 	/* 5.1 distinct gateway XIDs (the counter wraps) */
-	assert_int_not_equal(p[0]->cp_cxid, p[1]->cp_cxid);
-	assert_int_equal(p[0]->cp_cxid, 0xfffffffe);
-	assert_int_equal(p[1]->cp_cxid, 0xffffffff);
-	assert_int_equal(p[2]->cp_cxid, 0);
+	assert_int_not_equal(p[0]->cbp_cxid, p[1]->cbp_cxid);
+	assert_int_equal(p[0]->cbp_cxid, 0xfffffffe);
+	assert_int_equal(p[1]->cbp_cxid, 0xffffffff);
+	assert_int_equal(p[2]->cbp_cxid, 0);
 	/* 5.2 found only on the connection it went to */
-	assert_ptr_equal(gw_cbr_find(r, &c1, p[1]->cp_cxid), p[1]);
-	assert_null(gw_cbr_find(r, &c2, p[1]->cp_cxid));
+	assert_ptr_equal(gw_cbr_find(r, &c1, p[1]->cbp_cxid), p[1]);
+	assert_null(gw_cbr_find(r, &c2, p[1]->cbp_cxid));
 	assert_ptr_equal(gw_cbr_find(r, &c2, 0), p[2]);
 	/* 5.3 full */
 	p[3] = gw_cbr_add(r, &c2, 0xccc, (void *)4, NULL, 4000);
