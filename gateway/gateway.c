@@ -406,7 +406,8 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 		gw_stat_inc(ST(gw), GW_CTR_CB_BAD);
 		gw_err(LG(gw), "path %s: callback of %zu bytes is not an RPC call: dropped",
 		       pa->pa_name, len);
-		pa->pa_ops->to_cb_reply(pa->pa_tp, handle, NULL, 0);
+		if (pa->pa_ops->to_cb_reply)
+			pa->pa_ops->to_cb_reply(pa->pa_tp, handle, NULL, 0);
 		return;
 	}
 	if (m.cm_proc == 0) {

@@ -624,6 +624,43 @@ static void t10_shutdown_pending(void **state)
 	close(fd);
 }
 
+/* 11. the owner closes; another client (another key) sends SEQUENCE with
+ * the session's ID: it does not get the session (exposure rule), the
+ * server's callback is refused. */
+static void t11_no_steal_by_sequence(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb, call;
+	uint8_t buf[512];
+	int fd, other;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	other = h_client(&h);
+	bind_session(&h, &f, fd, 0x600);
+	close(fd);
+	h_pump(&h, 30);
+	wcall(&call, 0x601, NFS, 4, 1);
+	w32(&call, 0), w32(&call, 1), w32(&call, 1), w32(&call, 53);
+	wsid(&call, 0x90);
+	rm_encode_hdr(buf, (uint32_t)call.n, true);
+	memcpy(buf + 4, call.b, call.n);
+	h_send(other, buf, call.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncalls, 1);		/* forwarded as usual */
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
+	server_cb(&f, &cb, 0xb1, 0x90, (void *)12);
+	assert_int_equal(f.ncb, 1);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
+	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
+	close(other);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +674,7 @@ int main(void)
 		cmocka_unit_test(t08_client_gone),
 		cmocka_unit_test(t09_timeout),
 		cmocka_unit_test(t10_shutdown_pending),
+		cmocka_unit_test(t11_no_steal_by_sequence),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
