@@ -32,6 +32,12 @@
  * completed: then no remote key of the call is left and no WR refers to its
  * memory.
  *
+ * Backchannel (RFC 8167): a received message whose inline RPC message says
+ * CALL is the server's (an NFSv4.1 callback), whatever its XID: it goes to
+ * the pool's taker with its receive buffer held (struct be_bc, cn_refs)
+ * and its credit field ignored as a grant; be_bc_reply() sends the inline
+ * REPLY from a send buffer (completed as WR_DONE) and reposts the receive.
+ *
  * Memory windows (BE_REG_MW): type 2 windows are allocated per connection
  * and kept on a free list.  A bind uses ibv_inc_rkey() of the window's
  * previous rkey, so a key from a finished call never names a live binding.
@@ -47,8 +53,9 @@
  * POSTED calls go back to the head of the wait queue to be re-sent with the
  * same XID and fresh registrations, INVALIDATING calls are completed (their
  * reply was good), DONE calls keep the dead connection's receive buffer
- * alive (cn_refs) until released.  The pool slot reconnects after a capped
- * exponential backoff; a new connection starts again at one credit.
+ * alive (cn_refs) until released, and so do backchannel CALLs still held
+ * (their be_bc_reply() then sends nothing).  The pool slot reconnects after
+ * a capped exponential backoff; a new connection starts again at one credit.
  */
 #include <errno.h>
 #include <fcntl.h>
