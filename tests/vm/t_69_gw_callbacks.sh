@@ -82,8 +82,10 @@ for vers in 4.1 4.2; do
 	bed_wait 10 "the server-side lock" grep -q held "$out/held"
 	timeout 90 python3 "$out/cb.py" wait "$mnt/$f" >"$out/wait-$vers" &
 	waiter=$!
-	bed_wait 10 "the client's waiter started" grep -q waiting "$out/wait-$vers"
-	sleep 3		# the client's LOCK is refused and it waits, registered for a notification
+	# The client's blocking LOCK is refused and nfsd queues it behind the
+	# holder (a "->" waiter in /proc/locks) to notify it.  nfsd forgets such
+	# a waiter after one lease (10 s here): the unlock must come before.
+	bed_wait 10 "nfsd's blocked LOCK queued behind the server-side holder" grep -q -- '->' /proc/locks
 	touch "$out/release"
 	t0=$(bed_now)
 	wait "$holder"
