@@ -104,6 +104,9 @@ struct be_stats {
 	uint64_t bs_ccp_fallback;	/* CONF_RDMA refused/garbage/unanswered: RFC 8797 values kept */
 	uint64_t bs_drain_timeouts;	/* teardown gave up waiting for completions */
 	uint64_t bs_read_depth_refused;	/* long reply refused: server's maxrdmaread is 0 */
+	uint64_t bs_bc_calls;		/* backchannel CALLs delivered (RFC 8167) */
+	uint64_t bs_bc_replies;		/* backchannel REPLYs sent */
+	uint64_t bs_bc_dropped;		/* backchannel CALLs dropped: malformed, no room, no taker */
 };
 
 /* ------------------------------------------------------------------------
@@ -275,6 +278,46 @@ void be_call_release(struct be_call *call);
  * once the server can no longer touch its memory. */
 void be_call_cancel(struct be_call *call);
 uint32_t be_call_xid(const struct be_call *call);
+
+/* ------------------------------------------------------------------------
+ * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1
+ * callbacks.  They arrive as RDMA_MSG, inline, on the reverse-direction
+ * receives (BE_BC_RESERVE per connection); their credit field is a request
+ * and never touches the forward grant (RFC 8167 4.1).  The receive buffer
+ * is held until be_bc_reply() (a reply or a drop), then reposted.
+ * ------------------------------------------------------------------------ */
+struct be_bc;		/* one backchannel CALL held */
+/* msg: the whole RPC call message (starts with the server's XID), valid
+ * until be_bc_reply(bc, ...).  Exactly one be_bc_reply() per callback. */
+typedef void be_bc_fn(struct be_pool *pool, struct be_bc *bc, const void *msg, size_t len,
+		      void *arg);
+/* Without a taker (fn NULL) backchannel CALLs are dropped and counted. */
+void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg);
+/*
+ * Send the RPC REPLY message iov (starting with the call's XID) as an
+ * inline RDMA_MSG with our reverse-direction credit grant, then repost the
+ * receive and forget bc.  niov 0: no reply, only release.  Returns 0,
+ * -ENOTCONN (connection lost meanwhile: nothing sent), -EMSGSIZE (above
+ * the reverse-direction inline threshold), -ENOBUFS (no send buffer);
+ * bc is released in every case.
+ */
+int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov);
+uint32_t be_bc_xid(const struct be_bc *bc);
+/* Largest reply be_bc_reply() sends: RFC 8167 4.2, the reverse reply
+ * threshold is the forward call threshold, less the 28-byte header. */
+size_t be_bc_max_reply(const struct be_bc *bc);
+/* Byte length of the backchannel transport header we send (RDMA_MSG, three
+ * empty chunk lists): 28. */
+#define BE_BC_HDR_LEN	28
+/* Encode that header into out (28 bytes). */
+void be_bc_marshal_hdr(uint8_t *out, uint32_t xid, uint32_t credits);
+/*
+ * Classify a received message whose transport header decoded as rh: true
+ * when it is a reverse-direction CALL (RDMA_MSG or RDMA_NOMSG whose inline
+ * RPC message says CALL).  *chunks is set when it carries chunk lists
+ * (RFC 8167 5.3: we answer ERR_CHUNK).
+ */
+bool be_bc_is_call(const struct rpcrdma_hdr *rh, const void *buf, size_t len, bool *chunks);
 
 /* ------------------------------------------------------------------------
  * Pure pieces, exported for host tests (no verbs inside).

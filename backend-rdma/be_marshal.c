@@ -386,3 +386,37 @@ bool be_reply_check(const struct rpcrdma_hdr *rh, const struct be_plan *p,
 	r->br_body_len = len - rh->rh_body_off;
 	return true;
 }
+
+/* ------------------------------------------------------------------------
+ * Backchannel (RFC 8167)
+ * ------------------------------------------------------------------------ */
+
+void be_bc_marshal_hdr(uint8_t *out, uint32_t xid, uint32_t credits)
+{
+	/* RFC 8167 5.2: same XID and version as the call, our reverse credit
+	 * grant, RDMA_MSG, empty Read list, Write list and Reply chunk. */
+	chk_put_be32(out, xid);
+	chk_put_be32(out + 4, RPCRDMA_VERSION);
+	chk_put_be32(out + 8, credits);
+	chk_put_be32(out + 12, RPCRDMA_MSG);
+	chk_put_be32(out + 16, 0);
+	chk_put_be32(out + 20, 0);
+	chk_put_be32(out + 24, 0);
+}
+
+bool be_bc_is_call(const struct rpcrdma_hdr *rh, const void *buf, size_t len, bool *chunks)
+{
+	const uint8_t *p = buf;
+
+	*chunks = false;
+	/* Only an inline RPC message shows its direction (RFC 8167 4.1). */
+	if (rh->rh_proc != RPCRDMA_MSG && rh->rh_proc != RPCRDMA_MSGP)
+		return false;
+	if (rh->rh_body_off > len || len - rh->rh_body_off < 8)
+		return false;
+	if (chk_be32(p + rh->rh_body_off + 4) != RPC_CALL)
+		return false;
+	*chunks = rh->rh_nreads > 0 || rh->rh_nwrites > 0 || rh->rh_has_reply ||
+		  rh->rh_proc == RPCRDMA_MSGP;
+	return true;
+}

@@ -32,6 +32,12 @@
  * completed: then no remote key of the call is left and no WR refers to its
  * memory.
  *
+ * Backchannel (RFC 8167): a received message whose inline RPC message says
+ * CALL is the server's (an NFSv4.1 callback), whatever its XID: it goes to
+ * the pool's taker with its receive buffer held (struct be_bc, cn_refs)
+ * and its credit field ignored as a grant; be_bc_reply() sends the inline
+ * REPLY from a send buffer (completed as WR_DONE) and reposts the receive.
+ *
  * Memory windows (BE_REG_MW): type 2 windows are allocated per connection
  * and kept on a free list.  A bind uses ibv_inc_rkey() of the window's
  * previous rkey, so a key from a finished call never names a live binding.
@@ -47,8 +53,9 @@
  * POSTED calls go back to the head of the wait queue to be re-sent with the
  * same XID and fresh registrations, INVALIDATING calls are completed (their
  * reply was good), DONE calls keep the dead connection's receive buffer
- * alive (cn_refs) until released.  The pool slot reconnects after a capped
- * exponential backoff; a new connection starts again at one credit.
+ * alive (cn_refs) until released, and so do backchannel CALLs still held
+ * (their be_bc_reply() then sends nothing).  The pool slot reconnects after
+ * a capped exponential backoff; a new connection starts again at one credit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -222,6 +229,16 @@ struct be_rbuf {
 	uint8_t *rb_buf;
 } __attribute__((aligned(16)));
 
+/* A backchannel CALL held by the caller (RFC 8167): its receive buffer is
+ * reposted at be_bc_reply(). */
+#define BE_BC_SLOTS		(BE_BC_RESERVE + BE_RECV_HEADROOM)
+struct be_bc {
+	struct be_conn *bb_conn;	/* holds a cn_refs reference while busy */
+	struct be_rbuf *bb_rbuf;
+	uint32_t bb_xid;
+	bool bb_busy;
+};
+
 enum be_conn_state {
 	BC_RESOLVING,		/* address then route resolution */
 	BC_CONNECTING,		/* rdma_connect() sent */
@@ -342,6 +359,7 @@ struct be_conn {
 	unsigned cn_sig_out;
 	bool cn_draining;		/* DEAD, reap waits for cn_sig_out == 0 */
 	struct event *cn_drain_timer;
+	struct be_bc cn_bc[BE_BC_SLOTS];	/* backchannel CALLs held */
 } __attribute__((aligned(16)));
 
 struct be_slot {
@@ -379,6 +397,8 @@ struct be_pool {
 	 * call once the pool has seen its peak concurrency. */
 	struct be_call *po_spare;
 	unsigned po_nspare;
+	be_bc_fn *po_bc_fn;		/* backchannel CALL taker */
+	void *po_bc_arg;
 };
 
 static const char *const err_names[BE_ERR__COUNT] = {
@@ -1481,6 +1501,159 @@ static void send_done(struct be_conn *cn, uint32_t xid)
 	ctx->cx_stats.bs_rdma_done++;
 }
 
+/* ------------------------------------------------------------------------
+ * Backchannel (RFC 8167): CALLs from the server, replies from us
+ * ------------------------------------------------------------------------ */
+
+/* One inline Send of hdr then iov, from a send buffer; its completion is
+ * handled as WR_DONE (the buffer goes back).  0 or -errno. */
+static int bc_post(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
+		   unsigned niov)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	size_t len = hlen, cap = ctx->cx_cfg.bc_inline_send;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	unsigned idx, i;
+	uint8_t *sb;
+
+	if (cn->cn_send_thresh && cn->cn_send_thresh < cap)
+		cap = cn->cn_send_thresh;	/* RFC 8167 4.2 */
+	for (i = 0; i < niov; i++)
+		len += iov[i].iov_len;
+	if (len > cap)
+		return -EMSGSIZE;
+	if (cn->cn_nsfree == 0 || cn->cn_sq_used + 1 > cn->cn_sq_max)
+		return -ENOBUFS;
+	idx = cn->cn_sfree[--cn->cn_nsfree];
+	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
+	     (size_t)idx * ctx->cx_cfg.bc_inline_send;
+	memcpy(sb, hdr, hlen);
+	len = hlen;
+	for (i = 0; i < niov; i++) {
+		memcpy(sb + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (vx->post_send(cn->cn_qp, &wr, &bad)) {
+		cn->cn_sfree[cn->cn_nsfree++] = idx;
+		conn_fail(cn, "backchannel send post failed");
+		return -ENOTCONN;
+	}
+	cn->cn_sq_used++;
+	cn->cn_sig_out++;	/* a drain waits for it like for RDMA_DONE */
+	return 0;
+}
+
+static void bc_drop(struct be_conn *cn, struct be_rbuf *rb, uint32_t xid, size_t len,
+		    const char *why)
+{
+	cn->cn_ctx->cx_stats.bs_bc_dropped++;
+	LOG(cn->cn_pool, "xid %08x: backchannel CALL (%zu bytes) dropped: %s", xid, len, why);
+	repost_rbuf(cn, rb);
+}
+
+/* A reverse-direction CALL arrived in rb: hand it to the taker, holding
+ * the receive buffer until be_bc_reply(). */
+static void bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma_hdr *rh,
+		    uint32_t byte_len, bool chunks)
+{
+	struct be_pool *pool = cn->cn_pool;
+	const uint8_t *msg = rb->rb_buf + rh->rh_body_off;
+	size_t len = byte_len - rh->rh_body_off;
+	struct be_bc *bc = NULL;
+
+	if (chunks) {
+		/* RFC 8167 5.3: chunks in the reverse direction are not
+		 * supported here: answer ERR_CHUNK. */
+		uint8_t e[20];
+
+		chk_put_be32(e, rh->rh_xid);
+		chk_put_be32(e + 4, RPCRDMA_VERSION);
+		chk_put_be32(e + 8, BE_BC_RESERVE);
+		chk_put_be32(e + 12, RPCRDMA_ERROR);
+		chk_put_be32(e + 16, RPCRDMA_ERR_CHUNK);
+		bc_post(cn, e, sizeof(e), NULL, 0);
+		bc_drop(cn, rb, rh->rh_xid, len, "chunks in a reverse-direction call (ERR_CHUNK sent)");
+		return;
+	}
+	/* xid, msg_type, rpcvers, prog, vers, proc at least; same XID as the
+	 * transport header (RFC 8167 5.1). */
+	if (len < 24 || chk_be32(msg) != rh->rh_xid) {
+		bc_drop(cn, rb, rh->rh_xid, len, "malformed RPC call header");
+		return;
+	}
+	if (!pool->po_bc_fn) {
+		bc_drop(cn, rb, rh->rh_xid, len, "no backchannel taker");
+		return;
+	}
+	for (unsigned i = 0; i < BE_BC_SLOTS; i++)
+		if (!cn->cn_bc[i].bb_busy) {
+			bc = &cn->cn_bc[i];
+			break;
+		}
+	if (!bc) {
+		bc_drop(cn, rb, rh->rh_xid, len, "more CALLs than reverse credits");
+		return;
+	}
+	*bc = (struct be_bc){ .bb_conn = cn, .bb_rbuf = rb, .bb_xid = rh->rh_xid, .bb_busy = true };
+	cn->cn_refs++;
+	cn->cn_ctx->cx_stats.bs_bc_calls++;
+	pool->po_bc_fn(pool, bc, msg, len, pool->po_bc_arg);
+}
+
+void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg)
+{
+	pool->po_bc_fn = fn;
+	pool->po_bc_arg = arg;
+}
+
+uint32_t be_bc_xid(const struct be_bc *bc)
+{
+	return bc->bb_xid;
+}
+
+size_t be_bc_max_reply(const struct be_bc *bc)
+{
+	const struct be_conn *cn = bc->bb_conn;
+	size_t cap = cn->cn_ctx->cx_cfg.bc_inline_send;
+
+	if (cn->cn_send_thresh && cn->cn_send_thresh < cap)
+		cap = cn->cn_send_thresh;
+	return cap - BE_BC_HDR_LEN;
+}
+
+int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov)
+{
+	struct be_conn *cn = bc->bb_conn;
+	uint8_t hdr[BE_BC_HDR_LEN];
+	int rc = 0;
+
+	if (!bc->bb_busy)
+		return -EINVAL;
+	if (niov > 0) {
+		if (cn->cn_state != BC_UP) {
+			rc = -ENOTCONN;
+		} else {
+			be_bc_marshal_hdr(hdr, bc->bb_xid, BE_BC_RESERVE);
+			rc = bc_post(cn, hdr, sizeof(hdr), iov, niov);
+			if (rc == 0)
+				cn->cn_ctx->cx_stats.bs_bc_replies++;
+		}
+	}
+	bc->bb_busy = false;
+	if (cn->cn_state == BC_UP)
+		repost_rbuf(cn, bc->bb_rbuf);
+	conn_put(cn);
+	return rc;
+}
+
 static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t remote_inv_rkey,
 			    bool remote_inv);
 
@@ -1544,13 +1717,22 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		repost_rbuf(cn, rb);
 		return;
 	}
+	if (ok) {
+		bool chunks;
+
+		/* The direction field first (RFC 8167 4.1): a server's CALL may
+		 * reuse an XID of ours, and its credit field is a request. */
+		if (be_bc_is_call(rh, rb->rb_buf, wc->byte_len, &chunks)) {
+			bc_recv(cn, rb, rh, wc->byte_len, chunks);
+			return;
+		}
+	}
 	TAILQ_FOREACH(ca, &cn->cn_calls, ca_link)
 		if (ca->ca_xid == rh->rh_xid && ca->ca_state == CS_POSTED)
 			break;
 	if (ok && rh->rh_proc != RPCRDMA_ERROR)
 		be_credits_grant(&cn->cn_cr, rh->rh_credit);
 	if (!ca) {
-		/* Backchannel calls (NFSv4.1 callbacks) are not served yet. */
 		ctx->cx_stats.bs_unknown_xid++;
 		LOG(pool, "xid %08x: no such call (proc %u, %u bytes), dropped", rh->rh_xid,
 		    rh->rh_proc, wc->byte_len);

@@ -81,6 +81,10 @@ struct gw_ctx {
 	unsigned gw_nseen_up;		/* active paths that have been up once */
 	bool gw_all_up_told;
 	unsigned gw_xcap;		/* XID map capacity per backend */
+	/* backchannel relay (callback.c) */
+	struct gw_cb_sessions *gw_cbs;
+	struct gw_cb_relay *gw_cbr;
+	struct event *gw_cb_timer;	/* callback timeouts, armed while any is pending */
 };
 
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
@@ -137,6 +141,13 @@ int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti)
 
 #define LG(gw) ((gw)->gw_p.gp_log)
 #define ST(gw) ((gw)->gw_p.gp_stats)
+#define GW_CB_SESSIONS		1024	/* sessions remembered */
+#define GW_CB_PENDING		64	/* callbacks relayed at once (nfsd: 2 per connection) */
+#define GW_CB_TICK_MS		250
+
+static void gw_cb_tick(evutil_socket_t fd, short what, void *arg);
+static void gw_cb_learn_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov,
+			      unsigned niov);
 
 static void gw_reap_cb(evutil_socket_t fd, short what, void *arg);
 
@@ -210,6 +221,18 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	if (p->gp_base) {
 		gw->gw_reap_ev = event_new(p->gp_base, -1, 0, gw_reap_cb, gw);
 		if (!gw->gw_reap_ev)
+			goto err;
+	}
+	{
+		uint32_t first;
+
+		if (getrandom(&first, sizeof(first), 0) != sizeof(first))
+			first = (uint32_t)gw_now_ms() * 2246822519u;
+		gw->gw_cbs = gw_cbs_new(GW_CB_SESSIONS);
+		gw->gw_cbr = gw_cbr_new(GW_CB_PENDING, first);
+		if (!gw->gw_cbs || !gw->gw_cbr)
+			goto err;
+		if (p->gp_base && !(gw->gw_cb_timer = evtimer_new(p->gp_base, gw_cb_tick, gw)))
 			goto err;
 	}
 	/* In-flight calls always fit; the rest remembers answered XIDs. */
@@ -308,6 +331,22 @@ void gw_ctx_free(struct gw_ctx *gw)
 {
 	if (!gw)
 		return;
+	/* Callbacks still pending: their server CALLs are released (no reply:
+	 * the connections are going) before the transports go. */
+	if (gw->gw_cbr) {
+		struct gw_cb_pend *cp;
+
+		while ((cp = gw_cbr_first_of(gw->gw_cbr, NULL))) {
+			struct gw_path *pa = cp->cbp_path;
+			void *h = cp->cbp_handle;
+
+			gw_cbr_remove(gw->gw_cbr, cp);
+			if (pa->pa_ops && pa->pa_ops->to_cb_reply && pa->pa_tp)
+				pa->pa_ops->to_cb_reply(pa->pa_tp, h, NULL, 0);
+		}
+	}
+	if (gw->gw_cb_timer)
+		event_free(gw->gw_cb_timer);
 	/* Clients (and so their calls) are gone first: fe_free() runs before. */
 	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
 		if (gw->gw_pslots[i].pa_used)
@@ -317,6 +356,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 			gw_backend_destroy(&gw->gw_bslots[i]);
 	if (gw->gw_reap_ev)
 		event_free(gw->gw_reap_ev);
+	gw_cbr_free(gw->gw_cbr);
+	gw_cbs_free(gw->gw_cbs);
 	gw_call_pool_free(gw->gw_calls);
 	free(gw);
 }
@@ -367,6 +408,8 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	gw_xent_settle(c);
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_reply_len);
+	if (c->ca_prog == CFG_PROG_NFS && c->ca_vers == 4 && c->ca_proc == 1 && c->ca_conn)
+		gw_cb_learn_reply(gw, c, iov, niov);
 	fe_conn_reply(c->ca_conn, c);
 }
 
@@ -395,6 +438,226 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 			  c->ca_cxid, c->ca_prog, c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
 	}
 	fe_conn_reply(c->ca_conn, c);
+}
+
+/* ---- backchannel relay: NFSv4.1 callbacks (design in callback.c) ---- */
+
+static void gw_cb_sid_str(const uint8_t *sid, char *out)
+{
+	for (unsigned i = 0; i < GW_CB_SESSIONID_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", sid[i]);
+}
+
+/* Answer the server's CALL by ourselves: an accepted reply with no results
+ * (SUCCESS for CB_NULL, SYSTEM_ERR when the callback cannot be delivered). */
+static void gw_cb_answer(struct gw_path *pa, void *handle, uint32_t sxid, uint32_t accept_stat)
+{
+	struct rpc_reply_hdr st = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = accept_stat };
+	uint8_t buf[64];
+	struct xdr_enc xe;
+	struct iovec iov;
+
+	if (!pa->pa_ops->to_cb_reply)
+		return;
+	xdr_enc_init(&xe, buf, sizeof(buf));
+	if (!rpc_local_reply(&xe, sxid, &st)) {
+		pa->pa_ops->to_cb_reply(pa->pa_tp, handle, NULL, 0);
+		return;
+	}
+	iov = (struct iovec){ buf, xe.xe_len };
+	pa->pa_ops->to_cb_reply(pa->pa_tp, handle, &iov, 1);
+}
+
+static void gw_cb_answer_pend(struct gw_ctx *gw, struct gw_cb_pend *cp, uint32_t accept_stat)
+{
+	struct gw_path *pa = cp->cbp_path;
+	void *h = cp->cbp_handle;
+	uint32_t sxid = cp->cbp_sxid;
+
+	gw_cbr_remove(gw->gw_cbr, cp);
+	gw_cb_answer(pa, h, sxid, accept_stat);
+}
+
+static void gw_cb_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw_ctx *gw = arg;
+	struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
+	uint64_t now = gw_now_ms();
+	struct gw_cb_pend *cp;
+
+	(void)fd;
+	(void)what;
+	while ((cp = gw_cbr_first_expired(gw->gw_cbr, now))) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_TIMEOUT);
+		gw_warn(LG(gw), "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
+			cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
+		gw_cb_answer_pend(gw, cp, RPC_SYSTEM_ERR);
+	}
+	if (gw_cbr_count(gw->gw_cbr) > 0)
+		evtimer_add(gw->gw_cb_timer, &tv);
+}
+
+void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsigned niov)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	struct gw_pool *pool = gw->gw_p.gp_pool;
+	struct gw_call *c = NULL;
+	struct gw_cb_pend *cp = NULL;
+	struct gw_buf *b = NULL;
+	struct fe_conn *owner;
+	struct gw_cb_msg m;
+	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
+	size_t len = 0, off = 0;
+
+	gw_stat_inc(ST(gw), GW_CTR_CB_CALLS);
+	for (unsigned i = 0; i < niov; i++)
+		len += msg[i].iov_len;
+	if (!gw_cb_parse_call(msg, niov, &m)) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_BAD);
+		gw_err(LG(gw), "path %s: callback of %zu bytes is not an RPC call: dropped",
+		       pa->pa_name, len);
+		if (pa->pa_ops->to_cb_reply)
+			pa->pa_ops->to_cb_reply(pa->pa_tp, handle, NULL, 0);
+		return;
+	}
+	if (m.cm_proc == 0) {
+		/* CB_NULL: the server probes the path it sees, which ends at the
+		 * gateway; nothing to deliver. */
+		gw_stat_inc(ST(gw), GW_CTR_CB_NULL_LOCAL);
+		gw_debug(LG(gw), "callback xid %#x prog %#x: CB_NULL answered", m.cm_xid, m.cm_prog);
+		gw_cb_answer(pa, handle, m.cm_xid, RPC_SUCCESS);
+		return;
+	}
+	if (!m.cm_has_sid) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_NO_OWNER);
+		gw_warn(LG(gw), "callback xid %#x prog %#x proc %u (minor version %u): no CB_SEQUENCE, "
+			"no session to route by: SYSTEM_ERR", m.cm_xid, m.cm_prog, m.cm_proc,
+			m.cm_minorversion);
+		gw_cb_answer(pa, handle, m.cm_xid, RPC_SYSTEM_ERR);
+		return;
+	}
+	gw_cb_sid_str(m.cm_sid, sidstr);
+	owner = gw_cbs_owner(gw->gw_cbs, m.cm_sid);
+	if (!owner) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_NO_OWNER);
+		gw_warn(LG(gw), "callback xid %#x: session %s has no client connection: SYSTEM_ERR",
+			m.cm_xid, sidstr);
+		gw_cb_answer(pa, handle, m.cm_xid, RPC_SYSTEM_ERR);
+		return;
+	}
+	if (len > gw_pool_buf_size(pool) || !(c = gw_call_new(gw->gw_calls, gw)) ||
+	    !(b = gw_buf_get(pool)) ||
+	    !(cp = gw_cbr_add(gw->gw_cbr, owner, m.cm_xid, handle, pa,
+			      gw_now_ms() + GW_CB_TIMEOUT_MS))) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
+		gw_err(LG(gw), "callback xid %#x (%zu bytes) for %s: no %s: SYSTEM_ERR", m.cm_xid, len,
+		       fe_conn_name(owner), !c ? "call object" : !b ? "buffer" : "relay slot");
+		if (b)
+			gw_buf_put(pool, b);
+		if (c) {
+			gw_call_set_state(c, GW_CALL_DONE);
+			gw_call_put(c);
+		}
+		gw_cb_answer(pa, handle, m.cm_xid, RPC_SYSTEM_ERR);
+		return;
+	}
+	/* The CALL goes to the client as a record of its own, carried by a
+	 * call object through the client's output queue (like a local reply):
+	 * a copy, so the server's receive buffer is independent of how fast
+	 * the client reads.  Its XID is the gateway's (ca_mark). */
+	for (unsigned i = 0; i < niov; i++) {
+		memcpy(b->gb_data + off, msg[i].iov_base, msg[i].iov_len);
+		off += msg[i].iov_len;
+	}
+	b->gb_used = (uint32_t)len;
+	c->ca_reply_rec.rc_iov[0] = (struct iovec){ b->gb_data, len };
+	c->ca_reply_rec.rc_buf[0] = b;
+	c->ca_reply_rec.rc_niov = 1;
+	c->ca_reply_rec.rc_len = len;
+	c->ca_cxid = cp->cbp_cxid;
+	c->ca_prog = m.cm_prog;
+	c->ca_vers = m.cm_vers;
+	c->ca_proc = m.cm_proc;
+	c->ca_start_ms = gw_now_ms();
+	c->ca_start_us = gw_now_us();
+	fe_conn_call_add(owner, c);
+	gw_call_set_reply(c, c->ca_reply_rec.rc_iov, 1);
+	gw_call_set_state(c, GW_CALL_REPLIED);
+	gw_info(LG(gw), "callback xid %#x (session %s, %zu bytes) -> client %s as xid %#x",
+		m.cm_xid, sidstr, len, fe_conn_name(owner), cp->cbp_cxid);
+	fe_conn_reply(owner, c);
+	if (gw->gw_cb_timer && !evtimer_pending(gw->gw_cb_timer, NULL)) {
+		struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
+
+		evtimer_add(gw->gw_cb_timer, &tv);
+	}
+}
+
+/* A REPLY record from a client: the answer to a callback we relayed on
+ * this very connection, or nothing we asked for. */
+static void gw_cb_on_reply(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec, uint32_t xid)
+{
+	struct gw_cb_pend *cp = gw_cbr_find(gw->gw_cbr, conn, xid);
+	struct gw_path *pa;
+	void *h;
+	uint32_t sxid;
+	int rc;
+
+	if (!cp) {
+		gw_stat_inc(ST(gw), GW_CTR_NOT_A_CALL);
+		gw_info(LG(gw), "xid %#x from %s: REPLY to no pending callback: dropped", xid,
+			fe_conn_name(conn));
+		gw_rec_release(gw->gw_p.gp_pool, rec);
+		return;
+	}
+	pa = cp->cbp_path;
+	h = cp->cbp_handle;
+	sxid = cp->cbp_sxid;
+	gw_cbr_remove(gw->gw_cbr, cp);
+	gw_rec_put_be32(rec, 0, sxid);
+	rc = pa->pa_ops->to_cb_reply(pa->pa_tp, h, rec->rc_iov, rec->rc_niov);
+	if (rc == 0) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_RELAYED);
+		gw_info(LG(gw), "callback xid %#x: reply (%zu bytes) from %s relayed", sxid,
+			rec->rc_len, fe_conn_name(conn));
+	} else {
+		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
+		gw_err(LG(gw), "callback xid %#x: reply (%zu bytes) from %s not sent: %s", sxid,
+		       rec->rc_len, fe_conn_name(conn), strerror(-rc));
+	}
+	gw_rec_release(gw->gw_p.gp_pool, rec);
+}
+
+/* A COMPOUND reply to a client: CREATE_SESSION or BIND_CONN_TO_SESSION
+ * giving this connection a session's back channel. */
+static void gw_cb_learn_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov,
+			      unsigned niov)
+{
+	uint8_t sid[GW_CB_SESSIONID_LEN];
+	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
+
+	if (!gw_cb_parse_bind_reply(iov, niov, sid) ||
+	    !gw_cbs_bind(gw->gw_cbs, sid, c->ca_conn, fe_conn_key(c->ca_conn)))
+		return;
+	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
+	gw_cb_sid_str(sid, sidstr);
+	gw_info(LG(gw), "session %s: back channel on client %s", sidstr, fe_conn_name(c->ca_conn));
+}
+
+/* SEQUENCE from a client while some session has lost its connection: the
+ * same client back on a new connection takes its session again. */
+static void gw_cb_learn_sequence(struct gw_ctx *gw, struct gw_call *c)
+{
+	uint8_t sid[GW_CB_SESSIONID_LEN];
+	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
+
+	if (!gw_cb_parse_sequence(c->ca_rec.rc_iov, c->ca_rec.rc_niov, sid) ||
+	    !gw_cbs_seen(gw->gw_cbs, sid, c->ca_conn, c->ca_client))
+		return;
+	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
+	gw_cb_sid_str(sid, sidstr);
+	gw_info(LG(gw), "session %s: back channel back on client %s (same client, new connection)",
+		sidstr, fe_conn_name(c->ca_conn));
 }
 
 /* ---- finalize: the one end of every call ---- */
@@ -452,7 +715,17 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 
 void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn)
 {
-	(void)gw;
+	struct gw_cb_pend *cp;
+
+	/* Callbacks waiting for this client: the server gets SYSTEM_ERR now
+	 * rather than waiting for its own timeout. */
+	while ((cp = gw_cbr_first_of(gw->gw_cbr, conn))) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_CLIENT_GONE);
+		gw_warn(LG(gw), "callback xid %#x (client xid %#x): client %s closed before replying",
+			cp->cbp_sxid, cp->cbp_cxid, fe_conn_name(conn));
+		gw_cb_answer_pend(gw, cp, RPC_SYSTEM_ERR);
+	}
+	gw_cbs_owner_gone(gw->gw_cbs, conn);
 	fe_conn_finalize_calls(conn, GW_END_CLIENT_GONE);
 }
 
@@ -634,11 +907,8 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		return -EPROTO;
 	}
 	if (mtype == RPC_REPLY) {
-		/* A backchannel reply (NFSv4.1 callbacks): the gateway does not
-		 * forward callbacks yet, so nobody asked for it. */
-		gw_stat_inc(ST(gw), GW_CTR_NOT_A_CALL);
-		gw_debug(LG(gw), "xid %#x from %s: REPLY message dropped", xid, fe_conn_name(conn));
-		gw_rec_release(gw->gw_p.gp_pool, rec);
+		/* A backchannel reply: to a callback we relayed, or nobody's. */
+		gw_cb_on_reply(gw, conn, rec, xid);
 		return 0;
 	}
 	c = gw_call_new(gw->gw_calls, gw);
@@ -708,6 +978,10 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		return 0;
 	}
 	c->ca_path = pa;
+	if (hdr.rc_prog == CFG_PROG_NFS && hdr.rc_vers == 4 && hdr.rc_proc == 1 &&
+	    gw_cbs_ownerless(gw->gw_cbs) > 0)
+		gw_cb_learn_sequence(gw, c);
+
 	pa->pa_ncalls++;
 	if (!gw_call_map_xid(pa, c))
 		return 0;

@@ -67,6 +67,15 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_RELOAD_RESTART] = "reload_restart_needed",
 	[GW_CTR_RELOAD_FAILED] = "reload_failed",
 	[GW_CTR_NFS4_OPS_UNCOUNTED] = "nfs4_ops_uncounted",
+	[GW_CTR_CB_CALLS] = "cb_calls",
+	[GW_CTR_CB_RELAYED] = "cb_relayed",
+	[GW_CTR_CB_NULL_LOCAL] = "cb_null_local",
+	[GW_CTR_CB_NO_OWNER] = "cb_no_owner",
+	[GW_CTR_CB_TIMEOUT] = "cb_timeout",
+	[GW_CTR_CB_CLIENT_GONE] = "cb_client_gone",
+	[GW_CTR_CB_BAD] = "cb_bad",
+	[GW_CTR_CB_FAILED] = "cb_failed",
+	[GW_CTR_CB_SESSIONS_BOUND] = "cb_sessions_bound",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -146,7 +146,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -182,6 +182,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 		       "result; all but applied kept the running configuration.", "result" },
 	[F_NFS4_UNCOUNTED] = { "nfs4_compounds_cut_total", "COMPOUNDs whose operations past the "
 			       "first 32 (or past an unknown one) are not in nfs4_ops_total.", NULL },
+	[F_CB] = { "callbacks_total", "NFSv4.1 backchannel callbacks (RFC 8167) by event.", "event" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -239,6 +240,15 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_RELOAD_RESTART] = { F_RELOAD, "restart_needed" },
 	[GW_CTR_RELOAD_FAILED] = { F_RELOAD, "failed" },
 	[GW_CTR_NFS4_OPS_UNCOUNTED] = { F_NFS4_UNCOUNTED, NULL },
+	[GW_CTR_CB_CALLS] = { F_CB, "calls" },
+	[GW_CTR_CB_RELAYED] = { F_CB, "relayed" },
+	[GW_CTR_CB_NULL_LOCAL] = { F_CB, "null_local" },
+	[GW_CTR_CB_NO_OWNER] = { F_CB, "no_owner" },
+	[GW_CTR_CB_TIMEOUT] = { F_CB, "timeout" },
+	[GW_CTR_CB_CLIENT_GONE] = { F_CB, "client_gone" },
+	[GW_CTR_CB_BAD] = { F_CB, "bad" },
+	[GW_CTR_CB_FAILED] = { F_CB, "failed" },
+	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
 };
 
 #define P "rpcrdma_gw_"

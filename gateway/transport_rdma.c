@@ -393,6 +393,27 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 	gw_call_finalize(c, GW_END_FAILED);
 }
 
+/* ---- backchannel (RFC 8167): the server's CALLs go to the gateway ---- */
+
+static void gr_bc_cb(struct be_pool *pool, struct be_bc *bc, const void *msg, size_t len, void *arg)
+{
+	struct gr_path *rp = arg;
+	struct iovec iov = { (void *)msg, len };
+
+	(void)pool;
+	if (rp->rp_destroying) {
+		be_bc_reply(bc, NULL, 0);
+		return;
+	}
+	gw_cb_call(rp->rp_path, bc, &iov, 1);
+}
+
+static int gr_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned niov)
+{
+	(void)tp;
+	return be_bc_reply(handle, iov, niov);
+}
+
 /* ---- the ops ---- */
 
 static void gr_release_cb(evutil_socket_t fd, short what, void *arg)
@@ -640,6 +661,7 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 		goto err_ai;
 	}
 	freeaddrinfo(ai);
+	be_pool_set_backchannel(rp->rp_pool, gr_bc_cb, rp);
 	gw_info(pi->pi_log, "path %s: RPC-over-RDMA to %s port %u, registration %s",
 		gw_path_name(path), b->cb_host, b->cb_rdma_port, cfg_regmode_str(b->cb_regmode));
 	return rp;
@@ -699,4 +721,5 @@ const struct gw_transport_ops gw_transport_rdma = {
 	.to_release = gr_release,
 	.to_cancel = gr_cancel,
 	.to_info = gr_info,
+	.to_cb_reply = gr_cb_reply,
 };

@@ -356,6 +356,46 @@ static void t12_extra_chunk(void **state)
 	free(p);
 }
 
+/* 13. Backchannel (RFC 8167): a server CALL is told from a reply by the
+ * RPC direction field, chunks are flagged, our REPLY header decodes as an
+ * RDMA_MSG with three empty lists and the credit grant we put. */
+static void t13_backchannel(void **state)
+{
+	uint8_t m[64];
+	struct rpcrdma_hdr bh;
+	bool chunks;
+
+	(void)state;
+	/* 13.1 header we send, then the CALL's first words */
+	be_bc_marshal_hdr(m, 0xabcd, 2);
+	chk_put_be32(m + 28, 0xabcd);	/* RPC XID */
+	chk_put_be32(m + 32, 0);	/* CALL */
+	for (unsigned i = 36; i < 64; i += 4)
+		chk_put_be32(m + i, 1);
+	assert_true(rpcrdma_hdr_decode(m, sizeof(m), NULL, &bh, NULL));
+	assert_int_equal(bh.rh_xid, 0xabcd);
+	assert_int_equal(bh.rh_credit, 2);
+	assert_int_equal(bh.rh_proc, RPCRDMA_MSG);
+	assert_int_equal(bh.rh_body_off, BE_BC_HDR_LEN);
+	assert_int_equal(bh.rh_nreads + bh.rh_nwrites + bh.rh_has_reply, 0);
+	assert_true(be_bc_is_call(&bh, m, sizeof(m), &chunks));
+	assert_false(chunks);
+	/* 13.2 a REPLY (ours to a forward call) is not */
+	chk_put_be32(m + 32, 1);
+	assert_false(be_bc_is_call(&bh, m, sizeof(m), &chunks));
+	/* 13.3 too short to show a direction */
+	chk_put_be32(m + 32, 0);
+	assert_false(be_bc_is_call(&bh, m, 32, &chunks));
+	/* 13.4 NOMSG: nothing inline, direction unknown */
+	bh.rh_proc = RPCRDMA_NOMSG;
+	assert_false(be_bc_is_call(&bh, m, sizeof(m), &chunks));
+	/* 13.5 a CALL with a Write list: flagged (ERR_CHUNK) */
+	bh.rh_proc = RPCRDMA_MSG;
+	bh.rh_nwrites = 1;
+	assert_true(be_bc_is_call(&bh, m, sizeof(m), &chunks));
+	assert_true(chunks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +411,7 @@ int main(void)
 		cmocka_unit_test(t10_hdr_len),
 		cmocka_unit_test(t11_read_list_reply),
 		cmocka_unit_test(t12_extra_chunk),
+		cmocka_unit_test(t13_backchannel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -376,3 +376,18 @@ gw_reload() {
 		sh -c "[ \"\$(grep -c 'reload: ' '$gw_out/gw.log')\" -gt $n ]"
 	grep 'reload: ' "$gw_out/gw.log" | tail -1
 }
+
+# gw_metric SAMPLE: the value of one sample of the gateway's /metrics, e.g.
+# gw_metric 'rpcrdma_gw_callbacks_total{event="relayed"}' (the default admin
+# listener, 127.0.0.1:9466, which gw_start_rdma's configuration keeps); 0
+# when the sample is absent (a counter not bumped yet).
+gw_metric() {
+	local url=http://${GW_ADMIN:-127.0.0.1:9466}/metrics body v
+	if command -v curl >/dev/null; then
+		body=$(curl -sf "$url") || bed_fail "GET $url failed" || return 1
+	else
+		body=$(wget -q -O - "$url") || bed_fail "GET $url failed" || return 1
+	fi
+	v=$(printf '%s\n' "$body" | awk -v s="$1" '$1 == s { print $2; exit }')
+	echo "${v:-0}"
+}

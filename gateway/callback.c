@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the pure pieces of the NFSv4.1 backchannel relay
+ * (RFC 8167 on the RDMA side, RFC 8881 callbacks on the client's TCP
+ * connection): the decoders that find a session ID in a server's
+ * CB_COMPOUND and in a client's COMPOUND call or reply, the session map
+ * (which client connection owns which session's back channel) and the
+ * relay table (callbacks forwarded, waiting for the client's REPLY).  The
+ * glue with calls, transports and the frontend is in gateway.c.
+ *
+ * Ownership rule (data exposure): a callback goes only to the connection
+ * that bound the session's back channel, as the server itself decides it
+ * (RFC 8881 2.10.3.1): a CREATE_SESSION reply with
+ * CREATE_SESSION4_FLAG_CONN_BACK_CHAN, or a BIND_CONN_TO_SESSION reply
+ * with CDFS4_BACK or CDFS4_BOTH.  A SEQUENCE alone never moves a session
+ * away from a live connection; it only re-binds a session whose owner
+ * closed, and only for the same client key (address and port: the Linux
+ * client reconnects from the same port).
+ *
+ * Memory: both tables are allocated once; lookups never allocate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway.h"
+
+/* NFSv4 numbers (RFC 8881 / RFC 7863). */
+enum {
+	NFS4_OP_BIND_CONN_TO_SESSION = 41,
+	NFS4_OP_CREATE_SESSION = 43,
+	NFS4_OP_SEQUENCE = 53,
+	NFS4_OP_CB_SEQUENCE = 11,
+	NFS4_CB_COMPOUND = 1,
+	CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2,
+	CDFS4_BACK = 0x2,		/* bit of CDFS4_BACK (2) and CDFS4_BOTH (3) */
+	GW_CB_MAX_TAG = 1024,
+};
+
+/* ---- decoders ---- */
+
+static bool get_sid(struct xdr_cur *xc, uint8_t *sid)
+{
+	for (unsigned i = 0; i < GW_CB_SESSIONID_LEN; i += 4) {
+		uint32_t w;
+
+		if (!xdr_get_u32(xc, &w))
+			return false;
+		chk_put_be32(sid + i, w);
+	}
+	return true;
+}
+
+bool gw_cb_parse_call(const struct iovec *iov, unsigned niov, struct gw_cb_msg *m)
+{
+	struct rpc_call_hdr h;
+	struct xdr_span tag;
+	struct xdr_cur xc;
+	uint32_t ident, nops, op;
+
+	memset(m, 0, sizeof(*m));
+	xdr_cur_init(&xc, iov, niov);
+	if (!rpc_call_decode(&xc, &h))
+		return false;
+	m->cm_xid = h.rc_xid;
+	m->cm_prog = h.rc_prog;
+	m->cm_vers = h.rc_vers;
+	m->cm_proc = h.rc_proc;
+	if (h.rc_proc != NFS4_CB_COMPOUND)
+		return true;
+	/* CB_COMPOUND4args: tag, minorversion, callback_ident, argarray */
+	if (!xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) || !xdr_get_u32(&xc, &m->cm_minorversion) ||
+	    !xdr_get_u32(&xc, &ident) || !xdr_get_u32(&xc, &nops))
+		return true;	/* no session: the caller answers by itself */
+	if (m->cm_minorversion >= 1 && nops >= 1 && xdr_get_u32(&xc, &op) &&
+	    op == NFS4_OP_CB_SEQUENCE && get_sid(&xc, m->cm_sid))
+		m->cm_has_sid = true;
+	return true;
+}
+
+bool gw_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid)
+{
+	struct rpc_reply_hdr rh;
+	struct xdr_span tag;
+	struct xdr_cur xc;
+	uint32_t status, nres, op, opstatus, seq, flags;
+
+	xdr_cur_init(&xc, iov, niov);
+	if (!rpc_reply_decode(&xc, &rh) || rh.rr_stat != RPC_MSG_ACCEPTED ||
+	    rh.rr_accept_stat != RPC_SUCCESS)
+		return false;
+	/* COMPOUND4res: status, tag, resarray; both ops are sole ops */
+	if (!xdr_get_u32(&xc, &status) || status != 0 || !xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) ||
+	    !xdr_get_u32(&xc, &nres) || nres < 1 || !xdr_get_u32(&xc, &op) ||
+	    !xdr_get_u32(&xc, &opstatus) || opstatus != 0)
+		return false;
+	switch (op) {
+	case NFS4_OP_CREATE_SESSION:
+		/* csr_sessionid, csr_sequence, csr_flags, ... */
+		return get_sid(&xc, sid) && xdr_get_u32(&xc, &seq) && xdr_get_u32(&xc, &flags) &&
+		       (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	case NFS4_OP_BIND_CONN_TO_SESSION:
+		/* bctsr_sessid, bctsr_dir, bctsr_use_conn_in_rdma_mode */
+		return get_sid(&xc, sid) && xdr_get_u32(&xc, &flags) && (flags & CDFS4_BACK);
+	default:
+		return false;
+	}
+}
+
+bool gw_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid)
+{
+	struct rpc_call_hdr h;
+	struct xdr_span tag;
+	struct xdr_cur xc;
+	uint32_t minor, nops, op;
+
+	xdr_cur_init(&xc, iov, niov);
+	return rpc_call_decode(&xc, &h) && h.rc_proc == 1 &&
+	       xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) && xdr_get_u32(&xc, &minor) && minor >= 1 &&
+	       xdr_get_u32(&xc, &nops) && nops >= 1 && xdr_get_u32(&xc, &op) &&
+	       op == NFS4_OP_SEQUENCE && get_sid(&xc, sid);
+}
+
+/* ---- session map ---- */
+
+struct gw_cbs_ent {
+	uint8_t se_sid[GW_CB_SESSIONID_LEN];
+	void *se_owner;			/* NULL: owner closed */
+	uint64_t se_key;
+	uint64_t se_stamp;		/* bind order: oldest evicted first */
+	bool se_used;
+};
+
+struct gw_cb_sessions {
+	unsigned sm_cap, sm_count, sm_ownerless;
+	uint64_t sm_clock;
+	struct gw_cbs_ent *sm_ent;
+};
+
+struct gw_cb_sessions *gw_cbs_new(unsigned capacity)
+{
+	struct gw_cb_sessions *m = calloc(1, sizeof(*m));
+
+	if (!m || !capacity)
+		goto err;
+	m->sm_cap = capacity;
+	m->sm_ent = calloc(capacity, sizeof(*m->sm_ent));
+	if (!m->sm_ent)
+		goto err;
+	return m;
+err:
+	free(m);
+	return NULL;
+}
+
+void gw_cbs_free(struct gw_cb_sessions *m)
+{
+	if (!m)
+		return;
+	free(m->sm_ent);
+	free(m);
+}
+
+/* Sessions are few (one per client mount): a linear scan over a small
+ * fixed table, touched only by session-changing replies, by SEQUENCE while
+ * some session is ownerless, and by callbacks. */
+static struct gw_cbs_ent *cbs_find(const struct gw_cb_sessions *m, const uint8_t *sid)
+{
+	for (unsigned i = 0; i < m->sm_cap; i++)
+		if (m->sm_ent[i].se_used && !memcmp(m->sm_ent[i].se_sid, sid, GW_CB_SESSIONID_LEN))
+			return &m->sm_ent[i];
+	return NULL;
+}
+
+static void cbs_set_owner(struct gw_cb_sessions *m, struct gw_cbs_ent *e, void *owner)
+{
+	if (!e->se_owner && owner)
+		m->sm_ownerless--;
+	else if (e->se_owner && !owner)
+		m->sm_ownerless++;
+	e->se_owner = owner;
+}
+
+bool gw_cbs_bind(struct gw_cb_sessions *m, const uint8_t *sid, void *owner, uint64_t key)
+{
+	struct gw_cbs_ent *e = cbs_find(m, sid), *victim = NULL;
+
+	if (e) {
+		bool changed = e->se_owner != owner;
+
+		cbs_set_owner(m, e, owner);
+		e->se_key = key;
+		e->se_stamp = ++m->sm_clock;
+		return changed;
+	}
+	/* A free slot, else the oldest ownerless, else the oldest. */
+	for (unsigned i = 0; i < m->sm_cap; i++) {
+		struct gw_cbs_ent *c = &m->sm_ent[i];
+
+		if (!c->se_used) {
+			victim = c;
+			break;
+		}
+		if (!victim || (!c->se_owner && victim->se_owner) ||
+		    (!c->se_owner == !victim->se_owner && c->se_stamp < victim->se_stamp))
+			victim = c;
+	}
+	if (victim->se_used) {
+		if (!victim->se_owner)
+			m->sm_ownerless--;
+		m->sm_count--;
+	}
+	memset(victim, 0, sizeof(*victim));
+	memcpy(victim->se_sid, sid, GW_CB_SESSIONID_LEN);
+	victim->se_used = true;
+	victim->se_owner = owner;
+	victim->se_key = key;
+	victim->se_stamp = ++m->sm_clock;
+	m->sm_count++;
+	if (!owner)
+		m->sm_ownerless++;
+	return true;
+}
+
+bool gw_cbs_seen(struct gw_cb_sessions *m, const uint8_t *sid, void *owner, uint64_t key)
+{
+	struct gw_cbs_ent *e;
+
+	if (m->sm_ownerless == 0)
+		return false;
+	e = cbs_find(m, sid);
+	if (!e || e->se_owner || e->se_key != key)
+		return false;
+	cbs_set_owner(m, e, owner);
+	return true;
+}
+
+void *gw_cbs_owner(const struct gw_cb_sessions *m, const uint8_t *sid)
+{
+	const struct gw_cbs_ent *e = cbs_find(m, sid);
+
+	return e ? e->se_owner : NULL;
+}
+
+void gw_cbs_owner_gone(struct gw_cb_sessions *m, const void *owner)
+{
+	for (unsigned i = 0; i < m->sm_cap; i++)
+		if (m->sm_ent[i].se_used && m->sm_ent[i].se_owner == owner)
+			cbs_set_owner(m, &m->sm_ent[i], NULL);
+}
+
+unsigned gw_cbs_count(const struct gw_cb_sessions *m) { return m->sm_count; }
+unsigned gw_cbs_ownerless(const struct gw_cb_sessions *m) { return m->sm_ownerless; }
+
+/* ---- relay table ---- */
+
+struct gw_cb_relay {
+	unsigned cbr_cap, cbr_count;
+	uint32_t cbr_next_xid;
+	struct gw_cb_pend *cbr_ent;
+};
+
+struct gw_cb_relay *gw_cbr_new(unsigned capacity, uint32_t first_xid)
+{
+	struct gw_cb_relay *r = calloc(1, sizeof(*r));
+
+	if (!r || !capacity)
+		goto err;
+	r->cbr_cap = capacity;
+	r->cbr_next_xid = first_xid;
+	r->cbr_ent = calloc(capacity, sizeof(*r->cbr_ent));
+	if (!r->cbr_ent)
+		goto err;
+	return r;
+err:
+	free(r);
+	return NULL;
+}
+
+void gw_cbr_free(struct gw_cb_relay *r)
+{
+	if (!r)
+		return;
+	free(r->cbr_ent);
+	free(r);
+}
+
+struct gw_cb_pend *gw_cbr_find(struct gw_cb_relay *r, const void *conn, uint32_t cxid)
+{
+	for (unsigned i = 0; i < r->cbr_cap; i++) {
+		struct gw_cb_pend *p = &r->cbr_ent[i];
+
+		if (p->cbp_used && p->cbp_conn == conn && p->cbp_cxid == cxid)
+			return p;
+	}
+	return NULL;
+}
+
+struct gw_cb_pend *gw_cbr_add(struct gw_cb_relay *r, void *conn, uint32_t sxid, void *handle,
+			      struct gw_path *path, uint64_t deadline_ms)
+{
+	struct gw_cb_pend *slot = NULL;
+	uint32_t xid;
+
+	if (r->cbr_count == r->cbr_cap)
+		return NULL;
+	for (unsigned i = 0; i < r->cbr_cap && !slot; i++)
+		if (!r->cbr_ent[i].cbp_used)
+			slot = &r->cbr_ent[i];
+	/* At most cbr_cap - 1 others pending: a free XID within cbr_cap tries. */
+	do
+		xid = r->cbr_next_xid++;
+	while (gw_cbr_find(r, conn, xid));
+	*slot = (struct gw_cb_pend){ .cbp_used = true, .cbp_conn = conn, .cbp_cxid = xid,
+				     .cbp_sxid = sxid, .cbp_handle = handle, .cbp_path = path,
+				     .cbp_deadline_ms = deadline_ms };
+	r->cbr_count++;
+	return slot;
+}
+
+void gw_cbr_remove(struct gw_cb_relay *r, struct gw_cb_pend *p)
+{
+	if (!p->cbp_used)
+		return;
+	memset(p, 0, sizeof(*p));
+	r->cbr_count--;
+}
+
+struct gw_cb_pend *gw_cbr_first_of(struct gw_cb_relay *r, const void *conn)
+{
+	for (unsigned i = 0; i < r->cbr_cap; i++)
+		if (r->cbr_ent[i].cbp_used && (!conn || r->cbr_ent[i].cbp_conn == conn))
+			return &r->cbr_ent[i];
+	return NULL;
+}
+
+struct gw_cb_pend *gw_cbr_first_expired(struct gw_cb_relay *r, uint64_t now_ms)
+{
+	for (unsigned i = 0; i < r->cbr_cap; i++)
+		if (r->cbr_ent[i].cbp_used && r->cbr_ent[i].cbp_deadline_ms <= now_ms)
+			return &r->cbr_ent[i];
+	return NULL;
+}
+
+unsigned gw_cbr_count(const struct gw_cb_relay *r) { return r->cbr_count; }

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of the NFSv4.1 backchannel relay: the decoders, the session
+ * map, the relay table (callback.c) and, with a fake transport plugged in
+ * as "rdma", the relay through the gateway: a server CALL goes to the
+ * client that owns the session under a gateway XID, the client's REPLY goes
+ * back with the server's XID; CB_NULL, no owner, a foreign connection's
+ * REPLY, the client leaving and the timeout. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_gw_harness.h"
+
+#define NFS 100003u
+#define CB_PROG 0x40000000u
+
+/* ---- XDR builders ---- */
+
+struct wb {
+	uint8_t b[512];
+	size_t n;
+};
+static void w32(struct wb *w, uint32_t v)
+{
+	chk_put_be32(w->b + w->n, v);
+	w->n += 4;
+}
+static void wsid(struct wb *w, uint8_t seed)
+{
+	for (unsigned i = 0; i < 16; i++)
+		w->b[w->n++] = (uint8_t)(seed + i);
+}
+static void wcall(struct wb *w, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	w->n = 0;
+	w32(w, xid), w32(w, 0), w32(w, 2), w32(w, prog), w32(w, vers), w32(w, proc);
+	w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);	/* AUTH_NONE cred and verf */
+}
+static void wreply_ok(struct wb *w, uint32_t xid)
+{
+	w->n = 0;
+	w32(w, xid), w32(w, 1), w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);
+}
+/* CB_COMPOUND: tag "", minorversion, ident, CB_SEQUENCE(sid) + CB_RECALL */
+static void wcb_compound(struct wb *w, uint32_t xid, uint32_t minor, uint8_t seed)
+{
+	wcall(w, xid, CB_PROG, 1, 1);
+	w32(w, 0), w32(w, minor), w32(w, 0), w32(w, 2);
+	if (minor) {
+		w32(w, 11);
+		wsid(w, seed);
+		w32(w, 1), w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);
+	}
+	w32(w, 4), w32(w, 0);	/* CB_RECALL (args cut short: not decoded) */
+}
+/* COMPOUND reply with one op: CREATE_SESSION (flags) or BIND_CONN (dir) */
+static void wbind_reply(struct wb *w, uint32_t xid, uint32_t op, uint32_t opstatus, uint8_t seed,
+			uint32_t flags_or_dir)
+{
+	wreply_ok(w, xid);
+	w32(w, opstatus), w32(w, 0), w32(w, 1), w32(w, op), w32(w, opstatus);
+	if (opstatus)
+		return;
+	wsid(w, seed);
+	if (op == 43)
+		w32(w, 1);	/* csr_sequence */
+	w32(w, flags_or_dir);
+	w32(w, 0);
+}
+static struct iovec io(struct wb *w)
+{
+	return (struct iovec){ w->b, w->n };
+}
+
+/* ---- 1-3: decoders ---- */
+
+static void t01_parse_cb_call(void **state)
+{
+	struct gw_cb_msg m;
+	struct wb w;
+	struct iovec v;
+	uint8_t sid[16];
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		sid[i] = (uint8_t)(0x30 + i);
+	/* 1.1 CB_NULL */
+	wcall(&w, 0x11, CB_PROG, 1, 0);
+	v = io(&w);
+	assert_true(gw_cb_parse_call(&v, 1, &m));
+	assert_int_equal(m.cm_xid, 0x11);
+	assert_int_equal(m.cm_proc, 0);
+	assert_false(m.cm_has_sid);
+	/* 1.2 CB_COMPOUND v4.1 with CB_SEQUENCE: the session */
+	wcb_compound(&w, 0x12, 1, 0x30);
+	v = io(&w);
+	assert_true(gw_cb_parse_call(&v, 1, &m));
+	assert_int_equal(m.cm_prog, CB_PROG);
+	assert_true(m.cm_has_sid);
+	assert_memory_equal(m.cm_sid, sid, 16);
+	/* 1.3 the same split in odd pieces */
+	{
+		struct iovec p[3] = { { w.b, 5 }, { w.b + 5, 40 }, { w.b + 45, w.n - 45 } };
+
+		assert_true(gw_cb_parse_call(p, 3, &m));
+		assert_true(m.cm_has_sid);
+		assert_memory_equal(m.cm_sid, sid, 16);
+	}
+	/* 1.4 v4.0 callback: no session */
+	wcb_compound(&w, 0x13, 0, 0);
+	v = io(&w);
+	assert_true(gw_cb_parse_call(&v, 1, &m));
+	assert_false(m.cm_has_sid);
+	/* 1.5 truncated inside the session ID: no session */
+	wcb_compound(&w, 0x14, 1, 0x30);
+	v = (struct iovec){ w.b, 40 + 16 + 4 + 8 };
+	assert_true(gw_cb_parse_call(&v, 1, &m));
+	assert_false(m.cm_has_sid);
+	/* 1.6 a REPLY is not a call */
+	wreply_ok(&w, 0x15);
+	v = io(&w);
+	assert_false(gw_cb_parse_call(&v, 1, &m));
+	/* 1.7 four bytes */
+	v = (struct iovec){ w.b, 4 };
+	assert_false(gw_cb_parse_call(&v, 1, &m));
+}
+
+static void t02_parse_bind_reply(void **state)
+{
+	uint8_t sid[16], want[16];
+	struct wb w;
+	struct iovec v;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		want[i] = (uint8_t)(0x50 + i);
+	/* 2.1 CREATE_SESSION with CONN_BACK_CHAN */
+	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
+	v = io(&w);
+	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
+	assert_memory_equal(sid, want, 16);
+	/* 2.2 CREATE_SESSION without it: the server kept no back channel here */
+	wbind_reply(&w, 1, 43, 0, 0x50, 0x1);
+	v = io(&w);
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.3 CREATE_SESSION failed */
+	wbind_reply(&w, 1, 43, 10052, 0x50, 0x2);
+	v = io(&w);
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.4-2.6 BIND_CONN_TO_SESSION: BOTH and BACK bind, FORE does not */
+	wbind_reply(&w, 1, 41, 0, 0x50, 3);
+	v = io(&w);
+	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
+	assert_memory_equal(sid, want, 16);
+	wbind_reply(&w, 1, 41, 0, 0x50, 2);
+	v = io(&w);
+	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
+	wbind_reply(&w, 1, 41, 0, 0x50, 1);
+	v = io(&w);
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.7 another op (SEQUENCE) */
+	wbind_reply(&w, 1, 53, 0, 0x50, 3);
+	v = io(&w);
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.8 RPC-level error (PROG_UNAVAIL) */
+	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
+	chk_put_be32(w.b + 20, 1);
+	v = io(&w);
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.9 truncated before the flags */
+	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
+	v = (struct iovec){ w.b, 24 + 20 + 16 + 4 };
+	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
+}
+
+static void t03_parse_sequence(void **state)
+{
+	uint8_t sid[16], want[16];
+	struct wb w;
+	struct iovec v;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		want[i] = (uint8_t)(0x70 + i);
+	/* 3.1 COMPOUND minor 1: SEQUENCE first */
+	wcall(&w, 1, NFS, 4, 1);
+	w32(&w, 0), w32(&w, 1), w32(&w, 2), w32(&w, 53);
+	wsid(&w, 0x70);
+	v = io(&w);
+	assert_true(gw_cb_parse_sequence(&v, 1, sid));
+	assert_memory_equal(sid, want, 16);
+	/* 3.2 minor 0 */
+	chk_put_be32(w.b + 44, 0);
+	v = io(&w);
+	assert_false(gw_cb_parse_sequence(&v, 1, sid));
+	/* 3.3 first op PUTROOTFH */
+	chk_put_be32(w.b + 44, 1);
+	chk_put_be32(w.b + 52, 24);
+	v = io(&w);
+	assert_false(gw_cb_parse_sequence(&v, 1, sid));
+}
+
+/* ---- 4: session map ---- */
+
+static void t04_sessions(void **state)
+{
+	struct gw_cb_sessions *m = gw_cbs_new(3);
+	uint8_t s1[16] = { 1 }, s2[16] = { 2 }, s3[16] = { 3 }, s4[16] = { 4 };
+	int a, b, c;
+
+	(void)state;
+	assert_non_null(m);
+	/* 4.1 bind and look up */
+	assert_true(gw_cbs_bind(m, s1, &a, 100));
+	assert_ptr_equal(gw_cbs_owner(m, s1), &a);
+	assert_null(gw_cbs_owner(m, s2));
+	assert_false(gw_cbs_bind(m, s1, &a, 100));	/* no change */
+	/* 4.2 SEQUENCE from another live connection never steals */
+	assert_false(gw_cbs_seen(m, s1, &b, 100));
+	assert_ptr_equal(gw_cbs_owner(m, s1), &a);
+	/* 4.3 owner gone: ownerless, no delivery */
+	gw_cbs_owner_gone(m, &a);
+	assert_null(gw_cbs_owner(m, s1));
+	assert_int_equal(gw_cbs_ownerless(m), 1);
+	/* 4.4 SEQUENCE with another client key: still ownerless */
+	assert_false(gw_cbs_seen(m, s1, &b, 200));
+	assert_null(gw_cbs_owner(m, s1));
+	/* 4.5 same key (reconnect): re-bound */
+	assert_true(gw_cbs_seen(m, s1, &b, 100));
+	assert_ptr_equal(gw_cbs_owner(m, s1), &b);
+	assert_int_equal(gw_cbs_ownerless(m), 0);
+	/* 4.6 an explicit bind (BIND_CONN_TO_SESSION) moves it */
+	assert_true(gw_cbs_bind(m, s1, &c, 300));
+	assert_ptr_equal(gw_cbs_owner(m, s1), &c);
+	/* 4.7 full: an ownerless entry is evicted before live ones */
+	assert_true(gw_cbs_bind(m, s2, &a, 100));
+	assert_true(gw_cbs_bind(m, s3, &b, 200));
+	gw_cbs_owner_gone(m, &a);		/* s2 ownerless */
+	assert_true(gw_cbs_bind(m, s4, &a, 400));
+	assert_int_equal(gw_cbs_count(m), 3);
+	assert_null(gw_cbs_owner(m, s2));
+	assert_ptr_equal(gw_cbs_owner(m, s1), &c);
+	assert_ptr_equal(gw_cbs_owner(m, s3), &b);
+	assert_ptr_equal(gw_cbs_owner(m, s4), &a);
+	assert_int_equal(gw_cbs_ownerless(m), 0);
+	gw_cbs_free(m);
+}
+
+/* ---- 5: relay table ---- */
+
+static void t05_relay(void **state)
+{
+	struct gw_cb_relay *r = gw_cbr_new(4, 0xfffffffe);
+	struct gw_cb_pend *p[4];
+	int c1, c2;
+
+	(void)state;
+	assert_non_null(r);
+	p[0] = gw_cbr_add(r, &c1, 0xaaa, (void *)1, NULL, 1000);
+	p[1] = gw_cbr_add(r, &c1, 0xaaa, (void *)2, NULL, 2000);	/* same server XID twice */
+	p[2] = gw_cbr_add(r, &c2, 0xbbb, (void *)3, NULL, 3000);
+	assert_non_null(p[0]);
+	assert_non_null(p[1]);
+	assert_non_null(p[2]);
+	/* 5.1 distinct gateway XIDs (the counter wraps) */
+	assert_int_not_equal(p[0]->cbp_cxid, p[1]->cbp_cxid);
+	assert_int_equal(p[0]->cbp_cxid, 0xfffffffe);
+	assert_int_equal(p[1]->cbp_cxid, 0xffffffff);
+	assert_int_equal(p[2]->cbp_cxid, 0);
+	/* 5.2 found only on the connection it went to */
+	assert_ptr_equal(gw_cbr_find(r, &c1, p[1]->cbp_cxid), p[1]);
+	assert_null(gw_cbr_find(r, &c2, p[1]->cbp_cxid));
+	assert_ptr_equal(gw_cbr_find(r, &c2, 0), p[2]);
+	/* 5.3 full */
+	p[3] = gw_cbr_add(r, &c2, 0xccc, (void *)4, NULL, 4000);
+	assert_non_null(p[3]);
+	assert_null(gw_cbr_add(r, &c2, 0xddd, (void *)5, NULL, 5000));
+	/* 5.4 expiry and per-connection iteration */
+	assert_null(gw_cbr_first_expired(r, 999));
+	assert_ptr_equal(gw_cbr_first_expired(r, 1000), p[0]);
+	gw_cbr_remove(r, p[0]);
+	assert_ptr_equal(gw_cbr_first_expired(r, 2500), p[1]);
+	assert_ptr_equal(gw_cbr_first_of(r, &c1), p[1]);
+	gw_cbr_remove(r, p[1]);
+	assert_null(gw_cbr_first_of(r, &c1));
+	assert_int_equal(gw_cbr_count(r), 2);
+	gw_cbr_remove(r, p[1]);				/* twice: no harm */
+	assert_int_equal(gw_cbr_count(r), 2);
+	gw_cbr_free(r);
+}
+
+/* ---- 6-10: through the gateway, with a fake transport ---- */
+
+#define FK_MAX 16
+struct fake {
+	struct gw_path *path;
+	struct gw_call *calls[FK_MAX];
+	unsigned ncalls;
+	struct wb reply[FK_MAX];
+	struct iovec riov[FK_MAX];
+	/* to_cb_reply */
+	unsigned ncb;
+	void *cb_handle;
+	uint8_t cb_msg[512];
+	size_t cb_len;
+};
+
+static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
+{
+	struct fake *f = gw_ctx_rdma_arg(gw);
+
+	f->path = path;
+	gw_path_ready(path, true);
+	return f;
+}
+static void fk_forget(struct fake *f, struct gw_call *c)
+{
+	for (unsigned i = 0; i < f->ncalls; i++)
+		if (f->calls[i] == c) {
+			f->calls[i] = f->calls[--f->ncalls];
+			return;
+		}
+}
+static void fk_destroy(void *tp)
+{
+	struct fake *f = tp;
+
+	while (f->ncalls)
+		gw_call_finalize(f->calls[0], GW_END_SHUTDOWN);
+}
+static int fk_submit(void *tp, struct gw_call *c)
+{
+	struct fake *f = tp;
+
+	gw_call_get(c);
+	c->ca_tp_owned = true;
+	f->calls[f->ncalls++] = c;
+	return 0;
+}
+static void fk_release(void *tp, struct gw_call *c)
+{
+	(void)tp;
+	gw_call_put(c);
+}
+static void fk_cancel(void *tp, struct gw_call *c)
+{
+	fk_forget(tp, c);
+	gw_call_put(c);
+}
+static int fk_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned niov)
+{
+	struct fake *f = tp;
+
+	f->ncb++;
+	f->cb_handle = handle;
+	f->cb_len = 0;
+	for (unsigned i = 0; i < niov; i++) {
+		assert_true(f->cb_len + iov[i].iov_len <= sizeof(f->cb_msg));
+		memcpy(f->cb_msg + f->cb_len, iov[i].iov_base, iov[i].iov_len);
+		f->cb_len += iov[i].iov_len;
+	}
+	return 0;
+}
+static const struct gw_transport_ops fake_ops = {
+	.to_name = "fake", .to_create = fk_create, .to_destroy = fk_destroy,
+	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
+	.to_cb_reply = fk_cb_reply,
+};
+
+static void start(struct h_gw *h, struct fake *f)
+{
+	static const char text[] =
+		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
+		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
+		"[route nfs]\nprogram = nfs\ntransport = rdma\n";
+	char err[256];
+	struct gw_ctx_params gp;
+	struct fe_params fp;
+
+	memset(h, 0, sizeof(*h));
+	memset(f, 0, sizeof(*f));
+	h->cf = cfg_parse_string(text, "cb", NULL, err, sizeof(err));
+	assert_non_null(h->cf);
+	h->log.gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1;
+	h->base = event_base_new();
+	h->pool = gw_pool_new(h->cf->cf_buffer_size, h->cf->cf_buffers, false);
+	gp = (struct gw_ctx_params){ .gp_base = h->base, .gp_cfg = h->cf, .gp_log = &h->log,
+				     .gp_stats = &h->st, .gp_pool = h->pool, .gp_ncalls = 16,
+				     .gp_rdma_ops = &fake_ops, .gp_rdma_arg = f };
+	h->gw = gw_ctx_new(&gp);
+	assert_non_null(h->gw);
+	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
+				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
+	h->fe = fe_new(&fp);
+	gw_ctx_set_frontend(h->gw, h->fe);
+	assert_int_equal(gw_ctx_start(h->gw), 0);
+}
+
+/* Client fd sends a COMPOUND; the fake answers with a CREATE_SESSION reply
+ * (session seed 0x90, back channel granted); the client reads it. */
+static void bind_session(struct h_gw *h, struct fake *f, int fd, uint32_t xid)
+{
+	uint8_t buf[256];
+	struct gw_call *c;
+
+	h_send(fd, buf, h_call(buf, xid, 2, NFS, 4, 43));
+	h_pump(h, 20);
+	assert_int_equal(f->ncalls, 1);
+	c = f->calls[0];
+	wbind_reply(&f->reply[0], c->ca_gxid, 43, 0, 0x90, 0x2);
+	f->riov[0] = io(&f->reply[0]);
+	fk_forget(f, c);
+	gw_call_complete(c, &f->riov[0], 1);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), (int)f->reply[0].n);
+	assert_int_equal(chk_be32(buf), xid);
+}
+
+/* Send a server CALL (CB_COMPOUND of session seed) through the path. */
+static void server_cb(struct fake *f, struct wb *w, uint32_t sxid, uint8_t seed, void *handle)
+{
+	struct iovec v;
+
+	wcb_compound(w, sxid, 1, seed);
+	v = io(w);
+	gw_cb_call(f->path, handle, &v, 1);
+}
+
+/* 6. the relay: CALL on the owner's connection under a gateway XID, REPLY
+ * back to the server with its own XID. */
+static void t06_relay(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb, rep;
+	uint8_t buf[512];
+	uint32_t gx;
+	int fd, len;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	bind_session(&h, &f, fd, 0x100);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
+	server_cb(&f, &cb, 0x5e4e4, 0x90, (void *)0x1234);
+	len = h_reply(&h, fd, buf, sizeof(buf), 2000);
+	/* 6.1 same message, gateway XID, msg_type CALL */
+	assert_int_equal(len, (int)cb.n);
+	gx = chk_be32(buf);
+	assert_int_not_equal(gx, 0x5e4e4);
+	assert_int_equal(chk_be32(buf + 4), 0);
+	assert_memory_equal(buf + 4, cb.b + 4, cb.n - 4);
+	assert_int_equal(f.ncb, 0);
+	/* 6.2 the client's REPLY goes back with the server's XID */
+	wreply_ok(&rep, gx);
+	w32(&rep, 0), w32(&rep, 0), w32(&rep, 0);	/* CB_COMPOUND4res: OK, "", 0 */
+	rm_encode_hdr(buf, (uint32_t)rep.n, true);
+	memcpy(buf + 4, rep.b, rep.n);
+	h_send(fd, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncb, 1);
+	assert_ptr_equal(f.cb_handle, (void *)0x1234);
+	assert_int_equal(f.cb_len, rep.n);
+	assert_int_equal(chk_be32(f.cb_msg), 0x5e4e4);
+	assert_memory_equal(f.cb_msg + 4, rep.b + 4, rep.n - 4);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_RELAYED], 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CALLS], 1);
+	/* 6.3 the same REPLY again: nobody's, dropped */
+	h_send(fd, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncb, 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
+	close(fd);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* 7. CB_NULL answered locally; an unknown session gets SYSTEM_ERR and no
+ * client sees it; a REPLY from another connection is not taken. */
+static void t07_null_no_owner_foreign(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb, rep;
+	uint8_t buf[512];
+	struct iovec v;
+	uint32_t gx;
+	int fd, other;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	other = h_client(&h);
+	bind_session(&h, &f, fd, 0x200);
+	/* 7.1 CB_NULL */
+	wcall(&cb, 0x77, CB_PROG, 1, 0);
+	v = io(&cb);
+	gw_cb_call(f.path, (void *)1, &v, 1);
+	assert_int_equal(f.ncb, 1);
+	assert_int_equal(chk_be32(f.cb_msg), 0x77);
+	assert_int_equal(chk_be32(f.cb_msg + 4), 1);	/* REPLY */
+	assert_int_equal(chk_be32(f.cb_msg + 20), 0);	/* SUCCESS */
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NULL_LOCAL], 1);
+	/* 7.2 unknown session: SYSTEM_ERR, nothing on either client */
+	server_cb(&f, &cb, 0x78, 0xa0, (void *)2);
+	assert_int_equal(f.ncb, 2);
+	assert_ptr_equal(f.cb_handle, (void *)2);
+	assert_int_equal(chk_be32(f.cb_msg), 0x78);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 100), -1);
+	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
+	/* 7.3 the owner's callback; the other connection answers with its XID */
+	server_cb(&f, &cb, 0x79, 0x90, (void *)3);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
+	assert_int_equal(h_reply(&h, other, buf + 256, 256, 100), -1);
+	gx = chk_be32(buf);
+	wreply_ok(&rep, gx);
+	rm_encode_hdr(buf, (uint32_t)rep.n, true);
+	memcpy(buf + 4, rep.b, rep.n);
+	h_send(other, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncb, 2);			/* not relayed */
+	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
+	h_send(fd, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncb, 3);
+	assert_ptr_equal(f.cb_handle, (void *)3);
+	assert_int_equal(chk_be32(f.cb_msg), 0x79);
+	close(fd);
+	close(other);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* 8. the owner leaves with a callback pending: SYSTEM_ERR at once, and the
+ * session has no owner afterwards. */
+static void t08_client_gone(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb;
+	uint8_t buf[512];
+	int fd;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	bind_session(&h, &f, fd, 0x300);
+	server_cb(&f, &cb, 0x81, 0x90, (void *)8);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
+	close(fd);
+	h_pump(&h, 50);
+	assert_int_equal(f.ncb, 1);
+	assert_ptr_equal(f.cb_handle, (void *)8);
+	assert_int_equal(chk_be32(f.cb_msg), 0x81);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CLIENT_GONE], 1);
+	server_cb(&f, &cb, 0x82, 0x90, (void *)9);
+	assert_int_equal(f.ncb, 2);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* 9. the client never answers: SYSTEM_ERR after GW_CB_TIMEOUT_MS, not
+ * before; a late REPLY is dropped. */
+static void t09_timeout(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb, rep;
+	uint8_t buf[512];
+	uint64_t t0;
+	uint32_t gx;
+	int fd;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	bind_session(&h, &f, fd, 0x400);
+	t0 = gw_now_ms();
+	server_cb(&f, &cb, 0x91, 0x90, (void *)10);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
+	gx = chk_be32(buf);
+	while (f.ncb == 0 && gw_now_ms() < t0 + GW_CB_TIMEOUT_MS + 2000)
+		h_pump(&h, 20);
+	assert_int_equal(f.ncb, 1);
+	assert_true(gw_now_ms() >= t0 + GW_CB_TIMEOUT_MS);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_TIMEOUT], 1);
+	wreply_ok(&rep, gx);
+	rm_encode_hdr(buf, (uint32_t)rep.n, true);
+	memcpy(buf + 4, rep.b, rep.n);
+	h_send(fd, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncb, 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
+	close(fd);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* 10. shutdown with a callback pending (the frontend goes first, as in
+ * main.c): the server gets SYSTEM_ERR, no buffer leaks. */
+static void t10_shutdown_pending(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb;
+	uint8_t buf[512];
+	int fd;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	bind_session(&h, &f, fd, 0x500);
+	server_cb(&f, &cb, 0xa1, 0x90, (void *)11);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
+	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(f.ncb, 1);
+	assert_ptr_equal(f.cb_handle, (void *)11);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	close(fd);
+}
+
+/* 11. the owner closes; another client (another key) sends SEQUENCE with
+ * the session's ID: it does not get the session (exposure rule), the
+ * server's callback is refused. */
+static void t11_no_steal_by_sequence(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	struct wb cb, call;
+	uint8_t buf[512];
+	int fd, other;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	other = h_client(&h);
+	bind_session(&h, &f, fd, 0x600);
+	close(fd);
+	h_pump(&h, 30);
+	wcall(&call, 0x601, NFS, 4, 1);
+	w32(&call, 0), w32(&call, 1), w32(&call, 1), w32(&call, 53);
+	wsid(&call, 0x90);
+	rm_encode_hdr(buf, (uint32_t)call.n, true);
+	memcpy(buf + 4, call.b, call.n);
+	h_send(other, buf, call.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(f.ncalls, 1);		/* forwarded as usual */
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
+	server_cb(&f, &cb, 0xb1, 0x90, (void *)12);
+	assert_int_equal(f.ncb, 1);
+	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
+	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
+	close(other);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_parse_cb_call),
+		cmocka_unit_test(t02_parse_bind_reply),
+		cmocka_unit_test(t03_parse_sequence),
+		cmocka_unit_test(t04_sessions),
+		cmocka_unit_test(t05_relay),
+		cmocka_unit_test(t06_relay),
+		cmocka_unit_test(t07_null_no_owner_foreign),
+		cmocka_unit_test(t08_client_gone),
+		cmocka_unit_test(t09_timeout),
+		cmocka_unit_test(t10_shutdown_pending),
+		cmocka_unit_test(t11_no_steal_by_sequence),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
