@@ -27,7 +27,6 @@
 #include <event2/keyvalq_struct.h>
 
 #include "gateway.h"
-#include "ops.h"
 
 struct gw_admin {
 	struct evhttp *ad_http;

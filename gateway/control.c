@@ -34,7 +34,6 @@
 
 #include "frontend.h"
 #include "gateway.h"
-#include "ops.h"
 
 #define GW_CTL_MAX_LINE		512
 #define GW_CTL_TIMEOUT_S	5

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "chunking.h"
@@ -748,5 +749,105 @@ int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti);
 /* Drain: new calls of the path are held (as during an outage) while the
  * calls in flight finish; undrain submits them. */
 void gw_path_set_drain(struct gw_path *pa, bool on);
+
+/* ------------------------------------------------------------------------
+ * Operations: metrics, admin listener, control socket
+ * ------------------------------------------------------------------------ */
+/*
+ * Operations interfaces of rpcrdma-gw (prefix gw_): metrics in the
+ * Prometheus text format (metrics.c), the HTTP admin listener with
+ * /metrics, /healthz and /readyz (admin.c, gw_admin_*), and the control
+ * socket that rpcrdma-gwctl talks to (control.c, gw_ctl_*).
+ *
+ * Neither listener is on the data path: failing to open one is logged and
+ * counted, and the gateway runs without it.
+ *
+ * Return conventions: constructors return NULL (errno set) on failure.
+ */
+struct evbuffer;
+
+/* metrics.c */
+/* The whole exposition; gw may be NULL (counters and histograms only). */
+void gw_metrics_render(struct evbuffer *out, const struct gw_stats *st, struct gw_ctx *gw);
+const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
+const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
+/* Ready: at least one path's transport is up. */
+bool gw_ctx_ready(struct gw_ctx *gw);
+
+/* admin.c: HTTP on cf_admin_listen. */
+struct gw_admin;
+struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
+			      const struct sockaddr *sa, socklen_t len);
+void gw_admin_free(struct gw_admin *ad);
+uint16_t gw_admin_port(const struct gw_admin *ad);	/* bound port (tests: port 0) */
+
+/* control.c: line protocol on a Unix stream socket (docs/operations.md).
+ * Requests: one line, "COMMAND [ARG] [json]"; reply: lines of text (or one
+ * JSON line) ending with a line "." (ok) or "!ERR reason". */
+struct gw_ctl;
+struct gw_ctl_hooks {
+	/* reload the configuration file; 0 or negative errno, reason in msg */
+	int (*ch_reload)(void *arg, char *msg, size_t len);
+	/* set the log level (enum cfg_log_level) */
+	void (*ch_log_level)(void *arg, int level);
+	const char *(*ch_config_path)(void *arg);
+	void *ch_arg;
+};
+struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char *path,
+			  const struct gw_ctl_hooks *hooks);
+void gw_ctl_free(struct gw_ctl *ctl);
+/* Run one command line and append the answer to out (also used by tests). */
+void gw_ctl_exec(struct gw_ctl *ctl, const char *line, struct evbuffer *out);
+
+/* ------------------------------------------------------------------------
+ * rpcbind_register
+ * ------------------------------------------------------------------------ */
+/*
+ * rpcbind_register (rpcb_reg.c): the gateway's listeners in the LOCAL
+ * rpcbind, so clients that ask rpcbind (the kernel's lockd for NLM, mount.nfs
+ * for MOUNT) find the gateway.  The plan (what to register) is a pure
+ * function of the configuration and the listener addresses; registering
+ * goes through gw_rpcb_ops so tests can stand in for rpcbind.
+ */
+#define GW_RPCB_MAX	64	/* program/version/netid triples */
+
+struct gw_rpcb_entry {
+	uint32_t re_prog, re_vers;
+	char re_netid[8];	/* "tcp" or "tcp6" */
+	char re_uaddr[64];	/* universal address, RFC 5665 section 5.2.3 */
+	uint16_t re_port;
+	bool re_if_free;	/* NFS, NFS_ACL: only when nobody has it (nfsd usually does) */
+	bool re_ours;		/* set by us (or our own stale entry): unset at exit */
+};
+
+/* What rpcbind_register sets for cf's routes on listeners addrs[0..naddrs):
+ * each well-known routed program (MOUNT v1-3, NLM v1,3,4, NSM v1, NFS v3-4
+ * and NFS_ACL v3 if free) at the versions its route serves, once per netid
+ * (the first listener of each address family wins: rpcbind holds one
+ * mapping per program/version/netid).  Returns the count, at most max. */
+unsigned gw_rpcb_plan(const struct cfg *cf, const struct sockaddr_storage *addrs, unsigned naddrs,
+		      struct gw_rpcb_entry *out, unsigned max);
+
+struct gw_rpcb_ops {
+	/* 0 set; 1 held by someone, its port in *holder; -1 failure (msg) */
+	int (*ro_set)(uint32_t prog, uint32_t vers, const char *netid, const char *uaddr,
+		      uint16_t *holder, char *msg, size_t msglen);
+	/* 0 removed; 1 no longer ours, left; -1 failure (msg) */
+	int (*ro_unset)(uint32_t prog, uint32_t vers, const char *netid, uint16_t port, char *msg,
+			size_t msglen);
+};
+extern const struct gw_rpcb_ops gw_rpcb_tirpc;	/* the local rpcbind via libtirpc */
+
+struct gw_rpcb_reg {
+	const struct gw_rpcb_ops *rr_ops;
+	struct gw_rpcb_entry rr_e[GW_RPCB_MAX];
+	unsigned rr_n;
+};
+
+/* Sets every planned entry; a conflict or failure is logged, counted and
+ * skipped.  Returns how many entries are now ours. */
+unsigned gw_rpcb_register(struct gw_rpcb_reg *rr, const struct gw_log *lg, struct gw_stats *st);
+/* Unsets exactly the entries that are ours (idempotent). */
+void gw_rpcb_unregister(struct gw_rpcb_reg *rr, const struct gw_log *lg, struct gw_stats *st);
 
 #endif /* RPCRDMA_GW_GATEWAY_H */

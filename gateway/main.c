@@ -28,8 +28,6 @@
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
-#include "ops.h"
-#include "rpcb_reg.h"
 
 struct gw_main {
 	struct event_base *m_base;

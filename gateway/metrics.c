@@ -19,7 +19,6 @@
 
 #include "frontend.h"
 #include "gateway.h"
-#include "ops.h"
 
 const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1] = {
 	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rpcb_reg.h"
+#include "gateway.h"
 #include "rpcbind.h"
 
 /* Versions registered per well-known program: what Linux servers register. */

@@ -23,7 +23,6 @@
 #include <event2/buffer.h>
 
 #include "test_gw_harness.h"
-#include "ops.h"
 
 /* ---- a small exposition parser ---- */
 

@@ -16,7 +16,6 @@
 #include <event2/buffer.h>
 
 #include "nfs_enc.h"
-#include "ops.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u

@@ -15,8 +15,6 @@
 
 #include "config.h"
 #include "gateway.h"
-#include "ops.h"
-#include "rpcb_reg.h"
 
 #define B "[backend s]\naddress = 10.99.0.1\n"
 #define ON "[gateway]\nrpcbind_register = on\n"
