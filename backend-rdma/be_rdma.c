@@ -129,6 +129,8 @@ struct be_ctx {
 	struct rpcrdma_limits cx_lim;
 	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
 	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
+	struct be_call *cx_call_cache;	/* freed calls kept for reuse (no malloc per call) */
+	unsigned cx_ncached;
 };
 
 struct be_mw {
@@ -166,6 +168,8 @@ static const char *const call_state_names[] = { "QUEUED", "POSTED", "INVALIDATIN
 						"READING" };
 
 struct be_call {
+	struct be_ctx *ca_ctx;			/* outlives the pool: call_free() caches here */
+	struct be_call *ca_cache_next;		/* cx_call_cache link */
 	struct be_pool *ca_pool;
 	struct be_conn *ca_conn;		/* POSTED.. : the connection it went on */
 	enum be_call_state ca_state;
@@ -347,9 +351,11 @@ static void be_log(const struct be_pool *pool, const char *fn, const char *fmt, 
 }
 #define LOG(pool, ...) be_log((pool), __func__, __VA_ARGS__)
 
+/* Keepalive bookkeeping only (ms, seconds apart): the coarse clock costs
+ * no system call (see gw_now_ms()). */
 static void now(struct timespec *ts)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, ts);
 }
 
 static long ms_since(const struct timespec *t)
@@ -592,7 +598,17 @@ static void call_lr_free(struct be_call *ca)
 
 static void call_free(struct be_call *ca)
 {
+	struct be_ctx *ctx = ca->ca_ctx;
+
 	call_lr_free(ca);
+	/* Keep up to two windows' worth of calls: steady traffic then never
+	 * allocates; a burst beyond that is given back. */
+	if (ctx->cx_ncached < 2 * ctx->cx_cfg.bc_credits * ctx->cx_cfg.bc_conns) {
+		ca->ca_cache_next = ctx->cx_call_cache;
+		ctx->cx_call_cache = ca;
+		ctx->cx_ncached++;
+		return;
+	}
 	free(ca);
 }
 
@@ -1035,13 +1051,25 @@ static int desc_copy(struct be_call *ca, const struct be_call_desc *d)
 static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc *d,
 				be_reply_fn *cb, void *arg)
 {
-	struct be_call *ca;
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_call *ca = ctx->cx_call_cache;
 	int rc;
 
-	ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
-	if (!ca)
-		return NULL;
+	if (ca) {
+		ctx->cx_call_cache = ca->ca_cache_next;
+		ctx->cx_ncached--;
+	} else {
+		ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
+		if (!ca)
+			return NULL;
+	}
 	memset(ca, 0, offsetof(struct be_call, ca_plan));
+	/* Past ca_plan nothing is cleared, but call_free() reads these. */
+	ca->ca_nreg = 0;
+	ca->ca_lr_buf = NULL;
+	ca->ca_lr_mr = NULL;
+	ca->ca_lr_nsegs = 0;
+	ca->ca_ctx = ctx;
 	ca->ca_pool = pool;
 	ca->ca_state = CS_QUEUED;
 	ca->ca_sbuf = -1;
@@ -1050,7 +1078,7 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	ca->ca_xid = d->cd_xid;
 	rc = desc_copy(ca, d);
 	if (rc < 0) {
-		free(ca);
+		call_free(ca);
 		errno = -rc;
 		return NULL;
 	}
@@ -2173,12 +2201,17 @@ void be_ctx_free(struct be_ctx *ctx)
 {
 	struct be_pool *pool;
 	struct be_region *rg;
+	struct be_call *ca;
 	int d;
 
 	if (!ctx)
 		return;
 	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
 		be_pool_free(pool);
+	while ((ca = ctx->cx_call_cache) != NULL) {
+		ctx->cx_call_cache = ca->ca_cache_next;
+		free(ca);
+	}
 	while (!LIST_EMPTY(&ctx->cx_closing))
 		closing_finish(LIST_FIRST(&ctx->cx_closing));
 	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)
