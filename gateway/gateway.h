@@ -516,6 +516,7 @@ struct gw_tp_info {
 	uint64_t ti_err_vers, ti_err_chunk;	/* RDMA_ERROR received, by kind */
 	uint64_t ti_unknown_xid, ti_bad_reply, ti_write_overrun;	/* replies dropped */
 	uint64_t ti_wc_errors, ti_flushed;
+	uint64_t ti_mw_binds, ti_local_inv, ti_remote_inv, ti_mr_regs;
 };
 
 struct gw_transport_ops {

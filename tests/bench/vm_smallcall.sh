@@ -112,7 +112,7 @@ hist() { # print mean of call and rdma histograms
 		END { for (k in v) if (k ~ /_count$/) { b = k; sub(/_count$/, "", b);
 			if (v[k] > 0) printf "  %s: n=%d mean=%.0f us\n", b, v[k], v[b "_sum"] / v[k] * 1e6 } }' "$W/metrics"
 	grep -E '^rpcrdma_gw_(call|rdma)_duration_seconds_bucket' "$W/metrics" | sed 's/^/    /' || true
-	grep -E 'client_paused|credit|retr' "$W/metrics" | grep -v '^#' | sed 's/^/    /' || true
+	grep -E 'client_paused|credit|retr|registrations' "$W/metrics" | grep -v '^#' | sed 's/^/    /' || true
 }
 
 prof_start() {
