@@ -113,6 +113,10 @@ hist() { # print mean of call and rdma histograms
 			if (v[k] > 0) printf "  %s: n=%d mean=%.0f us\n", b, v[k], v[b "_sum"] / v[k] * 1e6 } }' "$W/metrics"
 	grep -E '^rpcrdma_gw_(call|rdma)_duration_seconds_bucket' "$W/metrics" | sed 's/^/    /' || true
 	grep -E 'client_paused|credit|retr|registrations' "$W/metrics" | grep -v '^#' | sed 's/^/    /' || true
+	# rxe's own counters (cumulative over the boot): retransmissions, RNR
+	rdma statistic show link "$BED_RDMA_DEV/1" 2>/dev/null | tr ' ' '\n' | paste - - |
+		grep -E 'retry|rnr|seq|dup|ack_deferred|sent_pkts|rcvd_pkts' | tr '\n' ' ' | sed 's/^/  rxe: /' || true
+	echo
 }
 
 prof_start() {
