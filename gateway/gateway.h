@@ -309,6 +309,7 @@ struct gw_rx {
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
 	int rx_errno;
+	bool rx_drained;		/* last recv() was short: socket empty then */
 };
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
