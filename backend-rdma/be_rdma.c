@@ -155,7 +155,6 @@ void be_verbs_set(const struct be_verbs *v)
 #define BE_RECV_HEADROOM	2
 #define BE_SEND_EXTRA		4	/* send buffers beyond credits (keepalive) */
 #define BE_MAX_SENDS		5	/* a call lost with this many connections fails */
-#define BE_SPARE_CALLS		1024	/* finished calls a pool keeps for reuse (~10 KiB each) */
 #define BE_MAX_LONG_REPLY	(4u << 20)	/* largest reply pulled by RDMA Read */
 #define BE_MAX_REPLY_READS	16	/* read segments in one reply */
 
@@ -210,6 +209,8 @@ struct be_ctx {
 	struct rpcrdma_limits cx_lim;
 	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
 	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
+	struct be_call *cx_call_cache;	/* freed calls kept for reuse (no malloc per call) */
+	unsigned cx_ncached;
 };
 
 struct be_mw {
@@ -257,6 +258,8 @@ static const char *const call_state_names[] = { "QUEUED", "POSTED", "INVALIDATIN
 						"READING" };
 
 struct be_call {
+	struct be_ctx *ca_ctx;			/* outlives the pool: call_free() caches here */
+	struct be_call *ca_cache_next;		/* cx_call_cache link */
 	struct be_pool *ca_pool;
 	struct be_conn *ca_conn;		/* POSTED.. : the connection it went on */
 	enum be_call_state ca_state;
@@ -298,7 +301,6 @@ struct be_call {
 	unsigned ca_lr_posted, ca_lr_done;	/* Reads posted / completed */
 	bool ca_lr_waiting;			/* on cn_rdwait: Reads left to post */
 	TAILQ_ENTRY(be_call) ca_rd_link;
-	struct be_call *ca_spare_next;		/* on po_spare */
 
 	struct be_plan ca_plan;
 	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
@@ -393,10 +395,6 @@ struct be_pool {
 	bool po_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
 	struct event *po_room_ev;
 	bool po_ccp_warned;		/* fallback logged once per pool */
-	/* Finished call objects kept for the next calls: no allocation per
-	 * call once the pool has seen its peak concurrency. */
-	struct be_call *po_spare;
-	unsigned po_nspare;
 	be_bc_fn *po_bc_fn;		/* backchannel CALL taker */
 	void *po_bc_arg;
 };
@@ -469,9 +467,11 @@ static void be_log(const struct be_pool *pool, const char *fn, const char *fmt, 
 }
 #define LOG(pool, ...) be_log((pool), __func__, __VA_ARGS__)
 
+/* Keepalive bookkeeping only (ms, seconds apart): the coarse clock costs
+ * no system call (see gw_now_ms()). */
 static void now(struct timespec *ts)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, ts);
 }
 
 static long ms_since(const struct timespec *t)
@@ -714,13 +714,16 @@ static void call_lr_free(struct be_call *ca)
 
 static void call_free(struct be_call *ca)
 {
-	struct be_pool *pool = ca->ca_pool;
+	struct be_ctx *ctx = ca->ca_ctx;
 
 	call_lr_free(ca);
-	if (pool && !pool->po_freeing && pool->po_nspare < BE_SPARE_CALLS) {
-		ca->ca_spare_next = pool->po_spare;
-		pool->po_spare = ca;
-		pool->po_nspare++;
+	/* Kept on the context, which outlives pools (a reply may be released
+	 * after its pool is gone): up to two windows' worth of calls, so steady
+	 * traffic never allocates; a burst beyond that is given back. */
+	if (ctx->cx_ncached < 2 * ctx->cx_cfg.bc_credits * ctx->cx_cfg.bc_conns) {
+		ca->ca_cache_next = ctx->cx_call_cache;
+		ctx->cx_call_cache = ca;
+		ctx->cx_ncached++;
 		return;
 	}
 	free(ca);
@@ -1193,13 +1196,13 @@ static int desc_copy(struct be_call *ca, const struct be_call_desc *d)
 static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc *d,
 				be_reply_fn *cb, void *arg)
 {
-	struct be_call *ca;
+	struct be_ctx *ctx = pool->po_ctx;
+	struct be_call *ca = ctx->cx_call_cache;
 	int rc;
 
-	if (pool->po_spare) {
-		ca = pool->po_spare;
-		pool->po_spare = ca->ca_spare_next;
-		pool->po_nspare--;
+	if (ca) {
+		ctx->cx_call_cache = ca->ca_cache_next;
+		ctx->cx_ncached--;
 	} else {
 		ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
 		if (!ca)
@@ -1213,6 +1216,7 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	memset(ca, 0, offsetof(struct be_call, ca_plan));
 	ca->ca_nreg = 0;
 	memset(&ca->ca_reply, 0, sizeof(*ca) - offsetof(struct be_call, ca_reply));
+	ca->ca_ctx = ctx;
 	ca->ca_pool = pool;
 	ca->ca_state = CS_QUEUED;
 	ca->ca_sbuf = -1;
@@ -1221,7 +1225,7 @@ static struct be_call *call_new(struct be_pool *pool, const struct be_call_desc 
 	ca->ca_xid = d->cd_xid;
 	rc = desc_copy(ca, d);
 	if (rc < 0) {
-		free(ca);
+		call_free(ca);
 		errno = -rc;
 		return NULL;
 	}
@@ -2787,10 +2791,6 @@ void be_pool_free(struct be_pool *pool)
 	pool_failed_cb(-1, 0, pool);
 	event_free(pool->po_fail_ev);
 	event_free(pool->po_room_ev);
-	while ((ca = pool->po_spare) != NULL) {
-		pool->po_spare = ca->ca_spare_next;
-		free(ca);
-	}
 	LIST_REMOVE(pool, po_link);
 	free(pool->po_slots);
 	free(pool);
@@ -2800,12 +2800,17 @@ void be_ctx_free(struct be_ctx *ctx)
 {
 	struct be_pool *pool;
 	struct be_region *rg;
+	struct be_call *ca;
 	int d;
 
 	if (!ctx)
 		return;
 	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
 		be_pool_free(pool);
+	while ((ca = ctx->cx_call_cache) != NULL) {
+		ctx->cx_call_cache = ca->ca_cache_next;
+		free(ca);
+	}
 	while (!LIST_EMPTY(&ctx->cx_closing))
 		closing_finish(LIST_FIRST(&ctx->cx_closing));
 	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)

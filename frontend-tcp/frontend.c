@@ -218,8 +218,13 @@ void fe_conn_reply(struct fe_conn *c, struct gw_call *call)
 	call->ca_bytes += n;
 	c->fc_bytes += n;
 	TAILQ_INSERT_TAIL(&c->fc_outq, call, ca_out_link);
+	/* Write from the loop, not from here (the caller may be inside a
+	 * backend callback), but without registering the write event with
+	 * epoll first: a socket with room needs no poll, and replies completed
+	 * in the same loop pass still share one writev().  fe_conn_on_write()
+	 * adds the event only when the socket is full. */
 	if (!c->fc_closing)
-		event_add(c->fc_wev, NULL);
+		event_active(c->fc_wev, EV_WRITE, 0);
 }
 
 void fe_conn_hold(struct fe_conn *c, bool hold)
@@ -421,8 +426,10 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return;		/* the write event stays */
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				event_add(c->fc_wev, NULL);	/* wait for room */
+				return;
+			}
 			{
 				char why[96];
 

@@ -336,6 +336,7 @@ struct gw_rx {
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
 	int rx_errno;
+	bool rx_drained;		/* last recv() was short: socket empty then */
 };
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
@@ -542,6 +543,7 @@ struct gw_tp_info {
 	uint64_t ti_err_vers, ti_err_chunk;	/* RDMA_ERROR received, by kind */
 	uint64_t ti_unknown_xid, ti_bad_reply, ti_write_overrun;	/* replies dropped */
 	uint64_t ti_wc_errors, ti_flushed;
+	uint64_t ti_mw_binds, ti_local_inv, ti_remote_inv, ti_mr_regs;
 };
 
 struct gw_transport_ops {

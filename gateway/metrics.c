@@ -422,6 +422,20 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 					    PRIu64 "\n" P "rdma_completion_errors_total{backend=\"%s\",kind=\"error\"} %"
 					    PRIu64 "\n", bn, ti[i].ti_flushed, bn, ti[i].ti_wc_errors);
 		}
+	gw_head(o, "rdma_registrations_total", "counter",
+		"Per-call registration work: window binds, LOCAL_INV posted, windows the server "
+		"invalidated (Send With Invalidate), per-call MRs.");
+	for (unsigned i = 0; i < np; i++)
+		if (first[i]) {
+			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+
+			evbuffer_add_printf(o, P "rdma_registrations_total{backend=\"%s\",kind=\"mw_bind\"} %"
+					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"local_inv\"} %"
+					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"remote_inv\"} %"
+					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"mr_reg\"} %"
+					    PRIu64 "\n", bn, ti[i].ti_mw_binds, bn, ti[i].ti_local_inv, bn,
+					    ti[i].ti_remote_inv, bn, ti[i].ti_mr_regs);
+		}
 }
 
 void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)

@@ -190,6 +190,7 @@ void gw_rx_reset(struct gw_rx *rx)
 	rx->rx_buf = NULL;
 	rx->rx_parsed = 0;
 	rx->rx_in_record = false;
+	rx->rx_drained = false;
 	rm_dec_init(&rx->rx_dec, max);
 }
 
@@ -253,6 +254,14 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		st = gw_rx_parse(rx, out, &got);
 		if (got || st != GW_RX_AGAIN)
 			return st;
+		/* A short recv() emptied the socket: another one now would
+		 * almost surely say EAGAIN, a system call per wakeup for
+		 * nothing.  Callers poll level-triggered, so bytes that came
+		 * since wake them again. */
+		if (rx->rx_drained) {
+			rx->rx_drained = false;
+			return GW_RX_AGAIN;
+		}
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
 		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
@@ -275,6 +284,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		}
 		n = recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
 		if (n > 0) {
+			rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;
 			b->gb_used += (uint32_t)n;
 			rx->rx_bytes += (uint64_t)n;
 			continue;

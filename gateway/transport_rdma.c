@@ -710,6 +710,10 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 	ti->ti_write_overrun = bs->bs_write_overrun;
 	ti->ti_wc_errors = bs->bs_wc_errors;
 	ti->ti_flushed = bs->bs_flushed;
+	ti->ti_mw_binds = bs->bs_mw_binds;
+	ti->ti_local_inv = bs->bs_local_inv;
+	ti->ti_remote_inv = bs->bs_remote_inv;
+	ti->ti_mr_regs = bs->bs_mr_regs;
 	return 0;
 }
 
