@@ -544,6 +544,10 @@ struct gw_tp_info {
 	uint64_t ti_unknown_xid, ti_bad_reply, ti_write_overrun;	/* replies dropped */
 	uint64_t ti_wc_errors, ti_flushed;
 	uint64_t ti_mw_binds, ti_local_inv, ti_remote_inv, ti_mr_regs;
+	uint64_t ti_ccp_ok, ti_ccp_fallback;	/* CONF_RDMA applied / RFC 8797 values kept */
+	uint64_t ti_long_replies, ti_rdma_done;	/* replies pulled by RDMA Read, RDMA_DONE sent */
+	uint64_t ti_read_depth_refused, ti_drain_timeouts;
+	uint64_t ti_bc_calls, ti_bc_replies, ti_bc_dropped;	/* RFC 8167 backchannel */
 };
 
 struct gw_transport_ops {

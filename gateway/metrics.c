@@ -11,6 +11,7 @@
  * samples together, as the format requires.  docs/operations.md lists them.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -436,6 +437,34 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 					    PRIu64 "\n", bn, ti[i].ti_mw_binds, bn, ti[i].ti_local_inv, bn,
 					    ti[i].ti_remote_inv, bn, ti[i].ti_mr_regs);
 		}
+	/* One family per backend-rdma counter group: name, help, then label
+	 * value and field per sample. */
+#define GW_SRV_KIND(name, help, label, ...) do { \
+	static const struct { const char *k; size_t off; } kinds[] = { __VA_ARGS__ }; \
+	gw_head(o, name, "counter", help); \
+	for (unsigned i = 0; i < np; i++) \
+		if (first[i]) \
+			for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) \
+				evbuffer_add_printf(o, P name "{backend=\"%s\"," label "=\"%s\"} %" PRIu64 "\n", \
+						    gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name, \
+						    kinds[k].k, \
+						    *(const uint64_t *)((const char *)&ti[i] + kinds[k].off)); \
+} while (0)
+#define K(s, f) { s, offsetof(struct gw_tp_info, f) }
+	GW_SRV_KIND("rdma_ccp_total", "Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 "
+		    "section 6) at connect: answer applied, or fallback to the RFC 8797 values.",
+		    "result", K("applied", ti_ccp_ok), K("fallback", ti_ccp_fallback));
+	GW_SRV_KIND("rdma_long_replies_total", "Long replies pulled by RDMA Read (RFC 5666 Read list), "
+		    "RDMA_DONE sent after them, and ones refused (server's Read depth 0).", "event",
+		    K("pulled", ti_long_replies), K("rdma_done", ti_rdma_done),
+		    K("refused", ti_read_depth_refused));
+	GW_SRV_KIND("rdma_backchannel_total", "Backchannel CALLs from the server (RFC 8167): delivered "
+		    "to the relay, replies sent, dropped (malformed, no room, no taker).", "event",
+		    K("calls", ti_bc_calls), K("replies", ti_bc_replies), K("dropped", ti_bc_dropped));
+	GW_SRV_KIND("rdma_drain_timeouts_total", "Connection teardowns that stopped waiting for "
+		    "posted work after the drain bound.", "kind", K("drain", ti_drain_timeouts));
+#undef K
+#undef GW_SRV_KIND
 }
 
 void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)

@@ -713,6 +713,15 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 	ti->ti_mw_binds = bs->bs_mw_binds;
 	ti->ti_local_inv = bs->bs_local_inv;
 	ti->ti_remote_inv = bs->bs_remote_inv;
+	ti->ti_ccp_ok = bs->bs_ccp_ok;
+	ti->ti_ccp_fallback = bs->bs_ccp_fallback;
+	ti->ti_long_replies = bs->bs_long_replies;
+	ti->ti_rdma_done = bs->bs_rdma_done;
+	ti->ti_read_depth_refused = bs->bs_read_depth_refused;
+	ti->ti_drain_timeouts = bs->bs_drain_timeouts;
+	ti->ti_bc_calls = bs->bs_bc_calls;
+	ti->ti_bc_replies = bs->bs_bc_replies;
+	ti->ti_bc_dropped = bs->bs_bc_dropped;
 	ti->ti_mr_regs = bs->bs_mr_regs;
 	return 0;
 }

@@ -119,6 +119,11 @@ cp /tmp/ccp.bin /mnt/gw56/ccp.bin
 sync
 assert_same_file /tmp/ccp.bin "$BED_EXPORT/ccp.bin"
 assert_file_sum /mnt/gw56/f-ccp "$(sha256sum "$BED_EXPORT/f-ccp" | cut -d' ' -f1)"
+ccp_fb=$(gw_metric 'rpcrdma_gw_rdma_ccp_total{backend="nfsd",result="fallback"}')
+ccp_ok=$(gw_metric 'rpcrdma_gw_rdma_ccp_total{backend="nfsd",result="applied"}')
+echo "  /metrics: rdma_ccp_total fallback $ccp_fb, applied $ccp_ok"
+assert_eq 1 "$(( ccp_fb >= 1 ))" "rdma_ccp_total{result=fallback} >= 1 (nfsd answers PROG_UNAVAIL)"
+assert_eq 0 "$ccp_ok" "rdma_ccp_total{result=applied} against nfsd"
 timeout 60 umount /mnt/gw56
 kill -TERM "$gw_pid"
 rc=0

@@ -119,6 +119,12 @@ for vers in 4.1 4.2; do
 	done
 	timeout 60 umount "$mnt"
 done
+bc=$(gw_metric 'rpcrdma_gw_rdma_backchannel_total{backend="nfsd",event="calls"}')
+bcr=$(gw_metric 'rpcrdma_gw_rdma_backchannel_total{backend="nfsd",event="replies"}')
+bcd=$(gw_metric 'rpcrdma_gw_rdma_backchannel_total{backend="nfsd",event="dropped"}')
+step "backend backchannel counters: calls $bc, replies $bcr, dropped $bcd"
+assert_eq 1 "$(( bc >= 4 && bcr >= 4 ))" "backchannel CALLs received and replies sent by backend-rdma (>= 4 each)"
+assert_eq 0 "$bcd" "backchannel CALLs dropped"
 step "gateway callback counters and log lines:"
 curl -s http://127.0.0.1:9466/metrics 2>/dev/null | grep '^rpcrdma_gw_callbacks_total' | sed 's/^/  /' || true
 grep -E 'callback|back channel' "$out/gw.log" | head -20 | sed 's/^/  /'
