@@ -1467,52 +1467,11 @@ refuse:
 	return false;
 }
 
-/* RDMA_DONE for xid: a Send with the fixed header only. */
-static void send_done(struct be_conn *cn, uint32_t xid)
-{
-	struct be_ctx *ctx = cn->cn_ctx;
-	struct ibv_send_wr wr, *bad;
-	struct ibv_sge sge;
-	unsigned idx;
-	uint8_t *sb;
-
-	if (cn->cn_nsfree == 0 || cn->cn_sq_used + 1 > cn->cn_sq_max) {
-		LOG(cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
-		ctx->cx_stats.bs_marshal_errors++;
-		return;
-	}
-	idx = cn->cn_sfree[--cn->cn_nsfree];
-	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
-	     (size_t)idx * ctx->cx_cfg.bc_inline_send;
-	chk_put_be32(sb, xid);
-	chk_put_be32(sb + 4, RPCRDMA_VERSION);
-	chk_put_be32(sb + 8, ctx->cx_cfg.bc_credits);
-	chk_put_be32(sb + 12, RPCRDMA_DONE);
-	sge = (struct ibv_sge){ (uintptr_t)sb, 16, cn->cn_mr->lkey };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	if (vx->post_send(cn->cn_qp, &wr, &bad)) {
-		cn->cn_sfree[cn->cn_nsfree++] = idx;
-		conn_fail(cn, "RDMA_DONE post failed");
-		return;
-	}
-	cn->cn_sq_used++;
-	cn->cn_sig_out++;
-	ctx->cx_stats.bs_rdma_done++;
-}
-
-/* ------------------------------------------------------------------------
- * Backchannel (RFC 8167): CALLs from the server, replies from us
- * ------------------------------------------------------------------------ */
-
-/* One inline Send of hdr then iov, from a send buffer; its completion is
- * handled as WR_DONE (the buffer goes back).  0 or -errno. */
-static int bc_post(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
-		   unsigned niov)
+/* One inline Send of hdr then iov from a send buffer (RDMA_DONE, backchannel
+ * replies); its completion is handled as WR_DONE (the buffer goes back).
+ * 0, -EMSGSIZE, -ENOBUFS (no send buffer or SQ room), -ENOTCONN. */
+static int send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
+		       unsigned niov)
 {
 	struct be_ctx *ctx = cn->cn_ctx;
 	size_t len = hlen, cap = ctx->cx_cfg.bc_inline_send;
@@ -1547,13 +1506,41 @@ static int bc_post(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const st
 	wr.num_sge = 1;
 	if (vx->post_send(cn->cn_qp, &wr, &bad)) {
 		cn->cn_sfree[cn->cn_nsfree++] = idx;
-		conn_fail(cn, "backchannel send post failed");
+		conn_fail(cn, "inline send post failed");
 		return -ENOTCONN;
 	}
 	cn->cn_sq_used++;
 	cn->cn_sig_out++;	/* a drain waits for it like for RDMA_DONE */
 	return 0;
 }
+
+/* RDMA_DONE for xid: a Send with the fixed header only. */
+static void send_done(struct be_conn *cn, uint32_t xid)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	uint8_t hdr[16];
+
+	chk_put_be32(hdr, xid);
+	chk_put_be32(hdr + 4, RPCRDMA_VERSION);
+	chk_put_be32(hdr + 8, ctx->cx_cfg.bc_credits);
+	chk_put_be32(hdr + 12, RPCRDMA_DONE);
+	switch (send_inline(cn, hdr, sizeof(hdr), NULL, 0)) {
+	case 0:
+		ctx->cx_stats.bs_rdma_done++;
+		break;
+	case -ENOBUFS:
+		LOG(cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
+		ctx->cx_stats.bs_marshal_errors++;
+		break;
+	default:	/* the connection failed: its reap settles the call */
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Backchannel (RFC 8167): CALLs from the server, replies from us
+ * ------------------------------------------------------------------------ */
+
 
 static void bc_drop(struct be_conn *cn, struct be_rbuf *rb, uint32_t xid, size_t len,
 		    const char *why)
@@ -1583,7 +1570,7 @@ static void bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma
 		chk_put_be32(e + 8, BE_BC_RESERVE);
 		chk_put_be32(e + 12, RPCRDMA_ERROR);
 		chk_put_be32(e + 16, RPCRDMA_ERR_CHUNK);
-		bc_post(cn, e, sizeof(e), NULL, 0);
+		send_inline(cn, e, sizeof(e), NULL, 0);
 		bc_drop(cn, rb, rh->rh_xid, len, "chunks in a reverse-direction call (ERR_CHUNK sent)");
 		return;
 	}
@@ -1646,7 +1633,7 @@ int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov)
 			rc = -ENOTCONN;
 		} else {
 			be_bc_marshal_hdr(hdr, bc->bb_xid, BE_BC_RESERVE);
-			rc = bc_post(cn, hdr, sizeof(hdr), iov, niov);
+			rc = send_inline(cn, hdr, sizeof(hdr), iov, niov);
 			if (rc == 0)
 				cn->cn_ctx->cx_stats.bs_bc_replies++;
 		}
