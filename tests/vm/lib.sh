@@ -323,21 +323,27 @@ gw_conf() {
 	} >"$out/gw.conf"
 }
 gw_start_rdma() {
-	local port=$1 ready
+	local port=$1
 	gw_out=$2
 	shift 2
 	gw_conf "$port" "$gw_out" "$@"
+	gw_run "127.0.0.1:$port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})" \
+		"path nfs->nfsd: transport $gw_nfs_tp up"
+}
+# gw_run WHAT READY-LINE: rpcrdma-gw -c $gw_out/gw.conf in the background
+# (gw_pid; core dumps into the run folder; gw_stop at exit), until its log
+# shows READY-LINE.
+gw_run() {
 	if [ -d /run/vm ]; then
 		ulimit -c unlimited
 		echo "/run/vm/core.%e.%p" >/proc/sys/kernel/core_pattern
 	fi
-	step "start rpcrdma-gw on 127.0.0.1:$port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})"
+	step "start rpcrdma-gw on $1"
 	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
 	gw_pid=$!
 	trap 'gw_stop; bed_on_exit' EXIT
-	ready="path nfs->nfsd: transport $gw_nfs_tp up"
 	# (a failure here shows the log tail through gw_stop at exit)
-	bed_wait 30 "the gateway's NFS path up ($ready)" grep -q "$ready" "$gw_out/gw.log"
+	bed_wait 30 "the gateway's NFS path up ($2)" grep -q "$2" "$gw_out/gw.log"
 	gw_alive
 }
 
@@ -355,14 +361,9 @@ bed_lockd_pin() {
 # from stdin (it must listen on 127.0.0.1:PORT and route nfs over rdma); the
 # same contract as gw_start_rdma (gw_pid, gw_out, gw_stop at exit).
 gw_start_conf() {
-	local port=$1
 	gw_out=$2
 	cat >"$gw_out/gw.conf"
-	step "start rpcrdma-gw on 127.0.0.1:$port ($gw_out/gw.conf)"
-	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
-	gw_pid=$!
-	trap 'gw_stop; bed_on_exit' EXIT
-	bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$gw_out/gw.log"
+	gw_run "127.0.0.1:$1 ($gw_out/gw.conf)" 'path nfs->nfsd: transport rdma up'
 }
 
 # ---- reload of the gw_start_rdma gateway (t_71) ------------------------------

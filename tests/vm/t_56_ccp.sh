@@ -92,25 +92,9 @@ assert_grep '^sha256 read ' "$out/nfsd.tool"
 
 step "rpcrdma-gw with ccp = on in front of the kernel nfsd: NFSv3 mount, 1 MiB each way"
 bed_nfs_client_modules
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$GW_PORT
-[backend nfsd]
-address = $BED_IP
-ccp = on
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
+gw_conf "$GW_PORT" "$out" backend.ccp=on
 assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-config output"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+gw_start_rdma "$GW_PORT" "$out" backend.ccp=on
 mkdir -p /mnt/gw56
 timeout 90 mount -t nfs -o "vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock" \
 	"127.0.0.1:$BED_EXPORT" /mnt/gw56
@@ -125,11 +109,8 @@ echo "  /metrics: rdma_ccp_total fallback $ccp_fb, applied $ccp_ok"
 assert_eq 1 "$(( ccp_fb >= 1 ))" "rdma_ccp_total{result=fallback} >= 1 (nfsd answers PROG_UNAVAIL)"
 assert_eq 0 "$ccp_ok" "rdma_ccp_total{result=applied} against nfsd"
 timeout 60 umount /mnt/gw56
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
+gw_stop || bed_fail "gateway stop"
 grep 'CONF_RDMA\|connection 0' "$out/gw.log" | sed 's/^/  gw: /'
-assert_eq 0 "$rc" "gateway exit status"
 assert_grep 'CONF_RDMA PROG_UNAVAIL: server does not speak CCP' "$out/gw.log"
 if grep -q 'ERROR: AddressSanitizer\|runtime error' "$out/gw.log"; then
 	bed_fail "sanitizer report in the gateway log"
