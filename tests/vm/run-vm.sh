@@ -239,7 +239,7 @@ write_stage2() {
 			"$1" "$REPO" "$BUILD" "$deadline" "$shell"
 		shift
 		printf 'ARGS=('
-		printf ' %q' "$@"
+		[ "$#" = 0 ] || printf ' %q' "$@"	# (printf with no arguments would give '')
 		printf ' )\n'
 		cat <<'EOF'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

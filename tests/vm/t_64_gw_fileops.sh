@@ -19,7 +19,8 @@
 PORT=20496
 NFILES=2000
 MIB=256
-versions=("$@")
+versions=()
+for v in "$@"; do [ -z "$v" ] || versions+=("$v"); done	# the runner may pass ""
 [ "${#versions[@]}" -gt 0 ] || versions=(4.1)
 out=/tmp/t64
 mkdir -p "$out"
