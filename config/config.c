@@ -928,54 +928,6 @@ const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog)
 	return NULL;
 }
 
-bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, size_t len)
-{
-	const char *diff = NULL;
-
-	if (a->cf_nlisten != b->cf_nlisten)
-		diff = "listen";
-	for (unsigned i = 0; !diff && i < a->cf_nlisten; i++)
-		if (a->cf_listen[i].cl_addrlen != b->cf_listen[i].cl_addrlen ||
-		    memcmp(&a->cf_listen[i].cl_addr, &b->cf_listen[i].cl_addr, a->cf_listen[i].cl_addrlen))
-			diff = "listen";
-	if (!diff && a->cf_nbackends != b->cf_nbackends)
-		diff = "backends";
-	for (unsigned i = 0; !diff && i < a->cf_nbackends; i++) {
-		struct cfg_backend x = a->cf_backends[i], y = b->cf_backends[i];
-
-		x.cb_line = y.cb_line = 0;	/* moving a section is no change */
-		if (memcmp(&x, &y, sizeof(x)))
-			diff = "backends";
-	}
-	if (!diff && a->cf_nroutes != b->cf_nroutes)
-		diff = "routes";
-	for (unsigned i = 0; !diff && i < a->cf_nroutes; i++) {
-		struct cfg_route x = a->cf_routes[i], y = b->cf_routes[i];
-
-		x.cr_line = y.cr_line = 0;
-		if (memcmp(&x, &y, sizeof(x)))
-			diff = "routes";
-	}
-	if (!diff && (a->cf_buffers != b->cf_buffers || a->cf_buffer_size != b->cf_buffer_size ||
-		      a->cf_hugepages != b->cf_hugepages))
-		diff = "buffer pool";
-	if (!diff && a->cf_max_record != b->cf_max_record)
-		diff = "max_record";
-	if (!diff && a->cf_max_calls != b->cf_max_calls)
-		diff = "max_calls";
-	if (!diff && a->cf_max_clients != b->cf_max_clients)
-		diff = "max_clients";
-	if (!diff && strcmp(a->cf_admin_listen, b->cf_admin_listen))
-		diff = "admin_listen";
-	if (!diff && strcmp(a->cf_control_socket, b->cf_control_socket))
-		diff = "control_socket";
-	/* Registered once at start and removed at exit: never redone on reload. */
-	if (!diff && a->cf_rpcbind_register != b->cf_rpcbind_register)
-		diff = "rpcbind_register";
-	if (diff && what && len)
-		snprintf(what, len, "%s", diff);
-	return diff == NULL;
-}
 
 /* ---- reload as a list of actions ---- */
 

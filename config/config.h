@@ -119,13 +119,6 @@ struct cfg *cfg_parse_string(const char *text, const char *name, const struct cf
 			     char *err, size_t errlen);
 void cfg_free(struct cfg *cf);
 
-/* Reload: true when a and b differ only in what a running daemon can take
- * (log level, per-client limits, held calls, timeouts, DRC window);
- * otherwise false with the first structural difference named in what
- * ("listen", "backends", "routes", "buffer pool", "max_record",
- * "max_calls", "max_clients", "rpcbind_register"). */
-bool cfg_same_structure(const struct cfg *a, const struct cfg *b, char *what, size_t len);
-
 /* Reload as a list of actions (pure: old and new configuration in, actions
  * out; gateway.c applies them).  Identity is the section name.  A backend
  * is kept when every connection parameter (address, ports, connections,

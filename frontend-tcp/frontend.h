@@ -57,7 +57,7 @@ int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr
 /* Serve an already connected socket (tests, inetd style); takes fd. */
 int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name);
 unsigned fe_nconns(const struct fe_frontend *fe);
-/* Reload: limits and timeouts from cf from now on (see gw_ctx_set_cfg). */
+/* Reload: limits and timeouts from cf from now on (a reload's new values). */
 void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf);
 /* Clear the gateway hold of every client (a hold queue drained). */
 void fe_resume_held(struct fe_frontend *fe);

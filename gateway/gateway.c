@@ -104,20 +104,6 @@ void gw_ctx_set_rdma(struct gw_ctx *gw, const struct gw_transport_ops *ops, void
 	gw->gw_p.gp_rdma_arg = arg;
 }
 
-/* Values only (cfg_same_structure() said equal in routes and backends):
- * the sections are the same, so the copies only follow line numbers. */
-void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf)
-{
-	gw->gw_p.gp_cfg = cf;
-	for (unsigned i = 0; i < gw->gw_nbackends && i < cf->cf_nbackends; i++)
-		gw->gw_backends[i]->bk_ccfg = cf->cf_backends[i];
-	for (unsigned i = 0; i < gw->gw_npaths && i < cf->cf_nroutes; i++)
-		gw->gw_paths[i]->pa_rcfg = cf->cf_routes[i];
-	/* Transports read pi_cfg through a pointer: they follow. */
-	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
-		if (gw->gw_pslots[i].pa_used)
-			gw->gw_pslots[i].pa_info.pi_cfg = cf;
-}
 const char *gw_path_name(const struct gw_path *pa) { return pa->pa_name; }
 unsigned gw_ctx_npaths(const struct gw_ctx *gw) { return gw->gw_npaths; }
 struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i) { return i < gw->gw_npaths ? gw->gw_paths[i] : NULL; }

@@ -697,10 +697,6 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */
 int gw_ctx_start(struct gw_ctx *gw);
 void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe);
-/* Reload: switch to cf, which cfg_same_structure() found equal in routes,
- * backends and sizes to the running one; the caller frees the old one
- * afterwards (nothing keeps a pointer into it). */
-void gw_ctx_set_cfg(struct gw_ctx *gw, const struct cfg *cf);
 /* Reload with routes and backends: apply d = cfg_diff(running, cf), which
  * must have no CFG_ACT_RESTART.  Added backends and routes get new paths
  * whose transports connect; removed or changed ones are retired: no new

@@ -175,7 +175,7 @@ static void gw_main_ops_setup(struct gw_main *m)
 
 /* rpcbind_register: the bound listener addresses (also those systemd
  * passed) in the local rpcbind.  Once at start; a reload cannot change it
- * (cfg_same_structure), so nothing is ever registered twice. */
+ * (cfg_diff: restart needed), so nothing is ever registered twice. */
 static void gw_main_rpcb_setup(struct gw_main *m)
 {
 	struct sockaddr_storage addrs[CFG_MAX_LISTEN];

@@ -209,8 +209,9 @@ static void t08_ccp(void **state)
 	cfg_free(cf);
 }
 
-/* 7. Reload: what a running daemon takes, and what needs a restart. */
-static void t07_same_structure(void **state)
+/* 7. Reload (cfg_diff): what a running daemon takes in place, what changes
+ * backends or routes, and what needs a restart (the key named). */
+static void t07_reload_diff(void **state)
 {
 	static const struct {
 		const char *b;
@@ -220,12 +221,15 @@ static void t07_same_structure(void **state)
 		/* 1 */ { "[gateway]\nlog_level = debug\ncalls_per_client = 3\nidle_timeout = 5\n" B, true, "" },
 		/* 2 */ { "\n\n" B, true, "" },		/* sections moved: no change */
 		/* 3 */ { "[gateway]\nlisten = 127.0.0.1:1\n" B, false, "listen" },
-		/* 4 */ { B "port = 2050\n", false, "backends" },
-		/* 5 */ { B "[route n]\nprogram = nfs\n", false, "routes" },
+		/* 4 */ { B "port = 2050\n", false, "" },	/* backend replaced */
+		/* 5 */ { B "[route n]\nprogram = nfs\n", false, "" },	/* route added */
 		/* 6 */ { "[gateway]\nbuffers = 2000\n" B, false, "buffer pool" },
 		/* 7 */ { "[gateway]\nmax_calls = 10\n" B, false, "max_calls" },
 	};
-	char err[256], what[32];
+	char err[256];
+	const char *what;
+	struct cfg_diff d;
+	bool same;
 	struct cfg *a = cfg_parse_string(B, "a", NULL, err, sizeof(err));
 
 	(void)state;
@@ -235,8 +239,13 @@ static void t07_same_structure(void **state)
 
 		if (!b)
 			fail_msg("case %zu: %s", i + 1, err);
-		what[0] = '\0';
-		if (cfg_same_structure(a, b, what, sizeof(what)) != t[i].same)
+		cfg_diff(a, b, &d);
+		what = "";
+		same = d.cd_nchanges == 0 && d.cd_nrestart == 0;
+		for (unsigned k = 0; k < d.cd_n; k++)
+			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
+				what = d.cd_act[k].ca_what;
+		if (same != t[i].same)
 			fail_msg("case %zu: expected %s", i + 1, t[i].same ? "same" : "different");
 		assert_string_equal(what, t[i].what);
 		cfg_free(b);
@@ -253,7 +262,7 @@ int main(void)
 		cmocka_unit_test(t04_overrides),
 		cmocka_unit_test(t05_file),
 		cmocka_unit_test(t06_sample),
-		cmocka_unit_test(t07_same_structure),
+		cmocka_unit_test(t07_reload_diff),
 		cmocka_unit_test(t08_ccp),
 	};
 

@@ -264,7 +264,8 @@ static void t06_stale_and_gone(void **state)
  * is structural on reload (registered once at start, never redone). */
 static void t07_config_key(void **state)
 {
-	char err[256] = "", what[32] = "";
+	char err[256] = "";
+	struct cfg_diff d;
 	struct cfg *on = parse(ON B), *off = parse("[gateway]\nrpcbind_register = off\n" B);
 	struct cfg *on2 = parse("[gateway]\nrpcbind_register = yes\nlog_level = debug\n" B);
 	struct cfg *bad;
@@ -272,9 +273,13 @@ static void t07_config_key(void **state)
 	(void)state;
 	assert_true(on->cf_rpcbind_register);
 	assert_false(off->cf_rpcbind_register);
-	assert_false(cfg_same_structure(on, off, what, sizeof(what)));
-	assert_string_equal(what, "rpcbind_register");
-	assert_true(cfg_same_structure(on, on2, what, sizeof(what)));
+	cfg_diff(on, off, &d);
+	assert_int_equal(d.cd_nrestart, 1);
+	assert_int_equal(d.cd_act[d.cd_n - 1].ca_kind, CFG_ACT_RESTART);
+	assert_string_equal(d.cd_act[d.cd_n - 1].ca_what, "rpcbind_register");
+	cfg_diff(on, on2, &d);
+	assert_int_equal(d.cd_nrestart, 0);
+	assert_int_equal(d.cd_nchanges, 0);
 	bad = cfg_parse_string("[gateway]\nrpcbind_register = maybe\n" B, "t.conf", NULL, err,
 			       sizeof(err));
 	assert_null(bad);
