@@ -394,7 +394,7 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	gw_xent_settle(c);
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_reply_len);
-	if (c->ca_prog == CFG_PROG_NFS && c->ca_vers == 4 && c->ca_proc == 1 && c->ca_conn)
+	if (c->ca_hdr.rc_prog == CFG_PROG_NFS && c->ca_hdr.rc_vers == 4 && c->ca_hdr.rc_proc == 1 && c->ca_conn)
 		gw_cb_learn_reply(gw, c, iov, niov);
 	fe_conn_reply(c->ca_conn, c);
 }
@@ -416,12 +416,12 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	{
 		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
-					.le_client = fe_conn_name(c->ca_conn), .le_prog = c->ca_prog,
-					.le_vers = c->ca_vers, .le_proc = c->ca_proc,
+					.le_client = fe_conn_name(c->ca_conn), .le_prog = c->ca_hdr.rc_prog,
+					.le_vers = c->ca_hdr.rc_vers, .le_proc = c->ca_hdr.rc_proc,
 					.le_error = gw_ctr_str(ctr) };
 
 		gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x prog %u vers %u from %s: local reply (%s)",
-			  c->ca_cxid, c->ca_prog, c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
+			  c->ca_cxid, c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
 	}
 	fe_conn_reply(c->ca_conn, c);
 }
@@ -561,9 +561,9 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	c->ca_reply_rec.rc_niov = 1;
 	c->ca_reply_rec.rc_len = len;
 	c->ca_cxid = cp->cbp_cxid;
-	c->ca_prog = m.cm_prog;
-	c->ca_vers = m.cm_vers;
-	c->ca_proc = m.cm_proc;
+	c->ca_hdr.rc_prog = m.cm_prog;
+	c->ca_hdr.rc_vers = m.cm_vers;
+	c->ca_hdr.rc_proc = m.cm_proc;
 	c->ca_start_ms = gw_now_ms();
 	c->ca_start_us = gw_now_us();
 	fe_conn_call_add(owner, c);
@@ -876,7 +876,8 @@ static bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 {
 	struct rpc_reply_hdr st = { 0 };
-	struct rpc_call_hdr hdr;
+	struct rpc_call_hdr *hdr;
+	enum chk_walk_err werr;
 	struct xdr_cur xc;
 	struct gw_call *c;
 	struct gw_path *pa;
@@ -912,11 +913,12 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	fe_conn_call_add(conn, c);
 
 	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-	if (!rpc_call_decode(&xc, &hdr)) {
-		if (hdr.rc_auth_stat) {
+	hdr = &c->ca_hdr;
+	if (!rpc_call_decode(&xc, hdr)) {
+		if (hdr->rc_auth_stat) {
 			st.rr_stat = RPC_MSG_DENIED;
 			st.rr_reject_stat = RPC_AUTH_ERROR;
-			st.rr_auth_stat = hdr.rc_auth_stat;
+			st.rr_auth_stat = hdr->rc_auth_stat;
 			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 			return 0;
 		}
@@ -928,18 +930,15 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		gw_call_finalize(c, GW_END_FAILED);
 		return -EPROTO;
 	}
-	c->ca_prog = hdr.rc_prog;
-	c->ca_vers = hdr.rc_vers;
-	c->ca_proc = hdr.rc_proc;
-	gw_stats_proc(ST(gw), hdr.rc_prog, hdr.rc_vers, hdr.rc_proc);
-	if (hdr.rc_rpcvers != RPC_VERS) {
+	gw_stats_proc(ST(gw), hdr->rc_prog, hdr->rc_vers, hdr->rc_proc);
+	if (hdr->rc_rpcvers != RPC_VERS) {
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_MISMATCH;
 		st.rr_low = st.rr_high = RPC_VERS;
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
 		return 0;
 	}
-	if (hdr.rc_cred.oa_flavor == RPC_AUTH_TLS) {
+	if (hdr->rc_cred.oa_flavor == RPC_AUTH_TLS) {
 		/* RFC 9289 4.1: a server without RPC-with-TLS rejects the probe;
 		 * the gateway does not offer TLS yet, whatever the server does. */
 		st.rr_stat = RPC_MSG_DENIED;
@@ -948,14 +947,14 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 		return 0;
 	}
-	pa = gw_route(gw, hdr.rc_prog);
+	pa = gw_route(gw, hdr->rc_prog);
 	if (!pa) {
 		st.rr_stat = RPC_MSG_ACCEPTED;
 		st.rr_accept_stat = RPC_PROG_UNAVAIL;
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
 		return 0;
 	}
-	if (hdr.rc_vers < pa->pa_route->cr_vers_low || hdr.rc_vers > pa->pa_route->cr_vers_high) {
+	if (hdr->rc_vers < pa->pa_route->cr_vers_low || hdr->rc_vers > pa->pa_route->cr_vers_high) {
 		st.rr_stat = RPC_MSG_ACCEPTED;
 		st.rr_accept_stat = RPC_PROG_MISMATCH;
 		st.rr_low = pa->pa_route->cr_vers_low;
@@ -964,7 +963,12 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		return 0;
 	}
 	c->ca_path = pa;
-	if (hdr.rc_prog == CFG_PROG_NFS && hdr.rc_vers == 4 && hdr.rc_proc == 1 &&
+	/* RPCSEC_GSS integrity/privacy bodies cannot be reduced (RFC 8166
+	 * 8.2.2.3): the walkers take the service and offer no DDP then. */
+	if (hdr->rc_cred.oa_flavor == RPC_RPCSEC_GSS)
+		c->ca_gss = hdr->rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr->rc_gss_service;
+	chk_call_walk(&xc, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, c->ca_gss, &c->ca_walk, &werr);
+	if (hdr->rc_prog == CFG_PROG_NFS && hdr->rc_vers == 4 && hdr->rc_proc == 1 &&
 	    gw_cbs_ownerless(gw->gw_cbs) > 0)
 		gw_cb_learn_sequence(gw, c);
 
@@ -972,7 +976,8 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	if (!gw_call_map_xid(pa, c))
 		return 0;
 	gw_debug(LG(gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s", xid,
-		 c->ca_prog, c->ca_vers, c->ca_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
+		 hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
+	gw_stats_nfs4_ops(ST(gw), &c->ca_walk);	/* once per call, not per submit */
 	gw_path_submit(pa, c);
 	return 0;
 }
@@ -1005,7 +1010,7 @@ static void gw_path_rehome_held(struct gw_ctx *gw, struct gw_path *old)
 	unsigned moved = 0, failed = 0;
 
 	while ((c = TAILQ_FIRST(&old->pa_held))) {
-		struct gw_path *np = gw_route(gw, c->ca_prog);
+		struct gw_path *np = gw_route(gw, c->ca_hdr.rc_prog);
 
 		if (!np) {
 			failed++;

@@ -441,7 +441,11 @@ struct gw_call {
 	struct gw_xent *ca_xent;	/* XID mapping, NULL for local replies */
 	uint32_t ca_cxid;		/* client's XID */
 	uint32_t ca_gxid;		/* gateway XID, in the record while SENT */
-	uint32_t ca_prog, ca_vers, ca_proc;
+	/* Decoded once, where the record becomes a call (gw_on_record): the
+	 * transports and the metrics read these, never the bytes again. */
+	struct rpc_call_hdr ca_hdr;	/* program, version, procedure, flavor, GSS fields */
+	uint32_t ca_gss;		/* the walkers' view of the flavor: 0 or CHK_GSS_* */
+	struct chk_call_walk ca_walk;	/* DDP items and reply bound; valid once routed */
 	uint64_t ca_client;		/* client key (XID map) */
 	uint64_t ca_start_ms;
 	uint64_t ca_start_us;		/* latency histogram */

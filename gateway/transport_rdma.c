@@ -450,12 +450,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 	struct gr_call *gc = &rp->rp_calls[c->ca_index];
 	struct chk_rdma_params prm;
 	struct chk_decision dc;
-	struct chk_call_walk cw;
-	struct rpc_call_hdr hdr;
 	struct be_conn_info ci;
 	struct be_call_desc d;
-	enum chk_walk_err werr;
-	struct xdr_cur xc;
 	unsigned nreads = 0, n;
 
 	if (gc->gc_busy)	/* cannot happen: one gw_call, one slot */
@@ -465,15 +461,10 @@ static int gr_submit(void *tp, struct gw_call *c)
 	memset(gc, 0, offsetof(struct gr_call, gc_wiov));
 	gc->gc_path = rp;
 	gc->gc_call = c;
-	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-	if (!rpc_call_decode(&xc, &hdr))
-		return -EPROTO;	/* the gateway decoded it already */
-	gc->gc_prog = hdr.rc_prog;
-	gc->gc_vers = hdr.rc_vers;
-	gc->gc_proc = hdr.rc_proc;
-	gc->gc_gss = hdr.rc_cred.oa_flavor == RPC_RPCSEC_GSS
-		     ? (hdr.rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr.rc_gss_service) : 0;
-	chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, gc->gc_gss, &cw, &werr);
+	gc->gc_prog = c->ca_hdr.rc_prog;	/* decoded and walked once, by the gateway */
+	gc->gc_vers = c->ca_hdr.rc_vers;
+	gc->gc_proc = c->ca_hdr.rc_proc;
+	gc->gc_gss = c->ca_gss;
 	chk_rdma_params_default(&prm);
 	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
 		prm.rp_send_threshold = ci.ci_send_threshold;
@@ -486,7 +477,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		prm.rp_max_write_chunks = BE_MAX_WRITE_CHUNKS;
 	if (prm.rp_max_read_chunks > BE_MAX_READ_ITEMS)
 		prm.rp_max_read_chunks = BE_MAX_READ_ITEMS;
-	if (!chk_decide(&cw, 0, c->ca_rec.rc_len, &prm, &dc))
+	if (!chk_decide(&c->ca_walk, 0, c->ca_rec.rc_len, &prm, &dc))
 		return -EMSGSIZE;
 	memset(&d, 0, sizeof(d));
 	d.cd_xid = c->ca_gxid;
@@ -540,7 +531,6 @@ static int gr_submit(void *tp, struct gw_call *c)
 		       c->ca_gxid, strerror(err));
 		return -err;
 	}
-	gw_stats_nfs4_ops(rp->rp_info->pi_stats, &cw);	/* once: only a submitted call counts */
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
 		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rc_len);
 	} else {

@@ -495,20 +495,6 @@ static int gt_submit(void *tp, struct gw_call *c)
 	TAILQ_INSERT_TAIL(&gt->gt_sendq, c, ca_path_link);
 	c->ca_tp_priv = &gt->gt_sendq;
 	event_add(gt->gt_wev, NULL);
-	if (c->ca_prog == CFG_PROG_NFS && c->ca_vers == 4 && c->ca_proc == 1) {
-		/* Per-op counters: the RDMA transport walks every call anyway;
-		 * here only COMPOUNDs are walked, for their op list. */
-		struct chk_call_walk cw;
-		struct rpc_call_hdr hdr;
-		enum chk_walk_err werr;
-		struct xdr_cur xc;
-
-		xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-		if (rpc_call_decode(&xc, &hdr) && hdr.rc_cred.oa_flavor != RPC_RPCSEC_GSS) {
-			chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, 0, &cw, &werr);
-			gw_stats_nfs4_ops(gt->gt_info->pi_stats, &cw);
-		}
-	}
 	return 0;
 }
 
