@@ -1046,7 +1046,7 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 		bool kept = false;
 
 		for (unsigned k = 0; i != CFG_ACT_NONE && k < d->cd_n; k++)
-			if (d->cd_act[k].ca_kind == CFG_ACT_ROUTE_REMOVE && d->cd_act[k].ca_old == i)
+			if (d->cd_act[k].ac_kind == CFG_ACT_ROUTE_REMOVE && d->cd_act[k].ac_old == i)
 				i = CFG_ACT_NONE;
 		if (i != CFG_ACT_NONE) {
 			const struct cfg_route *x = &a->cf_routes[i];

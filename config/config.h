@@ -139,10 +139,10 @@ enum cfg_act_kind {
 };
 #define CFG_ACT_NONE	(~0u)
 struct cfg_action {
-	enum cfg_act_kind ca_kind;
-	unsigned ca_old;		/* index in the old cf_backends/cf_routes, or CFG_ACT_NONE */
-	unsigned ca_new;		/* index in the new one, or CFG_ACT_NONE */
-	const char *ca_what;		/* RESTART: the key; REMOVE: why ("removed", "address", ...) */
+	enum cfg_act_kind ac_kind;
+	unsigned ac_old;		/* index in the old cf_backends/cf_routes, or CFG_ACT_NONE */
+	unsigned ac_new;		/* index in the new one, or CFG_ACT_NONE */
+	const char *ac_what;		/* RESTART: the key; REMOVE: why ("removed", "address", ...) */
 };
 #define CFG_DIFF_MAX	(2 * CFG_MAX_BACKENDS + 2 * CFG_MAX_ROUTES + 8)
 struct cfg_diff {

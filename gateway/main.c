@@ -82,9 +82,9 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 		size_t o = 0;
 
 		for (unsigned k = 0; k < d.cd_n && o < len; k++)
-			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
+			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
 				o += (size_t)snprintf(msg + o, len - o, "%s%s", o ? ", " : "",
-						      d.cd_act[k].ca_what);
+						      d.cd_act[k].ac_what);
 		if (o < len)
 			snprintf(msg + o, len - o, " changed, which needs a restart; keeping the "
 				 "running configuration (nothing applied)");
@@ -114,7 +114,7 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	m->m_cfg = cf;
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
 	for (unsigned k = 0; k < d.cd_n; k++)
-		n[d.cd_act[k].ca_kind]++;
+		n[d.cd_act[k].ac_kind]++;
 	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
 		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
 		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cd_values ? "changed" : "unchanged");

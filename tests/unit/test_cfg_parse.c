@@ -243,8 +243,8 @@ static void t07_reload_diff(void **state)
 		what = "";
 		same = d.cd_nchanges == 0 && d.cd_nrestart == 0;
 		for (unsigned k = 0; k < d.cd_n; k++)
-			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
-				what = d.cd_act[k].ca_what;
+			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
+				what = d.cd_act[k].ac_what;
 		if (same != t[i].same)
 			fail_msg("case %zu: expected %s", i + 1, t[i].same ? "same" : "different");
 		assert_string_equal(what, t[i].what);
