@@ -316,8 +316,8 @@ static void cfg_backend_defaults(struct cfg_backend *b, const char *name, int li
 	b->cb_rdma_port = 20049;
 	b->cb_connections = 1;
 	b->cb_credits = 64;
-	b->cb_inline_send = 4096;
-	b->cb_inline_recv = 4096;
+	b->cb_inline_send = CHK_INLINE_DEFAULT;
+	b->cb_inline_recv = CHK_INLINE_DEFAULT;
 	b->cb_regmode = CFG_REG_MW;
 	b->cb_line = line;
 }
@@ -558,8 +558,9 @@ static bool cfg_backend_key(struct cfg_parser *cp, struct cfg_backend *b, const 
 		return true;
 	}
 	if (!strcmp(name, "inline_send") || !strcmp(name, "inline_recv")) {
-		/* RFC 8797 5.1: 1 KiB units, 1024..262144 */
-		if (!parse_size(value, 262144, &v) || v < 1024 || (v & 1023))
+		/* RFC 8797 4.2: 1 KiB units, 1024..262144 */
+		if (!parse_size(value, RPCRDMA_PD_MAX_SIZE, &v) || v < RPCRDMA_PD_DEFAULT_SIZE ||
+		    (v & 1023))
 			return BAD("a multiple of 1024, 1k..256k");
 		if (name[7] == 's')
 			b->cb_inline_send = (unsigned)v;

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "chunking.h"
+
 #define CFG_DEFAULT_PATH	"/etc/rpcrdma-gw/rpcrdma-gw.conf"
 #define CFG_MAX_LISTEN		8
 #define CFG_MAX_BACKENDS	8
@@ -29,12 +31,12 @@
 #define CFG_DEFAULT_ADMIN	"127.0.0.1:9466"
 #define CFG_DEFAULT_CONTROL	"/run/rpcrdma-gw/control"
 
-/* Well-known programs the default routes name. */
-#define CFG_PROG_NFS		100003u
-#define CFG_PROG_MOUNT		100005u
-#define CFG_PROG_NLM		100021u
-#define CFG_PROG_NSM		100024u
-#define CFG_PROG_NFS_ACL	100227u	/* served by nfsd on the NFS port */
+/* Well-known programs the default routes name (numbers: chunking.h). */
+#define CFG_PROG_NFS		((uint32_t)CHK_PROG_NFS)
+#define CFG_PROG_MOUNT		((uint32_t)CHK_PROG_MOUNT)
+#define CFG_PROG_NLM		((uint32_t)CHK_PROG_NLM)
+#define CFG_PROG_NSM		((uint32_t)CHK_PROG_NSM)
+#define CFG_PROG_NFS_ACL	((uint32_t)CHK_PROG_NFSACL)	/* served by nfsd on the NFS port */
 
 enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };
