@@ -68,11 +68,6 @@ const char *cfg_log_level_str(enum cfg_log_level l)
 	return (unsigned)l < 4 ? cfg_log_level_names[l] : "?";
 }
 
-const char *cfg_transport_str(enum cfg_transport t)
-{
-	return (unsigned)t < 2 ? cfg_transport_names[t] : "?";
-}
-
 const char *cfg_regmode_str(enum cfg_regmode m)
 {
 	return (unsigned)m < 3 ? cfg_regmode_names[m] : "?";
@@ -931,18 +926,6 @@ const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog)
 
 
 /* ---- reload as a list of actions ---- */
-
-const char *cfg_act_str(enum cfg_act_kind k)
-{
-	static const char *const s[] = {
-		[CFG_ACT_BACKEND_KEEP] = "backend_keep", [CFG_ACT_BACKEND_ADD] = "backend_add",
-		[CFG_ACT_BACKEND_REMOVE] = "backend_remove", [CFG_ACT_ROUTE_KEEP] = "route_keep",
-		[CFG_ACT_ROUTE_ADD] = "route_add", [CFG_ACT_ROUTE_REMOVE] = "route_remove",
-		[CFG_ACT_RESTART] = "restart",
-	};
-
-	return (unsigned)k < sizeof(s) / sizeof(s[0]) ? s[k] : "?";
-}
 
 /* First connection parameter that differs, or NULL (cb_line is no change). */
 static const char *cfg_backend_change(const struct cfg_backend *a, const struct cfg_backend *b)

@@ -155,13 +155,11 @@ struct cfg_diff {
 	bool cd_values;				/* a value a running daemon takes changed */
 };
 void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *d);
-const char *cfg_act_str(enum cfg_act_kind k);
 
 /* The route for a program, or NULL. */
 const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
 
 const char *cfg_log_level_str(enum cfg_log_level l);
-const char *cfg_transport_str(enum cfg_transport t);
 const char *cfg_regmode_str(enum cfg_regmode m);
 /* "1.2.3.4:2049" or "[::1]:2049" into a sockaddr; false if not numeric. */
 bool cfg_parse_sockaddr(const char *text, uint16_t default_port, struct sockaddr_storage *ss,
