@@ -13,10 +13,13 @@
  * count is that key's line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -33,11 +36,17 @@ struct cfg_parser {
 	int cp_long_line;		/* first line longer than inih's buffer */
 	int cp_section_line;		/* line of the last [section] header */
 	bool cp_section_new;		/* a header was read since the last key */
+	size_t cp_bytes;		/* read so far, against CFG_FILE_MAX */
+	bool cp_too_large;
 	FILE *cp_file;			/* reader source: a FILE ... */
 	const char *cp_text;		/* ... or a string */
 	char cp_section[128];		/* last section seen */
 	struct cfg_backend *cp_backend;	/* section being filled */
 	struct cfg_route *cp_route;
+	/* Line of each key given, by table index: [gateway] (it may be opened
+	 * again) and the [backend]/[route] being filled (each opened once). */
+	int cp_gw_seen[CFG_KEYS_MAX];
+	int cp_sec_seen[CFG_KEYS_MAX];
 	char cp_rb[CFG_MAX_ROUTES][CFG_NAME_MAX];	/* route -> backend name */
 	int cp_rb_line[CFG_MAX_ROUTES];
 	char *cp_err;
@@ -135,6 +144,11 @@ static char *cfg_reader(char *str, int num, void *stream)
 		memcpy(str, cp->cp_text, n);
 		str[n] = '\0';
 		cp->cp_text += n;
+	}
+	cp->cp_bytes += n;
+	if (cp->cp_bytes > CFG_FILE_MAX) {	/* also a file that grows while read */
+		cp->cp_too_large = true;
+		return NULL;
 	}
 	cp->cp_line++;
 	{
@@ -246,6 +260,7 @@ static bool cfg_section_start(struct cfg_parser *cp, const char *section, int li
 	cp->cp_section_new = false;
 	cp->cp_backend = NULL;
 	cp->cp_route = NULL;
+	memset(cp->cp_sec_seen, 0, sizeof(cp->cp_sec_seen));
 	if (!strcmp(section, "gateway") || section[0] == '\0')
 		return true;
 	if (cfg_section_is(section, "backend", &name)) {
@@ -285,6 +300,7 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 	const struct cfg_key *k;
 	void *obj = cp->cp_cfg;
 	char label[CFG_NAME_MAX + 16] = "[gateway]";
+	int *seen = cp->cp_gw_seen;
 
 	if (cp->cp_failed)
 		return 0;
@@ -300,9 +316,16 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		obj = cp->cp_route;
 		snprintf(label, sizeof(label), "[route %s]", cp->cp_route->cr_name);
 	}
+	if (s != CFG_SEC_GATEWAY)
+		seen = cp->cp_sec_seen;
 	k = cfg_key_find(s, name);
 	if (!k)
 		return cfg_fail(cp, line, "unknown key '%s' in %s", name, label);
+	/* A second value would silently win over the first: refuse it. */
+	if (!(k->ky_flags & CFG_KF_REPEAT) && seen[cfg_key_index(k)])
+		return cfg_fail(cp, line, "%s: duplicate key in %s (first at line %d)", name, label,
+				seen[cfg_key_index(k)]);
+	seen[cfg_key_index(k)] = line;
 	return cfg_key_set(cp, k, obj, value, line);
 }
 
@@ -491,6 +514,8 @@ static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov
 	cfg_section_defaults(cp, CFG_SEC_GATEWAY, cf);
 	if (cp->cp_file || cp->cp_text) {
 		rc = ini_parse_stream(cfg_reader, cp, cfg_handler, cp);
+		if (cp->cp_too_large && !cp->cp_failed)
+			cfg_fail(cp, 0, "too large (more than %u bytes)", CFG_FILE_MAX);
 		if (cp->cp_long_line && !cp->cp_failed)
 			cfg_fail(cp, cp->cp_long_line, "line too long (max %d characters)", INI_MAX_LINE - 3);
 		if (rc > 0 && !cp->cp_failed)
@@ -509,6 +534,40 @@ static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov
 	return cf;
 }
 
+/* The path must be a regular file of at most CFG_FILE_MAX bytes: a device
+ * or a FIFO would feed the reader forever or block it.  O_NONBLOCK keeps the
+ * open of a FIFO from waiting for a writer; it is no-op on a regular file. */
+static bool cfg_open(struct cfg_parser *cp, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return cfg_fail(cp, 0, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return cfg_fail(cp, 0, "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return cfg_fail(cp, 0, "not a regular file");
+	}
+	if (st.st_size > (off_t)CFG_FILE_MAX) {
+		close(fd);
+		return cfg_fail(cp, 0, "too large (%lld bytes, max %u)", (long long)st.st_size,
+				CFG_FILE_MAX);
+	}
+	cp->cp_file = fdopen(fd, "r");
+	if (!cp->cp_file) {
+		e = errno;
+		close(fd);
+		return cfg_fail(cp, 0, "cannot open: %s", strerror(e));
+	}
+	return true;
+}
+
 struct cfg *cfg_load(const char *path, const struct cfg_overrides *ov, char *err, size_t errlen)
 {
 	struct cfg_parser cp = { .cp_name = path ? path : "command line", .cp_err = err,
@@ -525,9 +584,7 @@ struct cfg *cfg_load(const char *path, const struct cfg_overrides *ov, char *err
 	cp.cp_cfg = cf;
 	if (path) {
 		snprintf(cf->cf_path, sizeof(cf->cf_path), "%s", path);
-		cp.cp_file = fopen(path, "r");
-		if (!cp.cp_file) {
-			cfg_fail(&cp, 0, "cannot open: %s", strerror(errno));
+		if (!cfg_open(&cp, path)) {
 			free(cf);
 			return NULL;
 		}

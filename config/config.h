@@ -37,6 +37,7 @@
 #define CFG_ADMIN_PORT		9466
 #define CFG_DEFAULT_ADMIN	"127.0.0.1:9466"
 #define CFG_DEFAULT_CONTROL	"/run/rpcrdma-gw/control"
+#define CFG_FILE_MAX		(1u << 20)	/* bytes of a configuration file */
 
 /* Well-known programs the default routes name (numbers: chunking.h). */
 #define CFG_PROG_NFS		((uint32_t)CHK_PROG_NFS)

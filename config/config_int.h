@@ -13,7 +13,7 @@
 
 #include "config.h"
 
-/* Bound of the table's length. */
+/* Bound of the table's length: the parser keeps each key's line per section. */
 #define CFG_KEYS_MAX	48
 /* Longest value cfg_key_text() writes (a host name; an address and port). */
 #define CFG_VALUE_MAX	(CFG_HOST_MAX + 16)
