@@ -24,7 +24,7 @@
 #include <event2/event.h>
 
 #include "backend.h"
-#include "be_verbs.h"
+#include "be_internal.h"
 
 /* ---- the fake device ------------------------------------------------- */
 

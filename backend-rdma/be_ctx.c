@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the backend context and its pools: configuration defaults,
+ * error names, logging, creating and freeing contexts and pools, and the
+ * read-only views of a pool (connection info, thresholds, counts).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <event2/event.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "backend.h"
+#include "be_internal.h"
+
+static const char *const err_names[BE_ERR__COUNT] = {
+	[BE_OK] = "ok",
+	[BE_ERR_SHUTDOWN] = "shutdown",
+	[BE_ERR_CANCELLED] = "cancelled",
+	[BE_ERR_TOO_BIG] = "too big for the limits",
+	[BE_ERR_REGISTER] = "memory registration failed",
+	[BE_ERR_BAD_REPLY] = "bad reply",
+	[BE_ERR_OVERRUN] = "chunk lengths beyond the offer",
+	[BE_ERR_VERS] = "RDMA_ERROR ERR_VERS",
+	[BE_ERR_CHUNK] = "RDMA_ERROR ERR_CHUNK",
+	[BE_ERR_QUEUE_FULL] = "wait queue full",
+	[BE_ERR_RETRIES] = "lost with too many connections",
+};
+
+const char *be_err_str(enum be_err err)
+{
+	return (unsigned)err < BE_ERR__COUNT && err_names[err] ? err_names[err] : "?";
+}
+
+const char *be_reg_mode_str(enum be_reg_mode mode)
+{
+	switch (mode) {
+	case BE_REG_MW: return "mw";
+	case BE_REG_MR: return "mr";
+	case BE_REG_PERSISTENT: return "persistent";
+	}
+	return "?";
+}
+
+void be_config_default(struct be_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->bc_credits = 128;
+	cfg->bc_inline_send = 4096;
+	cfg->bc_inline_recv = 4096;
+	cfg->bc_reg_mode = BE_REG_MW;
+	cfg->bc_remote_inv = true;
+	cfg->bc_conns = 1;
+	cfg->bc_max_seg_len = 1u << 20;
+	cfg->bc_max_queue = 4096;
+	cfg->bc_connect_timeout_ms = 5000;
+	cfg->bc_retry_min_ms = 100;
+	cfg->bc_retry_max_ms = 10000;
+	cfg->bc_keepalive_ms = 30000;
+	cfg->bc_keepalive_prog = 100003;
+	cfg->bc_keepalive_vers = 3;
+	cfg->bc_responder_resources = 16;
+	cfg->bc_ccp = false;
+	cfg->bc_ccp_timeout_ms = 2000;
+	cfg->bc_drain_ms = 2000;
+}
+
+/* ------------------------------------------------------------------------
+ * Logging: one line to stderr, with the function and the pool.
+ * ------------------------------------------------------------------------ */
+void be_log(const struct be_pool *pool, const char *fn, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "rpcrdma-gw backend %s %s: %s\n", pool ? pool->po_name : "-", fn, msg);
+}
+/* ------------------------------------------------------------------------
+ * Context
+ * ------------------------------------------------------------------------ */
+struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
+{
+	struct be_ctx *ctx;
+
+	if (!base) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	ctx->cx_base = base;
+	if (cfg)
+		ctx->cx_cfg = *cfg;
+	else
+		be_config_default(&ctx->cx_cfg);
+	if (ctx->cx_cfg.bc_credits == 0)
+		ctx->cx_cfg.bc_credits = 1;
+	if (ctx->cx_cfg.bc_conns == 0)
+		ctx->cx_cfg.bc_conns = 1;
+	if (ctx->cx_cfg.bc_inline_recv < 1024)
+		ctx->cx_cfg.bc_inline_recv = 1024;
+	if (ctx->cx_cfg.bc_inline_send < 1024)
+		ctx->cx_cfg.bc_inline_send = 1024;
+	if (ctx->cx_cfg.bc_retry_min_ms == 0)
+		ctx->cx_cfg.bc_retry_min_ms = 1;
+	LIST_INIT(&ctx->cx_regions);
+	LIST_INIT(&ctx->cx_pools);
+	LIST_INIT(&ctx->cx_closing);
+	rpcrdma_limits_default(&ctx->cx_lim);
+	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
+	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)
+		LOG(NULL, "UNSAFE registration mode 'persistent': every registered region is "
+			  "remotely readable and writable by the server for its whole life");
+	return ctx;
+}
+
+const struct be_stats *be_ctx_stats(const struct be_ctx *ctx)
+{
+	return &ctx->cx_stats;
+}
+
+const struct be_config *be_ctx_config(const struct be_ctx *ctx)
+{
+	return &ctx->cx_cfg;
+}
+/* ------------------------------------------------------------------------
+ * Pools
+ * ------------------------------------------------------------------------ */
+struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
+			    be_pool_event_fn *event_cb, void *arg)
+{
+	struct be_pool *pool;
+	unsigned k;
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (!addr || addrlen > sizeof(pool->po_addr)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return NULL;
+	pool->po_ctx = ctx;
+	memcpy(&pool->po_addr, addr, addrlen);
+	pool->po_addrlen = addrlen;
+	pool->po_event_cb = event_cb;
+	pool->po_event_arg = arg;
+	if (addr->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)addr;
+
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		snprintf(pool->po_name, sizeof(pool->po_name), "%s:%u", host, ntohs(s->sin_port));
+	} else if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)addr;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+		snprintf(pool->po_name, sizeof(pool->po_name), "[%s]:%u", host, ntohs(s->sin6_port));
+	}
+	TAILQ_INIT(&pool->po_queue);
+	TAILQ_INIT(&pool->po_failed);
+	pool->po_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
+	pool->po_room_ev = event_new(ctx->cx_base, -1, 0, be_pool_room_cb, pool);
+	if (!pool->po_fail_ev || !pool->po_room_ev) {
+		if (pool->po_fail_ev)
+			event_free(pool->po_fail_ev);
+		if (pool->po_room_ev)
+			event_free(pool->po_room_ev);
+		free(pool);
+		return NULL;
+	}
+	pool->po_nslots = ctx->cx_cfg.bc_conns;
+	pool->po_slots = calloc(pool->po_nslots, sizeof(struct be_slot));
+	if (!pool->po_slots) {
+		event_free(pool->po_fail_ev);
+		event_free(pool->po_room_ev);
+		free(pool);
+		return NULL;
+	}
+	for (k = 0; k < pool->po_nslots; k++) {
+		struct be_slot *sl = &pool->po_slots[k];
+
+		sl->sl_pool = pool;
+		sl->sl_idx = k;
+		sl->sl_retry = evtimer_new(ctx->cx_base, be_slot_retry, sl);
+		if (!sl->sl_retry) {
+			LOG(pool, "out of memory");
+			abort();
+		}
+	}
+	pool->po_ka_xid = (uint32_t)random();
+	LIST_INSERT_HEAD(&ctx->cx_pools, pool, po_link);
+	for (k = 0; k < pool->po_nslots; k++)
+		be_conn_start(pool, k);
+	return pool;
+}
+
+/* Settle everything at once: no reconnect, queued calls fail. */
+void be_pool_free(struct be_pool *pool)
+{
+	struct be_call *ca;
+	unsigned k;
+
+	if (!pool)
+		return;
+	pool->po_fatal = true;
+	pool->po_freeing = true;
+	for (k = 0; k < pool->po_nslots; k++) {
+		struct be_slot *sl = &pool->po_slots[k];
+		struct be_conn *cn = sl->sl_conn;
+
+		if (cn) {
+			/* Graceful: Sends already posted leave before the QP goes. */
+			if (cn->cn_state == BC_UP || cn->cn_draining) {
+				cn->cn_state = BC_DEAD;
+				be_conn_drain_sync(cn);
+			}
+			cn->cn_state = BC_DEAD;
+			be_conn_reap(-1, 0, cn);
+		}
+		event_free(sl->sl_retry);
+	}
+	while ((ca = TAILQ_FIRST(&pool->po_queue)) != NULL) {
+		TAILQ_REMOVE(&pool->po_queue, ca, ca_link);
+		pool->po_nqueued--;
+		be_call_fail_queued(ca, BE_ERR_SHUTDOWN);
+	}
+	be_pool_failed_cb(-1, 0, pool);
+	event_free(pool->po_fail_ev);
+	event_free(pool->po_room_ev);
+	LIST_REMOVE(pool, po_link);
+	free(pool->po_slots);
+	free(pool);
+}
+
+void be_ctx_free(struct be_ctx *ctx)
+{
+	struct be_pool *pool;
+	struct be_region *rg;
+	struct be_call *ca;
+	int d;
+
+	if (!ctx)
+		return;
+	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
+		be_pool_free(pool);
+	while ((ca = ctx->cx_call_cache) != NULL) {
+		ctx->cx_call_cache = ca->ca_cache_next;
+		free(ca);
+	}
+	while (!LIST_EMPTY(&ctx->cx_closing))
+		be_closing_finish(LIST_FIRST(&ctx->cx_closing));
+	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)
+		be_region_unregister(rg);
+	for (d = 0; d < BE_MAX_DEVS; d++) {
+		if (ctx->cx_dev[d]) {
+			/* still referenced by connections whose replies are held */
+			LOG(NULL, "device slot %d still in use at exit", d);
+		}
+	}
+	free(ctx);
+}
+
+int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_info *ci)
+{
+	const struct be_conn *cn;
+
+	memset(ci, 0, sizeof(*ci));
+	if (idx >= pool->po_nslots)
+		return -EINVAL;
+	cn = pool->po_slots[idx].sl_conn;
+	if (!cn || cn->cn_state != BC_UP)
+		return -ENOTCONN;
+	ci->ci_up = true;
+	ci->ci_credits = cn->cn_cr.cr_grant;
+	ci->ci_inflight = cn->cn_cr.cr_inflight;
+	ci->ci_send_threshold = cn->cn_send_thresh;
+	ci->ci_recv_threshold = cn->cn_recv_thresh;
+	ci->ci_peer_pd = cn->cn_peer_pd;
+	ci->ci_peer = cn->cn_peer;
+	memcpy(ci->ci_peer_raw, cn->cn_peer_raw, sizeof(ci->ci_peer_raw));
+	ci->ci_peer_raw_len = cn->cn_peer_raw_len;
+	ci->ci_recvs_posted = cn->cn_cr.cr_recvs;
+	ci->ci_responder_resources = cn->cn_rr;
+	ci->ci_initiator_depth = cn->cn_id_depth;
+	ci->ci_ccp = cn->cn_ccp;
+	ci->ci_read_depth = cn->cn_read_depth;
+	return 0;
+}
+
+void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint32_t *recv)
+{
+	uint32_t ms = UINT32_MAX, mr = UINT32_MAX;
+	unsigned k;
+
+	for (k = 0; k < pool->po_nslots; k++) {
+		const struct be_conn *cn = pool->po_slots[k].sl_conn;
+
+		if (!cn || cn->cn_state != BC_UP)
+			continue;
+		if (cn->cn_send_thresh < ms)
+			ms = cn->cn_send_thresh;
+		if (cn->cn_recv_thresh < mr)
+			mr = cn->cn_recv_thresh;
+	}
+	*send = ms == UINT32_MAX ? RPCRDMA_PD_DEFAULT_SIZE : ms;
+	*recv = mr == UINT32_MAX ? RPCRDMA_PD_DEFAULT_SIZE : mr;
+}
+
+unsigned be_pool_queued(const struct be_pool *pool)
+{
+	return pool->po_nqueued;
+}
+
+unsigned be_pool_inflight(const struct be_pool *pool)
+{
+	return pool->po_ninflight;
+}
+
+bool be_pool_up(const struct be_pool *pool)
+{
+	unsigned k;
+
+	for (k = 0; k < pool->po_nslots; k++)
+		if (pool->po_slots[k].sl_conn && pool->po_slots[k].sl_conn->cn_state == BC_UP &&
+		    pool->po_slots[k].sl_conn->cn_ccp != BE_CCP_PENDING)
+			return true;
+	return false;
+}
+
+void be_pool_conn_drop(struct be_pool *pool, unsigned idx)
+{
+	if (idx < pool->po_nslots && pool->po_slots[idx].sl_conn)
+		be_conn_close(pool->po_slots[idx].sl_conn, "dropped on request", true);
+}
