@@ -110,26 +110,13 @@ static int closing_start(struct be_ctx *ctx, struct rdma_event_channel *ch, stru
 	return 0;
 }
 
-/* Tear down what the connection holds; calls settled once each (see the
- * opening essay).  Runs from the event loop, never inside a CM or CQ
- * callback of the same connection. */
-void be_conn_reap(evutil_socket_t fd, short what, void *arg)
+/* The reap's part for calls: each settled once (see be_internal.h). */
+static void reap_calls(struct be_conn *cn)
 {
-	struct be_conn *cn = arg;
 	struct be_pool *pool = cn->cn_pool;
 	struct be_call *ca, *tmp;
 	struct be_call_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
-	struct be_mw *mw;
-	bool was_up = cn->cn_was_up;
 
-	(void)fd;
-	(void)what;
-	if (cn->cn_qp) {
-		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
-
-		/* Stop the QP before anything else: no WR is processed any more. */
-		be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
-	}
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, ca_link);
 		TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
@@ -179,6 +166,27 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 		TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
 		pool->po_nqueued++;
 	}
+}
+
+/* Tear down what the connection holds; calls settled once each (see
+ * be_internal.h).  Runs from the event loop, never inside a CM or CQ
+ * callback of the same connection. */
+void be_conn_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct be_pool *pool = cn->cn_pool;
+	struct be_mw *mw;
+	bool was_up = cn->cn_was_up;
+
+	(void)fd;
+	(void)what;
+	if (cn->cn_qp) {
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+		/* Stop the QP before anything else: no WR is processed any more. */
+		be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
+	}
+	reap_calls(cn);
 	/* Windows first: a bound type 2 window holds a reference on its QP,
 	 * and rxe's destroy QP waits ~50 s for it (measured). */
 	while ((mw = cn->cn_mwfree) != NULL) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of backend-rdma/be_rdma.c at its verbs seam (be_verbs.h): a
+ * Unit tests of backend-rdma at its verbs seam (be_internal.h): a
  * fake device -- rdma_cm events, a CQ fed by the test, posted WRs recorded
  * -- drives real connections of the backend on a libevent loop, without
  * RDMA.  Covered: flush completions after a disconnect give back what they
