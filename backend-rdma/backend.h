@@ -53,6 +53,12 @@ enum be_reg_mode {
 };
 const char *be_reg_mode_str(enum be_reg_mode mode);
 
+/* Levels of the backend's log messages (the gateway's order). */
+enum be_log_level { BE_LOG_ERR = 0, BE_LOG_WARN, BE_LOG_INFO, BE_LOG_DEBUG };
+/* One message: func is the backend function that logs, msg the formatted
+ * text, starting with the pool's name ("-" for the context). */
+typedef void be_log_fn(void *arg, enum be_log_level lvl, const char *func, const char *msg);
+
 struct be_config {
 	unsigned bc_credits;		/* credits asked (rdma_credit in calls); default 128 */
 	uint32_t bc_inline_send;	/* our send size (bytes, multiple of 1 KiB); 4096 */
@@ -72,6 +78,12 @@ struct be_config {
 	bool bc_ccp;			/* send CONF_RDMA first on each connection (draft-08 6); off */
 	unsigned bc_ccp_timeout_ms;	/* wait for its answer, then fall back; 2000 */
 	unsigned bc_drain_ms;		/* teardown: wait for signaled Sends to leave; 2000 */
+	/* Where messages go (NULL: one line each to stderr) and the highest
+	 * level wanted, read at each message so that a change of the caller's
+	 * level applies at once (NULL: every level). */
+	be_log_fn *bc_log_fn;
+	void *bc_log_arg;
+	const int *bc_log_level;
 };
 void be_config_default(struct be_config *cfg);
 

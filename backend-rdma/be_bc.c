@@ -32,7 +32,7 @@ static void bc_drop(struct be_conn *cn, struct be_rbuf *rb, uint32_t xid, size_t
 		    const char *why)
 {
 	cn->cn_ctx->cx_stats.bs_bc_dropped++;
-	LOG(cn->cn_pool, "xid %08x: backchannel CALL (%zu bytes) dropped: %s", xid, len, why);
+	LOG(WARN, cn->cn_pool, "xid %08x: backchannel CALL (%zu bytes) dropped: %s", xid, len, why);
 	be_repost_rbuf(cn, rb);
 }
 

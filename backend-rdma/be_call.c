@@ -43,7 +43,7 @@ void be_call_set_state(struct be_call *ca, enum be_call_state st)
 	};
 
 	if (!ok[ca->ca_state][st]) {
-		LOG(ca->ca_pool, "xid %08x: bad transition %s -> %s", ca->ca_xid,
+		LOG(ERR, ca->ca_pool, "xid %08x: bad transition %s -> %s", ca->ca_xid,
 		    call_state_names[ca->ca_state], call_state_names[st]);
 		abort();	/* broken invariant */
 	}
@@ -327,7 +327,7 @@ int be_call_post(struct be_conn *cn, struct be_call *ca)
 		binds[nbinds - 1].next = send;
 	rc = be_vx()->post_send(cn->cn_qp, binds, &bad);
 	if (rc) {
-		LOG(pool, "xid %08x: ibv_post_send: %s", ca->ca_xid, strerror(rc));
+		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", ca->ca_xid, strerror(rc));
 		rc = -rc;
 		goto unsbuf;
 	}
@@ -403,7 +403,7 @@ void be_pool_pump(struct be_pool *pool)
 		}
 		if (rc < 0) {
 			ctx->cx_stats.bs_marshal_errors++;
-			LOG(pool, "xid %08x: cannot send: %s", ca->ca_xid, strerror(-rc));
+			LOG(WARN, pool, "xid %08x: cannot send: %s", ca->ca_xid, strerror(-rc));
 			call_fail_later(ca, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
 									 : BE_ERR_REGISTER);
 		}

@@ -68,7 +68,7 @@ static void closing_cm(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	if (what & EV_TIMEOUT) {
-		LOG(NULL, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
+		CTX_LOG(WARN, cl->cl_ctx, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
 		done = true;
 	}
 	while (!done && be_vx()->get_cm_event(cl->cl_ch, &ev) == 0) {
@@ -150,7 +150,7 @@ static void reap_calls(struct be_conn *cn)
 		be_call_set_state(ca, CS_QUEUED);
 		if (ca->ca_sends >= BE_MAX_SENDS) {
 			/* This call breaks every connection it goes on. */
-			LOG(pool, "xid %08x: lost %u connections, failed", ca->ca_xid, ca->ca_sends);
+			LOG(WARN, pool, "xid %08x: lost %u connections, failed", ca->ca_xid, ca->ca_sends);
 			be_call_fail_queued(ca, BE_ERR_RETRIES);
 			continue;
 		}
@@ -253,7 +253,7 @@ static void conn_drain_timeout(evutil_socket_t fd, short what, void *arg)
 	if (!cn->cn_draining)
 		return;
 	cn->cn_ctx->cx_stats.bs_drain_timeouts++;
-	LOG(cn->cn_pool, "connection %u: %u signaled WRs not completed %u ms after close: "
+	LOG(WARN, cn->cn_pool, "connection %u: %u signaled WRs not completed %u ms after close: "
 			 "destroying anyway", cn->cn_slot, cn->cn_sig_out, cn->cn_ctx->cx_cfg.bc_drain_ms);
 	cn->cn_draining = false;
 	event_active(cn->cn_reap_ev, 0, 0);
@@ -275,7 +275,7 @@ void be_conn_close(struct be_conn *cn, const char *why, bool graceful)
 
 	if (cn->cn_state == BC_DEAD)
 		return;
-	LOG(cn->cn_pool, "connection %u %s: %s", cn->cn_slot,
+	LOG(WARN, cn->cn_pool, "connection %u %s: %s", cn->cn_slot,
 	    cn->cn_state == BC_UP ? "lost" : "failed", why);
 	if (cn->cn_state == BC_UP)
 		ctx->cx_stats.bs_disconnects++;
@@ -321,7 +321,7 @@ void be_conn_drain_sync(struct be_conn *cn)
 			continue;
 		if (ms_since(&t0) >= (long)cfg->bc_drain_ms) {
 			cn->cn_ctx->cx_stats.bs_drain_timeouts++;
-			LOG(cn->cn_pool, "connection %u: %u signaled WRs not completed in %u ms",
+			LOG(WARN, cn->cn_pool, "connection %u: %u signaled WRs not completed in %u ms",
 			    cn->cn_slot, cn->cn_sig_out, cfg->bc_drain_ms);
 			break;
 		}
@@ -386,7 +386,7 @@ static int conn_setup_qp(struct be_conn *cn)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	if (be_vx()->create_qp(cn->cn_id, ctx->cx_dev[d]->dv_pd, &qa)) {
-		LOG(pool, "be_vx()->create_qp(send %u, recv %u): %s", qa.cap.max_send_wr,
+		LOG(ERR, pool, "ibv_create_qp(send %u, recv %u): %s", qa.cap.max_send_wr,
 		    qa.cap.max_recv_wr, strerror(errno));
 		return -errno;
 	}
@@ -532,7 +532,7 @@ static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp
 			     &cn->cn_read_depth);
 		cn->cn_ccp = BE_CCP_DONE;
 		ctx->cx_stats.bs_ccp_ok++;
-		LOG(pool, "connection %u: CONF_RDMA answered maxcall_sendsize %u align %u "
+		LOG(INFO, pool, "connection %u: CONF_RDMA answered maxcall_sendsize %u align %u "
 			  "maxrdmaread %u: inline send %u -> %u, Read depth %u", cn->cn_slot,
 		    rep->cp_maxcall_sendsize, rep->cp_align, rep->cp_maxrdmaread, old_send,
 		    cn->cn_send_thresh, cn->cn_read_depth);
@@ -540,7 +540,7 @@ static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp
 		cn->cn_ccp = BE_CCP_FALLBACK;
 		ctx->cx_stats.bs_ccp_fallback++;
 		if (!pool->po_ccp_warned)	/* once per pool: the server will not change */
-			LOG(pool, "connection %u: CONF_RDMA %s: server does not speak CCP, keeping "
+			LOG(INFO, pool, "connection %u: CONF_RDMA %s: server does not speak CCP, keeping "
 				  "RFC 8797 values (inline send %u, Read depth %u)", cn->cn_slot,
 			    be_ccp_result_str(res), cn->cn_send_thresh, cn->cn_read_depth);
 		pool->po_ccp_warned = true;
@@ -639,7 +639,7 @@ static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdl
 	cn->cn_was_up = true;
 	now(&cn->cn_last_rx);
 	pool->po_ctx->cx_stats.bs_connects++;
-	LOG(pool, "connection %u up: peer private data %s (send %u, recv %u, R %d), inline "
+	LOG(INFO, pool, "connection %u up: peer private data %s (send %u, recv %u, R %d), inline "
 		  "send %u recv %u, responder_resources %u initiator_depth %u", cn->cn_slot,
 	    cn->cn_peer_pd ? "yes" : "no", cn->cn_peer.pd_send_size, cn->cn_peer.pd_recv_size,
 	    cn->cn_peer.pd_remote_inv, cn->cn_send_thresh, cn->cn_recv_thresh, cn->cn_rr,
@@ -700,7 +700,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 
 			for (i = 0; i < pdlen && i < 16; i++)
 				snprintf(hex + 3 * i, 4, "%02x ", pdata[i]);
-			LOG(cn->cn_pool, "connection %u rejected: status %d, private data %u "
+			LOG(WARN, cn->cn_pool, "connection %u rejected: status %d, private data %u "
 					 "bytes: %s", cn->cn_slot, status, pdlen, hex);
 			be_conn_fail(cn, "REJECTED");
 			break;
@@ -709,7 +709,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 		case RDMA_CM_EVENT_ROUTE_ERROR:
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
-			LOG(cn->cn_pool, "%s status %d", rdma_event_str(type), status);
+			LOG(WARN, cn->cn_pool, "%s status %d", rdma_event_str(type), status);
 			be_conn_fail(cn, rdma_event_str(type));
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
@@ -726,7 +726,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 			break;
 		default:
-			LOG(cn->cn_pool, "ignored CM event %s status %d", rdma_event_str(type), status);
+			LOG(DEBUG, cn->cn_pool, "ignored CM event %s status %d", rdma_event_str(type), status);
 			break;
 		}
 		pdlen = 0;
@@ -759,7 +759,7 @@ void be_conn_start(struct be_pool *pool, unsigned slot)
 	cn->cn_ccp_timer = evtimer_new(ctx->cx_base, ccp_timeout, cn);
 	cn->cn_drain_timer = evtimer_new(ctx->cx_base, conn_drain_timeout, cn);
 	if (!cn->cn_reap_ev || !cn->cn_timer || !cn->cn_ccp_timer || !cn->cn_drain_timer) {
-		LOG(pool, "out of memory");
+		LOG(ERR, pool, "out of memory");
 		abort();
 	}
 	cn->cn_ch = be_vx()->create_event_channel();

@@ -60,7 +60,7 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 	}
 	if (remote_inv) {
 		/* The server invalidated a key this call does not hold. */
-		LOG(cn->cn_pool, "xid %08x: Send With Invalidate of foreign rkey %08x",
+		LOG(ERR, cn->cn_pool, "xid %08x: Send With Invalidate of foreign rkey %08x",
 		    ca->ca_xid, remote_inv_rkey);
 		ctx->cx_stats.bs_bad_reply++;
 		be_conn_fail(cn, "remote invalidation of a foreign rkey");
@@ -219,7 +219,7 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 	return true;
 
 refuse:
-	LOG(cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->ca_xid,
+	LOG(WARN, cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->ca_xid,
 	    rh->rh_nreads);
 	be_call_lr_free(ca);
 	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
@@ -289,7 +289,7 @@ static void send_done(struct be_conn *cn, uint32_t xid)
 		ctx->cx_stats.bs_rdma_done++;
 		break;
 	case -ENOBUFS:
-		LOG(cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
+		LOG(WARN, cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
 		ctx->cx_stats.bs_marshal_errors++;
 		break;
 	default:	/* the connection failed: its reap settles the call */
@@ -346,14 +346,14 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 	ok = rpcrdma_hdr_decode(rb->rb_buf, wc->byte_len, &ctx->cx_lim, rh, &herr);
 	if (wc->byte_len < 16) {
 		ctx->cx_stats.bs_bad_reply++;
-		LOG(pool, "short message (%u bytes) dropped", wc->byte_len);
+		LOG(WARN, pool, "short message (%u bytes) dropped", wc->byte_len);
 		be_repost_rbuf(cn, rb);
 		return;
 	}
 	if (ok && herr == RPCRDMA_HDR_BAD_ERRCODE) {
 		/* RFC 8166 4.5: an RDMA_ERROR we cannot decode is discarded. */
 		ctx->cx_stats.bs_bad_reply++;
-		LOG(pool, "xid %08x: RDMA_ERROR with unknown code %u dropped", rh->rh_xid, rh->rh_err);
+		LOG(WARN, pool, "xid %08x: RDMA_ERROR with unknown code %u dropped", rh->rh_xid, rh->rh_err);
 		be_repost_rbuf(cn, rb);
 		return;
 	}
@@ -374,7 +374,7 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		be_credits_grant(&cn->cn_cr, rh->rh_credit);
 	if (!ca) {
 		ctx->cx_stats.bs_unknown_xid++;
-		LOG(pool, "xid %08x: no such call (proc %u, %u bytes), dropped", rh->rh_xid,
+		LOG(WARN, pool, "xid %08x: no such call (proc %u, %u bytes), dropped", rh->rh_xid,
 		    rh->rh_proc, wc->byte_len);
 		be_repost_rbuf(cn, rb);
 		be_pool_pump(pool);
@@ -389,7 +389,7 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
 	if (!ok) {
 		ctx->cx_stats.bs_bad_reply++;
-		LOG(pool, "xid %08x: undecodable reply: %s", ca->ca_xid, rpcrdma_hdr_err_str(herr));
+		LOG(WARN, pool, "xid %08x: undecodable reply: %s", ca->ca_xid, rpcrdma_hdr_err_str(herr));
 		memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
 		ca->ca_reply.br_err = BE_ERR_BAD_REPLY;
 	} else if (rh->rh_nreads > 0 && rh->rh_proc != RPCRDMA_ERROR &&
@@ -401,22 +401,22 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		switch (ca->ca_reply.br_err) {
 		case BE_ERR_VERS:
 			ctx->cx_stats.bs_err_vers++;
-			LOG(pool, "xid %08x: server refuses RPC-over-RDMA version 1 (ERR_VERS, it "
+			LOG(ERR, pool, "xid %08x: server refuses RPC-over-RDMA version 1 (ERR_VERS, it "
 				  "speaks %u..%u): giving up on this server", ca->ca_xid,
 			    ca->ca_reply.br_vers_low, ca->ca_reply.br_vers_high);
 			pool->po_fatal = true;
 			break;
 		case BE_ERR_CHUNK:
 			ctx->cx_stats.bs_err_chunk++;
-			LOG(pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->ca_xid);
+			LOG(WARN, pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->ca_xid);
 			break;
 		case BE_ERR_OVERRUN:
 			ctx->cx_stats.bs_write_overrun++;
-			LOG(pool, "xid %08x: chunk lengths beyond what was offered", ca->ca_xid);
+			LOG(WARN, pool, "xid %08x: chunk lengths beyond what was offered", ca->ca_xid);
 			break;
 		default:
 			ctx->cx_stats.bs_bad_reply++;
-			LOG(pool, "xid %08x: bad reply: %s", ca->ca_xid, be_err_str(ca->ca_reply.br_err));
+			LOG(WARN, pool, "xid %08x: bad reply: %s", ca->ca_xid, be_err_str(ca->ca_reply.br_err));
 			break;
 		}
 	}
@@ -485,7 +485,7 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 			ctx->cx_stats.bs_flushed++;
 		} else if (wc->status != IBV_WC_SUCCESS) {
 			ctx->cx_stats.bs_wc_errors++;
-			LOG(cn->cn_pool, "completion error: %s (opcode %d, tag %u, vendor %u)",
+			LOG(WARN, cn->cn_pool, "completion error: %s (opcode %d, tag %u, vendor %u)",
 			    ibv_wc_status_str(wc->status), wc->opcode, tag, wc->vendor_err);
 		}
 		wc_release(cn, tag, ca, wc->wr_id);

@@ -78,17 +78,26 @@ void be_config_default(struct be_config *cfg)
 }
 
 /* ------------------------------------------------------------------------
- * Logging: one line to stderr, with the function and the pool.
+ * Logging: through the caller's bc_log_fn, else one line to stderr.
  * ------------------------------------------------------------------------ */
-void be_log(const struct be_pool *pool, const char *fn, const char *fmt, ...)
+void be_log(const struct be_ctx *ctx, const struct be_pool *pool, enum be_log_level lvl,
+	    const char *fn, const char *fmt, ...)
 {
+	const struct be_config *cfg = &ctx->cx_cfg;
 	char msg[512];
+	int n;
 	va_list ap;
 
+	if (cfg->bc_log_level && (int)lvl > *cfg->bc_log_level)
+		return;		/* not even formatted */
+	n = snprintf(msg, sizeof(msg), "backend %s: ", pool ? pool->po_name : "-");
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "rpcrdma-gw backend %s %s: %s\n", pool ? pool->po_name : "-", fn, msg);
+	if (cfg->bc_log_fn)
+		cfg->bc_log_fn(cfg->bc_log_arg, lvl, fn, msg);
+	else
+		fprintf(stderr, "rpcrdma-gw %s: %s\n", fn, msg);
 }
 /* ------------------------------------------------------------------------
  * Context
@@ -125,7 +134,7 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
 	rpcrdma_limits_default(&ctx->cx_lim);
 	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
 	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)
-		LOG(NULL, "UNSAFE registration mode 'persistent': every registered region is "
+		CTX_LOG(WARN, ctx, "UNSAFE registration mode 'persistent': every registered region is "
 			  "remotely readable and writable by the server for its whole life");
 	return ctx;
 }
@@ -199,7 +208,7 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 		sl->sl_idx = k;
 		sl->sl_retry = evtimer_new(ctx->cx_base, be_slot_retry, sl);
 		if (!sl->sl_retry) {
-			LOG(pool, "out of memory");
+			LOG(ERR, pool, "out of memory");
 			abort();
 		}
 	}
@@ -270,7 +279,7 @@ void be_ctx_free(struct be_ctx *ctx)
 	for (d = 0; d < BE_MAX_DEVS; d++) {
 		if (ctx->cx_dev[d]) {
 			/* still referenced by connections whose replies are held */
-			LOG(NULL, "device slot %d still in use at exit", d);
+			CTX_LOG(WARN, ctx, "device slot %d still in use at exit", d);
 		}
 	}
 	free(ctx);

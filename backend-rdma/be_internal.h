@@ -365,9 +365,12 @@ struct be_pool {
 	void *po_bc_arg;
 };
 
-__attribute__((format(printf, 3, 4)))
-void be_log(const struct be_pool *pool, const char *fn, const char *fmt, ...);
-#define LOG(pool, ...) be_log((pool), __func__, __VA_ARGS__)
+__attribute__((format(printf, 5, 6)))
+void be_log(const struct be_ctx *ctx, const struct be_pool *pool, enum be_log_level lvl,
+	    const char *fn, const char *fmt, ...);
+/* LOG(WARN, pool, ...) for a pool's message, CTX_LOG(ERR, ctx, ...) for the context's. */
+#define LOG(lvl, pool, ...) be_log((pool)->po_ctx, (pool), BE_LOG_##lvl, __func__, __VA_ARGS__)
+#define CTX_LOG(lvl, ctx, ...) be_log((ctx), NULL, BE_LOG_##lvl, __func__, __VA_ARGS__)
 
 /* Keepalive bookkeeping only (ms, seconds apart): the coarse clock costs
  * no system call (see gw_now_ms()). */

@@ -48,7 +48,7 @@ static int region_reg_dev(struct be_region *rg, int d)
 		return 0;
 	rg->rg_mr[d] = be_vx()->reg_mr(ctx->cx_dev[d]->dv_pd, rg->rg_addr, rg->rg_len, acc);
 	if (!rg->rg_mr[d]) {
-		LOG(NULL, "be_vx()->reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
+		CTX_LOG(ERR, ctx, "ibv_reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -134,7 +134,7 @@ int be_dev_get(struct be_ctx *ctx, struct ibv_context *verbs)
 	ctx->cx_dev[d]->dv_verbs = verbs;
 	if (be_vx()->query_device(verbs, &ctx->cx_dev[d]->dv_attr) ||
 	    !(ctx->cx_dev[d]->dv_pd = be_vx()->alloc_pd(verbs))) {
-		LOG(NULL, "device %s: query/alloc_pd failed", ibv_get_device_name(verbs->device));
+		CTX_LOG(ERR, ctx, "device %s: query/alloc_pd failed", ibv_get_device_name(verbs->device));
 		free(ctx->cx_dev[d]);
 		ctx->cx_dev[d] = NULL;
 		return -EIO;

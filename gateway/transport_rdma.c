@@ -161,6 +161,18 @@ void gw_rdma_free(struct gw_rdma *ra)
 	free(ra);
 }
 
+/* The backend's messages go to the gateway's logger, under its level. */
+_Static_assert((int)BE_LOG_ERR == (int)CFG_LOG_ERR && (int)BE_LOG_WARN == (int)CFG_LOG_WARN &&
+	       (int)BE_LOG_INFO == (int)CFG_LOG_INFO && (int)BE_LOG_DEBUG == (int)CFG_LOG_DEBUG,
+	       "backend log levels are the gateway's");
+static void gr_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
+{
+	const struct gw_log *lg = arg;
+
+	if (lg && (int)lvl <= lg->gl_level)
+		gw_logf(lg, (enum cfg_log_level)lvl, func, "%s", msg);
+}
+
 /* One server context per backend slot: a backend removed by a reload keeps
  * its own until its last path is gone, while its replacement of the same
  * name (new address, credits...) gets a fresh one in another slot. */
@@ -184,6 +196,9 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
 	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
 	bc.bc_ccp = b->cb_ccp;
+	bc.bc_log_fn = gr_log;
+	bc.bc_log_arg = (void *)ra->ra_log;
+	bc.bc_log_level = ra->ra_log ? &ra->ra_log->gl_level : NULL;
 	sv->sv_ctx = be_ctx_new(ra->ra_base, &bc);
 	if (!sv->sv_ctx) {
 		gw_err(ra->ra_log, "backend %s: be_ctx_new: %s", b->cb_name, strerror(errno));

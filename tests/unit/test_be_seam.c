@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -875,6 +876,60 @@ static void t07_read_depth(void **state)
 	bench_down(&b);
 }
 
+/* 8. Logging through the caller: each message goes to bc_log_fn with its
+ * level and the pool's name, under the caller's live level (read at each
+ * message), and nothing above that level is delivered. */
+static struct {
+	unsigned n;
+	enum be_log_level lvl[8];
+	char msg[8][160];
+} LG;
+
+static void on_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
+{
+	(void)func;
+	assert_ptr_equal(arg, &LG);
+	if (LG.n < 8) {
+		LG.lvl[LG.n] = lvl;
+		snprintf(LG.msg[LG.n], sizeof(LG.msg[0]), "%s", msg);
+	}
+	LG.n++;
+}
+
+static void t08_log_callback(void **state)
+{
+	int level = BE_LOG_INFO;
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	memset(&LG, 0, sizeof(LG));
+	be_config_default(&cfg);
+	cfg.bc_log_fn = on_log;
+	cfg.bc_log_arg = &LG;
+	cfg.bc_log_level = &level;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_int_equal(LG.n, 1);		/* "connection 0 up", INFO */
+	assert_int_equal(LG.lvl[0], BE_LOG_INFO);
+	assert_non_null(strstr(LG.msg[0], "backend 0.0.0.0:20049: connection 0 up"));
+
+	level = BE_LOG_WARN;
+	deliver_reply(fc, 0x99, 8, 0, NULL, 0);	/* no such call: WARN */
+	spin(&b, 5);
+	assert_int_equal(LG.n, 2);
+	assert_int_equal(LG.lvl[1], BE_LOG_WARN);
+	assert_non_null(strstr(LG.msg[1], "xid 00000099: no such call"));
+
+	level = BE_LOG_ERR;			/* the caller lowered its level */
+	deliver_reply(fc, 0x9a, 8, 0, NULL, 0);
+	spin(&b, 5);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_unknown_xid, 2);
+	assert_int_equal(LG.n, 2);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -885,6 +940,7 @@ int main(void)
 		cmocka_unit_test(t05_ccp_fallback),
 		cmocka_unit_test(t06_room_event),
 		cmocka_unit_test(t07_read_depth),
+		cmocka_unit_test(t08_log_callback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
