@@ -197,8 +197,6 @@ void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint3
 unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
 unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
 bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */
-/* Drop connection idx (test hook and operator action); it reconnects. */
-void be_pool_conn_drop(struct be_pool *pool, unsigned idx);
 
 /* ------------------------------------------------------------------------
  * Calls
@@ -289,7 +287,6 @@ void be_call_release(struct be_call *call);
 /* Before the callback: no callback will come; the backend frees the call
  * once the server can no longer touch its memory. */
 void be_call_cancel(struct be_call *call);
-uint32_t be_call_xid(const struct be_call *call);
 
 /* ------------------------------------------------------------------------
  * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1
@@ -314,10 +311,6 @@ void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg);
  * bc is released in every case.
  */
 int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov);
-uint32_t be_bc_xid(const struct be_bc *bc);
-/* Largest reply be_bc_reply() sends: RFC 8167 4.2, the reverse reply
- * threshold is the forward call threshold, less the 28-byte header. */
-size_t be_bc_max_reply(const struct be_bc *bc);
 /* Byte length of the backchannel transport header we send (RDMA_MSG, three
  * empty chunk lists): 28. */
 #define BE_BC_HDR_LEN	28

@@ -91,21 +91,6 @@ void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg)
 	pool->po_bc_arg = arg;
 }
 
-uint32_t be_bc_xid(const struct be_bc *bc)
-{
-	return bc->bb_xid;
-}
-
-size_t be_bc_max_reply(const struct be_bc *bc)
-{
-	const struct be_conn *cn = bc->bb_conn;
-	size_t cap = cn->cn_ctx->cx_cfg.bc_inline_send;
-
-	if (cn->cn_send_thresh && cn->cn_send_thresh < cap)
-		cap = cn->cn_send_thresh;
-	return cap - BE_BC_HDR_LEN;
-}
-
 int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov)
 {
 	struct be_conn *cn = bc->bb_conn;

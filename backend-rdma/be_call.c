@@ -265,10 +265,6 @@ void be_call_cancel(struct be_call *ca)
 	/* on a connection: freed when the reply comes or the connection dies */
 }
 
-uint32_t be_call_xid(const struct be_call *ca)
-{
-	return ca->ca_xid;
-}
 /* Windows first, then the Send: one ibv_post_send().  0, -EAGAIN (no room:
  * stays queued), or another -errno (call failed). */
 int be_call_post(struct be_conn *cn, struct be_call *ca)

@@ -263,12 +263,11 @@ static void conn_drain_timeout(evutil_socket_t fd, short what, void *arg)
  * The connection is done: DEAD at once (nothing more is posted), then the
  * reap -- after a drain when signaled WRs are outstanding, so that each
  * completes (or is flushed) and gives back what it holds exactly once
- * before the QP goes.  graceful: the QP is left working, so Sends already
- * posted (an RDMA_DONE of the last loop turn) still leave; otherwise it is
- * moved to ERR first and the drain collects flush completions.  Bounded by
- * bc_drain_ms; driven by the CQ events of the event loop.
+ * before the QP goes: the QP is moved to ERR first and the drain collects
+ * flush completions.  Bounded by bc_drain_ms; driven by the CQ events of
+ * the event loop.  (be_pool_free() drains gracefully: conn_drain_sync().)
  */
-void be_conn_close(struct be_conn *cn, const char *why, bool graceful)
+void be_conn_fail(struct be_conn *cn, const char *why)
 {
 	struct be_ctx *ctx = cn->cn_pool->po_ctx;
 	struct timeval tv = ms_tv(ctx->cx_cfg.bc_drain_ms);
@@ -284,21 +283,14 @@ void be_conn_close(struct be_conn *cn, const char *why, bool graceful)
 	cn->cn_state = BC_DEAD;
 	if (cn->cn_qp && cn->cn_cq_ev && cn->cn_sig_out > 0 && ctx->cx_cfg.bc_drain_ms &&
 	    !cn->cn_pool->po_freeing) {
-		if (!graceful) {
-			struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
-			be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
-		}
+		be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
 		cn->cn_draining = true;
 		evtimer_add(cn->cn_drain_timer, &tv);
 		return;
 	}
 	event_active(cn->cn_reap_ev, 0, 0);
-}
-
-void be_conn_fail(struct be_conn *cn, const char *why)
-{
-	be_conn_close(cn, why, false);
 }
 
 /* be_pool_free(): wait for the signaled WRs by polling the CQ (bounded):

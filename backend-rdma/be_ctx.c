@@ -351,9 +351,3 @@ bool be_pool_up(const struct be_pool *pool)
 			return true;
 	return false;
 }
-
-void be_pool_conn_drop(struct be_pool *pool, unsigned idx)
-{
-	if (idx < pool->po_nslots && pool->po_slots[idx].sl_conn)
-		be_conn_close(pool->po_slots[idx].sl_conn, "dropped on request", true);
-}

@@ -432,7 +432,6 @@ void be_bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma_hdr
 void be_conn_put(struct be_conn *cn);
 void be_closing_finish(struct be_closing *cl);
 void be_conn_reap(evutil_socket_t fd, short what, void *arg);
-void be_conn_close(struct be_conn *cn, const char *why, bool graceful);
 void be_conn_fail(struct be_conn *cn, const char *why);
 void be_conn_drain_sync(struct be_conn *cn);
 void be_conn_start(struct be_pool *pool, unsigned slot);
