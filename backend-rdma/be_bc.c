@@ -66,7 +66,7 @@ void be_bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma_hdr
 		bc_drop(cn, rb, rh->rh_xid, len, "malformed RPC call header");
 		return;
 	}
-	if (!pool->po_bc_fn) {
+	if (!pool->bp_bc_fn) {
 		bc_drop(cn, rb, rh->rh_xid, len, "no backchannel taker");
 		return;
 	}
@@ -82,13 +82,13 @@ void be_bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma_hdr
 	*bc = (struct be_bc){ .bb_conn = cn, .bb_rbuf = rb, .bb_xid = rh->rh_xid, .bb_busy = true };
 	cn->cn_refs++;
 	cn->cn_ctx->cx_stats.bs_bc_calls++;
-	pool->po_bc_fn(pool, bc, msg, len, pool->po_bc_arg);
+	pool->bp_bc_fn(pool, bc, msg, len, pool->bp_bc_arg);
 }
 
 void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg)
 {
-	pool->po_bc_fn = fn;
-	pool->po_bc_arg = arg;
+	pool->bp_bc_fn = fn;
+	pool->bp_bc_arg = arg;
 }
 
 int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov)

@@ -42,33 +42,33 @@ void be_call_set_state(struct be_call *ca, enum be_call_state st)
 		[CS_READING] = { true, false, true, false, false },
 	};
 
-	if (!ok[ca->ca_state][st]) {
-		LOG(ERR, ca->ca_pool, "xid %08x: bad transition %s -> %s", ca->ca_xid,
-		    call_state_names[ca->ca_state], call_state_names[st]);
+	if (!ok[ca->rq_state][st]) {
+		LOG(ERR, ca->rq_pool, "xid %08x: bad transition %s -> %s", ca->rq_xid,
+		    call_state_names[ca->rq_state], call_state_names[st]);
 		abort();	/* broken invariant */
 	}
-	ca->ca_state = st;
+	ca->rq_state = st;
 }
 
 void be_call_lr_free(struct be_call *ca)
 {
-	if (ca->ca_lr_mr)
-		be_vx()->dereg_mr(ca->ca_lr_mr);
-	ca->ca_lr_mr = NULL;
-	free(ca->ca_lr_buf);
-	ca->ca_lr_buf = NULL;
+	if (ca->rq_lr_mr)
+		be_vx()->dereg_mr(ca->rq_lr_mr);
+	ca->rq_lr_mr = NULL;
+	free(ca->rq_lr_buf);
+	ca->rq_lr_buf = NULL;
 }
 
 void be_call_free(struct be_call *ca)
 {
-	struct be_ctx *ctx = ca->ca_ctx;
+	struct be_ctx *ctx = ca->rq_ctx;
 
 	be_call_lr_free(ca);
 	/* Kept on the context, which outlives pools (a reply may be released
 	 * after its pool is gone): up to two windows' worth of calls, so steady
 	 * traffic never allocates; a burst beyond that is given back. */
 	if (ctx->cx_ncached < 2 * ctx->cx_cfg.bc_credits * ctx->cx_cfg.bc_conns) {
-		ca->ca_cache_next = ctx->cx_call_cache;
+		ca->rq_cache_next = ctx->cx_call_cache;
 		ctx->cx_call_cache = ca;
 		ctx->cx_ncached++;
 		return;
@@ -79,11 +79,11 @@ void be_call_free(struct be_call *ca)
 /* Give the call's send buffer back. */
 void be_call_put_sbuf(struct be_call *ca)
 {
-	struct be_conn *cn = ca->ca_conn;
+	struct be_conn *cn = ca->rq_conn;
 
-	if (ca->ca_sbuf >= 0 && cn) {
-		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)ca->ca_sbuf;
-		ca->ca_sbuf = -1;
+	if (ca->rq_sbuf >= 0 && cn) {
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)ca->rq_sbuf;
+		ca->rq_sbuf = -1;
 	}
 }
 
@@ -92,10 +92,10 @@ void be_call_dereg_mrs(struct be_call *ca)
 {
 	unsigned i;
 
-	for (i = 0; i < ca->ca_nreg; i++) {
-		if (ca->ca_reg[i].rg_mr) {
-			be_vx()->dereg_mr(ca->ca_reg[i].rg_mr);
-			ca->ca_reg[i].rg_mr = NULL;
+	for (i = 0; i < ca->rq_nreg; i++) {
+		if (ca->rq_reg[i].rk_mr) {
+			be_vx()->dereg_mr(ca->rq_reg[i].rk_mr);
+			ca->rq_reg[i].rk_mr = NULL;
 		}
 	}
 }
@@ -103,27 +103,27 @@ void be_call_dereg_mrs(struct be_call *ca)
 /* Windows back to the connection's free list (after invalidation). */
 void be_call_free_mws(struct be_call *ca)
 {
-	struct be_conn *cn = ca->ca_conn;
+	struct be_conn *cn = ca->rq_conn;
 	unsigned i;
 
-	for (i = 0; i < ca->ca_nreg; i++) {
-		struct be_mw *mw = ca->ca_reg[i].rg_mw;
+	for (i = 0; i < ca->rq_nreg; i++) {
+		struct be_mw *mw = ca->rq_reg[i].rk_mw;
 
 		if (mw) {
 			mw->mw_next = cn->cn_mwfree;
 			cn->cn_mwfree = mw;
-			ca->ca_reg[i].rg_mw = NULL;
+			ca->rq_reg[i].rk_mw = NULL;
 		}
 	}
-	ca->ca_nreg = 0;
+	ca->rq_nreg = 0;
 }
 
 /* A refused submit may succeed now: tell the caller from the event loop. */
 static void pool_room_check(struct be_pool *pool)
 {
-	if (pool->po_room_wanted && !pool->po_freeing &&
-	    pool->po_nqueued < pool->po_ctx->cx_cfg.bc_max_queue)
-		event_active(pool->po_room_ev, 0, 0);
+	if (pool->bp_room_wanted && !pool->bp_freeing &&
+	    pool->bp_nqueued < pool->bp_ctx->cx_cfg.bc_max_queue)
+		event_active(pool->bp_room_ev, 0, 0);
 }
 
 void be_pool_room_cb(evutil_socket_t fd, short what, void *arg)
@@ -132,44 +132,44 @@ void be_pool_room_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!pool->po_room_wanted || pool->po_freeing ||
-	    pool->po_nqueued >= pool->po_ctx->cx_cfg.bc_max_queue)
+	if (!pool->bp_room_wanted || pool->bp_freeing ||
+	    pool->bp_nqueued >= pool->bp_ctx->cx_cfg.bc_max_queue)
 		return;
-	pool->po_room_wanted = false;
-	if (pool->po_event_cb)
-		pool->po_event_cb(pool, BE_POOL_ROOM, pool->po_event_arg);
+	pool->bp_room_wanted = false;
+	if (pool->bp_event_cb)
+		pool->bp_event_cb(pool, BE_POOL_ROOM, pool->bp_event_arg);
 }
 
 /* Final step: the callback (or silent free when cancelled). */
 static void call_finish(struct be_call *ca, enum be_err err)
 {
-	struct be_pool *pool = ca->ca_pool;
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_pool *pool = ca->rq_pool;
+	struct be_ctx *ctx = pool->bp_ctx;
 
 	pool_room_check(pool);	/* its XID is free again */
 
 	if (err != BE_OK)
-		ca->ca_reply.br_err = err;
-	ca->ca_reply.br_xid = ca->ca_xid;
+		ca->rq_reply.br_err = err;
+	ca->rq_reply.br_xid = ca->rq_xid;
 	be_call_set_state(ca, CS_DONE);
 	ctx->cx_stats.bs_replies++;
-	if (ca->ca_cancelled || !ca->ca_cb) {
+	if (ca->rq_cancelled || !ca->rq_cb) {
 		be_call_release(ca);
 		return;
 	}
-	ca->ca_cb(ca, &ca->ca_reply, ca->ca_arg);
+	ca->rq_cb(ca, &ca->rq_reply, ca->rq_arg);
 }
 
 /* A call on a connection: complete it when reply, invalidation and Send
  * completion are all in. */
 void be_call_try_complete(struct be_call *ca)
 {
-	struct be_conn *cn = ca->ca_conn;
+	struct be_conn *cn = ca->rq_conn;
 
-	if (ca->ca_state != CS_INVALIDATING || ca->ca_inv_pending || !ca->ca_send_done)
+	if (ca->rq_state != CS_INVALIDATING || ca->rq_inv_pending || !ca->rq_send_done)
 		return;
-	TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
-	ca->ca_pool->po_ninflight--;
+	TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
+	ca->rq_pool->bp_ninflight--;
 	be_call_free_mws(ca);
 	if (cn->cn_ka == ca)
 		cn->cn_ka = NULL;
@@ -181,7 +181,7 @@ void be_call_try_complete(struct be_call *ca)
 /* Fail a call that is not on a connection (QUEUED). */
 void be_call_fail_queued(struct be_call *ca, enum be_err err)
 {
-	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
 	call_finish(ca, err);
 }
 
@@ -189,13 +189,13 @@ void be_call_fail_queued(struct be_call *ca, enum be_err err)
  * be_call_submit() (the caller must get its handle before the callback). */
 static void call_fail_later(struct be_call *ca, enum be_err err)
 {
-	struct be_pool *pool = ca->ca_pool;
+	struct be_pool *pool = ca->rq_pool;
 
-	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
-	ca->ca_reply.br_err = err;
-	ca->ca_failed = true;
-	TAILQ_INSERT_TAIL(&pool->po_failed, ca, ca_link);
-	event_active(pool->po_fail_ev, 0, 0);
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+	ca->rq_reply.br_err = err;
+	ca->rq_failed = true;
+	TAILQ_INSERT_TAIL(&pool->bp_failed, ca, rq_link);
+	event_active(pool->bp_fail_ev, 0, 0);
 }
 
 void be_pool_failed_cb(evutil_socket_t fd, short what, void *arg)
@@ -205,10 +205,10 @@ void be_pool_failed_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while ((ca = TAILQ_FIRST(&pool->po_failed)) != NULL) {
-		TAILQ_REMOVE(&pool->po_failed, ca, ca_link);
-		ca->ca_failed = false;
-		call_finish(ca, ca->ca_reply.br_err);
+	while ((ca = TAILQ_FIRST(&pool->bp_failed)) != NULL) {
+		TAILQ_REMOVE(&pool->bp_failed, ca, rq_link);
+		ca->rq_failed = false;
+		call_finish(ca, ca->rq_reply.br_err);
 	}
 }
 
@@ -218,11 +218,11 @@ void be_call_release(struct be_call *ca)
 
 	if (!ca)
 		return;
-	cn = ca->ca_conn;
-	if (ca->ca_rbuf && cn) {
-		struct be_rbuf *rb = ca->ca_rbuf;
+	cn = ca->rq_conn;
+	if (ca->rq_rbuf && cn) {
+		struct be_rbuf *rb = ca->rq_rbuf;
 
-		ca->ca_rbuf = NULL;
+		ca->rq_rbuf = NULL;
 		if (cn->cn_state == BC_UP) {
 			struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_ctx->cx_cfg.bc_inline_recv,
 					       cn->cn_mr->lkey };
@@ -234,7 +234,7 @@ void be_call_release(struct be_call *ca)
 			else
 				be_conn_fail(cn, "ibv_post_recv failed");
 		}
-		ca->ca_conn = NULL;
+		ca->rq_conn = NULL;
 		be_call_free(ca);
 		if (cn->cn_state == BC_UP) {
 			be_conn_put(cn);
@@ -249,17 +249,17 @@ void be_call_release(struct be_call *ca)
 
 void be_call_cancel(struct be_call *ca)
 {
-	if (!ca || ca->ca_state == CS_DONE)
+	if (!ca || ca->rq_state == CS_DONE)
 		return;
-	ca->ca_cancelled = true;
-	if (ca->ca_failed) {
-		TAILQ_REMOVE(&ca->ca_pool->po_failed, ca, ca_link);
+	ca->rq_cancelled = true;
+	if (ca->rq_failed) {
+		TAILQ_REMOVE(&ca->rq_pool->bp_failed, ca, rq_link);
 		be_call_free(ca);
 		return;
 	}
-	if (ca->ca_state == CS_QUEUED) {
-		TAILQ_REMOVE(&ca->ca_pool->po_queue, ca, ca_link);
-		ca->ca_pool->po_nqueued--;
+	if (ca->rq_state == CS_QUEUED) {
+		TAILQ_REMOVE(&ca->rq_pool->bp_queue, ca, rq_link);
+		ca->rq_pool->bp_nqueued--;
 		be_call_fail_queued(ca, BE_ERR_CANCELLED);
 	}
 	/* on a connection: freed when the reply comes or the connection dies */
@@ -270,8 +270,8 @@ void be_call_cancel(struct be_call *ca)
 int be_call_post(struct be_conn *cn, struct be_call *ca)
 {
 	struct be_pool *pool = cn->cn_pool;
-	struct be_ctx *ctx = pool->po_ctx;
-	struct be_plan *p = &ca->ca_plan;
+	struct be_ctx *ctx = pool->bp_ctx;
+	struct be_plan *p = &ca->rq_plan;
 	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1], *send, *bad;
 	struct ibv_sge sge;
 	unsigned nbinds = 0, i, nspans, need;
@@ -279,7 +279,7 @@ int be_call_post(struct be_conn *cn, struct be_call *ca)
 	long len;
 	int rc;
 
-	rc = be_plan_call(&ca->ca_desc, cn->cn_send_thresh, ctx->cx_cfg.bc_max_seg_len, p);
+	rc = be_plan_call(&ca->rq_desc, cn->cn_send_thresh, ctx->cx_cfg.bc_max_seg_len, p);
 	if (rc < 0)
 		return rc;
 	nspans = p->pl_nreadspans + p->pl_nwspans + p->pl_nrspans;
@@ -287,26 +287,26 @@ int be_call_post(struct be_conn *cn, struct be_call *ca)
 	if (cn->cn_nsfree == 0 || cn->cn_sq_used + need > cn->cn_sq_max)
 		return -EAGAIN;
 
-	ca->ca_conn = cn;
-	ca->ca_nreg = 0;
+	ca->rq_conn = cn;
+	ca->rq_nreg = 0;
 	for (i = 0; i < p->pl_nreadspans; i++)
-		if ((rc = be_reg_span(cn, ca, &p->pl_read[i], IBV_ACCESS_REMOTE_READ, &ca->ca_rd[i],
+		if ((rc = be_reg_span(cn, ca, &p->pl_read[i], IBV_ACCESS_REMOTE_READ, &ca->rq_rd[i],
 				   binds, &nbinds)) < 0)
 			goto unreg;
 	for (i = 0; i < p->pl_nwspans; i++)
-		if ((rc = be_reg_span(cn, ca, &p->pl_wspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->ca_wr[i],
+		if ((rc = be_reg_span(cn, ca, &p->pl_wspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->rq_wr[i],
 				   binds, &nbinds)) < 0)
 			goto unreg;
 	for (i = 0; i < p->pl_nrspans; i++)
-		if ((rc = be_reg_span(cn, ca, &p->pl_rspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->ca_rp[i],
+		if ((rc = be_reg_span(cn, ca, &p->pl_rspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->rq_rp[i],
 				   binds, &nbinds)) < 0)
 			goto unreg;
 
-	ca->ca_sbuf = (int)cn->cn_sfree[--cn->cn_nsfree];
+	ca->rq_sbuf = (int)cn->cn_sfree[--cn->cn_nsfree];
 	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
-	     (size_t)ca->ca_sbuf * ctx->cx_cfg.bc_inline_send;
-	len = be_marshal_call(&ca->ca_desc, p, ctx->cx_cfg.bc_credits, ca->ca_rd, ca->ca_wr,
-			      ca->ca_rp, &ctx->cx_tx, sb, cn->cn_send_thresh);
+	     (size_t)ca->rq_sbuf * ctx->cx_cfg.bc_inline_send;
+	len = be_marshal_call(&ca->rq_desc, p, ctx->cx_cfg.bc_credits, ca->rq_rd, ca->rq_wr,
+			      ca->rq_rp, &ctx->cx_tx, sb, cn->cn_send_thresh);
 	if (len < 0) {
 		rc = (int)len;
 		goto unsbuf;
@@ -323,88 +323,88 @@ int be_call_post(struct be_conn *cn, struct be_call *ca)
 		binds[nbinds - 1].next = send;
 	rc = be_vx()->post_send(cn->cn_qp, binds, &bad);
 	if (rc) {
-		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", ca->ca_xid, strerror(rc));
+		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", ca->rq_xid, strerror(rc));
 		rc = -rc;
 		goto unsbuf;
 	}
 	/* The provider names a window by ibv_mw.rkey, which must be the key
 	 * of its current binding when the bind is posted (rxe compares it):
 	 * step it forward only now that the binds are on the queue. */
-	for (i = 0; i < ca->ca_nreg; i++)
-		if (ca->ca_reg[i].rg_mw)
-			ca->ca_reg[i].rg_mw->mw_mw->rkey = ca->ca_reg[i].rg_mw->mw_rkey;
-	ca->ca_sq_binds = nbinds + 1;
-	ca->ca_sq_inv = nbinds;
-	cn->cn_sq_used += ca->ca_sq_binds + ca->ca_sq_inv;
+	for (i = 0; i < ca->rq_nreg; i++)
+		if (ca->rq_reg[i].rk_mw)
+			ca->rq_reg[i].rk_mw->mw_mw->rkey = ca->rq_reg[i].rk_mw->mw_rkey;
+	ca->rq_sq_binds = nbinds + 1;
+	ca->rq_sq_inv = nbinds;
+	cn->cn_sq_used += ca->rq_sq_binds + ca->rq_sq_inv;
 	cn->cn_sig_out++;	/* the Send */
-	ca->ca_send_done = false;
-	ca->ca_reply_seen = false;
-	ca->ca_inv_pending = 0;
-	now(&ca->ca_sent_at);
+	ca->rq_send_done = false;
+	ca->rq_reply_seen = false;
+	ca->rq_inv_pending = 0;
+	now(&ca->rq_sent_at);
 	be_credits_sent(&cn->cn_cr);
-	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, ca_link);
-	pool->po_ninflight++;
+	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
+	pool->bp_ninflight++;
 	if (p->pl_proc == RPCRDMA_NOMSG)
 		ctx->cx_stats.bs_nomsg_calls++;
 	be_call_set_state(ca, CS_POSTED);
-	ca->ca_sends++;
+	ca->rq_sends++;
 	return 0;
 
 unsbuf:
 	be_call_put_sbuf(ca);
 unreg:
 	/* Nothing was posted: windows are unbound, their keys unchanged. */
-	for (i = 0; i < ca->ca_nreg; i++)
-		if (ca->ca_reg[i].rg_mw)
-			ca->ca_reg[i].rg_mw->mw_rkey = ca->ca_reg[i].rg_mw->mw_mw->rkey;
+	for (i = 0; i < ca->rq_nreg; i++)
+		if (ca->rq_reg[i].rk_mw)
+			ca->rq_reg[i].rk_mw->mw_rkey = ca->rq_reg[i].rk_mw->mw_mw->rkey;
 	be_call_dereg_mrs(ca);
 	be_call_free_mws(ca);
-	ca->ca_conn = NULL;
+	ca->rq_conn = NULL;
 	return rc;
 }
 
 /* Move queued calls onto connections with room. */
 void be_pool_pump(struct be_pool *pool)
 {
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	struct be_call *ca;
 
-	if (pool->po_pumping)
+	if (pool->bp_pumping)
 		return;
-	pool->po_pumping = true;
-	while ((ca = TAILQ_FIRST(&pool->po_queue)) != NULL) {
+	pool->bp_pumping = true;
+	while ((ca = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
 		struct be_conn *cn = NULL;
 		unsigned k;
 		int rc;
 
-		for (k = 0; k < pool->po_nslots; k++) {
-			struct be_conn *c = pool->po_slots[(pool->po_rr + k) % pool->po_nslots].sl_conn;
+		for (k = 0; k < pool->bp_nslots; k++) {
+			struct be_conn *c = pool->bp_slots[(pool->bp_rr + k) % pool->bp_nslots].sl_conn;
 
 			if (c && c->cn_state == BC_UP && c->cn_ccp != BE_CCP_PENDING &&
 			    be_credits_can_send(&c->cn_cr) && c->cn_nsfree > 0) {
 				cn = c;
-				pool->po_rr = (pool->po_rr + k + 1) % pool->po_nslots;
+				pool->bp_rr = (pool->bp_rr + k + 1) % pool->bp_nslots;
 				break;
 			}
 		}
 		if (!cn)
 			break;
-		TAILQ_REMOVE(&pool->po_queue, ca, ca_link);
-		pool->po_nqueued--;
+		TAILQ_REMOVE(&pool->bp_queue, ca, rq_link);
+		pool->bp_nqueued--;
 		rc = be_call_post(cn, ca);
 		if (rc == -EAGAIN) {
-			TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
-			pool->po_nqueued++;
+			TAILQ_INSERT_HEAD(&pool->bp_queue, ca, rq_link);
+			pool->bp_nqueued++;
 			break;
 		}
 		if (rc < 0) {
 			ctx->cx_stats.bs_marshal_errors++;
-			LOG(WARN, pool, "xid %08x: cannot send: %s", ca->ca_xid, strerror(-rc));
+			LOG(WARN, pool, "xid %08x: cannot send: %s", ca->rq_xid, strerror(-rc));
 			call_fail_later(ca, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
 									 : BE_ERR_REGISTER);
 		}
 	}
-	pool->po_pumping = false;
+	pool->bp_pumping = false;
 	pool_room_check(pool);
 }
 
@@ -413,16 +413,16 @@ bool be_xid_busy(struct be_pool *pool, uint32_t xid)
 	struct be_call *ca;
 	unsigned k;
 
-	TAILQ_FOREACH(ca, &pool->po_queue, ca_link)
-		if (ca->ca_xid == xid)
+	TAILQ_FOREACH(ca, &pool->bp_queue, rq_link)
+		if (ca->rq_xid == xid)
 			return true;
-	for (k = 0; k < pool->po_nslots; k++) {
-		struct be_conn *cn = pool->po_slots[k].sl_conn;
+	for (k = 0; k < pool->bp_nslots; k++) {
+		struct be_conn *cn = pool->bp_slots[k].sl_conn;
 
 		if (!cn)
 			continue;
-		TAILQ_FOREACH(ca, &cn->cn_calls, ca_link)
-			if (ca->ca_xid == xid)
+		TAILQ_FOREACH(ca, &cn->cn_calls, rq_link)
+			if (ca->rq_xid == xid)
 				return true;
 	}
 	return false;
@@ -436,26 +436,26 @@ static int desc_copy(struct be_call *ca, const struct be_call_desc *d)
 	    d->cd_nreads > BE_MAX_READ_ITEMS || d->cd_nwrites > BE_MAX_WRITE_CHUNKS ||
 	    (d->cd_nreads && !d->cd_reads) || (d->cd_nwrites && !d->cd_writes))
 		return -EINVAL;
-	ca->ca_desc = *d;
-	memcpy(ca->ca_msg, d->cd_msg, d->cd_msg_niov * sizeof(struct iovec));
-	ca->ca_desc.cd_msg = ca->ca_msg;
+	ca->rq_desc = *d;
+	memcpy(ca->rq_msg, d->cd_msg, d->cd_msg_niov * sizeof(struct iovec));
+	ca->rq_desc.cd_msg = ca->rq_msg;
 	if (d->cd_nreads)
-		memcpy(ca->ca_reads, d->cd_reads, d->cd_nreads * sizeof(struct be_read_item));
-	ca->ca_desc.cd_reads = ca->ca_reads;
+		memcpy(ca->rq_reads, d->cd_reads, d->cd_nreads * sizeof(struct be_read_item));
+	ca->rq_desc.cd_reads = ca->rq_reads;
 	for (i = 0; i < d->cd_nwrites; i++) {
 		if (d->cd_writes[i].bt_niov == 0 || d->cd_writes[i].bt_niov > BE_MAX_TARGET_IOV)
 			return -EINVAL;
-		memcpy(ca->ca_wiov[i], d->cd_writes[i].bt_iov,
+		memcpy(ca->rq_wiov[i], d->cd_writes[i].bt_iov,
 		       d->cd_writes[i].bt_niov * sizeof(struct iovec));
-		ca->ca_wt[i] = (struct be_target){ ca->ca_wiov[i], d->cd_writes[i].bt_niov };
+		ca->rq_wt[i] = (struct be_target){ ca->rq_wiov[i], d->cd_writes[i].bt_niov };
 	}
-	ca->ca_desc.cd_writes = ca->ca_wt;
+	ca->rq_desc.cd_writes = ca->rq_wt;
 	if (d->cd_reply) {
 		if (d->cd_reply->bt_niov == 0 || d->cd_reply->bt_niov > BE_MAX_TARGET_IOV)
 			return -EINVAL;
-		memcpy(ca->ca_riov, d->cd_reply->bt_iov, d->cd_reply->bt_niov * sizeof(struct iovec));
-		ca->ca_rt = (struct be_target){ ca->ca_riov, d->cd_reply->bt_niov };
-		ca->ca_desc.cd_reply = &ca->ca_rt;
+		memcpy(ca->rq_riov, d->cd_reply->bt_iov, d->cd_reply->bt_niov * sizeof(struct iovec));
+		ca->rq_rt = (struct be_target){ ca->rq_riov, d->cd_reply->bt_niov };
+		ca->rq_desc.cd_reply = &ca->rq_rt;
 	}
 	return 0;
 }
@@ -463,33 +463,33 @@ static int desc_copy(struct be_call *ca, const struct be_call_desc *d)
 struct be_call *be_call_new(struct be_pool *pool, const struct be_call_desc *d,
 				be_reply_fn *cb, void *arg)
 {
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	struct be_call *ca = ctx->cx_call_cache;
 	int rc;
 
 	if (ca) {
-		ctx->cx_call_cache = ca->ca_cache_next;
+		ctx->cx_call_cache = ca->rq_cache_next;
 		ctx->cx_ncached--;
 	} else {
 		ca = aligned_alloc(16, (sizeof(*ca) + 15) & ~(size_t)15);
 		if (!ca)
 			return NULL;
 	}
-	/* The plan, the handles and ca_reg (a few KiB) are written before they
+	/* The plan, the handles and rq_reg (a few KiB) are written before they
 	 * are read; everything else is cleared.  be_call_free() reads the
 	 * long-reply state at the end: left as found, recycled heap memory made
 	 * it deregister and free junk pointers (issue 6: SIGSEGV in
 	 * ibv_dereg_mr). */
-	memset(ca, 0, offsetof(struct be_call, ca_plan));
-	ca->ca_nreg = 0;
-	memset(&ca->ca_reply, 0, sizeof(*ca) - offsetof(struct be_call, ca_reply));
-	ca->ca_ctx = ctx;
-	ca->ca_pool = pool;
-	ca->ca_state = CS_QUEUED;
-	ca->ca_sbuf = -1;
-	ca->ca_cb = cb;
-	ca->ca_arg = arg;
-	ca->ca_xid = d->cd_xid;
+	memset(ca, 0, offsetof(struct be_call, rq_plan));
+	ca->rq_nreg = 0;
+	memset(&ca->rq_reply, 0, sizeof(*ca) - offsetof(struct be_call, rq_reply));
+	ca->rq_ctx = ctx;
+	ca->rq_pool = pool;
+	ca->rq_state = CS_QUEUED;
+	ca->rq_sbuf = -1;
+	ca->rq_cb = cb;
+	ca->rq_arg = arg;
+	ca->rq_xid = d->cd_xid;
 	rc = desc_copy(ca, d);
 	if (rc < 0) {
 		be_call_free(ca);
@@ -502,7 +502,7 @@ struct be_call *be_call_new(struct be_pool *pool, const struct be_call_desc *d,
 struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *d,
 			       be_reply_fn *cb, void *arg)
 {
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	struct be_call *ca;
 
 	if (d->cd_msg && d->cd_msg_niov && d->cd_msg[0].iov_len >= 4 &&
@@ -510,13 +510,13 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 		errno = EINVAL;
 		return NULL;
 	}
-	if (pool->po_nqueued >= ctx->cx_cfg.bc_max_queue) {
-		pool->po_room_wanted = true;
+	if (pool->bp_nqueued >= ctx->cx_cfg.bc_max_queue) {
+		pool->bp_room_wanted = true;
 		errno = ENOBUFS;
 		return NULL;
 	}
 	if (be_xid_busy(pool, d->cd_xid)) {
-		pool->po_room_wanted = true;
+		pool->bp_room_wanted = true;
 		errno = EEXIST;
 		return NULL;
 	}
@@ -524,10 +524,10 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 	if (!ca)
 		return NULL;
 	ctx->cx_stats.bs_calls++;
-	TAILQ_INSERT_TAIL(&pool->po_queue, ca, ca_link);
-	pool->po_nqueued++;
+	TAILQ_INSERT_TAIL(&pool->bp_queue, ca, rq_link);
+	pool->bp_nqueued++;
 	be_pool_pump(pool);	/* no callback from here: failures are deferred */
-	if (ca->ca_state == CS_QUEUED && !ca->ca_failed)
+	if (ca->rq_state == CS_QUEUED && !ca->rq_failed)
 		ctx->cx_stats.bs_queued++;
 	return ca;
 }

@@ -52,11 +52,11 @@ void be_conn_put(struct be_conn *cn)
 
 void be_closing_finish(struct be_closing *cl)
 {
-	LIST_REMOVE(cl, cl_link);
-	event_free(cl->cl_ev);
-	event_free(cl->cl_timer);
-	be_vx()->destroy_id(cl->cl_id);
-	be_vx()->destroy_event_channel(cl->cl_ch);
+	LIST_REMOVE(cl, cg_link);
+	event_free(cl->cg_ev);
+	event_free(cl->cg_timer);
+	be_vx()->destroy_id(cl->cg_id);
+	be_vx()->destroy_event_channel(cl->cg_ch);
 	free(cl);
 }
 
@@ -68,10 +68,10 @@ static void closing_cm(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	if (what & EV_TIMEOUT) {
-		CTX_LOG(WARN, cl->cl_ctx, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
+		CTX_LOG(WARN, cl->cg_ctx, "no DISCONNECTED 60 s after rdma_disconnect: destroying anyway");
 		done = true;
 	}
-	while (!done && be_vx()->get_cm_event(cl->cl_ch, &ev) == 0) {
+	while (!done && be_vx()->get_cm_event(cl->cg_ch, &ev) == 0) {
 		enum rdma_cm_event_type t = ev->event;
 
 		be_vx()->ack_cm_event(ev);
@@ -91,22 +91,22 @@ static int closing_start(struct be_ctx *ctx, struct rdma_event_channel *ch, stru
 
 	if (!cl)
 		return -ENOMEM;
-	cl->cl_ctx = ctx;
-	cl->cl_ch = ch;
-	cl->cl_id = id;
-	cl->cl_ev = event_new(ctx->cx_base, ch->fd, EV_READ | EV_PERSIST, closing_cm, cl);
-	cl->cl_timer = evtimer_new(ctx->cx_base, closing_cm, cl);
-	if (!cl->cl_ev || !cl->cl_timer || event_add(cl->cl_ev, NULL) || evtimer_add(cl->cl_timer, &tv)) {
-		if (cl->cl_ev)
-			event_free(cl->cl_ev);
-		if (cl->cl_timer)
-			event_free(cl->cl_timer);
+	cl->cg_ctx = ctx;
+	cl->cg_ch = ch;
+	cl->cg_id = id;
+	cl->cg_ev = event_new(ctx->cx_base, ch->fd, EV_READ | EV_PERSIST, closing_cm, cl);
+	cl->cg_timer = evtimer_new(ctx->cx_base, closing_cm, cl);
+	if (!cl->cg_ev || !cl->cg_timer || event_add(cl->cg_ev, NULL) || evtimer_add(cl->cg_timer, &tv)) {
+		if (cl->cg_ev)
+			event_free(cl->cg_ev);
+		if (cl->cg_timer)
+			event_free(cl->cg_timer);
 		free(cl);
 		return -ENOMEM;
 	}
-	LIST_INSERT_HEAD(&ctx->cx_closing, cl, cl_link);
+	LIST_INSERT_HEAD(&ctx->cx_closing, cl, cg_link);
 	if (be_vx()->disconnect(id))
-		event_active(cl->cl_timer, EV_TIMEOUT, 0);	/* nothing to wait for */
+		event_active(cl->cg_timer, EV_TIMEOUT, 0);	/* nothing to wait for */
 	return 0;
 }
 
@@ -118,53 +118,53 @@ static void reap_calls(struct be_conn *cn)
 	struct be_call_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
 
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
-		tmp = TAILQ_NEXT(ca, ca_link);
-		TAILQ_REMOVE(&cn->cn_calls, ca, ca_link);
-		pool->po_ninflight--;
+		tmp = TAILQ_NEXT(ca, rq_link);
+		TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
+		pool->bp_ninflight--;
 		be_call_put_sbuf(ca);
 		be_call_dereg_mrs(ca);
-		ca->ca_inv_pending = 0;
-		ca->ca_send_done = true;
-		if (ca->ca_state == CS_INVALIDATING) {
+		ca->rq_inv_pending = 0;
+		ca->rq_send_done = true;
+		if (ca->rq_state == CS_INVALIDATING) {
 			/* The reply was good; windows died with the QP. */
-			TAILQ_INSERT_HEAD(&cn->cn_calls, ca, ca_link);
-			pool->po_ninflight++;
+			TAILQ_INSERT_HEAD(&cn->cn_calls, ca, rq_link);
+			pool->bp_ninflight++;
 			be_call_try_complete(ca);
 			continue;
 		}
-		if (ca->ca_state == CS_READING) {
+		if (ca->rq_state == CS_READING) {
 			/* The reply is lost with the connection: ask again. */
-			if (ca->ca_lr_waiting)
-				TAILQ_REMOVE(&cn->cn_rdwait, ca, ca_rd_link);
-			ca->ca_lr_waiting = false;
+			if (ca->rq_lr_waiting)
+				TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
+			ca->rq_lr_waiting = false;
 			be_call_lr_free(ca);
-			ca->ca_rbuf = NULL;
+			ca->rq_rbuf = NULL;
 			cn->cn_refs--;		/* the slot's reference remains */
 		}
 		be_call_free_mws(ca);
-		ca->ca_conn = NULL;
-		if (ca->ca_cancelled || ca->ca_keepalive || ca->ca_ccp) {
+		ca->rq_conn = NULL;
+		if (ca->rq_cancelled || ca->rq_keepalive || ca->rq_ccp) {
 			be_call_free(ca);
 			continue;
 		}
 		be_call_set_state(ca, CS_QUEUED);
-		if (ca->ca_sends >= BE_MAX_SENDS) {
+		if (ca->rq_sends >= BE_MAX_SENDS) {
 			/* This call breaks every connection it goes on. */
-			LOG(WARN, pool, "xid %08x: lost %u connections, failed", ca->ca_xid, ca->ca_sends);
+			LOG(WARN, pool, "xid %08x: lost %u connections, failed", ca->rq_xid, ca->rq_sends);
 			be_call_fail_queued(ca, BE_ERR_RETRIES);
 			continue;
 		}
-		TAILQ_INSERT_TAIL(&requeue, ca, ca_link);
-		pool->po_ctx->cx_stats.bs_resent++;
+		TAILQ_INSERT_TAIL(&requeue, ca, rq_link);
+		pool->bp_ctx->cx_stats.bs_resent++;
 	}
 	cn->cn_ka = NULL;
 	cn->cn_ccp_call = NULL;
 	cn->cn_draining = false;
 	/* Re-sent first, in their original order. */
 	while ((ca = TAILQ_LAST(&requeue, be_call_list)) != NULL) {
-		TAILQ_REMOVE(&requeue, ca, ca_link);
-		TAILQ_INSERT_HEAD(&pool->po_queue, ca, ca_link);
-		pool->po_nqueued++;
+		TAILQ_REMOVE(&requeue, ca, rq_link);
+		TAILQ_INSERT_HEAD(&pool->bp_queue, ca, rq_link);
+		pool->bp_nqueued++;
 	}
 }
 
@@ -220,7 +220,7 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	if (cn->cn_drain_timer)
 		event_free(cn->cn_drain_timer);
 	cn->cn_drain_timer = NULL;
-	if (cn->cn_id && cn->cn_was_up && !cn->cn_cm_disconnected && !pool->po_freeing &&
+	if (cn->cn_id && cn->cn_was_up && !cn->cn_cm_disconnected && !pool->bp_freeing &&
 	    closing_start(cn->cn_ctx, cn->cn_ch, cn->cn_id) == 0) {
 		/* the id and its channel now belong to a be_closing */
 	} else {
@@ -233,14 +233,14 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	cn->cn_ch = NULL;
 	event_free(cn->cn_reap_ev);
 	cn->cn_reap_ev = NULL;
-	if (pool->po_slots[cn->cn_slot].sl_conn == cn) {
-		pool->po_slots[cn->cn_slot].sl_conn = NULL;
-		if (!pool->po_fatal)
+	if (pool->bp_slots[cn->cn_slot].sl_conn == cn) {
+		pool->bp_slots[cn->cn_slot].sl_conn = NULL;
+		if (!pool->bp_fatal)
 			slot_schedule(pool, cn->cn_slot);
 	}
 	be_conn_put(cn);	/* the slot's reference */
-	if (was_up && pool->po_event_cb && !pool->po_freeing)
-		pool->po_event_cb(pool, BE_POOL_DOWN, pool->po_event_arg);
+	if (was_up && pool->bp_event_cb && !pool->bp_freeing)
+		pool->bp_event_cb(pool, BE_POOL_DOWN, pool->bp_event_arg);
 	be_pool_pump(pool);
 }
 
@@ -269,7 +269,7 @@ static void conn_drain_timeout(evutil_socket_t fd, short what, void *arg)
  */
 void be_conn_fail(struct be_conn *cn, const char *why)
 {
-	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
 	struct timeval tv = ms_tv(ctx->cx_cfg.bc_drain_ms);
 
 	if (cn->cn_state == BC_DEAD)
@@ -282,7 +282,7 @@ void be_conn_fail(struct be_conn *cn, const char *why)
 		ctx->cx_stats.bs_rejects++;
 	cn->cn_state = BC_DEAD;
 	if (cn->cn_qp && cn->cn_cq_ev && cn->cn_sig_out > 0 && ctx->cx_cfg.bc_drain_ms &&
-	    !cn->cn_pool->po_freeing) {
+	    !cn->cn_pool->bp_freeing) {
 		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
 		be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
@@ -332,7 +332,7 @@ static int set_nonblock(int fd)
 static int conn_setup_qp(struct be_conn *cn)
 {
 	struct be_pool *pool = cn->cn_pool;
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	const struct be_config *cfg = &ctx->cx_cfg;
 	struct ibv_qp_init_attr qa;
 	struct ibv_device_attr *da;
@@ -418,7 +418,7 @@ static int conn_setup_qp(struct be_conn *cn)
 
 static void conn_connect(struct be_conn *cn)
 {
-	const struct be_config *cfg = &cn->cn_pool->po_ctx->cx_cfg;
+	const struct be_config *cfg = &cn->cn_pool->bp_ctx->cx_cfg;
 	struct rdma_conn_param cp;
 	uint8_t pd[RPCRDMA_PD_LEN];
 	int rc;
@@ -458,7 +458,7 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct be_conn *cn = arg;
 	struct be_pool *pool = cn->cn_pool;
-	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
+	const struct be_config *cfg = &pool->bp_ctx->cx_cfg;
 	struct be_call_desc d;
 	struct iovec iov;
 	uint8_t msg[40];
@@ -476,7 +476,7 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	tv = ms_tv(cfg->bc_keepalive_ms);
 	evtimer_add(cn->cn_timer, &tv);
 	if (cn->cn_ka) {
-		if (ms_since(&cn->cn_ka->ca_sent_at) >= (long)cfg->bc_keepalive_ms)
+		if (ms_since(&cn->cn_ka->rq_sent_at) >= (long)cfg->bc_keepalive_ms)
 			be_conn_fail(cn, "keepalive NULL unanswered");
 		return;
 	}
@@ -484,27 +484,27 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 		return;
 	/* NULL call: xid, CALL, rpcvers 2, prog, vers, proc 0, AUTH_NONE x2 */
 	memset(msg, 0, sizeof(msg));
-	pool->po_ka_xid = (pool->po_ka_xid + 1) | 0x80000000u;
-	chk_put_be32(msg, pool->po_ka_xid);
+	pool->bp_ka_xid = (pool->bp_ka_xid + 1) | 0x80000000u;
+	chk_put_be32(msg, pool->bp_ka_xid);
 	chk_put_be32(msg + 8, RPC_VERS);
 	chk_put_be32(msg + 12, cfg->bc_keepalive_prog);
 	chk_put_be32(msg + 16, cfg->bc_keepalive_vers);
 	iov = (struct iovec){ msg, sizeof(msg) };
-	d = (struct be_call_desc){ .cd_xid = pool->po_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
 	if (be_xid_busy(pool, d.cd_xid))
 		return;
 	ca = be_call_new(pool, &d, keepalive_cb, NULL);
 	if (!ca)
 		return;
-	memcpy(ca->ca_ka_msg, msg, sizeof(msg));
-	ca->ca_msg[0].iov_base = ca->ca_ka_msg;
-	ca->ca_keepalive = true;
+	memcpy(ca->rq_ka_msg, msg, sizeof(msg));
+	ca->rq_msg[0].iov_base = ca->rq_ka_msg;
+	ca->rq_keepalive = true;
 	if (be_call_post(cn, ca) < 0) {
 		be_call_free(ca);
 		return;
 	}
 	cn->cn_ka = ca;
-	pool->po_ctx->cx_stats.bs_keepalives++;
+	pool->bp_ctx->cx_stats.bs_keepalives++;
 }
 
 /*
@@ -531,14 +531,14 @@ static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp
 	} else {
 		cn->cn_ccp = BE_CCP_FALLBACK;
 		ctx->cx_stats.bs_ccp_fallback++;
-		if (!pool->po_ccp_warned)	/* once per pool: the server will not change */
+		if (!pool->bp_ccp_warned)	/* once per pool: the server will not change */
 			LOG(INFO, pool, "connection %u: CONF_RDMA %s: server does not speak CCP, keeping "
 				  "RFC 8797 values (inline send %u, Read depth %u)", cn->cn_slot,
 			    be_ccp_result_str(res), cn->cn_send_thresh, cn->cn_read_depth);
-		pool->po_ccp_warned = true;
+		pool->bp_ccp_warned = true;
 	}
-	if (pool->po_event_cb)
-		pool->po_event_cb(pool, BE_POOL_UP, pool->po_event_arg);
+	if (pool->bp_event_cb)
+		pool->bp_event_cb(pool, BE_POOL_UP, pool->bp_event_arg);
 	be_pool_pump(pool);
 }
 
@@ -552,7 +552,7 @@ static void ccp_cb(struct be_call *ca, const struct be_reply *r, void *arg)
 		cn->cn_ccp_call = NULL;
 	if (cn->cn_state == BC_UP && cn->cn_ccp == BE_CCP_PENDING) {
 		res = r->br_err != BE_OK ? BE_CCP_RES_GARBAGE
-					 : be_ccp_reply_parse(r->br_body, r->br_nbody, ca->ca_xid, &rep);
+					 : be_ccp_reply_parse(r->br_body, r->br_nbody, ca->rq_xid, &rep);
 		ccp_end(cn, res, &rep);
 	}
 	be_call_release(ca);
@@ -569,7 +569,7 @@ static void ccp_timeout(evutil_socket_t fd, short what, void *arg)
 	if (cn->cn_state != BC_UP || cn->cn_ccp != BE_CCP_PENDING)
 		return;
 	if (cn->cn_ccp_call) {
-		cn->cn_ccp_call->ca_ccp_abandoned = true;
+		cn->cn_ccp_call->rq_ccp_abandoned = true;
 		be_credits_replied(&cn->cn_cr);
 	}
 	ccp_end(cn, BE_CCP_RES_TIMEOUT, NULL);
@@ -591,17 +591,17 @@ static bool ccp_start(struct be_conn *cn)
 	size_t len;
 
 	do
-		pool->po_ka_xid = (pool->po_ka_xid + 1) | 0x80000000u;
-	while (be_xid_busy(pool, pool->po_ka_xid));
-	len = be_ccp_call_encode(pool->po_ka_xid, &req, msg);
+		pool->bp_ka_xid = (pool->bp_ka_xid + 1) | 0x80000000u;
+	while (be_xid_busy(pool, pool->bp_ka_xid));
+	len = be_ccp_call_encode(pool->bp_ka_xid, &req, msg);
 	iov = (struct iovec){ msg, len };
-	d = (struct be_call_desc){ .cd_xid = pool->po_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
 	ca = len ? be_call_new(pool, &d, ccp_cb, cn) : NULL;
 	if (!ca)
 		return false;
-	memcpy(ca->ca_ka_msg, msg, len);
-	ca->ca_msg[0].iov_base = ca->ca_ka_msg;
-	ca->ca_ccp = true;
+	memcpy(ca->rq_ka_msg, msg, len);
+	ca->rq_msg[0].iov_base = ca->rq_ka_msg;
+	ca->rq_ccp = true;
 	if (be_call_post(cn, ca) < 0) {
 		be_call_free(ca);
 		return false;
@@ -615,7 +615,7 @@ static bool ccp_start(struct be_conn *cn)
 static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdlen)
 {
 	struct be_pool *pool = cn->cn_pool;
-	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
+	const struct be_config *cfg = &pool->bp_ctx->cx_cfg;
 	struct timeval tv;
 
 	cn->cn_peer_raw_len = pdlen;
@@ -630,7 +630,7 @@ static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdl
 	cn->cn_state = BC_UP;
 	cn->cn_was_up = true;
 	now(&cn->cn_last_rx);
-	pool->po_ctx->cx_stats.bs_connects++;
+	pool->bp_ctx->cx_stats.bs_connects++;
 	LOG(INFO, pool, "connection %u up: peer private data %s (send %u, recv %u, R %d), inline "
 		  "send %u recv %u, responder_resources %u initiator_depth %u", cn->cn_slot,
 	    cn->cn_peer_pd ? "yes" : "no", cn->cn_peer.pd_send_size, cn->cn_peer.pd_recv_size,
@@ -647,8 +647,8 @@ static void conn_established(struct be_conn *cn, const void *pdata, unsigned pdl
 			ccp_end(cn, BE_CCP_RES_GARBAGE, NULL);	/* could not even send it */
 		return;
 	}
-	if (pool->po_event_cb)
-		pool->po_event_cb(pool, BE_POOL_UP, pool->po_event_arg);
+	if (pool->bp_event_cb)
+		pool->bp_event_cb(pool, BE_POOL_UP, pool->bp_event_arg);
 	be_pool_pump(pool);
 }
 
@@ -677,7 +677,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 		be_vx()->ack_cm_event(ev);
 		switch (type) {
 		case RDMA_CM_EVENT_ADDR_RESOLVED:
-			if (be_vx()->resolve_route(cn->cn_id, (int)cn->cn_pool->po_ctx->cx_cfg.bc_connect_timeout_ms))
+			if (be_vx()->resolve_route(cn->cn_id, (int)cn->cn_pool->bp_ctx->cx_cfg.bc_connect_timeout_ms))
 				be_conn_fail(cn, "rdma_resolve_route failed");
 			break;
 		case RDMA_CM_EVENT_ROUTE_RESOLVED:
@@ -727,7 +727,7 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 
 void be_conn_start(struct be_pool *pool, unsigned slot)
 {
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	struct be_conn *cn;
 	struct timeval tv;
 
@@ -745,7 +745,7 @@ void be_conn_start(struct be_pool *pool, unsigned slot)
 	cn->cn_state = BC_RESOLVING;
 	TAILQ_INIT(&cn->cn_calls);
 	TAILQ_INIT(&cn->cn_rdwait);
-	pool->po_slots[slot].sl_conn = cn;
+	pool->bp_slots[slot].sl_conn = cn;
 	cn->cn_reap_ev = event_new(ctx->cx_base, -1, 0, be_conn_reap, cn);
 	cn->cn_timer = evtimer_new(ctx->cx_base, conn_timer, cn);
 	cn->cn_ccp_timer = evtimer_new(ctx->cx_base, ccp_timeout, cn);
@@ -767,7 +767,7 @@ void be_conn_start(struct be_pool *pool, unsigned slot)
 	}
 	tv = ms_tv(ctx->cx_cfg.bc_connect_timeout_ms);
 	evtimer_add(cn->cn_timer, &tv);
-	if (be_vx()->resolve_addr(cn->cn_id, NULL, (struct sockaddr *)&pool->po_addr,
+	if (be_vx()->resolve_addr(cn->cn_id, NULL, (struct sockaddr *)&pool->bp_addr,
 			      (int)ctx->cx_cfg.bc_connect_timeout_ms))
 		be_conn_fail(cn, "rdma_resolve_addr failed");
 }
@@ -783,8 +783,8 @@ void be_slot_retry(evutil_socket_t fd, short what, void *arg)
 
 static void slot_schedule(struct be_pool *pool, unsigned slot)
 {
-	const struct be_config *cfg = &pool->po_ctx->cx_cfg;
-	struct be_slot *sl = &pool->po_slots[slot];
+	const struct be_config *cfg = &pool->bp_ctx->cx_cfg;
+	struct be_slot *sl = &pool->bp_slots[slot];
 	struct timeval tv;
 
 	sl->sl_backoff_ms = sl->sl_backoff_ms ? sl->sl_backoff_ms * 2 : cfg->bc_retry_min_ms;

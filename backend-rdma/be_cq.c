@@ -33,20 +33,20 @@
 static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t remote_inv_rkey,
 			    bool remote_inv)
 {
-	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
 	struct ibv_send_wr wrs[BE_MAX_CALL_SEGS], *bad;
 	unsigned i, n = 0;
 
 	be_call_set_state(ca, CS_INVALIDATING);
 	be_call_dereg_mrs(ca);
-	for (i = 0; i < ca->ca_nreg; i++) {
-		struct be_mw *mw = ca->ca_reg[i].rg_mw;
+	for (i = 0; i < ca->rq_nreg; i++) {
+		struct be_mw *mw = ca->rq_reg[i].rk_mw;
 
 		if (!mw)
 			continue;
 		if (remote_inv && mw->mw_rkey == remote_inv_rkey) {
 			ctx->cx_stats.bs_remote_inv++;
-			ca->ca_reply.br_remote_inv = true;
+			ca->rq_reply.br_remote_inv = true;
 			remote_inv = false;	/* one key only */
 			continue;
 		}
@@ -61,21 +61,21 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 	if (remote_inv) {
 		/* The server invalidated a key this call does not hold. */
 		LOG(ERR, cn->cn_pool, "xid %08x: Send With Invalidate of foreign rkey %08x",
-		    ca->ca_xid, remote_inv_rkey);
+		    ca->rq_xid, remote_inv_rkey);
 		ctx->cx_stats.bs_bad_reply++;
 		be_conn_fail(cn, "remote invalidation of a foreign rkey");
 		return;
 	}
 	/* Release the room reserved for invalidations not needed. */
-	cn->cn_sq_used -= ca->ca_sq_inv - n;
-	ca->ca_sq_inv = n;
+	cn->cn_sq_used -= ca->rq_sq_inv - n;
+	ca->rq_sq_inv = n;
 	if (n > 0) {
 		wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
 		if (be_vx()->post_send(cn->cn_qp, wrs, &bad)) {
 			be_conn_fail(cn, "LOCAL_INV post failed");
 			return;
 		}
-		ca->ca_inv_pending = 1;	/* one signaled WR ends the chain */
+		ca->rq_inv_pending = 1;	/* one signaled WR ends the chain */
 		cn->cn_sig_out++;
 		ctx->cx_stats.bs_local_inv += n;
 	}
@@ -84,7 +84,7 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 
 void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
 {
-	struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_pool->po_ctx->cx_cfg.bc_inline_recv,
+	struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_pool->bp_ctx->cx_cfg.bc_inline_recv,
 			       cn->cn_mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
@@ -131,37 +131,37 @@ static void reads_pump(struct be_conn *cn)
 
 	while (cn->cn_state == BC_UP && cn->cn_reads_out < cn->cn_read_depth &&
 	       (ca = TAILQ_FIRST(&cn->cn_rdwait)) != NULL) {
-		unsigned i = ca->ca_lr_posted;
+		unsigned i = ca->rq_lr_posted;
 		uint64_t off = 0;
 		struct ibv_sge sge;
 		struct ibv_send_wr wr, *bad;
 
 		for (unsigned k = 0; k < i; k++)
-			off += ca->ca_lr_seg[k].rs_length;
-		sge = (struct ibv_sge){ (uintptr_t)ca->ca_lr_buf + off, ca->ca_lr_seg[i].rs_length,
-					ca->ca_lr_mr->lkey };
+			off += ca->rq_lr_seg[k].rs_length;
+		sge = (struct ibv_sge){ (uintptr_t)ca->rq_lr_buf + off, ca->rq_lr_seg[i].rs_length,
+					ca->rq_lr_mr->lkey };
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_id = (uintptr_t)ca | WR_READ;
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
-		wr.wr.rdma.remote_addr = ca->ca_lr_seg[i].rs_offset;
-		wr.wr.rdma.rkey = ca->ca_lr_seg[i].rs_handle;
+		wr.wr.rdma.remote_addr = ca->rq_lr_seg[i].rs_offset;
+		wr.wr.rdma.rkey = ca->rq_lr_seg[i].rs_handle;
 		if (be_vx()->post_send(cn->cn_qp, &wr, &bad)) {
 			be_conn_fail(cn, "RDMA Read post failed");	/* the reap settles the call */
 			return;
 		}
 		cn->cn_reads_out++;
 		cn->cn_sig_out++;
-		if (++ca->ca_lr_posted == ca->ca_lr_nsegs) {
-			TAILQ_REMOVE(&cn->cn_rdwait, ca, ca_rd_link);
-			ca->ca_lr_waiting = false;
+		if (++ca->rq_lr_posted == ca->rq_lr_nsegs) {
+			TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
+			ca->rq_lr_waiting = false;
 		}
 	}
 }
 
-/* Start pulling; false with ca_reply.br_err set when the reply is refused. */
+/* Start pulling; false with rq_reply.br_err set when the reply is refused. */
 static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcrdma_hdr *rh,
 			     struct be_rbuf *rb, const struct ibv_wc *wc)
 {
@@ -176,20 +176,20 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 		if (rh->rh_reads[i].rd_position != rh->rh_reads[0].rd_position)
 			goto refuse;	/* one chunk only */
 		total += rh->rh_reads[i].rd_seg.rs_length;
-		ca->ca_lr_seg[i] = rh->rh_reads[i].rd_seg;
+		ca->rq_lr_seg[i] = rh->rh_reads[i].rd_seg;
 	}
-	ca->ca_lr_pos = rh->rh_reads[0].rd_position;
-	if (total == 0 || total > BE_MAX_LONG_REPLY || (ca->ca_lr_pos & 3) ||
-	    (proc == RPCRDMA_NOMSG && ca->ca_lr_pos != 0) || proc == RPCRDMA_MSGP)
+	ca->rq_lr_pos = rh->rh_reads[0].rd_position;
+	if (total == 0 || total > BE_MAX_LONG_REPLY || (ca->rq_lr_pos & 3) ||
+	    (proc == RPCRDMA_NOMSG && ca->rq_lr_pos != 0) || proc == RPCRDMA_MSGP)
 		goto refuse;
 	/* Check the rest of the header as an inline reply. */
 	rh->rh_nreads = 0;
 	rh->rh_proc = RPCRDMA_MSG;
-	if (!be_reply_check(rh, &ca->ca_plan, ca->ca_wr, ca->ca_rp, rb->rb_buf, wc->byte_len,
-			    &ca->ca_reply))
+	if (!be_reply_check(rh, &ca->rq_plan, ca->rq_wr, ca->rq_rp, rb->rb_buf, wc->byte_len,
+			    &ca->rq_reply))
 		return false;
-	ca->ca_reply.br_proc = proc;
-	if (proc == RPCRDMA_MSG && ca->ca_lr_pos > ca->ca_reply.br_body_len)
+	ca->rq_reply.br_proc = proc;
+	if (proc == RPCRDMA_MSG && ca->rq_lr_pos > ca->rq_reply.br_body_len)
 		goto refuse;
 	if (cn->cn_sq_used + n > cn->cn_sq_max)
 		goto refuse;
@@ -198,32 +198,32 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 		ctx->cx_stats.bs_read_depth_refused++;
 		goto refuse;
 	}
-	ca->ca_lr_len = (uint32_t)total;
-	ca->ca_lr_nsegs = n;
-	ca->ca_lr_buf = malloc(total);
-	if (!ca->ca_lr_buf)
+	ca->rq_lr_len = (uint32_t)total;
+	ca->rq_lr_nsegs = n;
+	ca->rq_lr_buf = malloc(total);
+	if (!ca->rq_lr_buf)
 		goto refuse;
-	ca->ca_lr_mr = be_vx()->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->ca_lr_buf, total,
+	ca->rq_lr_mr = be_vx()->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->rq_lr_buf, total,
 				  IBV_ACCESS_LOCAL_WRITE);
-	if (!ca->ca_lr_mr)
+	if (!ca->rq_lr_mr)
 		goto refuse;
-	ca->ca_lr_remote_inv = wc_with_inv(wc);
-	ca->ca_lr_inv_rkey = wc->invalidated_rkey;
-	ca->ca_lr_posted = ca->ca_lr_done = 0;
+	ca->rq_lr_remote_inv = wc_with_inv(wc);
+	ca->rq_lr_inv_rkey = wc->invalidated_rkey;
+	ca->rq_lr_posted = ca->rq_lr_done = 0;
 	cn->cn_sq_used += n;	/* reserved now, posted as the Read depth allows */
-	ca->ca_lr_waiting = true;
-	TAILQ_INSERT_TAIL(&cn->cn_rdwait, ca, ca_rd_link);
+	ca->rq_lr_waiting = true;
+	TAILQ_INSERT_TAIL(&cn->cn_rdwait, ca, rq_rd_link);
 	be_call_set_state(ca, CS_READING);
 	ctx->cx_stats.bs_long_replies++;
 	reads_pump(cn);
 	return true;
 
 refuse:
-	LOG(WARN, cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->ca_xid,
+	LOG(WARN, cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->rq_xid,
 	    rh->rh_nreads);
 	be_call_lr_free(ca);
-	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
-	ca->ca_reply.br_err = BE_ERR_BAD_REPLY;	/* counted by the caller */
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+	ca->rq_reply.br_err = BE_ERR_BAD_REPLY;	/* counted by the caller */
 	return false;
 }
 
@@ -300,34 +300,34 @@ static void send_done(struct be_conn *cn, uint32_t xid)
 /* The Reads are in: splice the body, RDMA_DONE, then as any reply. */
 static void long_reply_done(struct be_conn *cn, struct be_call *ca)
 {
-	struct be_reply *r = &ca->ca_reply;
+	struct be_reply *r = &ca->rq_reply;
 	struct iovec in = r->br_body[0];
 
-	cn->cn_sq_used -= ca->ca_lr_nsegs;
-	ca->ca_lr_nsegs = 0;
-	be_vx()->dereg_mr(ca->ca_lr_mr);
-	ca->ca_lr_mr = NULL;
+	cn->cn_sq_used -= ca->rq_lr_nsegs;
+	ca->rq_lr_nsegs = 0;
+	be_vx()->dereg_mr(ca->rq_lr_mr);
+	ca->rq_lr_mr = NULL;
 	if (r->br_proc == RPCRDMA_NOMSG) {
-		r->br_body[0] = (struct iovec){ ca->ca_lr_buf, ca->ca_lr_len };
+		r->br_body[0] = (struct iovec){ ca->rq_lr_buf, ca->rq_lr_len };
 		r->br_nbody = 1;
-		r->br_body_len = ca->ca_lr_len;
+		r->br_body_len = ca->rq_lr_len;
 	} else {
 		/* inline up to the position, the item, its pad, the rest */
 		r->br_nbody = 0;
-		r->br_body[r->br_nbody++] = (struct iovec){ in.iov_base, ca->ca_lr_pos };
-		r->br_body[r->br_nbody++] = (struct iovec){ ca->ca_lr_buf, ca->ca_lr_len };
-		if (xdr_pad(ca->ca_lr_len))
+		r->br_body[r->br_nbody++] = (struct iovec){ in.iov_base, ca->rq_lr_pos };
+		r->br_body[r->br_nbody++] = (struct iovec){ ca->rq_lr_buf, ca->rq_lr_len };
+		if (xdr_pad(ca->rq_lr_len))
 			r->br_body[r->br_nbody++] = (struct iovec){ (void *)zero_pad,
-								    xdr_pad(ca->ca_lr_len) };
-		r->br_body[r->br_nbody++] = (struct iovec){ (uint8_t *)in.iov_base + ca->ca_lr_pos,
-							    in.iov_len - ca->ca_lr_pos };
-		r->br_body_len = in.iov_len + xdr_round4(ca->ca_lr_len);
+								    xdr_pad(ca->rq_lr_len) };
+		r->br_body[r->br_nbody++] = (struct iovec){ (uint8_t *)in.iov_base + ca->rq_lr_pos,
+							    in.iov_len - ca->rq_lr_pos };
+		r->br_body_len = in.iov_len + xdr_round4(ca->rq_lr_len);
 	}
-	send_done(cn, ca->ca_xid);
+	send_done(cn, ca->rq_xid);
 	if (cn->cn_state == BC_DEAD)
 		return;
-	call_invalidate(cn, ca, ca->ca_lr_inv_rkey,
-			ca->ca_lr_remote_inv && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
+	call_invalidate(cn, ca, ca->rq_lr_inv_rkey,
+			ca->rq_lr_remote_inv && ca->rq_nreg == 1 && ca->rq_reg[0].rk_mw);
 	if (cn->cn_state == BC_UP)
 		be_pool_pump(cn->cn_pool);
 }
@@ -335,7 +335,7 @@ static void long_reply_done(struct be_conn *cn, struct be_call *ca)
 static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc *wc)
 {
 	struct be_pool *pool = cn->cn_pool;
-	struct be_ctx *ctx = pool->po_ctx;
+	struct be_ctx *ctx = pool->bp_ctx;
 	struct rpcrdma_hdr *rh = &ctx->cx_rx;
 	enum rpcrdma_hdr_err herr = RPCRDMA_HDR_OK;
 	struct be_call *ca;
@@ -367,8 +367,8 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 			return;
 		}
 	}
-	TAILQ_FOREACH(ca, &cn->cn_calls, ca_link)
-		if (ca->ca_xid == rh->rh_xid && ca->ca_state == CS_POSTED)
+	TAILQ_FOREACH(ca, &cn->cn_calls, rq_link)
+		if (ca->rq_xid == rh->rh_xid && ca->rq_state == CS_POSTED)
 			break;
 	if (ok && rh->rh_proc != RPCRDMA_ERROR)
 		be_credits_grant(&cn->cn_cr, rh->rh_credit);
@@ -380,54 +380,54 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 		be_pool_pump(pool);
 		return;
 	}
-	if (!ca->ca_ccp_abandoned)	/* else given back at the CCP timeout */
+	if (!ca->rq_ccp_abandoned)	/* else given back at the CCP timeout */
 		be_credits_replied(&cn->cn_cr);
-	pool->po_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
-	ca->ca_reply_seen = true;
-	ca->ca_rbuf = rb;
+	pool->bp_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
+	ca->rq_reply_seen = true;
+	ca->rq_rbuf = rb;
 	cn->cn_refs++;
-	memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
 	if (!ok) {
 		ctx->cx_stats.bs_bad_reply++;
-		LOG(WARN, pool, "xid %08x: undecodable reply: %s", ca->ca_xid, rpcrdma_hdr_err_str(herr));
-		memset(&ca->ca_reply, 0, sizeof(ca->ca_reply));
-		ca->ca_reply.br_err = BE_ERR_BAD_REPLY;
+		LOG(WARN, pool, "xid %08x: undecodable reply: %s", ca->rq_xid, rpcrdma_hdr_err_str(herr));
+		memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+		ca->rq_reply.br_err = BE_ERR_BAD_REPLY;
 	} else if (rh->rh_nreads > 0 && rh->rh_proc != RPCRDMA_ERROR &&
 		   long_reply_start(cn, ca, rh, rb, wc)) {
 		return;		/* goes on in long_reply_done() */
-	} else if (ca->ca_reply.br_err != BE_OK || !be_reply_check(rh, &ca->ca_plan, ca->ca_wr,
-								 ca->ca_rp, rb->rb_buf,
-								 wc->byte_len, &ca->ca_reply)) {
-		switch (ca->ca_reply.br_err) {
+	} else if (ca->rq_reply.br_err != BE_OK || !be_reply_check(rh, &ca->rq_plan, ca->rq_wr,
+								 ca->rq_rp, rb->rb_buf,
+								 wc->byte_len, &ca->rq_reply)) {
+		switch (ca->rq_reply.br_err) {
 		case BE_ERR_VERS:
 			ctx->cx_stats.bs_err_vers++;
 			LOG(ERR, pool, "xid %08x: server refuses RPC-over-RDMA version 1 (ERR_VERS, it "
-				  "speaks %u..%u): giving up on this server", ca->ca_xid,
-			    ca->ca_reply.br_vers_low, ca->ca_reply.br_vers_high);
-			pool->po_fatal = true;
+				  "speaks %u..%u): giving up on this server", ca->rq_xid,
+			    ca->rq_reply.br_vers_low, ca->rq_reply.br_vers_high);
+			pool->bp_fatal = true;
 			break;
 		case BE_ERR_CHUNK:
 			ctx->cx_stats.bs_err_chunk++;
-			LOG(WARN, pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->ca_xid);
+			LOG(WARN, pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->rq_xid);
 			break;
 		case BE_ERR_OVERRUN:
 			ctx->cx_stats.bs_write_overrun++;
-			LOG(WARN, pool, "xid %08x: chunk lengths beyond what was offered", ca->ca_xid);
+			LOG(WARN, pool, "xid %08x: chunk lengths beyond what was offered", ca->rq_xid);
 			break;
 		default:
 			ctx->cx_stats.bs_bad_reply++;
-			LOG(WARN, pool, "xid %08x: bad reply: %s", ca->ca_xid, be_err_str(ca->ca_reply.br_err));
+			LOG(WARN, pool, "xid %08x: bad reply: %s", ca->rq_xid, be_err_str(ca->rq_reply.br_err));
 			break;
 		}
 	}
-	ca->ca_reply.br_xid = ca->ca_xid;
+	ca->rq_reply.br_xid = ca->rq_xid;
 	/* Remote invalidation only counts for a call with exactly one key. */
 	call_invalidate(cn, ca, wc->invalidated_rkey,
-			wc_with_inv(wc) && ca->ca_nreg == 1 && ca->ca_reg[0].rg_mw);
-	if (pool->po_fatal) {
+			wc_with_inv(wc) && ca->rq_nreg == 1 && ca->rq_reg[0].rk_mw);
+	if (pool->bp_fatal) {
 		be_conn_fail(cn, "ERR_VERS");
-		if (pool->po_event_cb)
-			pool->po_event_cb(pool, BE_POOL_FATAL, pool->po_event_arg);
+		if (pool->bp_event_cb)
+			pool->bp_event_cb(pool, BE_POOL_FATAL, pool->bp_event_arg);
 		return;
 	}
 	if (cn->cn_state == BC_UP)
@@ -444,9 +444,9 @@ static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uin
 {
 	switch (tag) {
 	case WR_SEND:
-		ca->ca_send_done = true;
-		cn->cn_sq_used -= ca->ca_sq_binds;
-		ca->ca_sq_binds = 0;
+		ca->rq_send_done = true;
+		cn->cn_sq_used -= ca->rq_sq_binds;
+		ca->rq_sq_binds = 0;
 		be_call_put_sbuf(ca);
 		break;
 	case WR_DONE:
@@ -454,9 +454,9 @@ static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uin
 		cn->cn_sq_used--;
 		break;
 	case WR_INV:
-		ca->ca_inv_pending = 0;
-		cn->cn_sq_used -= ca->ca_sq_inv;
-		ca->ca_sq_inv = 0;
+		ca->rq_inv_pending = 0;
+		cn->cn_sq_used -= ca->rq_sq_inv;
+		ca->rq_sq_inv = 0;
 		break;
 	case WR_READ:
 		cn->cn_reads_out--;
@@ -473,7 +473,7 @@ static bool wr_signaled(unsigned tag)
 
 void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 {
-	struct be_ctx *ctx = cn->cn_pool->po_ctx;
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
 	void *p = (void *)(uintptr_t)(wc->wr_id & WR_PTR_MASK);
 	unsigned tag = wc->wr_id & WR_TAG_MASK;
 	struct be_call *ca = p;
@@ -500,16 +500,16 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 		on_recv(cn, p, wc);
 		break;
 	case WR_SEND:
-		ca->ca_send_done = true;
-		cn->cn_sq_used -= ca->ca_sq_binds;
-		ca->ca_sq_binds = 0;
+		ca->rq_send_done = true;
+		cn->cn_sq_used -= ca->rq_sq_binds;
+		ca->rq_sq_binds = 0;
 		be_call_put_sbuf(ca);
 		be_call_try_complete(ca);
 		be_pool_pump(cn->cn_pool);
 		break;
 	case WR_READ:
 		cn->cn_reads_out--;
-		if (++ca->ca_lr_done == ca->ca_lr_nsegs)
+		if (++ca->rq_lr_done == ca->rq_lr_nsegs)
 			long_reply_done(cn, ca);
 		reads_pump(cn);
 		break;
@@ -519,9 +519,9 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 		be_pool_pump(cn->cn_pool);
 		break;
 	case WR_INV:
-		ca->ca_inv_pending = 0;
-		cn->cn_sq_used -= ca->ca_sq_inv;
-		ca->ca_sq_inv = 0;
+		ca->rq_inv_pending = 0;
+		cn->cn_sq_used -= ca->rq_sq_inv;
+		ca->rq_sq_inv = 0;
 		be_call_try_complete(ca);
 		break;
 	default:

@@ -90,7 +90,7 @@ void be_log(const struct be_ctx *ctx, const struct be_pool *pool, enum be_log_le
 
 	if (cfg->bc_log_level && (int)lvl > *cfg->bc_log_level)
 		return;		/* not even formatted */
-	n = snprintf(msg, sizeof(msg), "backend %s: ", pool ? pool->po_name : "-");
+	n = snprintf(msg, sizeof(msg), "backend %s: ", pool ? pool->bp_name : "-");
 	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	va_end(ap);
@@ -158,51 +158,51 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	unsigned k;
 	char host[INET6_ADDRSTRLEN] = "?";
 
-	if (!addr || addrlen > sizeof(pool->po_addr)) {
+	if (!addr || addrlen > sizeof(pool->bp_addr)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return NULL;
-	pool->po_ctx = ctx;
-	memcpy(&pool->po_addr, addr, addrlen);
-	pool->po_addrlen = addrlen;
-	pool->po_event_cb = event_cb;
-	pool->po_event_arg = arg;
+	pool->bp_ctx = ctx;
+	memcpy(&pool->bp_addr, addr, addrlen);
+	pool->bp_addrlen = addrlen;
+	pool->bp_event_cb = event_cb;
+	pool->bp_event_arg = arg;
 	if (addr->sa_family == AF_INET) {
 		const struct sockaddr_in *s = (const void *)addr;
 
 		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
-		snprintf(pool->po_name, sizeof(pool->po_name), "%s:%u", host, ntohs(s->sin_port));
+		snprintf(pool->bp_name, sizeof(pool->bp_name), "%s:%u", host, ntohs(s->sin_port));
 	} else if (addr->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s = (const void *)addr;
 
 		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
-		snprintf(pool->po_name, sizeof(pool->po_name), "[%s]:%u", host, ntohs(s->sin6_port));
+		snprintf(pool->bp_name, sizeof(pool->bp_name), "[%s]:%u", host, ntohs(s->sin6_port));
 	}
-	TAILQ_INIT(&pool->po_queue);
-	TAILQ_INIT(&pool->po_failed);
-	pool->po_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
-	pool->po_room_ev = event_new(ctx->cx_base, -1, 0, be_pool_room_cb, pool);
-	if (!pool->po_fail_ev || !pool->po_room_ev) {
-		if (pool->po_fail_ev)
-			event_free(pool->po_fail_ev);
-		if (pool->po_room_ev)
-			event_free(pool->po_room_ev);
+	TAILQ_INIT(&pool->bp_queue);
+	TAILQ_INIT(&pool->bp_failed);
+	pool->bp_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
+	pool->bp_room_ev = event_new(ctx->cx_base, -1, 0, be_pool_room_cb, pool);
+	if (!pool->bp_fail_ev || !pool->bp_room_ev) {
+		if (pool->bp_fail_ev)
+			event_free(pool->bp_fail_ev);
+		if (pool->bp_room_ev)
+			event_free(pool->bp_room_ev);
 		free(pool);
 		return NULL;
 	}
-	pool->po_nslots = ctx->cx_cfg.bc_conns;
-	pool->po_slots = calloc(pool->po_nslots, sizeof(struct be_slot));
-	if (!pool->po_slots) {
-		event_free(pool->po_fail_ev);
-		event_free(pool->po_room_ev);
+	pool->bp_nslots = ctx->cx_cfg.bc_conns;
+	pool->bp_slots = calloc(pool->bp_nslots, sizeof(struct be_slot));
+	if (!pool->bp_slots) {
+		event_free(pool->bp_fail_ev);
+		event_free(pool->bp_room_ev);
 		free(pool);
 		return NULL;
 	}
-	for (k = 0; k < pool->po_nslots; k++) {
-		struct be_slot *sl = &pool->po_slots[k];
+	for (k = 0; k < pool->bp_nslots; k++) {
+		struct be_slot *sl = &pool->bp_slots[k];
 
 		sl->sl_pool = pool;
 		sl->sl_idx = k;
@@ -212,9 +212,9 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 			abort();
 		}
 	}
-	pool->po_ka_xid = (uint32_t)random();
-	LIST_INSERT_HEAD(&ctx->cx_pools, pool, po_link);
-	for (k = 0; k < pool->po_nslots; k++)
+	pool->bp_ka_xid = (uint32_t)random();
+	LIST_INSERT_HEAD(&ctx->cx_pools, pool, bp_link);
+	for (k = 0; k < pool->bp_nslots; k++)
 		be_conn_start(pool, k);
 	return pool;
 }
@@ -227,10 +227,10 @@ void be_pool_free(struct be_pool *pool)
 
 	if (!pool)
 		return;
-	pool->po_fatal = true;
-	pool->po_freeing = true;
-	for (k = 0; k < pool->po_nslots; k++) {
-		struct be_slot *sl = &pool->po_slots[k];
+	pool->bp_fatal = true;
+	pool->bp_freeing = true;
+	for (k = 0; k < pool->bp_nslots; k++) {
+		struct be_slot *sl = &pool->bp_slots[k];
 		struct be_conn *cn = sl->sl_conn;
 
 		if (cn) {
@@ -244,16 +244,16 @@ void be_pool_free(struct be_pool *pool)
 		}
 		event_free(sl->sl_retry);
 	}
-	while ((ca = TAILQ_FIRST(&pool->po_queue)) != NULL) {
-		TAILQ_REMOVE(&pool->po_queue, ca, ca_link);
-		pool->po_nqueued--;
+	while ((ca = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
+		TAILQ_REMOVE(&pool->bp_queue, ca, rq_link);
+		pool->bp_nqueued--;
 		be_call_fail_queued(ca, BE_ERR_SHUTDOWN);
 	}
 	be_pool_failed_cb(-1, 0, pool);
-	event_free(pool->po_fail_ev);
-	event_free(pool->po_room_ev);
-	LIST_REMOVE(pool, po_link);
-	free(pool->po_slots);
+	event_free(pool->bp_fail_ev);
+	event_free(pool->bp_room_ev);
+	LIST_REMOVE(pool, bp_link);
+	free(pool->bp_slots);
 	free(pool);
 }
 
@@ -269,7 +269,7 @@ void be_ctx_free(struct be_ctx *ctx)
 	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
 		be_pool_free(pool);
 	while ((ca = ctx->cx_call_cache) != NULL) {
-		ctx->cx_call_cache = ca->ca_cache_next;
+		ctx->cx_call_cache = ca->rq_cache_next;
 		free(ca);
 	}
 	while (!LIST_EMPTY(&ctx->cx_closing))
@@ -290,9 +290,9 @@ int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_i
 	const struct be_conn *cn;
 
 	memset(ci, 0, sizeof(*ci));
-	if (idx >= pool->po_nslots)
+	if (idx >= pool->bp_nslots)
 		return -EINVAL;
-	cn = pool->po_slots[idx].sl_conn;
+	cn = pool->bp_slots[idx].sl_conn;
 	if (!cn || cn->cn_state != BC_UP)
 		return -ENOTCONN;
 	ci->ci_up = true;
@@ -317,8 +317,8 @@ void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint3
 	uint32_t ms = UINT32_MAX, mr = UINT32_MAX;
 	unsigned k;
 
-	for (k = 0; k < pool->po_nslots; k++) {
-		const struct be_conn *cn = pool->po_slots[k].sl_conn;
+	for (k = 0; k < pool->bp_nslots; k++) {
+		const struct be_conn *cn = pool->bp_slots[k].sl_conn;
 
 		if (!cn || cn->cn_state != BC_UP)
 			continue;
@@ -333,21 +333,21 @@ void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint3
 
 unsigned be_pool_queued(const struct be_pool *pool)
 {
-	return pool->po_nqueued;
+	return pool->bp_nqueued;
 }
 
 unsigned be_pool_inflight(const struct be_pool *pool)
 {
-	return pool->po_ninflight;
+	return pool->bp_ninflight;
 }
 
 bool be_pool_up(const struct be_pool *pool)
 {
 	unsigned k;
 
-	for (k = 0; k < pool->po_nslots; k++)
-		if (pool->po_slots[k].sl_conn && pool->po_slots[k].sl_conn->cn_state == BC_UP &&
-		    pool->po_slots[k].sl_conn->cn_ccp != BE_CCP_PENDING)
+	for (k = 0; k < pool->bp_nslots; k++)
+		if (pool->bp_slots[k].sl_conn && pool->bp_slots[k].sl_conn->cn_state == BC_UP &&
+		    pool->bp_slots[k].sl_conn->cn_ccp != BE_CCP_PENDING)
 			return true;
 	return false;
 }

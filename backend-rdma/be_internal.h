@@ -154,12 +154,12 @@ struct be_region {
  * with rxe and a vanished peer): the event loop must not.
  */
 struct be_closing {
-	struct be_ctx *cl_ctx;
-	struct rdma_event_channel *cl_ch;
-	struct rdma_cm_id *cl_id;
-	struct event *cl_ev;
-	struct event *cl_timer;
-	LIST_ENTRY(be_closing) cl_link;
+	struct be_ctx *cg_ctx;
+	struct rdma_event_channel *cg_ch;
+	struct rdma_cm_id *cg_id;
+	struct event *cg_ev;
+	struct event *cg_timer;
+	LIST_ENTRY(be_closing) cg_link;
 };
 
 struct be_pool;
@@ -190,8 +190,8 @@ struct be_mw {
 
 /* One registration of one span of a call. */
 struct be_reg {
-	struct be_mw *rg_mw;		/* BE_REG_MW: bound window, NULL when invalidated */
-	struct ibv_mr *rg_mr;		/* per-call MR, deregistered after the reply */
+	struct be_mw *rk_mw;		/* BE_REG_MW: bound window, NULL when invalidated */
+	struct ibv_mr *rk_mr;		/* per-call MR, deregistered after the reply */
 };
 
 struct be_rbuf {
@@ -224,55 +224,55 @@ enum be_call_state {
 	CS_READING,		/* reply carried a Read list: RDMA Reads posted */
 };
 struct be_call {
-	struct be_ctx *ca_ctx;			/* outlives the pool: call_free() caches here */
-	struct be_call *ca_cache_next;		/* cx_call_cache link */
-	struct be_pool *ca_pool;
-	struct be_conn *ca_conn;		/* POSTED.. : the connection it went on */
-	enum be_call_state ca_state;
-	TAILQ_ENTRY(be_call) ca_link;		/* pool queue or connection list */
-	uint32_t ca_xid;
-	be_reply_fn *ca_cb;
-	void *ca_arg;
-	bool ca_cancelled;
-	bool ca_keepalive;
-	bool ca_ccp;				/* CONF_RDMA of its connection */
-	bool ca_ccp_abandoned;			/* timed out: its credit given back */
-	bool ca_failed;				/* on po_failed, callback due */
-	unsigned ca_sends;			/* times posted (re-sends after reconnect) */
-	bool ca_send_done, ca_reply_seen;
-	unsigned ca_inv_pending;		/* LOCAL_INV WRs not yet completed */
-	unsigned ca_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
-	unsigned ca_sq_inv;			/* SQ room reserved for invalidation */
-	int ca_sbuf;				/* send buffer index, -1 when none */
-	struct be_rbuf *ca_rbuf;		/* receive buffer holding the reply */
-	struct timespec ca_sent_at;
+	struct be_ctx *rq_ctx;			/* outlives the pool: call_free() caches here */
+	struct be_call *rq_cache_next;		/* cx_call_cache link */
+	struct be_pool *rq_pool;
+	struct be_conn *rq_conn;		/* POSTED.. : the connection it went on */
+	enum be_call_state rq_state;
+	TAILQ_ENTRY(be_call) rq_link;		/* pool queue or connection list */
+	uint32_t rq_xid;
+	be_reply_fn *rq_cb;
+	void *rq_arg;
+	bool rq_cancelled;
+	bool rq_keepalive;
+	bool rq_ccp;				/* CONF_RDMA of its connection */
+	bool rq_ccp_abandoned;			/* timed out: its credit given back */
+	bool rq_failed;				/* on bp_failed, callback due */
+	unsigned rq_sends;			/* times posted (re-sends after reconnect) */
+	bool rq_send_done, rq_reply_seen;
+	unsigned rq_inv_pending;		/* LOCAL_INV WRs not yet completed */
+	unsigned rq_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
+	unsigned rq_sq_inv;			/* SQ room reserved for invalidation */
+	int rq_sbuf;				/* send buffer index, -1 when none */
+	struct be_rbuf *rq_rbuf;		/* receive buffer holding the reply */
+	struct timespec rq_sent_at;
 
-	struct be_call_desc ca_desc;		/* copy, pointing at the arrays below */
-	struct iovec ca_msg[BE_MAX_MSG_IOV];
-	struct be_read_item ca_reads[BE_MAX_READ_ITEMS];
-	struct be_target ca_wt[BE_MAX_WRITE_CHUNKS];
-	struct iovec ca_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
-	struct be_target ca_rt;
-	struct iovec ca_riov[BE_MAX_TARGET_IOV];
-	uint8_t ca_ka_msg[BE_CCP_CALL_LEN];	/* keepalive NULL or CONF_RDMA call */
-	/* Long reply by Read list (RFC 5666): pulled into ca_lr_buf.  Before
-	 * ca_plan: call_new() zeroes up to there (call_free() frees ca_lr_buf). */
-	uint8_t *ca_lr_buf;
-	struct ibv_mr *ca_lr_mr;
-	uint32_t ca_lr_len, ca_lr_pos;
-	unsigned ca_lr_nsegs;
-	struct rpcrdma_segment ca_lr_seg[BE_MAX_REPLY_READS];
-	bool ca_lr_remote_inv;			/* the reply's Send With Invalidate */
-	uint32_t ca_lr_inv_rkey;
-	unsigned ca_lr_posted, ca_lr_done;	/* Reads posted / completed */
-	bool ca_lr_waiting;			/* on cn_rdwait: Reads left to post */
-	TAILQ_ENTRY(be_call) ca_rd_link;
+	struct be_call_desc rq_desc;		/* copy, pointing at the arrays below */
+	struct iovec rq_msg[BE_MAX_MSG_IOV];
+	struct be_read_item rq_reads[BE_MAX_READ_ITEMS];
+	struct be_target rq_wt[BE_MAX_WRITE_CHUNKS];
+	struct iovec rq_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
+	struct be_target rq_rt;
+	struct iovec rq_riov[BE_MAX_TARGET_IOV];
+	uint8_t rq_ka_msg[BE_CCP_CALL_LEN];	/* keepalive NULL or CONF_RDMA call */
+	/* Long reply by Read list (RFC 5666): pulled into rq_lr_buf.  Before
+	 * rq_plan: call_new() zeroes up to there (call_free() frees rq_lr_buf). */
+	uint8_t *rq_lr_buf;
+	struct ibv_mr *rq_lr_mr;
+	uint32_t rq_lr_len, rq_lr_pos;
+	unsigned rq_lr_nsegs;
+	struct rpcrdma_segment rq_lr_seg[BE_MAX_REPLY_READS];
+	bool rq_lr_remote_inv;			/* the reply's Send With Invalidate */
+	uint32_t rq_lr_inv_rkey;
+	unsigned rq_lr_posted, rq_lr_done;	/* Reads posted / completed */
+	bool rq_lr_waiting;			/* on cn_rdwait: Reads left to post */
+	TAILQ_ENTRY(be_call) rq_rd_link;
 
-	struct be_plan ca_plan;
-	struct be_handle ca_rd[BE_MAX_CALL_SEGS], ca_wr[BE_MAX_CALL_SEGS], ca_rp[BE_MAX_CALL_SEGS];
-	struct be_reg ca_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
-	unsigned ca_nreg;
-	struct be_reply ca_reply;
+	struct be_plan rq_plan;
+	struct be_handle rq_rd[BE_MAX_CALL_SEGS], rq_wr[BE_MAX_CALL_SEGS], rq_rp[BE_MAX_CALL_SEGS];
+	struct be_reg rq_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
+	unsigned rq_nreg;
+	struct be_reply rq_reply;
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);
@@ -339,37 +339,37 @@ struct be_slot {
 };
 
 struct be_pool {
-	struct be_ctx *po_ctx;
-	LIST_ENTRY(be_pool) po_link;
-	struct sockaddr_storage po_addr;
-	socklen_t po_addrlen;
-	char po_name[64];
-	be_pool_event_fn *po_event_cb;
-	void *po_event_arg;
-	unsigned po_nslots;
-	struct be_slot *po_slots;
-	struct be_call_list po_queue;
-	unsigned po_nqueued;
-	struct be_call_list po_failed;	/* failed while queued: callbacks from po_fail_ev */
-	struct event *po_fail_ev;
-	unsigned po_ninflight;
-	unsigned po_rr;
-	bool po_pumping;
-	bool po_fatal;			/* ERR_VERS: stop reconnecting */
-	bool po_freeing;		/* be_pool_free(): no events, no reconnect */
-	uint32_t po_ka_xid;
-	bool po_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
-	struct event *po_room_ev;
-	bool po_ccp_warned;		/* fallback logged once per pool */
-	be_bc_fn *po_bc_fn;		/* backchannel CALL taker */
-	void *po_bc_arg;
+	struct be_ctx *bp_ctx;
+	LIST_ENTRY(be_pool) bp_link;
+	struct sockaddr_storage bp_addr;
+	socklen_t bp_addrlen;
+	char bp_name[64];
+	be_pool_event_fn *bp_event_cb;
+	void *bp_event_arg;
+	unsigned bp_nslots;
+	struct be_slot *bp_slots;
+	struct be_call_list bp_queue;
+	unsigned bp_nqueued;
+	struct be_call_list bp_failed;	/* failed while queued: callbacks from bp_fail_ev */
+	struct event *bp_fail_ev;
+	unsigned bp_ninflight;
+	unsigned bp_rr;
+	bool bp_pumping;
+	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
+	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */
+	uint32_t bp_ka_xid;
+	bool bp_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
+	struct event *bp_room_ev;
+	bool bp_ccp_warned;		/* fallback logged once per pool */
+	be_bc_fn *bp_bc_fn;		/* backchannel CALL taker */
+	void *bp_bc_arg;
 };
 
 __attribute__((format(printf, 5, 6)))
 void be_log(const struct be_ctx *ctx, const struct be_pool *pool, enum be_log_level lvl,
 	    const char *fn, const char *fmt, ...);
 /* LOG(WARN, pool, ...) for a pool's message, CTX_LOG(ERR, ctx, ...) for the context's. */
-#define LOG(lvl, pool, ...) be_log((pool)->po_ctx, (pool), BE_LOG_##lvl, __func__, __VA_ARGS__)
+#define LOG(lvl, pool, ...) be_log((pool)->bp_ctx, (pool), BE_LOG_##lvl, __func__, __VA_ARGS__)
 #define CTX_LOG(lvl, ctx, ...) be_log((ctx), NULL, BE_LOG_##lvl, __func__, __VA_ARGS__)
 
 /* Keepalive bookkeeping only (ms, seconds apart): the coarse clock costs

@@ -178,7 +178,7 @@ static struct be_mw *mw_get(struct be_conn *cn)
 	mw = calloc(1, sizeof(*mw));
 	if (!mw)
 		return NULL;
-	mw->mw_mw = be_vx()->alloc_mw(cn->cn_pool->po_ctx->cx_dev[cn->cn_devidx]->dv_pd, IBV_MW_TYPE_2);
+	mw->mw_mw = be_vx()->alloc_mw(cn->cn_pool->bp_ctx->cx_dev[cn->cn_devidx]->dv_pd, IBV_MW_TYPE_2);
 	if (!mw->mw_mw) {
 		free(mw);
 		return NULL;
@@ -195,12 +195,12 @@ static struct be_mw *mw_get(struct be_conn *cn)
 int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp, int acc,
 		    struct be_handle *hd, struct ibv_send_wr *binds, unsigned *nbinds)
 {
-	struct be_ctx *ctx = cn->cn_pool->po_ctx;
-	struct be_reg *rg = &ca->ca_reg[ca->ca_nreg];
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
+	struct be_reg *rk = &ca->rq_reg[ca->rq_nreg];
 	struct ibv_mr *mr = NULL;
 	enum be_reg_mode mode = ctx->cx_cfg.bc_reg_mode;
 
-	memset(rg, 0, sizeof(*rg));
+	memset(rk, 0, sizeof(*rk));
 	if (mode != BE_REG_MR)
 		mr = region_find(ctx, cn->cn_devidx, sp->sp_addr, sp->sp_len);
 	hd->hd_offset = (uintptr_t)sp->sp_addr;
@@ -226,18 +226,18 @@ int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp
 			binds[*nbinds - 1].next = wr;
 		(*nbinds)++;
 		hd->hd_rkey = mw->mw_rkey;
-		rg->rg_mw = mw;
+		rk->rk_mw = mw;
 		ctx->cx_stats.bs_mw_binds++;
 	} else {
 		int macc = acc | (acc & IBV_ACCESS_REMOTE_WRITE ? IBV_ACCESS_LOCAL_WRITE : 0);
 
-		rg->rg_mr = be_vx()->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, sp->sp_addr, sp->sp_len,
+		rk->rk_mr = be_vx()->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, sp->sp_addr, sp->sp_len,
 				       macc);
-		if (!rg->rg_mr)
+		if (!rk->rk_mr)
 			return -errno;
-		hd->hd_rkey = rg->rg_mr->rkey;
+		hd->hd_rkey = rk->rk_mr->rkey;
 		ctx->cx_stats.bs_mr_regs++;
 	}
-	ca->ca_nreg++;
+	ca->rq_nreg++;
 	return 0;
 }
