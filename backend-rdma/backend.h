@@ -284,9 +284,16 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 			       be_reply_fn *cb, void *arg);
 /* After the callback: gives the receive buffer back (reposted). */
 void be_call_release(struct be_call *call);
-/* Before the callback: no callback will come; the backend frees the call
- * once the server can no longer touch its memory. */
-void be_call_cancel(struct be_call *call);
+/*
+ * Before the callback.  true: the call was still waiting (queued for a
+ * credit, or failed before it was posted): it is gone, was never posted,
+ * no callback comes, and its memory is the caller's at once.  false: it is
+ * on a connection, where the server may still read or write its memory:
+ * it is not re-sent, and its callback, with BE_ERR_CANCELLED, comes once
+ * every registration of the call is invalidated (after the reply, or after
+ * the connection's QP is in ERR); the caller frees the memory then.
+ */
+bool be_call_cancel(struct be_call *call);
 
 /* ------------------------------------------------------------------------
  * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1

@@ -140,7 +140,8 @@ void be_pool_room_cb(evutil_socket_t fd, short what, void *arg)
 		pool->bp_event_cb(pool, BE_POOL_ROOM, pool->bp_event_arg);
 }
 
-/* Final step: the callback (or silent free when cancelled). */
+/* Final step: the callback (a call cancelled on the wire learns here that
+ * its memory is free: BE_ERR_CANCELLED). */
 static void call_finish(struct be_call *ca, enum be_err err)
 {
 	struct be_pool *pool = ca->rq_pool;
@@ -150,10 +151,12 @@ static void call_finish(struct be_call *ca, enum be_err err)
 
 	if (err != BE_OK)
 		ca->rq_reply.br_err = err;
+	if (ca->rq_cancelled)
+		ca->rq_reply.br_err = BE_ERR_CANCELLED;
 	ca->rq_reply.br_xid = ca->rq_xid;
 	be_call_set_state(ca, CS_DONE);
 	ctx->cx_stats.bs_replies++;
-	if (ca->rq_cancelled || !ca->rq_cb) {
+	if (!ca->rq_cb) {
 		be_call_release(ca);
 		return;
 	}
@@ -247,22 +250,30 @@ void be_call_release(struct be_call *ca)
 	be_call_free(ca);
 }
 
-void be_call_cancel(struct be_call *ca)
+bool be_call_cancel(struct be_call *ca)
 {
+	struct be_pool *pool;
+
 	if (!ca || ca->rq_state == CS_DONE)
-		return;
-	ca->rq_cancelled = true;
-	if (ca->rq_failed) {
-		TAILQ_REMOVE(&ca->rq_pool->bp_failed, ca, rq_link);
+		return false;
+	pool = ca->rq_pool;
+	if (ca->rq_failed) {		/* never posted: its callback was due */
+		TAILQ_REMOVE(&pool->bp_failed, ca, rq_link);
 		be_call_free(ca);
-		return;
+		return true;
 	}
-	if (ca->rq_state == CS_QUEUED) {
-		TAILQ_REMOVE(&ca->rq_pool->bp_queue, ca, rq_link);
-		ca->rq_pool->bp_nqueued--;
-		be_call_fail_queued(ca, BE_ERR_CANCELLED);
+	if (ca->rq_state == CS_QUEUED) {	/* never posted: gone, no callback */
+		TAILQ_REMOVE(&pool->bp_queue, ca, rq_link);
+		pool->bp_nqueued--;
+		be_call_free(ca);
+		pool_room_check(pool);
+		return true;
 	}
-	/* on a connection: freed when the reply comes or the connection dies */
+	/* On a connection: the server may still access its memory.  The
+	 * callback comes once every registration is invalidated (reply in, or
+	 * the connection's QP in ERR), with BE_ERR_CANCELLED. */
+	ca->rq_cancelled = true;
+	return false;
 }
 
 /* Windows first, then the Send: one ibv_post_send().  0, -EAGAIN (no room:

@@ -143,11 +143,16 @@ static void reap_calls(struct be_conn *cn)
 		}
 		be_call_free_mws(ca);
 		ca->rq_conn = NULL;
-		if (ca->rq_cancelled || ca->rq_keepalive || ca->rq_ccp) {
+		if (ca->rq_keepalive || ca->rq_ccp) {
 			be_call_free(ca);
 			continue;
 		}
 		be_call_set_state(ca, CS_QUEUED);
+		if (ca->rq_cancelled) {
+			/* The QP is in ERR: the server can no longer touch it. */
+			be_call_fail_queued(ca, BE_ERR_CANCELLED);
+			continue;
+		}
 		if (ca->rq_sends >= BE_MAX_SENDS) {
 			/* This call breaks every connection it goes on. */
 			LOG(WARN, pool, "xid %08x: lost %u connections, failed", ca->rq_xid, ca->rq_sends);

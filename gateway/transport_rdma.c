@@ -33,10 +33,12 @@
  * the receive buffer back to the backend (be_call_release) and the target
  * buffers to the pool.
  *
- * Cancel (client gone): the server may still write into the target
- * buffers until the backend has invalidated them, which it reports only
- * through the callback.  So a cancelled call is kept, marked orphan, and
- * released at its callback.  Backend errors (ERR_CHUNK, bad reply, too
+ * Cancel (client gone): a call still queued in the backend (waiting for a
+ * credit) is taken out there and never posted (be_call_cancel() true).  A
+ * call on the wire: the server may still write into the target buffers
+ * until the backend has invalidated them, which it reports through the
+ * callback (BE_ERR_CANCELLED).  So it is kept, marked orphan, and released
+ * at its callback.  Backend errors (ERR_CHUNK, bad reply, too
  * many re-sends) drop the call, counted and logged, never an RPC error.
  *
  * Outage: the backend queues and re-sends by itself; its BE_POOL_UP/DOWN
@@ -527,7 +529,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
 	gc->gc_t0_us = gw_now_us();
-	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc)) {
+	gc->gc_be = be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc);
+	if (!gc->gc_be) {
 		int err = errno;
 
 		gc->gc_busy = false;
@@ -576,7 +579,14 @@ static void gr_cancel(void *tp, struct gw_call *c)
 		gr_call_done(rp, gc);
 		return;
 	}
-	/* The server may still write into the targets: wait for the callback. */
+	if (be_call_cancel(gc->gc_be)) {
+		/* Still queued for a credit: gone, never posted. */
+		gc->gc_be = NULL;
+		gr_call_done(rp, gc);
+		return;
+	}
+	/* On the wire: the server may still write into the targets until
+	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when. */
 	gc->gc_orphan = true;
 }
 
