@@ -87,39 +87,79 @@ struct be_config {
 };
 void be_config_default(struct be_config *cfg);
 
-/* Counters, bumped on every error path (STYLE.md).  Append-only. */
+/*
+ * The backend's counters, each described once, bumped on every error path:
+ * X(ID, field, family, key, value, help).  ID indexes bs_ctr[] (BE_CTR_ID),
+ * field names the same counter (bs_field).  family is its /metrics family
+ * (rpcrdma_gw_ prefixed, a counter per backend), sampled with the label
+ * key="value" when key is not NULL; help is the family's HELP text, given
+ * on the family's first counter only (NULL on the others).  Counters
+ * without a family are not exported (help says what they count).
+ * Families in the order /metrics shows them, their counters together.
+ */
+#define BE_COUNTERS(X) \
+	X(CONNECTS, connects, "rdma_connects_total", NULL, NULL, \
+	  "RDMA connections established (reconnects included).") \
+	X(DISCONNECTS, disconnects, "rdma_disconnects_total", NULL, NULL, \
+	  "RDMA connections lost or closed.") \
+	X(REJECTS, rejects, "rdma_connect_errors_total", NULL, NULL, \
+	  "Rejected or failed RDMA connection attempts.") \
+	X(RESENT, resent, "rdma_resent_total", NULL, NULL, \
+	  "Calls re-sent after a reconnect (same XID).") \
+	X(ERR_VERS, err_vers, "rdma_errors_total", "kind", "err_vers", \
+	  "RDMA_ERROR replies received, by kind.") \
+	X(ERR_CHUNK, err_chunk, "rdma_errors_total", "kind", "err_chunk", NULL) \
+	X(UNKNOWN_XID, unknown_xid, "rdma_dropped_replies_total", "reason", "unknown_xid", \
+	  "Replies from the server dropped by the RDMA backend, by reason.") \
+	X(BAD_REPLY, bad_reply, "rdma_dropped_replies_total", "reason", "bad_reply", NULL) \
+	X(WRITE_OVERRUN, write_overrun, "rdma_dropped_replies_total", "reason", "write_overrun", \
+	  NULL) \
+	X(FLUSHED, flushed, "rdma_completion_errors_total", "kind", "flushed", \
+	  "Work completions in error, by kind.") \
+	X(WC_ERRORS, wc_errors, "rdma_completion_errors_total", "kind", "error", NULL) \
+	X(MW_BINDS, mw_binds, "rdma_registrations_total", "kind", "mw_bind", \
+	  "Per-call registration work: window binds, LOCAL_INV posted, windows the server " \
+	  "invalidated (Send With Invalidate), per-call MRs.") \
+	X(LOCAL_INV, local_inv, "rdma_registrations_total", "kind", "local_inv", NULL) \
+	X(REMOTE_INV, remote_inv, "rdma_registrations_total", "kind", "remote_inv", NULL) \
+	X(MR_REGS, mr_regs, "rdma_registrations_total", "kind", "mr_reg", NULL) \
+	X(CCP_OK, ccp_ok, "rdma_ccp_total", "result", "applied", \
+	  "Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 section 6) at " \
+	  "connect: answer applied, or fallback to the RFC 8797 values.") \
+	X(CCP_FALLBACK, ccp_fallback, "rdma_ccp_total", "result", "fallback", NULL) \
+	X(LONG_REPLIES, long_replies, "rdma_long_replies_total", "event", "pulled", \
+	  "Long replies pulled by RDMA Read (RFC 5666 Read list), RDMA_DONE sent after them, " \
+	  "and ones refused (server's Read depth 0).") \
+	X(RDMA_DONE, rdma_done, "rdma_long_replies_total", "event", "rdma_done", NULL) \
+	X(READ_DEPTH_REFUSED, read_depth_refused, "rdma_long_replies_total", "event", "refused", \
+	  NULL) \
+	X(BC_CALLS, bc_calls, "rdma_backchannel_total", "event", "calls", \
+	  "Backchannel CALLs from the server (RFC 8167): delivered to the relay, replies sent, " \
+	  "dropped (malformed, no room, no taker).") \
+	X(BC_REPLIES, bc_replies, "rdma_backchannel_total", "event", "replies", NULL) \
+	X(BC_DROPPED, bc_dropped, "rdma_backchannel_total", "event", "dropped", NULL) \
+	X(DRAIN_TIMEOUTS, drain_timeouts, "rdma_drain_timeouts_total", "kind", "drain", \
+	  "Connection teardowns that stopped waiting for posted work after the drain bound.") \
+	X(CALLS, calls, NULL, NULL, NULL, "calls submitted") \
+	X(REPLIES, replies, NULL, NULL, NULL, "calls delivered to the caller, success or not") \
+	X(KEEPALIVES, keepalives, NULL, NULL, NULL, "keepalive NULL calls sent") \
+	X(QUEUED, queued, NULL, NULL, NULL, "calls that had to wait for a credit") \
+	X(NOMSG_CALLS, nomsg_calls, NULL, NULL, NULL, "long calls sent as RDMA_NOMSG") \
+	X(MARSHAL_ERRORS, marshal_errors, NULL, NULL, NULL, "calls that could not be sent")
+
+#define BE_CTR_ENUM(id, field, family, key, value, help) BE_CTR_##id,
+enum be_ctr { BE_COUNTERS(BE_CTR_ENUM) BE_CTR__COUNT };
+#undef BE_CTR_ENUM
+
+/* Each counter by name (bs_connects) or by index (bs_ctr[BE_CTR_CONNECTS]). */
+#define BE_CTR_FIELD(id, field, family, key, value, help) uint64_t bs_##field;
 struct be_stats {
-	uint64_t bs_calls;		/* submitted */
-	uint64_t bs_replies;		/* delivered to the caller, success or not */
-	uint64_t bs_unknown_xid;	/* replies with no call: dropped */
-	uint64_t bs_bad_reply;		/* undecodable transport header or bad shape */
-	uint64_t bs_write_overrun;	/* write/reply chunk lengths beyond what was offered */
-	uint64_t bs_err_vers;		/* RDMA_ERROR ERR_VERS received */
-	uint64_t bs_err_chunk;		/* RDMA_ERROR ERR_CHUNK received */
-	uint64_t bs_connects;		/* connections established */
-	uint64_t bs_disconnects;	/* connections lost or closed */
-	uint64_t bs_rejects;		/* REJECTED / UNREACHABLE / errors while connecting */
-	uint64_t bs_resent;		/* calls re-sent after reconnect (same XID) */
-	uint64_t bs_mw_binds;
-	uint64_t bs_local_inv;
-	uint64_t bs_remote_inv;		/* Send With Invalidate accepted */
-	uint64_t bs_mr_regs;		/* per-call ibv_reg_mr (BE_REG_MR or unregistered memory) */
-	uint64_t bs_flushed;		/* completions with IBV_WC_WR_FLUSH_ERR */
-	uint64_t bs_wc_errors;		/* other completion errors */
-	uint64_t bs_keepalives;
-	uint64_t bs_queued;		/* calls that had to wait for a credit */
-	uint64_t bs_nomsg_calls;	/* long calls sent as RDMA_NOMSG */
-	uint64_t bs_marshal_errors;
-	uint64_t bs_long_replies;	/* replies pulled by RDMA Read (RFC 5666 Read list) */
-	uint64_t bs_rdma_done;		/* RDMA_DONE sent after them */
-	uint64_t bs_ccp_ok;		/* CONF_RDMA answered and applied */
-	uint64_t bs_ccp_fallback;	/* CONF_RDMA refused/garbage/unanswered: RFC 8797 values kept */
-	uint64_t bs_drain_timeouts;	/* teardown gave up waiting for completions */
-	uint64_t bs_read_depth_refused;	/* long reply refused: server's maxrdmaread is 0 */
-	uint64_t bs_bc_calls;		/* backchannel CALLs delivered (RFC 8167) */
-	uint64_t bs_bc_replies;		/* backchannel REPLYs sent */
-	uint64_t bs_bc_dropped;		/* backchannel CALLs dropped: malformed, no room, no taker */
+	union {
+		struct { BE_COUNTERS(BE_CTR_FIELD) };
+		uint64_t bs_ctr[BE_CTR__COUNT];
+	};
 };
+#undef BE_CTR_FIELD
 
 /* ------------------------------------------------------------------------
  * Context and caller memory

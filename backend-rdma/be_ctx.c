@@ -139,6 +139,9 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
 	return ctx;
 }
 
+_Static_assert(sizeof(struct be_stats) == BE_CTR__COUNT * sizeof(uint64_t),
+	       "be_stats: the named counters are bs_ctr[]");
+
 const struct be_stats *be_ctx_stats(const struct be_ctx *ctx)
 {
 	return &ctx->cx_stats;

@@ -695,6 +695,7 @@ err:
 }
 
 /* Admin listener and control socket: connections, credits, counters. */
+_Static_assert(BE_CTR__COUNT <= GW_TP_BE_CTRS, "gw_tp_info holds every backend counter");
 static int gr_info(void *tp, struct gw_tp_info *ti)
 {
 	struct gr_path *rp = tp;
@@ -714,30 +715,7 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 	ti->ti_inflight = be_pool_inflight(rp->rp_pool);
 	ti->ti_server = rp->rp_server;
 	bs = be_ctx_stats(rp->rp_server->sv_ctx);
-	ti->ti_connects = bs->bs_connects;
-	ti->ti_disconnects = bs->bs_disconnects;
-	ti->ti_rejects = bs->bs_rejects;
-	ti->ti_resent = bs->bs_resent;
-	ti->ti_err_vers = bs->bs_err_vers;
-	ti->ti_err_chunk = bs->bs_err_chunk;
-	ti->ti_unknown_xid = bs->bs_unknown_xid;
-	ti->ti_bad_reply = bs->bs_bad_reply;
-	ti->ti_write_overrun = bs->bs_write_overrun;
-	ti->ti_wc_errors = bs->bs_wc_errors;
-	ti->ti_flushed = bs->bs_flushed;
-	ti->ti_mw_binds = bs->bs_mw_binds;
-	ti->ti_local_inv = bs->bs_local_inv;
-	ti->ti_remote_inv = bs->bs_remote_inv;
-	ti->ti_ccp_ok = bs->bs_ccp_ok;
-	ti->ti_ccp_fallback = bs->bs_ccp_fallback;
-	ti->ti_long_replies = bs->bs_long_replies;
-	ti->ti_rdma_done = bs->bs_rdma_done;
-	ti->ti_read_depth_refused = bs->bs_read_depth_refused;
-	ti->ti_drain_timeouts = bs->bs_drain_timeouts;
-	ti->ti_bc_calls = bs->bs_bc_calls;
-	ti->ti_bc_replies = bs->bs_bc_replies;
-	ti->ti_bc_dropped = bs->bs_bc_dropped;
-	ti->ti_mr_regs = bs->bs_mr_regs;
+	memcpy(ti->ti_be_ctr, bs->bs_ctr, sizeof(bs->bs_ctr));
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <event2/buffer.h>
 
+#include "backend.h"
 #include "test_gw_harness.h"
 
 struct fake {
@@ -36,30 +37,30 @@ static void fk_release(void *tp, struct gw_call *c) { (void)tp; (void)c; }
 static void fk_cancel(void *tp, struct gw_call *c) { (void)tp; (void)c; }
 
 #define FILL_COUNTERS(ti, base) do { \
-	(ti)->ti_connects = (base) + 1; \
-	(ti)->ti_disconnects = (base) + 2; \
-	(ti)->ti_rejects = (base) + 3; \
-	(ti)->ti_resent = (base) + 4; \
-	(ti)->ti_err_vers = (base) + 5; \
-	(ti)->ti_err_chunk = (base) + 6; \
-	(ti)->ti_unknown_xid = (base) + 7; \
-	(ti)->ti_bad_reply = (base) + 8; \
-	(ti)->ti_write_overrun = (base) + 9; \
-	(ti)->ti_wc_errors = (base) + 10; \
-	(ti)->ti_flushed = (base) + 11; \
-	(ti)->ti_mw_binds = (base) + 12; \
-	(ti)->ti_local_inv = (base) + 13; \
-	(ti)->ti_remote_inv = (base) + 14; \
-	(ti)->ti_mr_regs = (base) + 15; \
-	(ti)->ti_ccp_ok = (base) + 16; \
-	(ti)->ti_ccp_fallback = (base) + 17; \
-	(ti)->ti_long_replies = (base) + 18; \
-	(ti)->ti_rdma_done = (base) + 19; \
-	(ti)->ti_read_depth_refused = (base) + 20; \
-	(ti)->ti_drain_timeouts = (base) + 21; \
-	(ti)->ti_bc_calls = (base) + 22; \
-	(ti)->ti_bc_replies = (base) + 23; \
-	(ti)->ti_bc_dropped = (base) + 24; \
+	(ti)->ti_be_ctr[BE_CTR_CONNECTS] = (base) + 1; \
+	(ti)->ti_be_ctr[BE_CTR_DISCONNECTS] = (base) + 2; \
+	(ti)->ti_be_ctr[BE_CTR_REJECTS] = (base) + 3; \
+	(ti)->ti_be_ctr[BE_CTR_RESENT] = (base) + 4; \
+	(ti)->ti_be_ctr[BE_CTR_ERR_VERS] = (base) + 5; \
+	(ti)->ti_be_ctr[BE_CTR_ERR_CHUNK] = (base) + 6; \
+	(ti)->ti_be_ctr[BE_CTR_UNKNOWN_XID] = (base) + 7; \
+	(ti)->ti_be_ctr[BE_CTR_BAD_REPLY] = (base) + 8; \
+	(ti)->ti_be_ctr[BE_CTR_WRITE_OVERRUN] = (base) + 9; \
+	(ti)->ti_be_ctr[BE_CTR_WC_ERRORS] = (base) + 10; \
+	(ti)->ti_be_ctr[BE_CTR_FLUSHED] = (base) + 11; \
+	(ti)->ti_be_ctr[BE_CTR_MW_BINDS] = (base) + 12; \
+	(ti)->ti_be_ctr[BE_CTR_LOCAL_INV] = (base) + 13; \
+	(ti)->ti_be_ctr[BE_CTR_REMOTE_INV] = (base) + 14; \
+	(ti)->ti_be_ctr[BE_CTR_MR_REGS] = (base) + 15; \
+	(ti)->ti_be_ctr[BE_CTR_CCP_OK] = (base) + 16; \
+	(ti)->ti_be_ctr[BE_CTR_CCP_FALLBACK] = (base) + 17; \
+	(ti)->ti_be_ctr[BE_CTR_LONG_REPLIES] = (base) + 18; \
+	(ti)->ti_be_ctr[BE_CTR_RDMA_DONE] = (base) + 19; \
+	(ti)->ti_be_ctr[BE_CTR_READ_DEPTH_REFUSED] = (base) + 20; \
+	(ti)->ti_be_ctr[BE_CTR_DRAIN_TIMEOUTS] = (base) + 21; \
+	(ti)->ti_be_ctr[BE_CTR_BC_CALLS] = (base) + 22; \
+	(ti)->ti_be_ctr[BE_CTR_BC_REPLIES] = (base) + 23; \
+	(ti)->ti_be_ctr[BE_CTR_BC_DROPPED] = (base) + 24; \
 } while (0)
 
 /* What /metrics showed before the counters were described once (the
