@@ -51,13 +51,14 @@
  * Recovery
  * --------
  * Any fatal event (DISCONNECTED, error completion, DEVICE_REMOVAL,
- * ADDR_CHANGE, ERR_VERS, keepalive timeout, operator drop) marks the
+ * ADDR_CHANGE, ERR_VERS, keepalive timeout) marks the
  * connection DEAD and schedules be_conn_reap() from the event loop.  Reap
  * destroys the QP first: after that no WR of the connection completes or
  * touches memory and no window bound through it can be used, so each call is
  * settled exactly once, there, without waiting for flush completions:
  * POSTED calls go back to the head of the wait queue to be re-sent with the
- * same XID and fresh registrations, INVALIDATING calls are completed (their
+ * same XID and fresh registrations (cancelled ones are called back with
+ * BE_ERR_CANCELLED instead: the QP is in ERR), INVALIDATING calls are completed (their
  * reply was good), DONE calls keep the dead connection's receive buffer
  * alive (cn_refs) until released, and so do backchannel CALLs still held
  * (their be_bc_reply() then sends nothing).  The pool slot reconnects after
