@@ -377,11 +377,11 @@ bool be_bc_is_call(const struct rpcrdma_hdr *rh, const void *buf, size_t len, bo
 
 /* Credit accounting (RFC 8166 3.3): one per connection. */
 struct be_credits {
-	unsigned cr_max;	/* our ceiling: credits we asked for */
-	unsigned cr_grant;	/* latest grant applied, 1..cr_max */
-	unsigned cr_inflight;	/* calls sent whose reply has not come */
-	unsigned cr_recvs;	/* receive buffers posted */
-	unsigned cr_reserve;	/* receives kept for backchannel calls */
+	unsigned cc_max;	/* our ceiling: credits we asked for */
+	unsigned cc_grant;	/* latest grant applied, 1..cc_max */
+	unsigned cc_inflight;	/* calls sent whose reply has not come */
+	unsigned cc_recvs;	/* receive buffers posted */
+	unsigned cc_reserve;	/* receives kept for backchannel calls */
 };
 void be_credits_init(struct be_credits *cr, unsigned max, unsigned reserve);
 /* New connection: grant back to 1, nothing in flight, no receive posted. */

@@ -299,15 +299,15 @@ int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_i
 	if (!cn || cn->cn_state != BC_UP)
 		return -ENOTCONN;
 	ci->ci_up = true;
-	ci->ci_credits = cn->cn_cr.cr_grant;
-	ci->ci_inflight = cn->cn_cr.cr_inflight;
+	ci->ci_credits = cn->cn_cr.cc_grant;
+	ci->ci_inflight = cn->cn_cr.cc_inflight;
 	ci->ci_send_threshold = cn->cn_send_thresh;
 	ci->ci_recv_threshold = cn->cn_recv_thresh;
 	ci->ci_peer_pd = cn->cn_peer_pd;
 	ci->ci_peer = cn->cn_peer;
 	memcpy(ci->ci_peer_raw, cn->cn_peer_raw, sizeof(ci->ci_peer_raw));
 	ci->ci_peer_raw_len = cn->cn_peer_raw_len;
-	ci->ci_recvs_posted = cn->cn_cr.cr_recvs;
+	ci->ci_recvs_posted = cn->cn_cr.cc_recvs;
 	ci->ci_responder_resources = cn->cn_rr;
 	ci->ci_initiator_depth = cn->cn_id_depth;
 	ci->ci_ccp = cn->cn_ccp;
