@@ -530,6 +530,7 @@ size_t gw_call_reply_bytes(const struct gw_call *c);
  * ------------------------------------------------------------------------ */
 /* What a transport tells of itself (to_info). */
 #define GW_TP_INFO_CONNS	8
+#define GW_TP_BE_CTRS		32	/* room for backend-rdma's BE_CTR__COUNT */
 struct gw_tp_conn_info {
 	bool tc_up;
 	unsigned tc_credits;		/* granted by the server */
@@ -543,15 +544,7 @@ struct gw_tp_info {
 	unsigned ti_inflight;		/* calls sent, reply pending */
 	/* server context counters (shared by the paths of one backend) */
 	const void *ti_server;		/* identity, to count a server once */
-	uint64_t ti_connects, ti_disconnects, ti_rejects, ti_resent;
-	uint64_t ti_err_vers, ti_err_chunk;	/* RDMA_ERROR received, by kind */
-	uint64_t ti_unknown_xid, ti_bad_reply, ti_write_overrun;	/* replies dropped */
-	uint64_t ti_wc_errors, ti_flushed;
-	uint64_t ti_mw_binds, ti_local_inv, ti_remote_inv, ti_mr_regs;
-	uint64_t ti_ccp_ok, ti_ccp_fallback;	/* CONF_RDMA applied / RFC 8797 values kept */
-	uint64_t ti_long_replies, ti_rdma_done;	/* replies pulled by RDMA Read, RDMA_DONE sent */
-	uint64_t ti_read_depth_refused, ti_drain_timeouts;
-	uint64_t ti_bc_calls, ti_bc_replies, ti_bc_dropped;	/* RFC 8167 backchannel */
+	uint64_t ti_be_ctr[GW_TP_BE_CTRS];	/* backend-rdma's bs_ctr[], BE_COUNTERS order */
 };
 
 struct gw_transport_ops {
