@@ -1,23 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gateway.h - the call path of rpcrdma-gw (prefix gw_).
+ * gateway.h - the gateway context of rpcrdma-gw (prefix gw_): routing of
+ * RPC programs to paths (route + backend + transport), the hold queues,
+ * the frontend's entry points (gw_on_record, gw_on_conn_close) and what
+ * the operations interfaces read of paths.
  *
- * This header holds what the gateway shares with the frontend (client
- * connections) and with the transports (backend connections):
- *
- *   - logging and counters (struct gw_log, enum gw_ctr),
- *   - the buffer pool: memory allocated once at start, fixed-size buffers,
- *     one region a transport may register for RDMA once (gw_pool_*),
- *   - the record: an iovec list over pool buffers (gw_rec_*), and the
- *     incremental record receiver that reads a socket into pool buffers
- *     with record marking and no copy (gw_rx_*),
- *   - the XID map (gw_xmap_*),
- *   - the call object, its state machine and its one finalize path,
- *   - THE TRANSPORT SEAM: struct gw_transport_ops, what a backend transport
- *     implements (plain TCP now, RPC-over-RDMA later), and the three
- *     functions a transport calls back (gw_call_complete, gw_path_ready,
- *     gw_path_lookup),
- *   - the gateway context and routing (gw_ctx_*).
+ * The other modules of gateway/ have their own headers: log.h (logging,
+ * counters, statistics), pool.h (buffers, records), record.h (record
+ * receiver), xmap.h, call.h, transport.h (the transport seam), callback.h
+ * (backchannel relay), ops.h (metrics, admin, control), rpcb_reg.h.
  *
  * Return conventions: 0 or a negative errno for actions, bool for
  * predicates and parsers, NULL for constructors.  Nothing here uses a
@@ -28,28 +19,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/queue.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
-#include "chunking.h"
 #include "config.h"
 
 struct event_base;
 struct fe_conn;
 struct fe_frontend;
 struct gw_ctx;
+struct gw_log;
 struct gw_path;
+struct gw_pool;
+struct gw_rec;
 struct gw_stats;
-
-#include "call.h"
-#include "callback.h"
-#include "log.h"
-#include "pool.h"
-#include "record.h"
-#include "transport.h"
-#include "xmap.h"
+struct gw_tp_info;
+struct gw_transport_ops;
 
 /* ------------------------------------------------------------------------
  * Gateway context and routing - gateway.c
@@ -126,8 +109,5 @@ int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti);
 /* Drain: new calls of the path are held (as during an outage) while the
  * calls in flight finish; undrain submits them. */
 void gw_path_set_drain(struct gw_path *pa, bool on);
-
-#include "ops.h"
-#include "rpcb_reg.h"
 
 #endif /* RPCRDMA_GW_GATEWAY_H */

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunking.h"
 #include "config.h"
 
+struct chk_call_walk;
 struct gw_stats;
 
 #ifndef GW_VERSION		/* set by the Makefile from debian/changelog */
@@ -21,7 +21,7 @@ struct gw_stats;
 #endif
 
 /* ------------------------------------------------------------------------
- * Logging (stderr now; journald later) and counters
+ * Logging (stderr or the journal) and counters
  * ------------------------------------------------------------------------ */
 enum gw_log_target {
 	GW_LOG_STDERR = 0,	/* one line per event on stderr */

@@ -11,11 +11,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "gateway.h"
+struct event_base;
+struct evbuffer;
+struct gw_ctx;
+struct gw_stats;
 
-/* ------------------------------------------------------------------------
- * Operations: metrics, admin listener, control socket
- * ------------------------------------------------------------------------ */
 /*
  * Operations interfaces of rpcrdma-gw (prefix gw_): metrics in the
  * Prometheus text format (metrics.c), the HTTP admin listener with
@@ -27,7 +27,6 @@
  *
  * Return conventions: constructors return NULL (errno set) on failure.
  */
-struct evbuffer;
 
 /* metrics.c */
 /* The whole exposition; gw may be NULL (counters and histograms only). */

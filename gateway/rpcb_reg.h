@@ -11,8 +11,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "config.h"
-#include "log.h"
+struct cfg;
+struct gw_log;
+struct gw_stats;
 
 /* ------------------------------------------------------------------------
  * rpcbind_register

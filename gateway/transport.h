@@ -13,14 +13,15 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "call.h"
 #include "config.h"
-#include "log.h"
-#include "pool.h"
 
 struct event_base;
+struct gw_call;
 struct gw_ctx;
+struct gw_log;
 struct gw_path;
+struct gw_pool;
+struct gw_stats;
 
 /* ------------------------------------------------------------------------
  * THE TRANSPORT SEAM
