@@ -35,7 +35,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "call.h"
+#include "config.h"
 #include "frontend.h"
+#include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "record.h"
 
 #define FE_MAX_LISTENERS	16
 #define FE_WRITE_IOV		128

@@ -24,8 +24,16 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "call.h"
+#include "callback.h"
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "transport.h"
+#include "xmap.h"
 
 struct gw_backend {
 	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */

@@ -25,9 +25,15 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "call.h"
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "pool.h"
+#include "rpcb_reg.h"
+#include "transport.h"
 
 struct gw_main {
 	struct event_base *m_base;

@@ -19,8 +19,14 @@
 #include <event2/buffer.h>
 
 #include "backend.h"
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "pool.h"
+#include "transport.h"
 
 const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1] = {
 	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,

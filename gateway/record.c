@@ -31,7 +31,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "gateway.h"
+#include "chunking.h"
+#include "pool.h"
+#include "record.h"
 
 static const char *const gw_rx_status_names[GW_RX__COUNT] = {
 	[GW_RX_RECORD] = "record", [GW_RX_AGAIN] = "again", [GW_RX_EOF] = "end of stream",

@@ -54,7 +54,13 @@
 #include <event2/event.h>
 
 #include "backend.h"
+#include "call.h"
+#include "chunking.h"
+#include "config.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "transport.h"
 
 #define GR_RETRY_MS	5
 #define GR_OUT_IOV	(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)

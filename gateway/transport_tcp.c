@@ -41,8 +41,14 @@
 #include <netinet/tcp.h>
 
 #include <event2/event.h>
-#include "gateway.h"
+#include "call.h"
+#include "chunking.h"
+#include "config.h"
+#include "log.h"
+#include "pool.h"
+#include "record.h"
 #include "rpcbind.h"
+#include "transport.h"
 
 #define GT_WRITE_IOV		128
 #define GT_STARVED_RETRY_MS	5

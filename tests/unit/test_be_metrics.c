@@ -15,7 +15,9 @@
 #include <event2/buffer.h>
 
 #include "backend.h"
+#include "ops.h"
 #include "test_gw_harness.h"
+#include "transport.h"
 
 struct fake {
 	unsigned ncreate;

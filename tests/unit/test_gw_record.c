@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "gateway.h"
+#include "chunking.h"
+#include "pool.h"
+#include "record.h"
 
 static void pair(int sv[2])
 {

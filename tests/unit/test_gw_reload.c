@@ -15,8 +15,14 @@
 
 #include <event2/buffer.h>
 
+#include "chunking.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
 #include "nfs_enc.h"
+#include "ops.h"
 #include "test_gw_harness.h"
+#include "transport.h"
 
 #define NFS 100003u
 #define BA "[backend a]\naddress = 10.0.0.1\n"

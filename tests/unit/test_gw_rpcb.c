@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "rpcb_reg.h"
 
 #define B "[backend s]\naddress = 10.99.0.1\n"
 #define ON "[gateway]\nrpcbind_register = on\n"
