@@ -107,7 +107,7 @@ enum gw_ctr {
 	GW_CTR_CLIENTS_REFUSED,		/* over max_clients or accept error */
 	GW_CTR_CLIENT_GARBAGE,		/* bad record or header: client closed */
 	GW_CTR_CLIENT_TOO_BIG,		/* record above max_record: client closed */
-	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV pieces */
+	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV buffers even compacted */
 	GW_CTR_CLIENT_IDLE_TIMEOUT,
 	GW_CTR_CLIENT_RECORD_TIMEOUT,
 	GW_CTR_CLIENT_IO_ERROR,
@@ -144,7 +144,8 @@ enum gw_ctr {
 	GW_CTR_BYTES_INLINE_REPLY,	/* reply bytes received inline */
 	GW_CTR_BYTES_WRITE_CHUNK,	/* reply bytes the server wrote in write chunks */
 	GW_CTR_BYTES_REPLY_CHUNK,	/* reply bytes the server wrote in the Reply chunk */
-	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer) */
+	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer;
+					 * records in many fragments, compacted) */
 	GW_CTR_LOG_SUPPRESSED,		/* log lines dropped by the per-peer rate limit */
 	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
 	GW_CTR_CTL_COMMANDS,		/* control socket commands */
@@ -316,7 +317,7 @@ enum gw_rx_status {
 	GW_RX_EOF,		/* peer closed */
 	GW_RX_IO_ERROR,		/* recv failed: errno in rx_errno */
 	GW_RX_TOO_BIG,		/* record above max_record */
-	GW_RX_TOO_FRAGMENTED,	/* record needs more than GW_REC_MAX_IOV pieces */
+	GW_RX_TOO_FRAGMENTED,	/* record spans more than GW_REC_MAX_IOV buffers */
 	GW_RX_NO_BUFFER,	/* pool empty: retry later */
 	GW_RX__COUNT
 };
@@ -335,6 +336,7 @@ struct gw_rx {
 	unsigned rx_promised;		/* buffers promised to this receiver */
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
+	uint64_t rx_copied;		/* bytes moved to close fragment gaps; the owner counts and clears */
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 };
