@@ -80,7 +80,7 @@ enum gw_ctr {
 	GW_CTR_CLIENTS_REFUSED,		/* over max_clients or accept error */
 	GW_CTR_CLIENT_GARBAGE,		/* bad record or header: client closed */
 	GW_CTR_CLIENT_TOO_BIG,		/* record above max_record: client closed */
-	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV pieces */
+	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV buffers even compacted */
 	GW_CTR_CLIENT_IDLE_TIMEOUT,
 	GW_CTR_CLIENT_RECORD_TIMEOUT,
 	GW_CTR_CLIENT_IO_ERROR,
@@ -117,7 +117,8 @@ enum gw_ctr {
 	GW_CTR_BYTES_INLINE_REPLY,	/* reply bytes received inline */
 	GW_CTR_BYTES_WRITE_CHUNK,	/* reply bytes the server wrote in write chunks */
 	GW_CTR_BYTES_REPLY_CHUNK,	/* reply bytes the server wrote in the Reply chunk */
-	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer) */
+	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer;
+					 * records in many fragments, compacted) */
 	GW_CTR_LOG_SUPPRESSED,		/* log lines dropped by the per-peer rate limit */
 	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
 	GW_CTR_CTL_COMMANDS,		/* control socket commands */

@@ -21,7 +21,7 @@ enum gw_rx_status {
 	GW_RX_EOF,		/* peer closed */
 	GW_RX_IO_ERROR,		/* recv failed: errno in rx_errno */
 	GW_RX_TOO_BIG,		/* record above max_record */
-	GW_RX_TOO_FRAGMENTED,	/* record needs more than GW_REC_MAX_IOV pieces */
+	GW_RX_TOO_FRAGMENTED,	/* record spans more than GW_REC_MAX_IOV buffers */
 	GW_RX_NO_BUFFER,	/* pool empty: retry later */
 	GW_RX__COUNT
 };
@@ -40,6 +40,7 @@ struct gw_rx {
 	unsigned rx_promised;		/* buffers promised to this receiver */
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
+	uint64_t rx_copied;		/* bytes moved to close fragment gaps; the owner counts and clears */
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 };
