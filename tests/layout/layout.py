@@ -5,6 +5,8 @@
   layout.py includes   module include rules: who may include whom
   layout.py sizes      no file over 1,000 lines, no function over 120 lines
   layout.py exports    every exported function has a caller outside its file
+  layout.py arrows     prints the module arrows the includes make
+  layout.py doc        docs/architecture.md shows exactly those arrows
 
 Each prints what breaks a rule and exits 1, or prints one summary line and
 exits 0.  Production code is the five module folders plus tools/; tests are
@@ -52,6 +54,42 @@ def header_home():
             if f.endswith(".h"):
                 home[f] = d
     return home
+
+
+def include_edges():
+    """(module, module it includes, file) for every include across modules."""
+    home, edges = header_home(), set()
+    for path in sources():
+        mod = path.split("/")[0]
+        for line in open(path, encoding="utf-8"):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if m and m.group(1) in home and home[m.group(1)] != mod:
+                edges.add((mod, home[m.group(1)], path))
+    return edges
+
+
+def arrows_text():
+    out = {}
+    for a, b, p in include_edges():
+        if p not in ROOTS:
+            out.setdefault(a, set()).add(b)
+    lines = []
+    for mod in ["tools", "frontend-tcp", "gateway", "backend-rdma", "config", "chunking"]:
+        dst = ", ".join(sorted(out.get(mod, set()))) or "(no other module)"
+        lines.append(f"{mod:<13} --> {dst}")
+    lines.append(f"{'gateway/main.c':<13} --> every module (it builds them and wires their seams)")
+    return "\n".join(lines)
+
+
+def check_doc():
+    text = open("docs/architecture.md", encoding="utf-8").read()
+    m = re.search(r"<!-- arrows: tests/layout/layout.py arrows -->\n```\n(.*?)\n```", text, re.S)
+    want = arrows_text()
+    if not m:
+        return ["docs/architecture.md: no arrows block (<!-- arrows: tests/layout/layout.py arrows -->)"], ""
+    if m.group(1).strip() != want.strip():
+        return ["docs/architecture.md: the arrows block differs from the includes; now:", want], ""
+    return [], "doc: docs/architecture.md shows the module arrows the includes make"
 
 
 def check_includes():
@@ -159,11 +197,15 @@ def macro_text(text):
     return "\n".join(out)
 
 
-CHECKS = {"includes": check_includes, "sizes": check_sizes, "exports": check_exports}
+CHECKS = {"includes": check_includes, "sizes": check_sizes, "exports": check_exports,
+          "doc": check_doc}
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["arrows"]:
+        print(arrows_text())
+        sys.exit(0)
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
-        sys.exit("usage: layout.py " + "|".join(CHECKS))
+        sys.exit("usage: layout.py " + "|".join(list(CHECKS) + ["arrows"]))
     problems, summary = CHECKS[sys.argv[1]]()
     for p in problems:
         print(p)
