@@ -443,6 +443,13 @@ static bool cfg_validate(struct cfg_parser *cp)
 
 		if (b->cb_host[0] == '\0')
 			return cfg_fail(cp, b->cb_line, "backend '%s' has no address", b->cb_name);
+		/* One rkey over every buffer, read and write, for the daemon's
+		 * life: a server bug or a stolen key reaches every client's data. */
+		if (b->cb_regmode == CFG_REG_PERSISTENT && !b->cb_unsafe_persistent)
+			return cfg_fail(cp, b->cb_line, "backend '%s': registration = persistent exposes the "
+					"whole buffer pool (every client's data, read and write) to the server "
+					"under one remote key; set unsafe_persistent = yes to accept that",
+					b->cb_name);
 	}
 	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
 		struct cfg_route *r = &cf->cf_routes[i];

@@ -68,6 +68,7 @@ struct cfg_backend {
 	unsigned cb_inline_recv;
 	enum cfg_regmode cb_regmode;
 	bool cb_ccp;				/* CONF_RDMA first (draft-08 6) */
+	bool cb_unsafe_persistent;		/* registration = persistent accepted knowingly */
 	int cb_line;
 };
 

@@ -108,6 +108,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  .ky_names = cfg_regmode_names, MEMBER(cfg_backend, cb_regmode), PATH("registration") },
 	{ KEY(BACKEND, "ccp", BOOL), RANGE(0, 1), .ky_def = 0,
 	  MEMBER(cfg_backend, cb_ccp), PATH("ccp") },
+	{ KEY(BACKEND, "unsafe_persistent", BOOL), RANGE(0, 1), .ky_def = 0,
+	  MEMBER(cfg_backend, cb_unsafe_persistent), PATH("registration") },
 
 	/* [route NAME]: a path is (program, backend, transport, port) */
 	{ KEY(ROUTE, "program", PROG), .ky_flags = CFG_KF_REQUIRED,

@@ -479,6 +479,11 @@ int main(int argc, char **argv)
 			cfg_dump(cf, stdout);
 		else
 			printf("configuration OK\n");
+		for (unsigned i = 0; i < cf->cf_nbackends; i++)
+			if (cf->cf_backends[i].cb_regmode == CFG_REG_PERSISTENT)
+				fprintf(stderr, "warning: backend %s: registration = persistent: the server "
+					"can read and write every buffer of every client until shutdown\n",
+					cf->cf_backends[i].cb_name);
 		cfg_free(cf);
 		return 0;
 	}

@@ -414,7 +414,7 @@ static const char *const dump_cases[] = {
 	"record_timeout = 1500ms\nreconnect_interval = 90s\ndrc_window = 5m\nadmin_listen =\n"
 	"control_socket =\nrpcbind_register = on\n"
 	"[backend b1]\naddress = nfs.example.com\nport = 2050\nrdma_port = 20050\nconnections = 4\n"
-	"credits = 128\ninline_send = 8k\ninline_recv = 1024\nregistration = persistent\nccp = on\n"
+	"credits = 128\ninline_send = 8k\ninline_recv = 1024\nregistration = persistent\nccp = on\nunsafe_persistent = yes\n"
 	"[backend b2]\naddress = 10.0.0.2\n"
 	"[route r1]\nprogram = 100099\nversions = 3\nbackend = b2\ntransport = tcp\nport = 111\n"
 	"[route r2]\nprogram = mountd\nversions = 1-3\nbackend = b1\n",

@@ -64,6 +64,10 @@ static const struct {
 	/* 30 */ { "log_level = warn\n[gateway]\nlog_level = warn\n" B,
 		   "t.conf:3: log_level: duplicate key in [gateway] (first at line 1)" },
 	/* 31 */ { B "address = 10.99.0.2\n", "t.conf:3: address: duplicate key in [backend s] (first at line 2)" },
+	/* 32 */ { B "registration = persistent\n",
+		   "t.conf:1: backend 's': registration = persistent exposes the whole buffer pool" },
+	/* 33 */ { B "registration = persistent\nunsafe_persistent = yes\n", "" },
+	/* 34 */ { B "registration = mw\nunsafe_persistent = yes\n", "" },
 };
 
 static void t01_table(void **state)
