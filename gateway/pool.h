@@ -76,6 +76,7 @@ unsigned gw_pool_unpromised(const struct gw_pool *p);
  * Records and the record receiver - record.c
  * ------------------------------------------------------------------------ */
 #define GW_REC_MAX_IOV	64
+#define GW_REC_FEW_PIECES	32	/* more, and a finished record is compacted (record.c): RDMA sends 32 */
 
 /* One RPC message as an iovec list over pool buffers; each iovec holds one
  * reference on the buffer it points into (rc_buf[i]). */

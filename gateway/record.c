@@ -114,9 +114,11 @@ bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v)
 
 /* Close the gaps (fragment headers, RFC 5531 11) between the record's runs
  * that share a buffer: each run moves down to follow the one before it, so
- * one iovec per buffer is left.  Used only when the iovec list is full: a
- * record in few pieces stays zero-copy; one in many small fragments costs
- * one copy of its bytes, never a refused record.  Only the record's own
+ * one iovec per buffer is left.  Used when the iovec list is full, and on a
+ * finished record of more than GW_REC_FEW_PIECES pieces (a transport takes
+ * few: RDMA sends at most 32 segments of a call): a record in few pieces
+ * stays zero-copy; one in many small fragments costs one copy of its bytes,
+ * never a refused record.  Only the record's own
  * bytes move, all above its first run in each buffer.  Returns the bytes
  * moved. */
 static size_t gw_rec_compact(struct gw_pool *pool, struct gw_rec *r)
@@ -275,6 +277,8 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 		}
 		if (done) {
 			gw_rx_unpromise(rx);
+			if (rx->rx_rec.rc_niov > GW_REC_FEW_PIECES)
+				rx->rx_copied += gw_rec_compact(rx->rx_pool, &rx->rx_rec);
 			gw_rec_move(out, &rx->rx_rec);
 			rx->rx_in_record = false;
 			*got = true;
