@@ -16,7 +16,7 @@ BUILD     := build$(if $(SANITIZE),-san)
 # One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".
 VERSION   := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
 PKGS      := libibverbs librdmacm libevent_core libevent_pthreads libevent_openssl \
-             libevent_extra libtirpc openssl libsystemd inih
+             libevent_extra libtirpc openssl libsystemd inih json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

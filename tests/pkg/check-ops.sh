@@ -41,7 +41,7 @@ if [ ! -x "$CTL" ]; then
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -O2 -D_GNU_SOURCE -Ichunking -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway \
 		-o "$CTL" tools/rpcrdma-gwctl.c "$BUILD/librpcrdmagw.a" \
-		$(pkg-config --libs libibverbs librdmacm libevent_core libevent_extra libtirpc libsystemd inih) \
+		$(pkg-config --libs libibverbs librdmacm libevent_core libevent_extra libtirpc libsystemd inih json-c) \
 		-lpthread || { echo "check-ops: cannot build rpcrdma-gwctl"; exit 2; }
 fi
 
