@@ -4,7 +4,8 @@
 # `rpcrdma-gwctl backends` shows the path up, `stats` counts the procedures
 # used, drain holds new calls until undrain, /metrics counts them by
 # procedure, /healthz is 200 and /readyz follows the backend (200 up, 503
-# down).
+# down).  The configuration file's name holds '"', '\' and a blank: `--json
+# status` still parses and gives the name back unchanged.
 #
 #   ops-helpers.py call ──TCP──▶ rpcrdma-gw ──TCP──▶ ops-helpers.py server
 #   rpcrdma-gwctl ──unix──▶ │ ◀──HTTP── curl
@@ -48,7 +49,8 @@ fi
 read -r p_listen p_srv p_admin < <(python3 "$H" ports 3)
 python3 "$H" server "$p_srv" & srv=$!
 pids+=("$srv")
-cat >"$tmp/gw.conf" <<CONF
+conf="$tmp/gw \"q\" \\.conf"	# JSON must escape it
+cat >"$conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
 admin_listen = 127.0.0.1:$p_admin
@@ -62,7 +64,7 @@ backend = srv
 transport = tcp
 port = $p_srv
 CONF
-"$GW" -c "$tmp/gw.conf" >"$tmp/gw.log" 2>&1 &
+"$GW" -c "$conf" >"$tmp/gw.log" 2>&1 &
 gw=$!
 pids+=("$gw")
 for ((i = 0; i < 50; i++)); do [ -S "$tmp/control" ] && break; sleep 0.1; done
@@ -95,14 +97,17 @@ else
 	bad "gwctl stats table"
 fi
 out=$("$CTL" -s "$tmp/control" --json status)
-if echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" else 1)'; then
-	ok "gwctl --json status parses, ready, path up"
+if echo "$out" | CONF="$conf" python3 -c 'import json,os,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" and d["config"]==os.environ["CONF"] else 1)'; then
+	ok "gwctl --json status parses, ready, path up, configuration name unchanged"
 else
 	bad "gwctl --json status: $out"
 fi
 "$CTL" -s "$tmp/control" drain nosuch 2>/dev/null
 rc=$?
 if [ "$rc" = 1 ]; then ok "gwctl drain nosuch: exit 1"; else bad "gwctl drain nosuch: exit $rc"; fi
+"$CTL" -s "$tmp/control" drain "$(printf 'srv\nreload')" 2>/dev/null
+rc=$?
+if [ "$rc" = 2 ]; then ok "gwctl: a name with a newline is refused (exit 2)"; else bad "gwctl: name with a newline: exit $rc"; fi
 "$CTL" -s "$tmp/control" drain srv >/dev/null
 timeout 1 python3 "$H" call "$p_listen" 100003 3 0 >/dev/null 2>&1
 rc=$?

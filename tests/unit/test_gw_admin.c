@@ -11,7 +11,10 @@
  *      call, GET /metrics over HTTP shows it by procedure, /healthz is
  *      200, /readyz 200 (503 before the backend is up);
  *   3. control commands (gw_ctl_exec and over the Unix socket): status,
- *      stats, backends, json, drain/undrain, errors end in "!ERR".
+ *      stats, backends, json, drain/undrain, errors end in "!ERR";
+ *   4. every json answer is one line of valid JSON (parsed back with
+ *      json-c) when a string in it holds '"', '\\' and control characters,
+ *      and the string comes back unchanged.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 #include <sys/un.h>
 
 #include <event2/buffer.h>
+#include <json.h>
 
 #include "config.h"
 #include "gateway.h"
@@ -439,12 +443,89 @@ static void test_control(void **state)
 	assert_int_equal(h_gw_stop(&h), 0);
 }
 
+/* A configuration path with every character JSON must escape. */
+static const char hostile_path[] = "/etc/a\"b\\c\x01\x1f\n\t\x7f/gw \"x\".conf";
+static const char *hk_config_path(void *arg)
+{
+	(void)arg;
+	return hostile_path;
+}
+
+/* The answer's first line parses as one JSON value, the rest is ".\n". */
+static struct json_object *json_line(const char *answer)
+{
+	const char *nl = strchr(answer, '\n');
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *jo;
+
+	assert_non_null(nl);
+	assert_string_equal(nl, "\n.\n");
+	jo = json_tokener_parse_ex(tok, answer, (int)(nl - answer));
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	assert_int_equal(json_tokener_get_parse_end(tok), (size_t)(nl - answer));
+	json_tokener_free(tok);
+	assert_non_null(jo);
+	return jo;
+}
+
+/* 4 */
+static void test_control_json_escaped(void **state)
+{
+	static const char *const cmds[] = { "json status", "json stats", "json clients",
+					    "json backends" };
+	struct gw_ctl_hooks hk = { .ch_config_path = hk_config_path };
+	char path[64];
+	struct h_server s;
+	struct h_gw h;
+	struct gw_ctl *ct;
+	uint8_t buf[256];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_gw_admin_j.%d", (int)getpid());
+	gw_up(&h, &s);
+	ct = gw_ctl_new(h.base, h.gw, path, &hk);
+	assert_non_null(ct);
+	fd = h_client(&h);
+	h_send(fd, buf, h_call(buf, 0x77, 2, 100003, 3, 0xa1));
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *r = ctl(ct, cmds[i]);
+		struct json_object *jo = json_line(r), *v;
+
+		assert_true(json_object_is_type(jo, json_type_object));
+		if (i == 0) {	/* the hostile string comes back byte for byte */
+			assert_true(json_object_object_get_ex(jo, "config", &v));
+			assert_string_equal(json_object_get_string(v), hostile_path);
+			assert_true(json_object_object_get_ex(jo, "ready", &v));
+			assert_true(json_object_get_boolean(v));
+		}
+		json_object_put(jo);
+		free(r);
+	}
+	/* the same over the socket */
+	{
+		char *r = ctl_socket(&h, path, "json status\n");
+		struct json_object *jo = json_line(r), *v;
+
+		assert_true(json_object_object_get_ex(jo, "config", &v));
+		assert_string_equal(json_object_get_string(v), hostile_path);
+		json_object_put(jo);
+		free(r);
+	}
+	close(fd);
+	gw_ctl_free(ct);
+	h_server_stop(&s, true);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exposition_format),
 		cmocka_unit_test(test_admin_http),
 		cmocka_unit_test(test_control),
+		cmocka_unit_test(test_control_json_escaped),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
