@@ -12,7 +12,8 @@
  *            "!ERR reason" when it did not; then the server closes.
  *
  * Commands: status, stats, clients, backends, drain PATH|BACKEND,
- * undrain PATH|BACKEND, reload, log-level error|warn|info|debug, metrics
+ * undrain PATH|BACKEND (PATH is route/backend; route->backend, the
+ * form of older releases, is accepted), reload, log-level error|warn|info|debug, metrics
  * (the Prometheus exposition), help.  A request longer than
  * GW_CTL_MAX_LINE or silent for GW_CTL_TIMEOUT_S is an error.  Counters:
  * GW_CTR_CTL_COMMANDS, GW_CTR_CTL_ERRORS.
@@ -386,16 +387,24 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 }
 
-/* drain/undrain: a path name ("nfs->srv") or a backend name (all its paths). */
+/* drain/undrain: a path name ("nfs/srv", also the old form "nfs->srv") or
+ * a backend name (all its paths).  Names hold no '/' or '>' (config.c),
+ * so the old form converts without ambiguity. */
 static int gw_ctl_drain(struct gw_ctl *ct, const char *arg, bool on, struct evbuffer *o)
 {
 	struct gw_ctx *gw = ct->ct_gw;
+	const char *arrow = strstr(arg, "->");
+	char name[GW_CTL_MAX_LINE];
 	unsigned n = 0;
 
+	if (arrow)
+		snprintf(name, sizeof(name), "%.*s/%s", (int)(arrow - arg), arg, arrow + 2);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
 
-		if (strcmp(arg, gw_path_name(pa)) && strcmp(arg, gw_path_info(pa)->pi_backend->cb_name))
+		if (strcmp(name, gw_path_name(pa)) && strcmp(name, gw_path_info(pa)->pi_backend->cb_name))
 			continue;
 		gw_path_set_drain(pa, on);
 		evbuffer_add_printf(o, "path %s: %s\n", gw_path_name(pa), on ? "draining" : "undrained");

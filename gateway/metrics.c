@@ -314,7 +314,7 @@ static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
 	}
 }
 
-/* Per path: label set path="route->backend",backend=,transport=. */
+/* Per path: label set path="route/backend",route=,backend=,transport=. */
 static void gw_path_labels(char *buf, size_t len, struct gw_path *pa)
 {
 	const struct gw_path_info *pi = gw_path_info(pa);

@@ -69,7 +69,7 @@ static void usage(FILE *f)
 		"  clients             client connections\n"
 		"  backends            backend paths, connections, credits\n"
 		"  metrics             the Prometheus exposition\n"
-		"  drain NAME          hold new calls of a path (route->backend) or backend\n"
+		"  drain NAME          hold new calls of a path (route/backend) or backend\n"
 		"  undrain NAME        send them again\n"
 		"  reload              reload the configuration file (as SIGHUP)\n"
 		"  log-level LEVEL     error, warn, info or debug\n"

@@ -88,7 +88,7 @@ fi
 
 out=$("$CTL" -s "$tmp/control" backends)
 printf '%s\n' "$out" | while IFS= read -r l; do echo "    $l"; done
-if echo "$out" | grep -Eq '^nfs->srv +srv +tcp +up '; then ok "gwctl backends: nfs->srv up"; else bad "gwctl backends"; fi
+if echo "$out" | grep -Eq '^nfs/srv +srv +tcp +up '; then ok "gwctl backends: nfs/srv up"; else bad "gwctl backends"; fi
 out=$("$CTL" -s "$tmp/control" stats)
 echo "$out" | sed -n '1,6p' | sed 's/^/    /'
 if echo "$out" | grep -Eq '^getattr +5 ' && echo "$out" | grep -Eq '^null +2 '; then
@@ -114,6 +114,11 @@ rc=$?
 if [ "$rc" = 124 ]; then ok "drained: a call is held"; else bad "drained: call not held (rc $rc)"; fi
 "$CTL" -s "$tmp/control" undrain srv >/dev/null
 if python3 "$H" call "$p_listen" 100003 3 0 >/dev/null; then ok "undrained: calls answered"; else bad "undrained: no answer"; fi
+# The path name needs no quoting in a shell; the old form, quoted, still works.
+"$CTL" -s "$tmp/control" drain nfs/srv | grep -qx 'path nfs/srv: draining' &&
+	"$CTL" -s "$tmp/control" undrain 'nfs->srv' | grep -qx 'path nfs/srv: undrained'
+rc=$?
+if [ "$rc" = 0 ]; then ok "gwctl drain nfs/srv, undrain 'nfs->srv'"; else bad "gwctl drain/undrain by path name"; fi
 if "$CTL" -s "$tmp/control" log-level debug >/dev/null &&
 	"$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"'; then
 	ok "gwctl log-level debug"

@@ -16,6 +16,7 @@
  *      json-c) when a string in it holds '"', '\\' and control characters,
  *      and the string comes back unchanged.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
+#include "transport.h"
 #include "test_gw_harness.h"
 
 /* ---- a small exposition parser ---- */
@@ -329,7 +331,7 @@ static void test_admin_http(void **state)
 		assert_non_null(strstr(body, "procedure=\"1\",procname=\"getattr\"} 1\n"));
 		assert_true(sample(body, "rpcrdma_gw_call_duration_seconds_count ") == 1);
 		assert_true(sample(body, "rpcrdma_gw_client_connections ") == 1);
-		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs->srv\"") == 1);
+		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs/srv\"") == 1);
 		assert_true(sample(body, "rpcrdma_gw_admin_requests_total ") >= 3);
 	}
 	free(r);
@@ -383,9 +385,13 @@ static void test_control(void **state)
 	h_send(fd, buf, h_call(buf, 0x99, 2, 100003, 3, 0xa1));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
 
+	/* path names are route/backend: no shell metacharacter in them */
+	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/srv");
+	for (const char *c = gw_path_name(gw_ctx_path(h.gw, 0)); *c; c++)
+		assert_true(isalnum((unsigned char)*c) || strchr("._-/", *c));
 	r = ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: yes"));
-	assert_non_null(strstr(r, "nfs->srv"));
+	assert_non_null(strstr(r, "path nfs/srv "));
 	assert_true(ends_with(r, "\n.\n"));
 	free(r);
 	r = ctl(ct, "stats");
@@ -395,7 +401,7 @@ static void test_control(void **state)
 	free(r);
 	r = ctl(ct, "json backends");
 	assert_true(r[0] == '{');
-	assert_non_null(strstr(r, "\"path\":\"nfs->srv\""));
+	assert_non_null(strstr(r, "\"path\":\"nfs/srv\""));
 	assert_non_null(strstr(r, "\"state\":\"up\""));
 	free(r);
 	r = ctl(ct, "json clients");
@@ -408,10 +414,22 @@ static void test_control(void **state)
 	/* a call while draining is held, and goes once undrained */
 	h_send(fd, buf, h_call(buf, 0x9a, 2, 100003, 3, 0xa2));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 300), -1);
-	r = ctl(ct, "undrain nfs->srv");
-	assert_true(ends_with(r, ".\n"));
+	r = ctl(ct, "undrain nfs->srv");	/* the old name form is still accepted */
+	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
 	free(r);
+	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	r = ctl(ct, "drain nfs/srv");
+	assert_string_equal(r, "path nfs/srv: draining\n.\n");
+	free(r);
+	assert_true(gw_path_draining(gw_ctx_path(h.gw, 0)));
+	r = ctl(ct, "undrain nfs/srv");
+	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
+	free(r);
+	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
+	r = ctl(ct, "drain nfs-");	/* half of the old form matches nothing */
+	assert_true(!strncmp(r, "!ERR ", 5));
+	free(r);
 	r = ctl(ct, "drain nosuch");
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
@@ -429,13 +447,13 @@ static void test_control(void **state)
 	free(r);
 	/* over the socket */
 	r = ctl_socket(&h, path, "backends\n");
-	assert_non_null(strstr(r, "nfs->srv"));
+	assert_non_null(strstr(r, "\nnfs/srv "));
 	assert_true(ends_with(r, ".\n"));
 	free(r);
 	r = ctl_socket(&h, path, "json status\n");
 	assert_true(r[0] == '{' && strstr(r, "\"ready\":true"));
 	free(r);
-	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 3);
+	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 4);
 	close(fd);
 	gw_ctl_free(ct);
 	assert_int_not_equal(access(path, F_OK), 0);	/* socket removed */
