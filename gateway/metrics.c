@@ -153,7 +153,7 @@ struct gw_fam {
 enum {
 	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -190,6 +190,10 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_NFS4_UNCOUNTED] = { "nfs4_compounds_cut_total", "COMPOUNDs whose operations past the "
 			       "first 32 (or past an unknown one) are not in nfs4_ops_total.", NULL },
 	[F_CB] = { "callbacks_total", "NFSv4.1 backchannel callbacks (RFC 8167) by event.", "event" },
+	[F_ADMIN_REFUSED] = { "admin_refused_total", "Admin listener refusals: method (not GET or "
+			      "HEAD), connection_limit (accepting paused at the cap), unserved "
+			      "(closed with a request unanswered: too large, malformed, timed out).",
+			      "reason" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -256,6 +260,9 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB_BAD] = { F_CB, "bad" },
 	[GW_CTR_CB_FAILED] = { F_CB, "failed" },
 	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
+	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
+	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
+	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 };
 
 #define P "rpcrdma_gw_"

@@ -14,7 +14,13 @@
  *      stats, backends, json, drain/undrain, errors end in "!ERR";
  *   4. every json answer is one line of valid JSON (parsed back with
  *      json-c) when a string in it holds '"', '\\' and control characters,
- *      and the string comes back unchanged.
+ *      and the string comes back unchanged;
+ *   5. the admin listener's limits, on a real evhttp server on loopback: a
+ *      POST of 128 MiB and a 64 MiB header line are cut off early and the
+ *      process's resident memory does not follow them; a small POST is
+ *      405; at GW_ADMIN_MAX_CONNS open connections the next waits until
+ *      one closes; GET and HEAD still work; each refusal is counted; a
+ *      non-loopback admin_listen is warned about.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -537,6 +543,212 @@ static void test_control_json_escaped(void **state)
 	assert_int_equal(h_gw_stop(&h), 0);
 }
 
+/* ---- 5: admin listener limits ---- */
+
+static size_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, res = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &size, &res), 2);
+	fclose(f);
+	return res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int tcp_to(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_true(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno == EINPROGRESS);
+	return fd;
+}
+
+/* Send head, then up to `flood` bytes of filler, pumping the loop, until
+ * the server closes.  Returns the filler bytes sent; *peak is the highest
+ * resident size seen above the start. */
+static size_t flood_until_closed(struct h_gw *h, uint16_t port, const char *head, size_t flood,
+				 size_t *peak)
+{
+	static char chunk[64 * 1024];
+	int fd = tcp_to(port);
+	size_t sent = 0, base = rss_bytes(), off = 0, hl = strlen(head);
+	uint64_t end = gw_now_ms() + 20000;
+	bool closed = false;
+
+	memset(chunk, 'a', sizeof(chunk));
+	*peak = 0;
+	while (!closed && gw_now_ms() < end) {
+		char rb[512];
+		ssize_t w, r;
+		size_t now;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (off < hl) {
+			w = send(fd, head + off, hl - off, MSG_NOSIGNAL);
+			if (w > 0)
+				off += (size_t)w;
+		} else if (sent < flood) {
+			w = send(fd, chunk, sizeof(chunk) < flood - sent ? sizeof(chunk) : flood - sent,
+				 MSG_NOSIGNAL);
+			if (w > 0)
+				sent += (size_t)w;
+			else if (w < 0 && errno != EAGAIN)
+				closed = true;		/* EPIPE, ECONNRESET */
+		}
+		r = recv(fd, rb, sizeof(rb), 0);
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			closed = true;
+		now = rss_bytes();
+		if (now > base && now - base > *peak)
+			*peak = now - base;
+		if (sent >= flood)
+			usleep(200);
+	}
+	close(fd);
+	assert_true(closed);
+	return sent;
+}
+
+static char *http_req(struct h_gw *h, uint16_t port, const char *req, int ms)
+{
+	int fd = tcp_to(port);
+	size_t cap = 1 << 16, have = 0, off = 0, len = strlen(req);
+	char *buf = malloc(cap);
+	uint64_t end = gw_now_ms() + (uint64_t)ms;
+
+	while (gw_now_ms() < end) {
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (off < len) {
+			r = send(fd, req + off, len - off, MSG_NOSIGNAL);
+			if (r > 0)
+				off += (size_t)r;
+			continue;
+		}
+		r = recv(fd, buf + have, cap - 1 - have, 0);
+		if (r == 0)
+			break;
+		if (r > 0)
+			have += (size_t)r;
+		else
+			usleep(200);
+	}
+	close(fd);
+	buf[have] = '\0';
+	return buf;
+}
+
+static void test_admin_limits(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const uint64_t *ctr;
+	struct h_server s;
+	struct h_gw h;
+	struct gw_admin *ad;
+	int idle[GW_ADMIN_MAX_CONNS];
+	size_t sent, peak;
+	uint16_t port;
+	char *r;
+
+	(void)state;
+	gw_up(&h, &s);
+	ctr = h.st.gs_ctr;
+	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+	assert_non_null(ad);
+	port = gw_admin_port(ad);
+
+	/* a large POST: refused from its Content-Length, the body is not kept */
+	sent = flood_until_closed(&h, port, "POST /metrics HTTP/1.1\r\nHost: x\r\n"
+				  "Content-Length: 268435456\r\n\r\n", 128u << 20, &peak);
+	print_message("POST: %zu bytes sent before the close, resident +%zu KiB\n", sent, peak >> 10);
+	assert_true(sent < (64u << 20));
+	assert_true(peak < (16u << 20));
+	/* a header line with no end */
+	sent = flood_until_closed(&h, port, "GET /metrics HTTP/1.1\r\nX-Long: ", 64u << 20, &peak);
+	print_message("header: %zu bytes sent before the close, resident +%zu KiB\n", sent,
+		      peak >> 10);
+	assert_true(sent < (32u << 20));
+	assert_true(peak < (16u << 20));
+	assert_true(ctr[GW_CTR_ADMIN_UNSERVED] >= 2);
+
+	/* a POST the caps let through is answered 405, and counted */
+	r = http_req(&h, port, "POST /metrics HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc", 3000);
+	assert_non_null(strstr(r, " 405 "));
+	free(r);
+	assert_int_equal(ctr[GW_CTR_ADMIN_BAD_METHOD], 1);
+	r = http_req(&h, port, "HEAD /healthz HTTP/1.0\r\n\r\n", 3000);
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+
+	/* the connection cap: the next connection waits in the backlog */
+	for (unsigned i = 0; i < GW_ADMIN_MAX_CONNS; i++)
+		idle[i] = tcp_to(port);
+	h_pump(&h, 200);
+	assert_int_equal(ctr[GW_CTR_ADMIN_CONN_LIMIT], 1);
+	r = http_req(&h, port, "GET /healthz HTTP/1.0\r\n\r\n", 500);
+	assert_string_equal(r, "");
+	free(r);
+	close(idle[0]);
+	r = http_req(&h, port, "GET /healthz HTTP/1.0\r\n\r\n", 3000);
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+	for (unsigned i = 1; i < GW_ADMIN_MAX_CONNS; i++)
+		close(idle[i]);
+	h_pump(&h, 200);
+	r = http_get(&h, port, "/metrics");
+	assert_non_null(strstr(r, " 200 "));
+	assert_non_null(strstr(r, "\nrpcrdma_gw_admin_refused_total{reason=\"method\"} 1\n"));
+	free(r);
+	/* freed with connections open: they are closed, nothing leaks */
+	idle[0] = tcp_to(port);
+	idle[1] = tcp_to(port);
+	h_pump(&h, 100);
+	gw_admin_free(ad);
+	h_pump(&h, 100);
+	{
+		char c;
+
+		assert_int_equal(recv(idle[0], &c, 1, 0), 0);	/* closed by the gateway */
+	}
+	close(idle[0]);
+	close(idle[1]);
+
+	/* a wildcard address is warned about at start (stderr is the log) */
+	{
+		char tmpl[] = "/tmp/test_gw_admin_log.XXXXXX", text[4096] = "";
+		int lfd = mkstemp(tmpl), saved = dup(2);
+		ssize_t n;
+
+		assert_true(lfd >= 0 && saved >= 0);
+		h.log.gl_level = CFG_LOG_WARN;
+		dup2(lfd, 2);
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		sa.sin_addr.s_addr = htonl(0x7f000002);	/* 127.0.0.2: loopback, no warning */
+		gw_admin_free(ad);
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		dup2(saved, 2);
+		close(saved);
+		h.log.gl_level = -1;
+		assert_non_null(ad);
+		gw_admin_free(ad);
+		n = pread(lfd, text, sizeof(text) - 1, 0);
+		close(lfd);
+		unlink(tmpl);
+		assert_true(n > 0);
+		text[n] = '\0';
+		assert_non_null(strstr(text, "not a loopback address"));
+		assert_null(strstr(strstr(text, "not a loopback address") + 1, "not a loopback address"));
+	}
+	h_server_stop(&s, true);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_admin_http),
 		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_control_json_escaped),
+		cmocka_unit_test(test_admin_limits),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
