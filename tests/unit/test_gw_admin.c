@@ -20,7 +20,10 @@
  *      process's resident memory does not follow them; a small POST is
  *      405; at GW_ADMIN_MAX_CONNS open connections the next waits until
  *      one closes; GET and HEAD still work; each refusal is counted; a
- *      non-loopback admin_listen is warned about.
+ *      non-loopback admin_listen is warned about;
+ *   6. one metric per fact: calls are in calls_total only (no
+ *      calls_received_total, its sum), with a gateway of two RDMA paths
+ *      (a fake transport through the seam) on one server.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -33,6 +36,7 @@
 #include <event2/buffer.h>
 #include <json.h>
 
+#include "backend.h"
 #include "config.h"
 #include "gateway.h"
 #include "log.h"
@@ -749,6 +753,84 @@ static void test_admin_limits(void **state)
 	assert_int_equal(h_gw_stop(&h), 0);
 }
 
+/* ---- 6: an RDMA transport reached through the seam, for to_info ---- */
+
+static int fk_server;		/* its address identifies "the server" */
+
+static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
+{
+	(void)gw;
+	gw_path_ready(path, true);
+	return path;
+}
+
+static void fk_destroy(void *tp) { (void)tp; }
+static int fk_submit(void *tp, struct gw_call *c) { (void)tp; (void)c; return -EIO; }
+static void fk_release(void *tp, struct gw_call *c) { (void)tp; gw_call_put(c); }
+static void fk_cancel(void *tp, struct gw_call *c) { (void)tp; gw_call_put(c); }
+
+static int fk_info(void *tp, struct gw_tp_info *ti)
+{
+	(void)tp;
+	memset(ti, 0, sizeof(*ti));
+	ti->ti_server = &fk_server;
+	ti->ti_be_ctr[BE_CTR_CONNECTS] = 3;
+	ti->ti_be_ctr[BE_CTR_REJECTS] = 5;
+	return 0;
+}
+
+static const struct gw_transport_ops fake_ops = {
+	.to_name = "rdma", .to_create = fk_create, .to_destroy = fk_destroy,
+	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
+	.to_info = fk_info,
+};
+
+static void test_metrics_one_of_each(void **state)
+{
+	static const char text[] =
+		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
+		"[backend srv]\naddress = 127.0.0.1\n"
+		"[route nfs]\nprogram = nfs\ntransport = rdma\n"
+		"[route mount]\nprogram = mount\ntransport = rdma\n";
+	char err[256];
+	struct gw_ctx_params gp;
+	struct h_gw h;
+	char *t;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.cf = cfg_parse_string(text, "t6", NULL, err, sizeof(err));
+	assert_non_null(h.cf);
+	h.log.gl_level = -1;
+	h.base = event_base_new();
+	h.pool = gw_pool_new(h.cf->cf_buffer_size, h.cf->cf_buffers, false);
+	gp = (struct gw_ctx_params){ .gp_base = h.base, .gp_cfg = h.cf, .gp_log = &h.log,
+				     .gp_stats = &h.st, .gp_pool = h.pool, .gp_ncalls = 16,
+				     .gp_rdma_ops = &fake_ops };
+	h.gw = gw_ctx_new(&gp);
+	assert_non_null(h.gw);
+	assert_int_equal(gw_ctx_start(h.gw), 0);
+	assert_int_equal(gw_ctx_npaths(h.gw), 2);	/* two paths, one server */
+	gw_stat_add(&h.st, GW_CTR_BACKEND_CONNECT_FAILED, 2);
+	gw_stat_add(&h.st, GW_CTR_CALLS, 4);
+	gw_stats_proc(&h.st, 100003, 3, 1);
+
+	t = render(&h.st, h.gw);
+	parse_exposition(t);
+	assert_null(strstr(t, "calls_received_total"));
+	assert_true(sample(t, "rpcrdma_gw_backend_events_total{event=\"connect_failed\"} ") == 2);
+	assert_true(sample(t, "rpcrdma_gw_rdma_connects_total{backend=\"srv\"} ") == 3);
+	assert_non_null(strstr(t, "procname=\"getattr\"} 1\n"));
+	free(t);
+	t = render(&h.st, NULL);
+	assert_null(strstr(t, "calls_received_total"));
+	free(t);
+	gw_ctx_free(h.gw);
+	gw_pool_free(h.pool);
+	event_base_free(h.base);
+	cfg_free(h.cf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_control_json_escaped),
 		cmocka_unit_test(test_admin_limits),
+		cmocka_unit_test(test_metrics_one_of_each),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
