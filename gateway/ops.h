@@ -49,7 +49,7 @@ void gw_admin_free(struct gw_admin *ad);
 uint16_t gw_admin_port(const struct gw_admin *ad);	/* bound port (tests: port 0) */
 
 /* control.c: line protocol on a Unix stream socket (docs/operations.md).
- * Requests: one line, "COMMAND [ARG] [json]"; reply: lines of text (or one
+ * Requests: one line, "[json ]COMMAND [ARG]"; reply: lines of text (or one
  * JSON line) ending with a line "." (ok) or "!ERR reason". */
 struct gw_ctl;
 struct gw_ctl_hooks {

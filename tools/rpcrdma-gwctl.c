@@ -75,7 +75,7 @@ static void usage(FILE *f)
 		"  log-level LEVEL     error, warn, info or debug\n"
 		"\n"
 		"  -s, --socket PATH   control socket (default " CFG_DEFAULT_CONTROL ")\n"
-		"      --json          one line of JSON instead of text\n"
+		"      --json          status, stats, clients, backends: one line of JSON\n"
 		"  -h, --help          this text\n"
 		"      --version       print the version\n");
 }
