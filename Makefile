@@ -16,7 +16,7 @@ BUILD     := build$(if $(SANITIZE),-san)
 # One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".
 VERSION   := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
 PKGS      := libibverbs librdmacm libevent_core libevent_pthreads libevent_openssl \
-             libevent_extra libtirpc openssl libsystemd inih
+             libevent_extra libtirpc openssl libsystemd inih json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -139,7 +139,10 @@ clean:
 
 help:
 	@echo "make           build the daemon ($(DAEMON))"
-	@echo "make check     every test tier (unit, fuzz smoke, VM); SANITIZE=1 for ASan+UBSan"
+	@echo "make check     every test tier (unit, fuzz smoke, packaging, VM); SANITIZE=1 for ASan+UBSan"
+	@echo "make unit      the cmocka unit tests only"
+	@echo "make pkg       the packaging checks only (tests/pkg/check-*.sh: units, man pages, .deb, ops)"
+	@echo "make vm        the VM tier only (qemu guest with Soft-RoCE and the kernel nfsd)"
 	@echo "make demo      install deps, build, run the gateway story in the Soft-RoCE VM"
 	@echo "make deps      install the Debian 12 packages for build, tests and the VM tier"
 	@echo "make fuzz      run every libFuzzer target for FUZZ_SECONDS (default 60)"

@@ -9,10 +9,23 @@
  *   GET /readyz    200 "ready" when at least one route's transport is up,
  *                  503 "not ready" otherwise
  *
- * Anything else is 404.  The listener is for a local scraper: it has no
- * authentication, so it binds to loopback unless told otherwise.  Scrapes
- * read the counters the loop keeps; nothing is locked because nothing runs
- * concurrently.
+ * Anything else is 404; a method other than GET or HEAD is 405.  The
+ * listener is for a local scraper: it has no authentication, so it binds to
+ * loopback unless told otherwise (a warning at start says when not).
+ * Scrapes read the counters the loop keeps; nothing is locked because
+ * nothing runs concurrently.
+ *
+ * Nothing a peer sends may grow the daemon: a request head above
+ * GW_ADMIN_MAX_HEAD or a body above GW_ADMIN_MAX_BODY bytes makes evhttp
+ * answer an error and close, and at GW_ADMIN_MAX_CONNS open connections the
+ * listener stops accepting until one closes (the rest wait in the kernel's
+ * backlog).  libevent 2.1 has no connection limit and no hook when it
+ * refuses a request, so every connection's bufferevent is a pass-through
+ * filter (evhttp_set_bevcb) whose free callback counts connections and
+ * whose input side counts bytes: a connection that closes with bytes no
+ * request was dispatched for was refused (or abandoned) and is counted.
+ * Its output side works around two 2.1 filter gaps (gw_admin_outf,
+ * gw_admin_kick).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,19 +35,210 @@
 #include <netinet/in.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
 
+/* Connection accounting.  Bufferevents are finalised from the loop after
+ * evhttp_free(), so this outlives struct gw_admin (ag_ad is then NULL)
+ * until its last connection is gone. */
+struct gw_admin_gate {
+	struct gw_admin *ag_ad;
+	struct gw_stats *ag_st;
+	unsigned ag_refs;		/* the admin listener + open connections */
+	unsigned ag_nconns;
+};
+
+/* One per connection: the filter's context. */
+struct gw_admin_conn {
+	struct gw_admin_gate *ac_gate;
+	struct bufferevent *ac_bev;	/* the filter evhttp reads from and writes to */
+	struct bufferevent *ac_sock;	/* the socket under it */
+	struct evbuffer_cb_entry *ac_sent_cb;	/* on ac_sock's output */
+	struct event *ac_kick;		/* moves queued output on (gw_admin_out_added) */
+	uint64_t ac_in;			/* bytes passed to evhttp */
+	uint64_t ac_done;		/* of which taken by dispatched requests */
+	struct gw_admin_conn *ac_next;
+};
+
 struct gw_admin {
 	struct evhttp *ad_http;
+	struct evconnlistener *ad_lis;
 	struct gw_ctx *ad_gw;
+	struct gw_admin_gate *ad_gate;
+	struct gw_admin_conn *ad_conns;	/* open connections, at most GW_ADMIN_MAX_CONNS */
+	bool ad_paused;
 	uint16_t ad_port;
 };
+
+static void gw_admin_gate_put(struct gw_admin_gate *ag)
+{
+	if (--ag->ag_refs == 0)
+		free(ag);
+}
+
+/* Input side: move everything, count it (no copy). */
+static enum bufferevent_filter_result gw_admin_in(struct evbuffer *src, struct evbuffer *dst,
+						  ev_ssize_t limit, enum bufferevent_flush_mode mode,
+						  void *arg)
+{
+	struct gw_admin_conn *ac = arg;
+	size_t n = evbuffer_get_length(src);
+
+	(void)mode;
+	if (limit >= 0 && n > (size_t)limit)
+		n = (size_t)limit;
+	if (n == 0)
+		return BEV_NEED_MORE;
+	ac->ac_in += (size_t)evbuffer_remove_buffer(src, dst, n);
+	return BEV_OK;
+}
+
+/*
+ * Output side.  A 2.1 filter tells its owner "written" as soon as it has
+ * moved the bytes to the socket's bufferevent, and evhttp then shuts the
+ * socket down: a reply with "Connection: close" would be lost.  So this
+ * filter never says so itself (BEV_NEED_MORE); gw_admin_sent() does, once
+ * the socket's output is empty.
+ */
+static enum bufferevent_filter_result gw_admin_outf(struct evbuffer *src, struct evbuffer *dst,
+						    ev_ssize_t limit, enum bufferevent_flush_mode mode,
+						    void *arg)
+{
+	size_t n = evbuffer_get_length(src);
+
+	(void)mode;
+	(void)arg;
+	if (limit >= 0 && n > (size_t)limit)
+		n = (size_t)limit;
+	evbuffer_remove_buffer(src, dst, n);
+	return BEV_NEED_MORE;
+}
+
+/* Bytes left the socket's output: all of them gone, evhttp may go on. */
+static void gw_admin_sent(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct gw_admin_conn *ac = arg;
+
+	if (info->n_deleted && evbuffer_get_length(b) == 0 &&
+	    evbuffer_get_length(bufferevent_get_output(ac->ac_bev)) == 0)
+		bufferevent_trigger(ac->ac_bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
+}
+
+/* evhttp queues a reply while the connection's writing is disabled and
+ * enables it afterwards; the filter moves output only when data is added
+ * while enabled.  So added output schedules a flush for after the current
+ * callback. */
+static void gw_admin_kick(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw_admin_conn *ac = arg;
+	bufferevent_event_cb ecb = NULL;
+
+	(void)fd;
+	(void)what;
+	bufferevent_getcb(ac->ac_bev, NULL, NULL, &ecb, NULL);
+	if (ecb)	/* evhttp still owns it (bufferevent_free clears the callbacks) */
+		bufferevent_flush(ac->ac_bev, EV_WRITE, BEV_NORMAL);
+}
+
+static void gw_admin_out_added(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
+{
+	struct gw_admin_conn *ac = arg;
+
+	(void)b;
+	if (info->n_added)
+		event_active(ac->ac_kick, EV_TIMEOUT, 0);
+}
+
+/* The connection is gone (libevent finalises the filter, then the socket). */
+static void gw_admin_conn_free(void *arg)
+{
+	struct gw_admin_conn *ac = arg;
+	struct gw_admin_gate *ag = ac->ac_gate;
+	struct gw_admin *ad = ag->ag_ad;
+
+	if (ac->ac_in > ac->ac_done)
+		gw_stat_inc(ag->ag_st, GW_CTR_ADMIN_UNSERVED);
+	evbuffer_remove_cb_entry(bufferevent_get_output(ac->ac_sock), ac->ac_sent_cb);
+	event_free(ac->ac_kick);
+	ag->ag_nconns--;
+	if (ad) {
+		for (struct gw_admin_conn **pp = &ad->ad_conns; *pp; pp = &(*pp)->ac_next)
+			if (*pp == ac) {
+				*pp = ac->ac_next;
+				break;
+			}
+		if (ad->ad_paused && ag->ag_nconns < GW_ADMIN_MAX_CONNS) {
+			ad->ad_paused = false;
+			evconnlistener_enable(ad->ad_lis);
+		}
+	}
+	free(ac);
+	gw_admin_gate_put(ag);
+}
+
+/* evhttp's bufferevent for a new connection (no fd yet: evhttp sets it).
+ * NULL makes evhttp use a plain one: served, but neither counted nor
+ * capped (only when memory is short). */
+static struct bufferevent *gw_admin_bev(struct event_base *base, void *arg)
+{
+	struct gw_admin *ad = arg;
+	struct gw_admin_gate *ag = ad->ad_gate;
+	struct gw_admin_conn *ac = calloc(1, sizeof(*ac));
+
+	if (!ac)
+		return NULL;
+	ac->ac_kick = event_new(base, -1, 0, gw_admin_kick, ac);
+	ac->ac_sock = ac->ac_kick ? bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE) : NULL;
+	if (ac->ac_sock)
+		ac->ac_sent_cb = evbuffer_add_cb(bufferevent_get_output(ac->ac_sock), gw_admin_sent, ac);
+	if (ac->ac_sent_cb)
+		ac->ac_bev = bufferevent_filter_new(ac->ac_sock, gw_admin_in, gw_admin_outf,
+						    BEV_OPT_CLOSE_ON_FREE, gw_admin_conn_free, ac);
+	if (!ac->ac_bev) {
+		if (ac->ac_sock)
+			bufferevent_free(ac->ac_sock);
+		if (ac->ac_kick)
+			event_free(ac->ac_kick);
+		free(ac);
+		return NULL;
+	}
+	/* From here on gw_admin_conn_free() undoes this, whatever happens. */
+	ac->ac_gate = ag;
+	ag->ag_refs++;
+	ac->ac_next = ad->ad_conns;
+	ad->ad_conns = ac;
+	if (++ag->ag_nconns >= GW_ADMIN_MAX_CONNS && !ad->ad_paused) {
+		/* Also ends the accept loop: no connection past the cap. */
+		ad->ad_paused = true;
+		evconnlistener_disable(ad->ad_lis);
+		gw_stat_inc(ag->ag_st, GW_CTR_ADMIN_CONN_LIMIT);
+	}
+	if (!evbuffer_add_cb(bufferevent_get_output(ac->ac_bev), gw_admin_out_added, ac)) {
+		bufferevent_free(ac->ac_bev);
+		return NULL;
+	}
+	return ac->ac_bev;
+}
+
+/* A request reached the callback: the bytes read so far are accounted for. */
+static void gw_admin_served(struct gw_admin *ad, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+
+	for (struct gw_admin_conn *ac = ad->ad_conns; bev && ac; ac = ac->ac_next)
+		if (ac->ac_bev == bev) {
+			ac->ac_done = ac->ac_in - evbuffer_get_length(bufferevent_get_input(bev));
+			return;
+		}
+}
 
 static void gw_admin_reply(struct evhttp_request *req, int code, const char *reason,
 			   const char *ctype, struct evbuffer *body)
@@ -52,6 +256,7 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 	size_t n;
 
 	gw_stat_inc(st, GW_CTR_ADMIN_REQUESTS);
+	gw_admin_served(ad, req);
 	if (!b) {
 		evhttp_send_error(req, 500, "no memory");
 		return;
@@ -59,7 +264,9 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 	n = strcspn(uri, "?");
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
 	    evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
-		evbuffer_add_printf(b, "GET only\n");
+		gw_stat_inc(st, GW_CTR_ADMIN_BAD_METHOD);
+		evbuffer_add_printf(b, "GET or HEAD only\n");
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, HEAD");
 		gw_admin_reply(req, 405, "Method Not Allowed", "text/plain", b);
 	} else if (n == 8 && !strncmp(uri, "/metrics", 8)) {
 		gw_metrics_render(b, st, ad->ad_gw);
@@ -80,11 +287,25 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 	evbuffer_free(b);
 }
 
+static bool gw_admin_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return false;
+}
+
 struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
 			      const struct sockaddr *sa, socklen_t len)
 {
 	const struct gw_log *lg = gw_ctx_log(gw);
 	struct gw_admin *ad = calloc(1, sizeof(*ad));
+	struct evhttp_bound_socket *bound;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = -1, one = 1, err;
@@ -92,12 +313,21 @@ struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
 	if (!ad)
 		return NULL;
 	ad->ad_gw = gw;
-	ad->ad_http = evhttp_new(base);
+	ad->ad_gate = calloc(1, sizeof(*ad->ad_gate));
+	ad->ad_http = ad->ad_gate ? evhttp_new(base) : NULL;
 	if (!ad->ad_http) {
 		err = ENOMEM;
 		goto err_free;
 	}
-	evhttp_set_allowed_methods(ad->ad_http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST);
+	*ad->ad_gate = (struct gw_admin_gate){ .ag_ad = ad, .ag_st = gw_ctx_stats(gw), .ag_refs = 1 };
+	/* Every method reaches gw_admin_cb, which answers 405 (and counts) for
+	 * all but GET and HEAD; the body caps keep what it reads small. */
+	evhttp_set_allowed_methods(ad->ad_http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
+				   EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
+	evhttp_set_max_headers_size(ad->ad_http, GW_ADMIN_MAX_HEAD);
+	evhttp_set_max_body_size(ad->ad_http, GW_ADMIN_MAX_BODY);
+	evhttp_set_bevcb(ad->ad_http, gw_admin_bev, ad);
 	evhttp_set_gencb(ad->ad_http, gw_admin_cb, ad);
 	evhttp_set_timeout(ad->ad_http, 10);
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -113,17 +343,24 @@ struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
 		ad->ad_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
 				    : ((struct sockaddr_in *)&ss)->sin_port);
-	if (!evhttp_accept_socket_with_handle(ad->ad_http, fd)) {
+	bound = evhttp_accept_socket_with_handle(ad->ad_http, fd);
+	if (!bound) {
 		err = ENOMEM;
 		goto err_sock;
 	}
+	ad->ad_lis = evhttp_bound_socket_get_listener(bound);
 	gw_info(lg, "admin listener on port %u: /metrics /healthz /readyz", ad->ad_port);
+	if (!gw_admin_loopback(sa))
+		gw_warn(lg, "admin_listen is not a loopback address: /metrics, /healthz and /readyz "
+			"are open to every host that reaches port %u, without authentication",
+			ad->ad_port);
 	return ad;
 err_sock:
 	close(fd);
 err_http:
 	evhttp_free(ad->ad_http);
 err_free:
+	free(ad->ad_gate);
 	free(ad);
 	errno = err;
 	return NULL;
@@ -133,7 +370,10 @@ void gw_admin_free(struct gw_admin *ad)
 {
 	if (!ad)
 		return;
+	/* Connections still open are finalised later: they see ag_ad NULL. */
+	ad->ad_gate->ag_ad = NULL;
 	evhttp_free(ad->ad_http);	/* closes the bound socket */
+	gw_admin_gate_put(ad->ad_gate);
 	free(ad);
 }
 

@@ -12,7 +12,8 @@
  *            "!ERR reason" when it did not; then the server closes.
  *
  * Commands: status, stats, clients, backends, drain PATH|BACKEND,
- * undrain PATH|BACKEND, reload, log-level error|warn|info|debug, metrics
+ * undrain PATH|BACKEND (PATH is route/backend; route->backend, the
+ * form of older releases, is accepted), reload, log-level error|warn|info|debug, metrics
  * (the Prometheus exposition), help.  A request longer than
  * GW_CTL_MAX_LINE or silent for GW_CTL_TIMEOUT_S is an error.  Counters:
  * GW_CTR_CTL_COMMANDS, GW_CTR_CTL_ERRORS.
@@ -31,6 +32,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <json.h>
 
 #include "chunking.h"
 #include "config.h"
@@ -60,6 +62,72 @@ static const char *gw_ctl_path_state(struct gw_path *pa)
 	       : gw_path_up(pa) ? "up" : "down";
 }
 
+/* JSON answers are built with json-c, which escapes every string (a
+ * configuration path or peer name may hold '"', '\\' or control bytes). */
+static void gw_jadd(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *gw_jstr(const char *s)
+{
+	return json_object_new_string(s ? s : "");
+}
+
+/* One line: the object, then "\n"; o is released. */
+static void gw_jemit(struct evbuffer *out, struct json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	evbuffer_add_printf(out, "%s\n", s ? s : "null");
+	json_object_put(o);
+}
+
+static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const char *cfgp,
+			       unsigned uptime, const char *lvl)
+{
+	struct gw_ctx *gw = ct->ct_gw;
+	const struct cfg *cf = gw_ctx_cfg(gw);
+	const struct gw_stats *st = gw_ctx_stats(gw);
+	struct json_object *o = json_object_new_object(), *lim = json_object_new_object(),
+			   *rl = json_object_new_object(), *pa = json_object_new_array();
+
+	gw_jadd(o, "version", gw_jstr(GW_VERSION));
+	gw_jadd(o, "uptime_s", json_object_new_int64(uptime));
+	gw_jadd(o, "config", gw_jstr(cfgp));
+	gw_jadd(o, "ready", json_object_new_boolean(gw_ctx_ready(gw)));
+	gw_jadd(o, "log_level", gw_jstr(lvl));
+	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_frontend(gw) ?
+						     fe_nconns(gw_ctx_frontend(gw)) : 0));
+	gw_jadd(o, "calls_in_flight", json_object_new_int64(gw_ctx_ncalls(gw) -
+							     gw_ctx_calls_avail(gw)));
+	/* The values a reload changes, as running now. */
+	gw_jadd(lim, "calls_per_client", json_object_new_int64(cf->cf_calls_per_client));
+	gw_jadd(lim, "bytes_per_client", json_object_new_uint64(cf->cf_bytes_per_client));
+	gw_jadd(lim, "held_calls", json_object_new_int64(cf->cf_held_calls));
+	gw_jadd(lim, "idle_timeout_ms", json_object_new_int64(cf->cf_idle_timeout_ms));
+	gw_jadd(lim, "record_timeout_ms", json_object_new_int64(cf->cf_record_timeout_ms));
+	gw_jadd(lim, "reconnect_ms", json_object_new_int64(cf->cf_reconnect_ms));
+	gw_jadd(lim, "drc_window_ms", json_object_new_int64(cf->cf_drc_window_ms));
+	gw_jadd(o, "limits", lim);
+	gw_jadd(rl, "applied", json_object_new_uint64(st->gs_ctr[GW_CTR_RELOAD_APPLIED]));
+	gw_jadd(rl, "invalid", json_object_new_uint64(st->gs_ctr[GW_CTR_RELOAD_INVALID]));
+	gw_jadd(rl, "restart_needed", json_object_new_uint64(st->gs_ctr[GW_CTR_RELOAD_RESTART]));
+	gw_jadd(rl, "failed", json_object_new_uint64(st->gs_ctr[GW_CTR_RELOAD_FAILED]));
+	gw_jadd(o, "reloads", rl);
+	gw_jadd(o, "paths_removing", json_object_new_int64(gw_ctx_nretiring(gw)));
+	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
+		struct json_object *p = json_object_new_object();
+
+		gw_jadd(p, "path", gw_jstr(gw_path_name(gw_ctx_path(gw, i))));
+		gw_jadd(p, "state", gw_jstr(gw_ctl_path_state(gw_ctx_path(gw, i))));
+		json_object_array_add(pa, p);
+	}
+	gw_jadd(o, "paths", pa);
+	gw_jemit(out, o);
+}
+
 static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 {
 	struct gw_ctx *gw = ct->ct_gw;
@@ -75,27 +143,7 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const struct gw_stats *st = gw_ctx_stats(gw);
 
 	if (json) {
-		evbuffer_add_printf(o, "{\"version\":\"%s\",\"uptime_s\":%u,\"config\":\"%s\","
-				    "\"ready\":%s,\"log_level\":\"%s\",\"clients\":%u,"
-				    "\"calls_in_flight\":%u,", GW_VERSION, uptime,
-				    cfgp ? cfgp : "", gw_ctx_ready(gw) ? "true" : "false", lvl,
-				    nclients, inflight);
-		/* The values a reload changes, as running now. */
-		evbuffer_add_printf(o, "\"limits\":{\"calls_per_client\":%u,\"bytes_per_client\":%zu,"
-				    "\"held_calls\":%u,\"idle_timeout_ms\":%u,\"record_timeout_ms\":%u,"
-				    "\"reconnect_ms\":%u,\"drc_window_ms\":%u},\"reloads\":{\"applied\":%"
-				    PRIu64 ",\"invalid\":%" PRIu64 ",\"restart_needed\":%" PRIu64
-				    ",\"failed\":%" PRIu64 "},\"paths_removing\":%u,\"paths\":[",
-				    cf->cf_calls_per_client, cf->cf_bytes_per_client, cf->cf_held_calls,
-				    cf->cf_idle_timeout_ms, cf->cf_record_timeout_ms, cf->cf_reconnect_ms,
-				    cf->cf_drc_window_ms, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
-				    st->gs_ctr[GW_CTR_RELOAD_INVALID], st->gs_ctr[GW_CTR_RELOAD_RESTART],
-				    st->gs_ctr[GW_CTR_RELOAD_FAILED], gw_ctx_nretiring(gw));
-		for (unsigned i = 0; i < gw_ctx_npaths(gw); i++)
-			evbuffer_add_printf(o, "%s{\"path\":\"%s\",\"state\":\"%s\"}", i ? "," : "",
-					    gw_path_name(gw_ctx_path(gw, i)),
-					    gw_ctl_path_state(gw_ctx_path(gw, i)));
-		evbuffer_add_printf(o, "]}\n");
+		gw_ctl_status_json(ct, o, cfgp, uptime, lvl);
 		return;
 	}
 	evbuffer_add_printf(o, "rpcrdma-gw %s, up %u s, configuration %s\n", GW_VERSION, uptime,
@@ -113,6 +161,36 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held\n", gw_path_name(pa),
 				    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa));
 	}
+}
+
+static void gw_ctl_stats_json(const struct gw_stats *st, const struct gw_proc_stat *const *rows,
+			      unsigned n, struct evbuffer *out)
+{
+	struct json_object *o = json_object_new_object(), *calls = json_object_new_array(),
+			   *ops = json_object_new_object(), *ctr = json_object_new_object();
+
+	for (unsigned i = 0; i < n; i++) {
+		struct json_object *r = json_object_new_object();
+
+		gw_jadd(r, "program", json_object_new_int64(rows[i]->ps_prog));
+		gw_jadd(r, "name", gw_jstr(gw_prog_name(rows[i]->ps_prog)));
+		gw_jadd(r, "version", json_object_new_int64(rows[i]->ps_vers));
+		gw_jadd(r, "procedure", json_object_new_int64(rows[i]->ps_proc));
+		gw_jadd(r, "procname", gw_jstr(gw_proc_name(rows[i]->ps_prog, rows[i]->ps_vers,
+							    rows[i]->ps_proc)));
+		gw_jadd(r, "calls", json_object_new_uint64(rows[i]->ps_calls));
+		json_object_array_add(calls, r);
+	}
+	gw_jadd(o, "calls", calls);
+	for (unsigned i = 0; i < GW_NFS4_OPS; i++)
+		if (st->gs_nfs4_op[i])
+			gw_jadd(ops, i && chk_nfs4_op_name(i) ? chk_nfs4_op_name(i) : "other",
+				json_object_new_uint64(st->gs_nfs4_op[i]));
+	gw_jadd(o, "nfs4_ops", ops);
+	for (unsigned c = 0; c < GW_CTR__COUNT; c++)
+		gw_jadd(ctr, gw_ctr_str(c), json_object_new_uint64(st->gs_ctr[c]));
+	gw_jadd(o, "counters", ctr);
+	gw_jemit(out, o);
 }
 
 static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
@@ -143,28 +221,7 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		n++;
 	}
 	if (json) {
-		evbuffer_add_printf(o, "{\"calls\":[");
-		for (unsigned i = 0; i < n; i++) {
-			const char *pn = gw_prog_name(rows[i]->ps_prog);
-			const char *qn = gw_proc_name(rows[i]->ps_prog, rows[i]->ps_vers, rows[i]->ps_proc);
-
-			evbuffer_add_printf(o, "%s{\"program\":%" PRIu32 ",\"name\":\"%s\",\"version\":%"
-					    PRIu32 ",\"procedure\":%" PRIu32 ",\"procname\":\"%s\","
-					    "\"calls\":%" PRIu64 "}", i ? "," : "", rows[i]->ps_prog,
-					    pn ? pn : "", rows[i]->ps_vers, rows[i]->ps_proc, qn ? qn : "",
-					    rows[i]->ps_calls);
-		}
-		evbuffer_add_printf(o, "],\"nfs4_ops\":{");
-		for (unsigned i = 0, k = 0; i < GW_NFS4_OPS; i++)
-			if (st->gs_nfs4_op[i])
-				evbuffer_add_printf(o, "%s\"%s\":%" PRIu64, k++ ? "," : "",
-						    i && chk_nfs4_op_name(i) ? chk_nfs4_op_name(i) : "other",
-						    st->gs_nfs4_op[i]);
-		evbuffer_add_printf(o, "},\"counters\":{");
-		for (unsigned c = 0; c < GW_CTR__COUNT; c++)
-			evbuffer_add_printf(o, "%s\"%s\":%" PRIu64, c ? "," : "", gw_ctr_str(c),
-					    st->gs_ctr[c]);
-		evbuffer_add_printf(o, "}}\n");
+		gw_ctl_stats_json(st, rows, n, o);
 		return;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -222,15 +279,23 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	all = fe ? fe_conn_list(fe, ci, GW_CTL_MAX_CLIENTS) : 0;
 	n = all < GW_CTL_MAX_CLIENTS ? all : GW_CTL_MAX_CLIENTS;
 	if (json) {
-		evbuffer_add_printf(o, "{\"count\":%u,\"clients\":[", all);
-		for (unsigned i = 0; i < n; i++)
-			evbuffer_add_printf(o, "%s{\"id\":%" PRIu64 ",\"peer\":\"%s\",\"calls\":%u,"
-					    "\"bytes_queued\":%zu,\"bytes_received\":%" PRIu64 ","
-					    "\"idle_ms\":%" PRIu64 ",\"paused\":%s}", i ? "," : "",
-					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
-					    ci[i].fi_rx_bytes, ci[i].fi_idle_ms,
-					    ci[i].fi_paused ? "true" : "false");
-		evbuffer_add_printf(o, "]}\n");
+		struct json_object *jo = json_object_new_object(), *arr = json_object_new_array();
+
+		gw_jadd(jo, "count", json_object_new_int64(all));
+		for (unsigned i = 0; i < n; i++) {
+			struct json_object *c = json_object_new_object();
+
+			gw_jadd(c, "id", json_object_new_uint64(ci[i].fi_id));
+			gw_jadd(c, "peer", gw_jstr(ci[i].fi_name));
+			gw_jadd(c, "calls", json_object_new_int64(ci[i].fi_calls));
+			gw_jadd(c, "bytes_queued", json_object_new_uint64(ci[i].fi_bytes));
+			gw_jadd(c, "bytes_received", json_object_new_uint64(ci[i].fi_rx_bytes));
+			gw_jadd(c, "idle_ms", json_object_new_uint64(ci[i].fi_idle_ms));
+			gw_jadd(c, "paused", json_object_new_boolean(ci[i].fi_paused));
+			json_object_array_add(arr, c);
+		}
+		gw_jadd(jo, "clients", arr);
+		gw_jemit(o, jo);
 	} else {
 		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %s\n", "id", "peer", "calls",
 				    "queued", "received", "idle_s", "paused");
@@ -245,17 +310,51 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	free(ci);
 }
 
+static struct json_object *gw_ctl_path_json(struct gw_path *pa, const struct gw_tp_info *ti,
+					     bool have)
+{
+	const struct gw_path_info *pi = gw_path_info(pa);
+	struct json_object *p = json_object_new_object(), *cs = json_object_new_array();
+
+	gw_jadd(p, "path", gw_jstr(gw_path_name(pa)));
+	gw_jadd(p, "route", gw_jstr(pi->pi_route->cr_name));
+	gw_jadd(p, "backend", gw_jstr(pi->pi_backend->cb_name));
+	gw_jadd(p, "address", gw_jstr(pi->pi_backend->cb_host));
+	gw_jadd(p, "transport", gw_jstr(gw_path_transport(pa)));
+	gw_jadd(p, "state", gw_jstr(gw_ctl_path_state(pa)));
+	gw_jadd(p, "held", json_object_new_int64(gw_path_nheld(pa)));
+	gw_jadd(p, "queued", json_object_new_int64(have ? ti->ti_queued : 0));
+	gw_jadd(p, "inflight", json_object_new_int64(have ? ti->ti_inflight : 0));
+	gw_jadd(p, "calls", json_object_new_int64(gw_path_ncalls(pa)));
+	for (unsigned k = 0; have && k < ti->ti_nconns; k++) {
+		struct json_object *c = json_object_new_object();
+
+		gw_jadd(c, "conn", json_object_new_int64(k));
+		gw_jadd(c, "up", json_object_new_boolean(ti->ti_conn[k].tc_up));
+		gw_jadd(c, "credits", json_object_new_int64(ti->ti_conn[k].tc_credits));
+		gw_jadd(c, "credits_in_use", json_object_new_int64(ti->ti_conn[k].tc_inflight));
+		gw_jadd(c, "inline_send", json_object_new_int64(ti->ti_conn[k].tc_send_threshold));
+		gw_jadd(c, "inline_recv", json_object_new_int64(ti->ti_conn[k].tc_recv_threshold));
+		json_object_array_add(cs, c);
+	}
+	gw_jadd(p, "connections", cs);
+	return p;
+}
+
 static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 {
 	struct gw_ctx *gw = ct->ct_gw;
+	struct json_object *jo = NULL, *arr = NULL;
 	struct gw_tp_info ti;
 
-	if (json)
-		evbuffer_add_printf(o, "{\"paths\":[");
-	else
+	if (json) {
+		jo = json_object_new_object();
+		arr = json_object_new_array();
+	} else {
 		evbuffer_add_printf(o, "%-24s %-10s %-5s %-8s %5s %6s %8s  %s\n", "path", "backend",
 				    "tp", "state", "held", "queued", "inflight",
 				    "connections (conn:state credits granted/in use, inline send/recv)");
+	}
 	/* Active paths, then those a reload removed that still finish calls. */
 	for (unsigned i = 0; i < gw_ctx_npaths(gw) + gw_ctx_nretiring(gw); i++) {
 		struct gw_path *pa = i < gw_ctx_npaths(gw) ? gw_ctx_path(gw, i)
@@ -264,23 +363,7 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		bool have = gw_path_tp_info(pa, &ti) == 0;
 
 		if (json) {
-			evbuffer_add_printf(o, "%s{\"path\":\"%s\",\"route\":\"%s\",\"backend\":\"%s\","
-					    "\"address\":\"%s\",\"transport\":\"%s\",\"state\":\"%s\","
-					    "\"held\":%u,\"queued\":%u,\"inflight\":%u,\"calls\":%u,"
-					    "\"connections\":[",
-					    i ? "," : "", gw_path_name(pa), pi->pi_route->cr_name,
-					    pi->pi_backend->cb_name, pi->pi_backend->cb_host,
-					    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa),
-					    ti.ti_queued, ti.ti_inflight, gw_path_ncalls(pa));
-			for (unsigned k = 0; have && k < ti.ti_nconns; k++)
-				evbuffer_add_printf(o, "%s{\"conn\":%u,\"up\":%s,\"credits\":%u,"
-						    "\"credits_in_use\":%u,\"inline_send\":%" PRIu32 ","
-						    "\"inline_recv\":%" PRIu32 "}", k ? "," : "", k,
-						    ti.ti_conn[k].tc_up ? "true" : "false",
-						    ti.ti_conn[k].tc_credits, ti.ti_conn[k].tc_inflight,
-						    ti.ti_conn[k].tc_send_threshold,
-						    ti.ti_conn[k].tc_recv_threshold);
-			evbuffer_add_printf(o, "]}");
+			json_object_array_add(arr, gw_ctl_path_json(pa, &ti, have));
 			continue;
 		}
 		evbuffer_add_printf(o, "%-24s %-10s %-5s %-8s %5u", gw_path_name(pa),
@@ -298,20 +381,30 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 					    ti.ti_conn[k].tc_recv_threshold);
 		evbuffer_add_printf(o, "\n");
 	}
-	if (json)
-		evbuffer_add_printf(o, "]}\n");
+	if (json) {
+		gw_jadd(jo, "paths", arr);
+		gw_jemit(o, jo);
+	}
 }
 
-/* drain/undrain: a path name ("nfs->srv") or a backend name (all its paths). */
+/* drain/undrain: a path name ("nfs/srv", also the old form "nfs->srv") or
+ * a backend name (all its paths).  Names hold no '/' or '>' (config.c),
+ * so the old form converts without ambiguity. */
 static int gw_ctl_drain(struct gw_ctl *ct, const char *arg, bool on, struct evbuffer *o)
 {
 	struct gw_ctx *gw = ct->ct_gw;
+	const char *arrow = strstr(arg, "->");
+	char name[GW_CTL_MAX_LINE];
 	unsigned n = 0;
 
+	if (arrow)
+		snprintf(name, sizeof(name), "%.*s/%s", (int)(arrow - arg), arg, arrow + 2);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
 
-		if (strcmp(arg, gw_path_name(pa)) && strcmp(arg, gw_path_info(pa)->pi_backend->cb_name))
+		if (strcmp(name, gw_path_name(pa)) && strcmp(name, gw_path_info(pa)->pi_backend->cb_name))
 			continue;
 		gw_path_set_drain(pa, on);
 		evbuffer_add_printf(o, "path %s: %s\n", gw_path_name(pa), on ? "draining" : "undrained");

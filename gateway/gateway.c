@@ -193,7 +193,7 @@ static void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg
 	pa->pa_backend = bk;
 	bk->bk_npaths++;
 	TAILQ_INIT(&pa->pa_held);
-	snprintf(pa->pa_name, sizeof(pa->pa_name), "%s->%s", r->cr_name, bk->bk_cfg->cb_name);
+	snprintf(pa->pa_name, sizeof(pa->pa_name), "%s/%s", r->cr_name, bk->bk_cfg->cb_name);
 	pa->pa_info = (struct gw_path_info){
 		.pi_backend = bk->bk_cfg, .pi_route = pa->pa_route, .pi_pool = p->gp_pool,
 		.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base,

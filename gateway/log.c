@@ -77,6 +77,9 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_CB_BAD] = "cb_bad",
 	[GW_CTR_CB_FAILED] = "cb_failed",
 	[GW_CTR_CB_SESSIONS_BOUND] = "cb_sessions_bound",
+	[GW_CTR_ADMIN_BAD_METHOD] = "admin_bad_method",
+	[GW_CTR_ADMIN_CONN_LIMIT] = "admin_conn_limit",
+	[GW_CTR_ADMIN_UNSERVED] = "admin_unserved",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

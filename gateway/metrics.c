@@ -144,16 +144,18 @@ const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 
 /* ---- exposition ---- */
 
-/* Counters of enum gw_ctr grouped in families with one label. */
+/* Counters of enum gw_ctr grouped in families with one label.  One fact,
+ * one family: a counter whose fact another family already shows stays in
+ * F_NONE (GW_CTR_CALLS: calls_total has them by procedure). */
 struct gw_fam {
 	const char *f_name;	/* without the rpcrdma_gw_ prefix */
 	const char *f_help;
 	const char *f_label;	/* NULL: one sample, no label */
 };
 enum {
-	F_CONN, F_CLIENT_ERR, F_FLOW, F_RECEIVED, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
+	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -161,7 +163,6 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			   "closed, except not_a_call).", "kind" },
 	[F_FLOW] = { "flow_control_total", "Times reading from clients was deferred, by cause.",
 		     "cause" },
-	[F_RECEIVED] = { "calls_received_total", "RPC calls received from clients.", NULL },
 	[F_REPLIES] = { "replies_total", "RPC replies written to clients.", NULL },
 	[F_LOCAL] = { "local_replies_total", "Calls answered by the gateway itself, by reason.",
 		      "reason" },
@@ -190,6 +191,10 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_NFS4_UNCOUNTED] = { "nfs4_compounds_cut_total", "COMPOUNDs whose operations past the "
 			       "first 32 (or past an unknown one) are not in nfs4_ops_total.", NULL },
 	[F_CB] = { "callbacks_total", "NFSv4.1 backchannel callbacks (RFC 8167) by event.", "event" },
+	[F_ADMIN_REFUSED] = { "admin_refused_total", "Admin listener refusals: method (not GET or "
+			      "HEAD), connection_limit (accepting paused at the cap), unserved "
+			      "(closed with a request unanswered: too large, malformed, timed out).",
+			      "reason" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -204,7 +209,6 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CLIENT_PAUSED] = { F_FLOW, "client_paused" },
 	[GW_CTR_POOL_EMPTY] = { F_FLOW, "pool_empty" },
 	[GW_CTR_CALLS_EMPTY] = { F_FLOW, "calls_empty" },
-	[GW_CTR_CALLS] = { F_RECEIVED, NULL },
 	[GW_CTR_REPLIES] = { F_REPLIES, NULL },
 	[GW_CTR_LOCAL_PROG_UNAVAIL] = { F_LOCAL, "prog_unavail" },
 	[GW_CTR_LOCAL_PROG_MISMATCH] = { F_LOCAL, "prog_mismatch" },
@@ -256,6 +260,9 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB_BAD] = { F_CB, "bad" },
 	[GW_CTR_CB_FAILED] = { F_CB, "failed" },
 	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
+	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
+	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
+	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 };
 
 #define P "rpcrdma_gw_"
@@ -314,7 +321,7 @@ static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
 	}
 }
 
-/* Per path: label set path="route->backend",backend=,transport=. */
+/* Per path: label set path="route/backend",route=,backend=,transport=. */
 static void gw_path_labels(char *buf, size_t len, struct gw_path *pa)
 {
 	const struct gw_path_info *pi = gw_path_info(pa);
@@ -427,7 +434,7 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 {
 	gw_head(o, "info", "gauge", "Version of the running gateway.");
 	evbuffer_add_printf(o, P "info{version=\"%s\"} 1\n", GW_VERSION);
-	for (unsigned f = 0; f < F__COUNT; f++) {
+	for (unsigned f = F_NONE + 1; f < F__COUNT; f++) {
 		gw_head(o, gw_fams[f].f_name, "counter", gw_fams[f].f_help);
 		for (unsigned c = 0; c < GW_CTR__COUNT; c++) {
 			if (gw_ctr_map[c].m_fam != f || (!gw_ctr_map[c].m_value && gw_fams[f].f_label))

@@ -36,7 +36,12 @@ const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL w
 /* Ready: at least one path's transport is up. */
 bool gw_ctx_ready(struct gw_ctx *gw);
 
-/* admin.c: HTTP on cf_admin_listen. */
+/* admin.c: HTTP on cf_admin_listen.  GET and HEAD only; a request head
+ * above GW_ADMIN_MAX_HEAD or a body above GW_ADMIN_MAX_BODY bytes closes the
+ * connection; at GW_ADMIN_MAX_CONNS open connections accepting pauses. */
+#define GW_ADMIN_MAX_HEAD	8192
+#define GW_ADMIN_MAX_BODY	1024
+#define GW_ADMIN_MAX_CONNS	16
 struct gw_admin;
 struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
 			      const struct sockaddr *sa, socklen_t len);
@@ -44,7 +49,7 @@ void gw_admin_free(struct gw_admin *ad);
 uint16_t gw_admin_port(const struct gw_admin *ad);	/* bound port (tests: port 0) */
 
 /* control.c: line protocol on a Unix stream socket (docs/operations.md).
- * Requests: one line, "COMMAND [ARG] [json]"; reply: lines of text (or one
+ * Requests: one line, "[json ]COMMAND [ARG]"; reply: lines of text (or one
  * JSON line) ending with a line "." (ok) or "!ERR reason". */
 struct gw_ctl;
 struct gw_ctl_hooks {

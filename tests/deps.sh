@@ -4,6 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
  libibverbs-dev librdmacm-dev libevent-dev libtirpc-dev libssl-dev libsystemd-dev libinih-dev
+ libjson-c-dev
  libcmocka-dev
  linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps
  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils

@@ -8,7 +8,10 @@
  *
  * Exit status (rpcrdma-gwctl(8)): 0 success, 1 the gateway refused the
  * command, 2 usage error, 3 the control socket could not be reached or
- * answered badly.
+ * answered badly (with --json: an answer that is not valid JSON).
+ *
+ * COMMAND and ARGUMENT must be one word each: a blank or control byte in
+ * them would end the request line early or start another one.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,10 +23,40 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <json.h>
+
 #include "config.h"
 #include "log.h"
 
 #define GWCTL_TIMEOUT_MS	10000
+
+/* One word of printable bytes: the request is one line, split on blanks. */
+static bool word_ok(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if ((unsigned char)*w <= ' ' || *w == 0x7f)
+			return false;
+	return true;
+}
+
+/* The whole of s[0..len) is one JSON value. */
+static bool json_ok(const char *s, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *jo;
+	bool ok;
+
+	if (!tok)
+		return false;
+	jo = json_tokener_parse_ex(tok, s, (int)len);
+	ok = jo && json_tokener_get_error(tok) == json_tokener_success &&
+	     json_tokener_get_parse_end(tok) == len;
+	json_object_put(jo);
+	json_tokener_free(tok);
+	return ok;
+}
 
 static void usage(FILE *f)
 {
@@ -36,13 +69,13 @@ static void usage(FILE *f)
 		"  clients             client connections\n"
 		"  backends            backend paths, connections, credits\n"
 		"  metrics             the Prometheus exposition\n"
-		"  drain NAME          hold new calls of a path (route->backend) or backend\n"
+		"  drain NAME          hold new calls of a path (route/backend) or backend\n"
 		"  undrain NAME        send them again\n"
 		"  reload              reload the configuration file (as SIGHUP)\n"
 		"  log-level LEVEL     error, warn, info or debug\n"
 		"\n"
 		"  -s, --socket PATH   control socket (default " CFG_DEFAULT_CONTROL ")\n"
-		"      --json          one line of JSON instead of text\n"
+		"      --json          status, stats, clients, backends: one line of JSON\n"
 		"  -h, --help          this text\n"
 		"      --version       print the version\n");
 }
@@ -76,6 +109,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	for (int i = optind; i < argc; i++)
+		if (!word_ok(argv[i])) {
+			fprintf(stderr, "rpcrdma-gwctl: '%s': blanks and control characters are "
+				"not allowed in a command or name\n", argv[i]);
+			return 2;
+		}
 	n = snprintf(req, sizeof(req), "%s%s%s%s\n", json ? "json " : "", argv[optind],
 		     argc - optind == 2 ? " " : "", argc - optind == 2 ? argv[optind + 1] : "");
 	if (n < 0 || (size_t)n >= sizeof(req) || strlen(path) >= sizeof(sun.sun_path)) {
@@ -135,6 +174,14 @@ int main(int argc, char **argv)
 		*--end = '\0';
 	last = strrchr(buf, '\n');
 	last = last ? last + 1 : buf;
+	/* status, stats, clients and backends answer JSON; the others text. */
+	if (json && (!strcmp(argv[optind], "status") || !strcmp(argv[optind], "stats") ||
+		     !strcmp(argv[optind], "clients") || !strcmp(argv[optind], "backends")) &&
+	    !strcmp(last, ".") && (last == buf || !json_ok(buf, (size_t)(last - 1 - buf)))) {
+		fprintf(stderr, "rpcrdma-gwctl: the answer from %s is not valid JSON\n", path);
+		free(buf);
+		return 3;
+	}
 	fwrite(buf, 1, (size_t)(last - buf), stdout);
 	if (!strcmp(last, "."))
 		rc = 0;

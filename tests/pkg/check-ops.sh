@@ -4,7 +4,8 @@
 # `rpcrdma-gwctl backends` shows the path up, `stats` counts the procedures
 # used, drain holds new calls until undrain, /metrics counts them by
 # procedure, /healthz is 200 and /readyz follows the backend (200 up, 503
-# down).
+# down).  The configuration file's name holds '"', '\' and a blank: `--json
+# status` still parses and gives the name back unchanged.
 #
 #   ops-helpers.py call ──TCP──▶ rpcrdma-gw ──TCP──▶ ops-helpers.py server
 #   rpcrdma-gwctl ──unix──▶ │ ◀──HTTP── curl
@@ -41,14 +42,15 @@ if [ ! -x "$CTL" ]; then
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -O2 -D_GNU_SOURCE -Ichunking -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway \
 		-o "$CTL" tools/rpcrdma-gwctl.c "$BUILD/librpcrdmagw.a" \
-		$(pkg-config --libs libibverbs librdmacm libevent_core libevent_extra libtirpc libsystemd inih) \
+		$(pkg-config --libs libibverbs librdmacm libevent_core libevent_extra libtirpc libsystemd inih json-c) \
 		-lpthread || { echo "check-ops: cannot build rpcrdma-gwctl"; exit 2; }
 fi
 
 read -r p_listen p_srv p_admin < <(python3 "$H" ports 3)
 python3 "$H" server "$p_srv" & srv=$!
 pids+=("$srv")
-cat >"$tmp/gw.conf" <<CONF
+conf="$tmp/gw \"q\" \\.conf"	# JSON must escape it
+cat >"$conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
 admin_listen = 127.0.0.1:$p_admin
@@ -62,7 +64,7 @@ backend = srv
 transport = tcp
 port = $p_srv
 CONF
-"$GW" -c "$tmp/gw.conf" >"$tmp/gw.log" 2>&1 &
+"$GW" -c "$conf" >"$tmp/gw.log" 2>&1 &
 gw=$!
 pids+=("$gw")
 for ((i = 0; i < 50; i++)); do [ -S "$tmp/control" ] && break; sleep 0.1; done
@@ -86,7 +88,7 @@ fi
 
 out=$("$CTL" -s "$tmp/control" backends)
 printf '%s\n' "$out" | while IFS= read -r l; do echo "    $l"; done
-if echo "$out" | grep -Eq '^nfs->srv +srv +tcp +up '; then ok "gwctl backends: nfs->srv up"; else bad "gwctl backends"; fi
+if echo "$out" | grep -Eq '^nfs/srv +srv +tcp +up '; then ok "gwctl backends: nfs/srv up"; else bad "gwctl backends"; fi
 out=$("$CTL" -s "$tmp/control" stats)
 echo "$out" | sed -n '1,6p' | sed 's/^/    /'
 if echo "$out" | grep -Eq '^getattr +5 ' && echo "$out" | grep -Eq '^null +2 '; then
@@ -95,20 +97,28 @@ else
 	bad "gwctl stats table"
 fi
 out=$("$CTL" -s "$tmp/control" --json status)
-if echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" else 1)'; then
-	ok "gwctl --json status parses, ready, path up"
+if echo "$out" | CONF="$conf" python3 -c 'import json,os,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" and d["config"]==os.environ["CONF"] else 1)'; then
+	ok "gwctl --json status parses, ready, path up, configuration name unchanged"
 else
 	bad "gwctl --json status: $out"
 fi
 "$CTL" -s "$tmp/control" drain nosuch 2>/dev/null
 rc=$?
 if [ "$rc" = 1 ]; then ok "gwctl drain nosuch: exit 1"; else bad "gwctl drain nosuch: exit $rc"; fi
+"$CTL" -s "$tmp/control" drain "$(printf 'srv\nreload')" 2>/dev/null
+rc=$?
+if [ "$rc" = 2 ]; then ok "gwctl: a name with a newline is refused (exit 2)"; else bad "gwctl: name with a newline: exit $rc"; fi
 "$CTL" -s "$tmp/control" drain srv >/dev/null
 timeout 1 python3 "$H" call "$p_listen" 100003 3 0 >/dev/null 2>&1
 rc=$?
 if [ "$rc" = 124 ]; then ok "drained: a call is held"; else bad "drained: call not held (rc $rc)"; fi
 "$CTL" -s "$tmp/control" undrain srv >/dev/null
 if python3 "$H" call "$p_listen" 100003 3 0 >/dev/null; then ok "undrained: calls answered"; else bad "undrained: no answer"; fi
+# The path name needs no quoting in a shell; the old form, quoted, still works.
+"$CTL" -s "$tmp/control" drain nfs/srv | grep -qx 'path nfs/srv: draining' &&
+	"$CTL" -s "$tmp/control" undrain 'nfs->srv' | grep -qx 'path nfs/srv: undrained'
+rc=$?
+if [ "$rc" = 0 ]; then ok "gwctl drain nfs/srv, undrain 'nfs->srv'"; else bad "gwctl drain/undrain by path name"; fi
 if "$CTL" -s "$tmp/control" log-level debug >/dev/null &&
 	"$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"'; then
 	ok "gwctl log-level debug"

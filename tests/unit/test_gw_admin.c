@@ -11,8 +11,21 @@
  *      call, GET /metrics over HTTP shows it by procedure, /healthz is
  *      200, /readyz 200 (503 before the backend is up);
  *   3. control commands (gw_ctl_exec and over the Unix socket): status,
- *      stats, backends, json, drain/undrain, errors end in "!ERR".
+ *      stats, backends, json, drain/undrain, errors end in "!ERR";
+ *   4. every json answer is one line of valid JSON (parsed back with
+ *      json-c) when a string in it holds '"', '\\' and control characters,
+ *      and the string comes back unchanged;
+ *   5. the admin listener's limits, on a real evhttp server on loopback: a
+ *      POST of 128 MiB and a 64 MiB header line are cut off early and the
+ *      process's resident memory does not follow them; a small POST is
+ *      405; at GW_ADMIN_MAX_CONNS open connections the next waits until
+ *      one closes; GET and HEAD still work; each refusal is counted; a
+ *      non-loopback admin_listen is warned about;
+ *   6. one metric per fact: calls are in calls_total only (no
+ *      calls_received_total, its sum), with a gateway of two RDMA paths
+ *      (a fake transport through the seam) on one server.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,11 +34,14 @@
 #include <sys/un.h>
 
 #include <event2/buffer.h>
+#include <json.h>
 
+#include "backend.h"
 #include "config.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
+#include "transport.h"
 #include "test_gw_harness.h"
 
 /* ---- a small exposition parser ---- */
@@ -325,7 +341,7 @@ static void test_admin_http(void **state)
 		assert_non_null(strstr(body, "procedure=\"1\",procname=\"getattr\"} 1\n"));
 		assert_true(sample(body, "rpcrdma_gw_call_duration_seconds_count ") == 1);
 		assert_true(sample(body, "rpcrdma_gw_client_connections ") == 1);
-		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs->srv\"") == 1);
+		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs/srv\"") == 1);
 		assert_true(sample(body, "rpcrdma_gw_admin_requests_total ") >= 3);
 	}
 	free(r);
@@ -379,9 +395,13 @@ static void test_control(void **state)
 	h_send(fd, buf, h_call(buf, 0x99, 2, 100003, 3, 0xa1));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
 
+	/* path names are route/backend: no shell metacharacter in them */
+	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/srv");
+	for (const char *c = gw_path_name(gw_ctx_path(h.gw, 0)); *c; c++)
+		assert_true(isalnum((unsigned char)*c) || strchr("._-/", *c));
 	r = ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: yes"));
-	assert_non_null(strstr(r, "nfs->srv"));
+	assert_non_null(strstr(r, "path nfs/srv "));
 	assert_true(ends_with(r, "\n.\n"));
 	free(r);
 	r = ctl(ct, "stats");
@@ -391,7 +411,7 @@ static void test_control(void **state)
 	free(r);
 	r = ctl(ct, "json backends");
 	assert_true(r[0] == '{');
-	assert_non_null(strstr(r, "\"path\":\"nfs->srv\""));
+	assert_non_null(strstr(r, "\"path\":\"nfs/srv\""));
 	assert_non_null(strstr(r, "\"state\":\"up\""));
 	free(r);
 	r = ctl(ct, "json clients");
@@ -404,10 +424,22 @@ static void test_control(void **state)
 	/* a call while draining is held, and goes once undrained */
 	h_send(fd, buf, h_call(buf, 0x9a, 2, 100003, 3, 0xa2));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 300), -1);
-	r = ctl(ct, "undrain nfs->srv");
-	assert_true(ends_with(r, ".\n"));
+	r = ctl(ct, "undrain nfs->srv");	/* the old name form is still accepted */
+	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
 	free(r);
+	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	r = ctl(ct, "drain nfs/srv");
+	assert_string_equal(r, "path nfs/srv: draining\n.\n");
+	free(r);
+	assert_true(gw_path_draining(gw_ctx_path(h.gw, 0)));
+	r = ctl(ct, "undrain nfs/srv");
+	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
+	free(r);
+	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
+	r = ctl(ct, "drain nfs-");	/* half of the old form matches nothing */
+	assert_true(!strncmp(r, "!ERR ", 5));
+	free(r);
 	r = ctl(ct, "drain nosuch");
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
@@ -425,18 +457,378 @@ static void test_control(void **state)
 	free(r);
 	/* over the socket */
 	r = ctl_socket(&h, path, "backends\n");
-	assert_non_null(strstr(r, "nfs->srv"));
+	assert_non_null(strstr(r, "\nnfs/srv "));
 	assert_true(ends_with(r, ".\n"));
 	free(r);
 	r = ctl_socket(&h, path, "json status\n");
 	assert_true(r[0] == '{' && strstr(r, "\"ready\":true"));
 	free(r);
-	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 3);
+	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 4);
 	close(fd);
 	gw_ctl_free(ct);
 	assert_int_not_equal(access(path, F_OK), 0);	/* socket removed */
 	h_server_stop(&s, true);
 	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* A configuration path with every character JSON must escape. */
+static const char hostile_path[] = "/etc/a\"b\\c\x01\x1f\n\t\x7f/gw \"x\".conf";
+static const char *hk_config_path(void *arg)
+{
+	(void)arg;
+	return hostile_path;
+}
+
+/* The answer's first line parses as one JSON value, the rest is ".\n". */
+static struct json_object *json_line(const char *answer)
+{
+	const char *nl = strchr(answer, '\n');
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *jo;
+
+	assert_non_null(nl);
+	assert_string_equal(nl, "\n.\n");
+	jo = json_tokener_parse_ex(tok, answer, (int)(nl - answer));
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	assert_int_equal(json_tokener_get_parse_end(tok), (size_t)(nl - answer));
+	json_tokener_free(tok);
+	assert_non_null(jo);
+	return jo;
+}
+
+/* 4 */
+static void test_control_json_escaped(void **state)
+{
+	static const char *const cmds[] = { "json status", "json stats", "json clients",
+					    "json backends" };
+	struct gw_ctl_hooks hk = { .ch_config_path = hk_config_path };
+	char path[64];
+	struct h_server s;
+	struct h_gw h;
+	struct gw_ctl *ct;
+	uint8_t buf[256];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_gw_admin_j.%d", (int)getpid());
+	gw_up(&h, &s);
+	ct = gw_ctl_new(h.base, h.gw, path, &hk);
+	assert_non_null(ct);
+	fd = h_client(&h);
+	h_send(fd, buf, h_call(buf, 0x77, 2, 100003, 3, 0xa1));
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *r = ctl(ct, cmds[i]);
+		struct json_object *jo = json_line(r), *v;
+
+		assert_true(json_object_is_type(jo, json_type_object));
+		if (i == 0) {	/* the hostile string comes back byte for byte */
+			assert_true(json_object_object_get_ex(jo, "config", &v));
+			assert_string_equal(json_object_get_string(v), hostile_path);
+			assert_true(json_object_object_get_ex(jo, "ready", &v));
+			assert_true(json_object_get_boolean(v));
+		}
+		json_object_put(jo);
+		free(r);
+	}
+	/* the same over the socket */
+	{
+		char *r = ctl_socket(&h, path, "json status\n");
+		struct json_object *jo = json_line(r), *v;
+
+		assert_true(json_object_object_get_ex(jo, "config", &v));
+		assert_string_equal(json_object_get_string(v), hostile_path);
+		json_object_put(jo);
+		free(r);
+	}
+	close(fd);
+	gw_ctl_free(ct);
+	h_server_stop(&s, true);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* ---- 5: admin listener limits ---- */
+
+static size_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, res = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu %lu", &size, &res), 2);
+	fclose(f);
+	return res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int tcp_to(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_true(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno == EINPROGRESS);
+	return fd;
+}
+
+/* Send head, then up to `flood` bytes of filler, pumping the loop, until
+ * the server closes.  Returns the filler bytes sent; *peak is the highest
+ * resident size seen above the start. */
+static size_t flood_until_closed(struct h_gw *h, uint16_t port, const char *head, size_t flood,
+				 size_t *peak)
+{
+	static char chunk[64 * 1024];
+	int fd = tcp_to(port);
+	size_t sent = 0, base = rss_bytes(), off = 0, hl = strlen(head);
+	uint64_t end = gw_now_ms() + 20000;
+	bool closed = false;
+
+	memset(chunk, 'a', sizeof(chunk));
+	*peak = 0;
+	while (!closed && gw_now_ms() < end) {
+		char rb[512];
+		ssize_t w, r;
+		size_t now;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (off < hl) {
+			w = send(fd, head + off, hl - off, MSG_NOSIGNAL);
+			if (w > 0)
+				off += (size_t)w;
+		} else if (sent < flood) {
+			w = send(fd, chunk, sizeof(chunk) < flood - sent ? sizeof(chunk) : flood - sent,
+				 MSG_NOSIGNAL);
+			if (w > 0)
+				sent += (size_t)w;
+			else if (w < 0 && errno != EAGAIN)
+				closed = true;		/* EPIPE, ECONNRESET */
+		}
+		r = recv(fd, rb, sizeof(rb), 0);
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			closed = true;
+		now = rss_bytes();
+		if (now > base && now - base > *peak)
+			*peak = now - base;
+		if (sent >= flood)
+			usleep(200);
+	}
+	close(fd);
+	assert_true(closed);
+	return sent;
+}
+
+static char *http_req(struct h_gw *h, uint16_t port, const char *req, int ms)
+{
+	int fd = tcp_to(port);
+	size_t cap = 1 << 16, have = 0, off = 0, len = strlen(req);
+	char *buf = malloc(cap);
+	uint64_t end = gw_now_ms() + (uint64_t)ms;
+
+	while (gw_now_ms() < end) {
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (off < len) {
+			r = send(fd, req + off, len - off, MSG_NOSIGNAL);
+			if (r > 0)
+				off += (size_t)r;
+			continue;
+		}
+		r = recv(fd, buf + have, cap - 1 - have, 0);
+		if (r == 0)
+			break;
+		if (r > 0)
+			have += (size_t)r;
+		else
+			usleep(200);
+	}
+	close(fd);
+	buf[have] = '\0';
+	return buf;
+}
+
+static void test_admin_limits(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const uint64_t *ctr;
+	struct h_server s;
+	struct h_gw h;
+	struct gw_admin *ad;
+	int idle[GW_ADMIN_MAX_CONNS];
+	size_t sent, peak;
+	uint16_t port;
+	char *r;
+
+	(void)state;
+	gw_up(&h, &s);
+	ctr = h.st.gs_ctr;
+	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+	assert_non_null(ad);
+	port = gw_admin_port(ad);
+
+	/* a large POST: refused from its Content-Length, the body is not kept */
+	sent = flood_until_closed(&h, port, "POST /metrics HTTP/1.1\r\nHost: x\r\n"
+				  "Content-Length: 268435456\r\n\r\n", 128u << 20, &peak);
+	print_message("POST: %zu bytes sent before the close, resident +%zu KiB\n", sent, peak >> 10);
+	assert_true(sent < (64u << 20));
+	assert_true(peak < (16u << 20));
+	/* a header line with no end */
+	sent = flood_until_closed(&h, port, "GET /metrics HTTP/1.1\r\nX-Long: ", 64u << 20, &peak);
+	print_message("header: %zu bytes sent before the close, resident +%zu KiB\n", sent,
+		      peak >> 10);
+	assert_true(sent < (32u << 20));
+	assert_true(peak < (16u << 20));
+	assert_true(ctr[GW_CTR_ADMIN_UNSERVED] >= 2);
+
+	/* a POST the caps let through is answered 405, and counted */
+	r = http_req(&h, port, "POST /metrics HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc", 3000);
+	assert_non_null(strstr(r, " 405 "));
+	free(r);
+	assert_int_equal(ctr[GW_CTR_ADMIN_BAD_METHOD], 1);
+	r = http_req(&h, port, "HEAD /healthz HTTP/1.0\r\n\r\n", 3000);
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+
+	/* the connection cap: the next connection waits in the backlog */
+	for (unsigned i = 0; i < GW_ADMIN_MAX_CONNS; i++)
+		idle[i] = tcp_to(port);
+	h_pump(&h, 200);
+	assert_int_equal(ctr[GW_CTR_ADMIN_CONN_LIMIT], 1);
+	r = http_req(&h, port, "GET /healthz HTTP/1.0\r\n\r\n", 500);
+	assert_string_equal(r, "");
+	free(r);
+	close(idle[0]);
+	r = http_req(&h, port, "GET /healthz HTTP/1.0\r\n\r\n", 3000);
+	assert_non_null(strstr(r, " 200 "));
+	free(r);
+	for (unsigned i = 1; i < GW_ADMIN_MAX_CONNS; i++)
+		close(idle[i]);
+	h_pump(&h, 200);
+	r = http_get(&h, port, "/metrics");
+	assert_non_null(strstr(r, " 200 "));
+	assert_non_null(strstr(r, "\nrpcrdma_gw_admin_refused_total{reason=\"method\"} 1\n"));
+	free(r);
+	/* freed with connections open: they are closed, nothing leaks */
+	idle[0] = tcp_to(port);
+	idle[1] = tcp_to(port);
+	h_pump(&h, 100);
+	gw_admin_free(ad);
+	h_pump(&h, 100);
+	{
+		char c;
+
+		assert_int_equal(recv(idle[0], &c, 1, 0), 0);	/* closed by the gateway */
+	}
+	close(idle[0]);
+	close(idle[1]);
+
+	/* a wildcard address is warned about at start (stderr is the log) */
+	{
+		char tmpl[] = "/tmp/test_gw_admin_log.XXXXXX", text[4096] = "";
+		int lfd = mkstemp(tmpl), saved = dup(2);
+		ssize_t n;
+
+		assert_true(lfd >= 0 && saved >= 0);
+		h.log.gl_level = CFG_LOG_WARN;
+		dup2(lfd, 2);
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		sa.sin_addr.s_addr = htonl(0x7f000002);	/* 127.0.0.2: loopback, no warning */
+		gw_admin_free(ad);
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		dup2(saved, 2);
+		close(saved);
+		h.log.gl_level = -1;
+		assert_non_null(ad);
+		gw_admin_free(ad);
+		n = pread(lfd, text, sizeof(text) - 1, 0);
+		close(lfd);
+		unlink(tmpl);
+		assert_true(n > 0);
+		text[n] = '\0';
+		assert_non_null(strstr(text, "not a loopback address"));
+		assert_null(strstr(strstr(text, "not a loopback address") + 1, "not a loopback address"));
+	}
+	h_server_stop(&s, true);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
+/* ---- 6: an RDMA transport reached through the seam, for to_info ---- */
+
+static int fk_server;		/* its address identifies "the server" */
+
+static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
+{
+	(void)gw;
+	gw_path_ready(path, true);
+	return path;
+}
+
+static void fk_destroy(void *tp) { (void)tp; }
+static int fk_submit(void *tp, struct gw_call *c) { (void)tp; (void)c; return -EIO; }
+static void fk_release(void *tp, struct gw_call *c) { (void)tp; gw_call_put(c); }
+static void fk_cancel(void *tp, struct gw_call *c) { (void)tp; gw_call_put(c); }
+
+static int fk_info(void *tp, struct gw_tp_info *ti)
+{
+	(void)tp;
+	memset(ti, 0, sizeof(*ti));
+	ti->ti_server = &fk_server;
+	ti->ti_be_ctr[BE_CTR_CONNECTS] = 3;
+	ti->ti_be_ctr[BE_CTR_REJECTS] = 5;
+	return 0;
+}
+
+static const struct gw_transport_ops fake_ops = {
+	.to_name = "rdma", .to_create = fk_create, .to_destroy = fk_destroy,
+	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
+	.to_info = fk_info,
+};
+
+static void test_metrics_one_of_each(void **state)
+{
+	static const char text[] =
+		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
+		"[backend srv]\naddress = 127.0.0.1\n"
+		"[route nfs]\nprogram = nfs\ntransport = rdma\n"
+		"[route mount]\nprogram = mount\ntransport = rdma\n";
+	char err[256];
+	struct gw_ctx_params gp;
+	struct h_gw h;
+	char *t;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	h.cf = cfg_parse_string(text, "t6", NULL, err, sizeof(err));
+	assert_non_null(h.cf);
+	h.log.gl_level = -1;
+	h.base = event_base_new();
+	h.pool = gw_pool_new(h.cf->cf_buffer_size, h.cf->cf_buffers, false);
+	gp = (struct gw_ctx_params){ .gp_base = h.base, .gp_cfg = h.cf, .gp_log = &h.log,
+				     .gp_stats = &h.st, .gp_pool = h.pool, .gp_ncalls = 16,
+				     .gp_rdma_ops = &fake_ops };
+	h.gw = gw_ctx_new(&gp);
+	assert_non_null(h.gw);
+	assert_int_equal(gw_ctx_start(h.gw), 0);
+	assert_int_equal(gw_ctx_npaths(h.gw), 2);	/* two paths, one server */
+	gw_stat_add(&h.st, GW_CTR_BACKEND_CONNECT_FAILED, 2);
+	gw_stat_add(&h.st, GW_CTR_CALLS, 4);
+	gw_stats_proc(&h.st, 100003, 3, 1);
+
+	t = render(&h.st, h.gw);
+	parse_exposition(t);
+	assert_null(strstr(t, "calls_received_total"));
+	assert_true(sample(t, "rpcrdma_gw_backend_events_total{event=\"connect_failed\"} ") == 2);
+	assert_true(sample(t, "rpcrdma_gw_rdma_connects_total{backend=\"srv\"} ") == 3);
+	assert_non_null(strstr(t, "procname=\"getattr\"} 1\n"));
+	free(t);
+	t = render(&h.st, NULL);
+	assert_null(strstr(t, "calls_received_total"));
+	free(t);
+	gw_ctx_free(h.gw);
+	gw_pool_free(h.pool);
+	event_base_free(h.base);
+	cfg_free(h.cf);
 }
 
 int main(void)
@@ -445,6 +837,9 @@ int main(void)
 		cmocka_unit_test(test_exposition_format),
 		cmocka_unit_test(test_admin_http),
 		cmocka_unit_test(test_control),
+		cmocka_unit_test(test_control_json_escaped),
+		cmocka_unit_test(test_admin_limits),
+		cmocka_unit_test(test_metrics_one_of_each),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -205,9 +205,9 @@ static void t02_route_moves(void **state)
 	conf(text, sizeof(text), "[backend a]\naddress = 127.0.0.1\n[backend b]\naddress = 127.0.0.1\n", rt);
 	assert_int_equal(reload(&h, text), 0);
 	assert_int_equal(gw_ctx_npaths(h.gw), 1);
-	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs->b");
+	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/b");
 	assert_int_equal(gw_ctx_nretiring(h.gw), 1);
-	assert_string_equal(gw_path_name(gw_ctx_retiring(h.gw, 0)), "nfs->a");
+	assert_string_equal(gw_path_name(gw_ctx_retiring(h.gw, 0)), "nfs/a");
 	assert_int_equal(gw_path_ncalls(gw_ctx_retiring(h.gw, 0)), 1);
 
 	/* A new call: to b, answered while a's call still waits. */
@@ -340,7 +340,7 @@ static void t04_refused(void **state)
 			h_pump(&h, 20);
 		} else {
 			assert_int_equal(reload(&h, text), -ENOSPC);
-			assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs->g1_0");
+			assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/g1_0");
 			assert_int_equal(gw_ctx_nretiring(h.gw), 1);
 		}
 		if (gen == 0) {
