@@ -128,7 +128,7 @@ CONF
 	"$gw" -c "$GW_DIR/gw.conf" >"$GW_DIR/gw.log" 2>&1 &
 	GW_PID=$!
 	bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q '$BED_IP:$GW_PORT '" || { gw_log_tail; return 1; }
-	bed_wait 20 "the gateway's RDMA path to nfsd" grep -q 'path nfs->nfsd: transport rdma up' "$GW_DIR/gw.log" ||
+	bed_wait 20 "the gateway's RDMA path to nfsd" grep -q 'path nfs/nfsd: transport rdma up' "$GW_DIR/gw.log" ||
 		{ gw_log_tail; return 1; }
 	gw_log_tail 8
 

@@ -331,7 +331,7 @@ gw_start_rdma() {
 	shift 2
 	gw_conf "$port" "$gw_out" "$@"
 	gw_run "127.0.0.1:$port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})" \
-		"path nfs->nfsd: transport $gw_nfs_tp up"
+		"path nfs/nfsd: transport $gw_nfs_tp up"
 }
 # gw_run WHAT READY-LINE: rpcrdma-gw -c $gw_out/gw.conf in the background
 # (gw_pid; core dumps into the run folder; gw_stop at exit), until its log
@@ -366,7 +366,7 @@ bed_lockd_pin() {
 gw_start_conf() {
 	gw_out=$2
 	cat >"$gw_out/gw.conf"
-	gw_run "127.0.0.1:$1 ($gw_out/gw.conf)" 'path nfs->nfsd: transport rdma up'
+	gw_run "127.0.0.1:$1 ($gw_out/gw.conf)" 'path nfs/nfsd: transport rdma up'
 }
 
 # ---- reload of the gw_start_rdma gateway (t_71) ------------------------------

@@ -57,7 +57,7 @@ CONF
 step "start rpcrdma-gw on 127.0.0.1:$PORT (nfs rdma; mount, nlm, nsm tcp)"
 "$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
 gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log"
+bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs/nfsd: transport rdma up' "$out/gw.log"
 nlm_calls() { grep -c 'prog 100021 ' "$out/gw.log" || true; }
 
 cat >"$out/lk.py" <<'PY'

@@ -57,7 +57,7 @@ out_gw() { sed 's/^/  gw: /' "$out/gw.log" | tail -40; }
 stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
 trap 'stop_gw; bed_on_exit' EXIT
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
-bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs->nfsd: transport rdma up' "$out/gw.log" ||
+bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs/nfsd: transport rdma up' "$out/gw.log" ||
 	{ out_gw; false; }
 
 step "/healthz and /readyz"
@@ -97,19 +97,19 @@ v=$(metric 'rpcrdma_gw_payload_bytes_total{path="write_chunk"}')
 [ "${v:-0}" -ge $((2 << 20)) ] || bed_fail "write_chunk bytes $v < 2 MiB read"
 v=$(metric 'rpcrdma_gw_rdma_duration_seconds_count')
 [ "${v:-0}" -gt 0 ] || bed_fail "RDMA-leg histogram empty"
-v=$(metric 'rpcrdma_gw_rdma_connection_up{path="nfs->nfsd"')
-assert_eq 1 "$v" "rdma_connection_up of nfs->nfsd"
-v=$(metric 'rpcrdma_gw_rdma_credits_granted{path="nfs->nfsd"')
+v=$(metric 'rpcrdma_gw_rdma_connection_up{path="nfs/nfsd"')
+assert_eq 1 "$v" "rdma_connection_up of nfs/nfsd"
+v=$(metric 'rpcrdma_gw_rdma_credits_granted{path="nfs/nfsd"')
 [ "${v:-0}" -ge 1 ] || bed_fail "credits granted '$v'"
 echo "  credits granted by nfsd: $v"
-v=$(metric 'rpcrdma_gw_path_up{path="nfs->nfsd"')
-assert_eq 1 "$v" "path_up of nfs->nfsd"
+v=$(metric 'rpcrdma_gw_path_up{path="nfs/nfsd"')
+assert_eq 1 "$v" "path_up of nfs/nfsd"
 
 if [ -x "$CTL" ]; then
 	step "rpcrdma-gwctl backends / stats"
 	"$CTL" -s "$out/control" backends | tee "$out/backends" | sed 's/^/  /'
-	grep -Eq '^nfs->nfsd +nfsd +rdma +up .* 0:up credits [1-9][0-9]*/' "$out/backends" ||
-		bed_fail "gwctl backends does not show nfs->nfsd up with its credits"
+	grep -Eq '^nfs/nfsd +nfsd +rdma +up .* 0:up credits [1-9][0-9]*/' "$out/backends" ||
+		bed_fail "gwctl backends does not show nfs/nfsd up with its credits"
 	"$CTL" -s "$out/control" stats | sed -n '1,30p' | sed 's/^/  /'
 	"$CTL" -s "$out/control" stats | grep -Eq '^write +[1-9]' || bed_fail "gwctl stats: no WRITE"
 else

@@ -2,9 +2,9 @@
 # claim: a SIGHUP with a changed limit (calls_per_client 128 -> 2) takes effect while the kernel NFS client (vers=4.1) copies 128 MiB (dd, O_DIRECT, 4 MiB writes, fed through a FIFO so that it spans the reload) through rpcrdma-gw: gwctl status shows the new value, the client never has more calls in flight than that afterwards and its reading pauses at that cap, the copy ends intact (sha256 equal on the server side) and no client connection was accepted or closed meanwhile; a reload that adds backend nfsd2 with an RDMA route connects it (gwctl backends: up with credits), a reload that removes it drains it and it disappears; a file with an error is refused with file:line, so is a listen change (restart needed), and the running configuration stays
 #
 #   dd 128 MiB                    rpcrdma-gw 127.0.0.1:20497              kernel nfsd
-#   /mnt/gw71 (vers=4.1) --tcp--> nfs->nfsd    --rdma 10.99.0.1:20049-->  tmpfs /srv/nfs
-#                                 mount->nfsd  --tcp------------------->
-#            SIGHUP + gw.conf -->  (+ acl->nfsd2 --rdma 20049--> by reload, then removed)
+#   /mnt/gw71 (vers=4.1) --tcp--> nfs/nfsd    --rdma 10.99.0.1:20049-->  tmpfs /srv/nfs
+#                                 mount/nfsd  --tcp------------------->
+#            SIGHUP + gw.conf -->  (+ acl/nfsd2 --rdma 20049--> by reload, then removed)
 #   rpcrdma-gwctl -----unix-----> /run/rpcrdma-gw/control
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -145,18 +145,18 @@ backend = nfsd2"
 line=$(gw_reload)
 echo "  $line"
 case $line in *"backends +1 -0, routes +1 -0"*) ;; *) bed_fail "unexpected reload result: $line" ;; esac
-bed_wait 30 "acl->nfsd2 up with its credits in gwctl backends" \
-	sh -c "'$CTL' backends | grep -Eq '^acl->nfsd2 +nfsd2 +rdma +up .* 0:up credits [1-9]'"
+bed_wait 30 "acl/nfsd2 up with its credits in gwctl backends" \
+	sh -c "'$CTL' backends | grep -Eq '^acl/nfsd2 +nfsd2 +rdma +up .* 0:up credits [1-9]'"
 ctl backends | sed 's/^/  /'
-grep -Eq '^nfs->nfsd +nfsd +rdma +up ' <(ctl backends) || bed_fail "nfs->nfsd not up after adding nfsd2"
+grep -Eq '^nfs/nfsd +nfsd +rdma +up ' <(ctl backends) || bed_fail "nfs/nfsd not up after adding nfsd2"
 
 step "reload removes nfsd2: its path drains and disappears"
 write_conf "calls_per_client = 2"
 line=$(gw_reload)
 echo "  $line"
 case $line in *"backends +0 -1, routes +0 -1"*) ;; *) bed_fail "unexpected reload result: $line" ;; esac
-bed_wait 15 "acl->nfsd2 gone from gwctl backends" sh -c "! '$CTL' backends | grep -q nfsd2"
-assert_grep 'path acl->nfsd2: drained; transport closed' "$gw_out/gw.log"
+bed_wait 15 "acl/nfsd2 gone from gwctl backends" sh -c "! '$CTL' backends | grep -q nfsd2"
+assert_grep 'path acl/nfsd2: drained; transport closed' "$gw_out/gw.log"
 assert_grep 'backend nfsd2: removed' "$gw_out/gw.log"
 ctl backends | sed 's/^/  /'
 
