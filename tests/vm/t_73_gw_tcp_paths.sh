@@ -31,8 +31,8 @@ transport = tcp
 program = mount
 transport = tcp
 CONF
-gw_run "127.0.0.1:$PORT (nfs and nfs_acl over tcp to one port)" 'path nfs.*nfsd: transport tcp up'
-bed_wait 10 "the nfs_acl path up too" grep -q 'path nfs_acl.*nfsd: transport tcp up' "$out/gw.log"
+gw_run "127.0.0.1:$PORT (nfs and nfs_acl over tcp to one port)" 'path nfs/nfsd: transport tcp up'
+bed_wait 10 "the nfs_acl path up too" grep -q 'path nfs_acl/nfsd: transport tcp up' "$out/gw.log"
 
 step "two connections from the gateway to $BED_IP:$BED_NFS_PORT, reserved source ports, distinct"
 ss -tnH state established "dst $BED_IP:$BED_NFS_PORT" | awk '{ print $3 }' | sed 's/.*://' | sort -n >"$out/ports"
