@@ -89,7 +89,7 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_HELP_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
-# The backchannel relay's decoders live in gateway/ (pure, self-contained).
+# fuzz_callback also drives the relay's session map (gateway/callback.c, pure).
 $(FUZZ_BUILD)/fuzz_callback: tests/fuzz/fuzz_callback.c gateway/callback.c gateway/gateway.h $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< gateway/callback.c $(FUZZ_LIBSRC)

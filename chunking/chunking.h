@@ -583,4 +583,30 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos,
 				   size_t msg_len, struct xdr_span *spans, unsigned cap);
 
+/* ------------------------------------------------------------------------
+ * NFSv4.1 backchannel decoders (RFC 8881; RFC 8167 on RDMA) - nfs_cb.c
+ *
+ * What the gateway's backchannel relay routes by: the session of a server's
+ * callback, and the sessions a client's own traffic binds to its
+ * connection's back channel (RFC 8881 2.10.3.1).  Untrusted input.
+ * ------------------------------------------------------------------------ */
+#define CHK_NFS4_SESSIONID_SIZE	16	/* NFS4_SESSIONID_SIZE (RFC 8881 3.2) */
+
+/* A CALL from the server, decoded as far as routing needs. */
+struct chk_cb_msg {
+	uint32_t cm_xid, cm_prog, cm_vers, cm_proc;
+	uint32_t cm_minorversion;
+	bool cm_has_sid;		/* CB_COMPOUND starting with CB_SEQUENCE */
+	uint8_t cm_sid[CHK_NFS4_SESSIONID_SIZE];
+};
+/* false: not an RPC call header at all (dropped). */
+bool chk_cb_parse_call(const struct iovec *iov, unsigned niov, struct chk_cb_msg *m);
+/* A client's NFSv4 COMPOUND reply: true (sid set) when it binds the
+ * connection's back channel to a session: CREATE_SESSION with
+ * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION with
+ * CDFS4_BACK/BOTH, status NFS4_OK. */
+bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid);
+/* A client's NFSv4.1+ COMPOUND call starting with SEQUENCE: its sessionid. */
+bool chk_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
+
 #endif /* RPCRDMA_GW_CHUNKING_H */

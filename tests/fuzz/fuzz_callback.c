@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the backchannel relay decoders (gateway/callback.c):
+ * libFuzzer target for the backchannel decoders (chunking/nfs_cb.c):
  * a server's callback CALL (RFC 8167 backchannel, CB_COMPOUND/CB_SEQUENCE)
  * and a client's COMPOUND call/reply (SEQUENCE, CREATE_SESSION,
  * BIND_CONN_TO_SESSION), all untrusted.  The input is split in up to three
  * segments at positions taken from its first two bytes, so the decoders'
  * reads across iovec boundaries are exercised too.  Invariants: no decoder
- * reads out of bounds (ASan), a decoded session id lands in the session map
- * and is found again with its owner.
+ * reads out of bounds (ASan), a decoded session id lands in the relay's
+ * session map (gateway/callback.c) and is found again with its owner.
  */
 #include <stdint.h>
 #include <string.h>
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gw_cb_sessions *map;
 	uint8_t sid[GW_CB_SESSIONID_LEN];
-	struct gw_cb_msg m;
+	struct chk_cb_msg m;
 	struct iovec iov[3];
 	unsigned niov = 0;
 	size_t a, b;
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!map && !(map = gw_cbs_new(64)))
 		__builtin_trap();
 
-	if (gw_cb_parse_call(iov, niov, &m) && m.cm_has_sid) {
+	if (chk_cb_parse_call(iov, niov, &m) && m.cm_has_sid) {
 		/* bound (or already ours): found with its owner, until it goes */
 		if (gw_cbs_bind(map, m.cm_sid, &owner, 1) || gw_cbs_owner(map, m.cm_sid)) {
 			if (gw_cbs_owner(map, m.cm_sid) != &owner)
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	memset(sid, 0, sizeof(sid));
-	(void)gw_cb_parse_bind_reply(iov, niov, sid);
-	(void)gw_cb_parse_sequence(iov, niov, sid);
+	(void)chk_cb_parse_bind_reply(iov, niov, sid);
+	(void)chk_cb_parse_sequence(iov, niov, sid);
 	return 0;
 }
