@@ -16,17 +16,10 @@
 
 #include "chunking.h"
 
-/* NFSv4 numbers (RFC 8881 / RFC 7863). */
-enum {
-	NFS4_OP_BIND_CONN_TO_SESSION = 41,
-	NFS4_OP_CREATE_SESSION = 43,
-	NFS4_OP_SEQUENCE = 53,
-	NFS4_OP_CB_SEQUENCE = 11,
-	NFS4_CB_COMPOUND = 1,
-	CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2,
-	CDFS4_BACK = 0x2,		/* bit of CDFS4_BACK (2) and CDFS4_BOTH (3) */
-	CB_MAX_TAG = 1024,
-};
+/* Flags of the replies (RFC 8881 18.36, 18.34); the tag bound is ours. */
+#define CREATE_SESSION4_FLAG_CONN_BACK_CHAN	0x2
+#define CDFS4_BACK	0x2	/* bit of CDFS4_BACK (2) and CDFS4_BOTH (3) */
+#define CB_MAX_TAG	1024
 
 static bool get_sid(struct xdr_cur *xc, uint8_t *sid)
 {
@@ -55,14 +48,14 @@ bool chk_cb_parse_call(const struct iovec *iov, unsigned niov, struct chk_cb_msg
 	m->cm_prog = h.rc_prog;
 	m->cm_vers = h.rc_vers;
 	m->cm_proc = h.rc_proc;
-	if (h.rc_proc != NFS4_CB_COMPOUND)
+	if (h.rc_proc != CHK_CB_COMPOUND)
 		return true;
 	/* CB_COMPOUND4args: tag, minorversion, callback_ident, argarray */
 	if (!xdr_get_opaque(&xc, &tag, CB_MAX_TAG) || !xdr_get_u32(&xc, &m->cm_minorversion) ||
 	    !xdr_get_u32(&xc, &ident) || !xdr_get_u32(&xc, &nops))
 		return true;	/* no session: the caller answers by itself */
 	if (m->cm_minorversion >= 1 && nops >= 1 && xdr_get_u32(&xc, &op) &&
-	    op == NFS4_OP_CB_SEQUENCE && get_sid(&xc, m->cm_sid))
+	    op == CHK_OP_CB_SEQUENCE && get_sid(&xc, m->cm_sid))
 		m->cm_has_sid = true;
 	return true;
 }
@@ -84,11 +77,11 @@ bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *si
 	    !xdr_get_u32(&xc, &opstatus) || opstatus != 0)
 		return false;
 	switch (op) {
-	case NFS4_OP_CREATE_SESSION:
+	case CHK_OP_CREATE_SESSION:
 		/* csr_sessionid, csr_sequence, csr_flags, ... */
 		return get_sid(&xc, sid) && xdr_get_u32(&xc, &seq) && xdr_get_u32(&xc, &flags) &&
 		       (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-	case NFS4_OP_BIND_CONN_TO_SESSION:
+	case CHK_OP_BIND_CONN_TO_SESSION:
 		/* bctsr_sessid, bctsr_dir, bctsr_use_conn_in_rdma_mode */
 		return get_sid(&xc, sid) && xdr_get_u32(&xc, &flags) && (flags & CDFS4_BACK);
 	default:
@@ -104,8 +97,8 @@ bool chk_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid)
 	uint32_t minor, nops, op;
 
 	xdr_cur_init(&xc, iov, niov);
-	return rpc_call_decode(&xc, &h) && h.rc_proc == 1 &&
+	return rpc_call_decode(&xc, &h) && h.rc_proc == CHK_NFSPROC4_COMPOUND &&
 	       xdr_get_opaque(&xc, &tag, CB_MAX_TAG) && xdr_get_u32(&xc, &minor) && minor >= 1 &&
 	       xdr_get_u32(&xc, &nops) && nops >= 1 && xdr_get_u32(&xc, &op) &&
-	       op == NFS4_OP_SEQUENCE && get_sid(&xc, sid);
+	       op == CHK_OP_SEQUENCE && get_sid(&xc, sid);
 }

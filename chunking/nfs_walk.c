@@ -559,16 +559,16 @@ static bool v4_getattr_bound(struct xdr_cur *xc, size_t *bound)
 static uint32_t v4_max_op(uint32_t minor)
 {
 	switch (minor) {
-	case 0: return 39;	/* RELEASE_LOCKOWNER */
-	case 1: return 58;	/* RECLAIM_COMPLETE */
-	case 2: return 75;	/* REMOVEXATTR (RFC 8276 extends 4.2) */
+	case 0: return CHK_OP_LAST_V40;
+	case 1: return CHK_OP_LAST_V41;
+	case 2: return CHK_OP_LAST_V42;	/* RFC 8276 extends 4.2 */
 	default: return 0;
 	}
 }
 
 static bool v4_op_known(uint32_t minor, uint32_t op)
 {
-	return op == 10044 || (op >= 3 && op <= v4_max_op(minor));
+	return op == CHK_OP_ILLEGAL || (op >= CHK_OP_ACCESS && op <= v4_max_op(minor));
 }
 
 /* Arguments of one operation; *rb = bound of its result after the status
@@ -582,16 +582,16 @@ static bool v4_args(struct walk *w, uint32_t op, uint16_t idx, size_t *rb)
 
 	*rb = 0;
 	switch (op) {
-	case 3:		/* ACCESS */
+	case CHK_OP_ACCESS:
 		*rb = 8;
 		return skip(xc, 4);
-	case 4:		/* CLOSE */
+	case CHK_OP_CLOSE:
 		*rb = V4_STATEID;
 		return skip(xc, 4 + V4_STATEID);
-	case 5:		/* COMMIT */
+	case CHK_OP_COMMIT:
 		*rb = 8;
 		return skip(xc, 8 + 4);
-	case 6:		/* CREATE: createtype4, objname, createattrs */
+	case CHK_OP_CREATE:	/* createtype4, objname, createattrs */
 		*rb = V4_CINFO + V4_BITMAP_MAX;
 		if (!u32(xc, &v))
 			return false;
@@ -604,49 +604,50 @@ static bool v4_args(struct walk *w, uint32_t op, uint16_t idx, size_t *rb)
 				return false;
 		}
 		return opaque(xc, OPAQUE_ANY) && v4_fattr(xc);
-	case 7:		/* DELEGPURGE */
+	case CHK_OP_DELEGPURGE:
 		return skip(xc, 8);
-	case 8:		/* DELEGRETURN */
+	case CHK_OP_DELEGRETURN:
 		return skip(xc, V4_STATEID);
-	case 9:		/* GETATTR */
+	case CHK_OP_GETATTR:
 		return v4_getattr_bound(xc, rb);
-	case 10:	/* GETFH */
+	case CHK_OP_GETFH:
 		*rb = 4 + NFS4_FHSIZE;
 		return true;
-	case 11:	/* LINK */
+	case CHK_OP_LINK:
 		*rb = V4_CINFO;
 		return opaque(xc, OPAQUE_ANY);
-	case 12:	/* LOCK: locktype, reclaim, offset, length, locker4 */
+	case CHK_OP_LOCK:	/* locktype, reclaim, offset, length, locker4 */
 		*rb = V4_DENIED_MAX;
 		if (!skip(xc, 4) || !boolean(xc, &b) || !skip(xc, 16) || !boolean(xc, &b))
 			return false;
 		if (b)		/* open_to_lock_owner4 */
 			return skip(xc, 4 + V4_STATEID + 4) && v4_owner(xc);
 		return skip(xc, V4_STATEID + 4);
-	case 13:	/* LOCKT */
+	case CHK_OP_LOCKT:
 		*rb = V4_DENIED_MAX;
 		return skip(xc, 4 + 16) && v4_owner(xc);
-	case 14:	/* LOCKU */
+	case CHK_OP_LOCKU:
 		*rb = V4_STATEID;
 		return skip(xc, 4 + 4 + V4_STATEID + 16);
-	case 15:	/* LOOKUP */
-	case 28:	/* REMOVE */
-	case 33:	/* SECINFO */
-	case 72:	/* GETXATTR */
-	case 75:	/* REMOVEXATTR */
-		*rb = op == 15 ? 0 : op == 28 || op == 75 ? V4_CINFO : V4_UNB;
+	case CHK_OP_LOOKUP:
+	case CHK_OP_REMOVE:
+	case CHK_OP_SECINFO:
+	case CHK_OP_GETXATTR:
+	case CHK_OP_REMOVEXATTR:
+		*rb = op == CHK_OP_LOOKUP ? 0 :
+	      op == CHK_OP_REMOVE || op == CHK_OP_REMOVEXATTR ? V4_CINFO : V4_UNB;
 		return opaque(xc, OPAQUE_ANY);
-	case 16:	/* LOOKUPP */
-	case 23:	/* PUTPUBFH */
-	case 24:	/* PUTROOTFH */
-	case 31:	/* RESTOREFH */
-	case 32:	/* SAVEFH */
-	case 10044:	/* ILLEGAL */
+	case CHK_OP_LOOKUPP:
+	case CHK_OP_PUTPUBFH:
+	case CHK_OP_PUTROOTFH:
+	case CHK_OP_RESTOREFH:
+	case CHK_OP_SAVEFH:
+	case CHK_OP_ILLEGAL:
 		return true;
-	case 17:	/* NVERIFY */
-	case 37:	/* VERIFY */
+	case CHK_OP_NVERIFY:
+	case CHK_OP_VERIFY:
 		return v4_fattr(xc);
-	case 18:	/* OPEN */
+	case CHK_OP_OPEN:
 		*rb = V4_STATEID + V4_CINFO + 4 + V4_BITMAP_MAX + V4_DELEG_MAX;
 		if (!skip(xc, 12) || !v4_owner(xc) || !u32(xc, &v))
 			return false;
@@ -682,120 +683,120 @@ static bool v4_args(struct walk *w, uint32_t op, uint16_t idx, size_t *rb)
 		default:
 			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
 		}
-	case 19:	/* OPENATTR */
+	case CHK_OP_OPENATTR:
 		return boolean(xc, &b);
-	case 20:	/* OPEN_CONFIRM */
+	case CHK_OP_OPEN_CONFIRM:
 		*rb = V4_STATEID;
 		return skip(xc, V4_STATEID + 4);
-	case 21:	/* OPEN_DOWNGRADE */
+	case CHK_OP_OPEN_DOWNGRADE:
 		*rb = V4_STATEID;
 		return skip(xc, V4_STATEID + 12);
-	case 22:	/* PUTFH */
+	case CHK_OP_PUTFH:
 		return opaque(xc, NFS4_FHSIZE);
-	case 25:	/* READ: stateid, offset, count */
+	case CHK_OP_READ:	/* stateid, offset, count */
 		if (!skip(xc, V4_STATEID + 8) || !u32(xc, &count))
 			return false;
 		*rb = 4 + 4 + xdr_round4(count);
 		reply_item(w, CHK_DDP_READ_DATA, idx, count);
 		return true;
-	case 26:	/* READDIR: cookie, verf, dircount, maxcount, attr_request */
+	case CHK_OP_READDIR:	/* cookie, verf, dircount, maxcount, attr_request */
 		if (!skip(xc, 8 + 8 + 4) || !u32(xc, &count) || !v4_bitmap(xc))
 			return false;
 		*rb = 8 + (size_t)count + 8 + 8;
 		return true;
-	case 27:	/* READLINK */
+	case CHK_OP_READLINK:
 		*rb = 4 + CHK_NFS_MAXPATHLEN;
 		reply_item(w, CHK_DDP_READLINK_PATH, idx, CHK_NFS_MAXPATHLEN);
 		return true;
-	case 29:	/* RENAME */
+	case CHK_OP_RENAME:
 		*rb = 2 * V4_CINFO;
 		return opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
-	case 30:	/* RENEW */
+	case CHK_OP_RENEW:
 		return skip(xc, 8);
-	case 34:	/* SETATTR: result carries attrsset even on error */
+	case CHK_OP_SETATTR:	/* result carries attrsset even on error */
 		*rb = V4_BITMAP_MAX;
 		return skip(xc, V4_STATEID) && v4_fattr(xc);
-	case 35:	/* SETCLIENTID: client, callback, callback_ident */
+	case CHK_OP_SETCLIENTID:	/* client, callback, callback_ident */
 		*rb = 2 * (4 + V4_NAME_MAX);	/* covers resok (16) and CLID_INUSE */
 		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) && skip(xc, 4) &&
 		       v4_netaddr(xc) && skip(xc, 4);
-	case 36:	/* SETCLIENTID_CONFIRM */
+	case CHK_OP_SETCLIENTID_CONFIRM:
 		return skip(xc, 16);
-	case 38:	/* WRITE: stateid, offset, stable, data */
+	case CHK_OP_WRITE:	/* stateid, offset, stable, data */
 		*rb = 4 + 4 + 8;
 		if (!skip(xc, V4_STATEID + 8 + 4) || !xdr_get_opaque(xc, &sp, OPAQUE_ANY))
 			return false;
 		call_item(w, CHK_DDP_WRITE_DATA, idx, &sp);
 		return true;
-	case 39:	/* RELEASE_LOCKOWNER */
+	case CHK_OP_RELEASE_LOCKOWNER:
 		return v4_owner(xc);
-	case 40:	/* BACKCHANNEL_CTL */
+	case CHK_OP_BACKCHANNEL_CTL:
 		return skip(xc, 4) && v4_array(xc, v4_cb_sec_parms);
-	case 41:	/* BIND_CONN_TO_SESSION */
+	case CHK_OP_BIND_CONN_TO_SESSION:
 		*rb = 16 + 4 + 4;
 		return skip(xc, 16 + 4) && boolean(xc, &b);
-	case 42:	/* EXCHANGE_ID */
+	case CHK_OP_EXCHANGE_ID:
 		*rb = V4_UNB;	/* impl_id strings, SSV handles: no protocol bound */
 		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) && skip(xc, 4) &&
 		       v4_state_protect_a(xc) && v4_impl_id_opt(xc);
-	case 43:	/* CREATE_SESSION */
+	case CHK_OP_CREATE_SESSION:
 		*rb = 16 + 4 + 4 + 2 * (6 * 4 + 4 + 4);
 		return skip(xc, 8 + 4 + 4) && v4_channel_attrs(xc) &&
 		       v4_channel_attrs(xc) && skip(xc, 4) && v4_array(xc, v4_cb_sec_parms);
-	case 44:	/* DESTROY_SESSION */
+	case CHK_OP_DESTROY_SESSION:
 		return skip(xc, 16);
-	case 45:	/* FREE_STATEID */
-	case 66:	/* OFFLOAD_CANCEL */
+	case CHK_OP_FREE_STATEID:
+	case CHK_OP_OFFLOAD_CANCEL:
 		return skip(xc, V4_STATEID);
-	case 46:	/* GET_DIR_DELEGATION */
+	case CHK_OP_GET_DIR_DELEGATION:
 		*rb = 4 + 8 + V4_STATEID + 3 * V4_BITMAP_MAX;
 		return boolean(xc, &b) && v4_bitmap(xc) && skip(xc, 24) &&
 		       v4_bitmap(xc) && v4_bitmap(xc);
-	case 47:	/* GETDEVICEINFO: deviceid, type, maxcount, notify */
+	case CHK_OP_GETDEVICEINFO:	/* deviceid, type, maxcount, notify */
 		if (!skip(xc, 16 + 4) || !u32(xc, &count) || !v4_bitmap(xc))
 			return false;
 		/* gdia_maxcount bounds gdir_device_addr; 0 would mean "none" */
 		*rb = 4 + 4 + (size_t)count + V4_BITMAP_MAX;
 		return true;
-	case 48:	/* GETDEVICELIST: type, maxdevices, cookie, verf */
+	case CHK_OP_GETDEVICELIST:	/* type, maxdevices, cookie, verf */
 		if (!skip(xc, 4) || !u32(xc, &count) || !skip(xc, 16))
 			return false;
 		*rb = 8 + 8 + 4 + 16 * (size_t)count + 4;
 		return true;
-	case 49:	/* LAYOUTCOMMIT */
+	case CHK_OP_LAYOUTCOMMIT:
 		*rb = 4 + 8;
 		if (!skip(xc, 16) || !boolean(xc, &b) || !skip(xc, V4_STATEID) ||
 		    !opt_arm(xc, 8) || !opt_arm(xc, 12))
 			return false;
 		return v4_layoutupdate(xc);
-	case 50:	/* LAYOUTGET */
+	case CHK_OP_LAYOUTGET:
 		if (!boolean(xc, &b) || !skip(xc, 8 + 24 + V4_STATEID) || !u32(xc, &count))
 			return false;
 		/* loga_maxcount bounds the layouts; add resok's fixed part */
 		*rb = 4 + V4_STATEID + 4 + (size_t)count + 32;
 		return true;
-	case 51:	/* LAYOUTRETURN */
+	case CHK_OP_LAYOUTRETURN:
 		*rb = 4 + V4_STATEID;
 		if (!boolean(xc, &b) || !skip(xc, 8) || !u32(xc, &v))
 			return false;
 		if (v == 1)	/* LAYOUTRETURN4_FILE */
 			return skip(xc, 16 + V4_STATEID) && opaque(xc, OPAQUE_ANY);
 		return true;
-	case 52:	/* SECINFO_NO_NAME */
+	case CHK_OP_SECINFO_NO_NAME:
 		*rb = V4_UNB;
 		return skip(xc, 4);
-	case 53:	/* SEQUENCE */
+	case CHK_OP_SEQUENCE:
 		*rb = 16 + 5 * 4;
 		return skip(xc, 16 + 12) && boolean(xc, &b);
-	case 54:	/* SET_SSV */
+	case CHK_OP_SET_SSV:
 		*rb = V4_UNB;
 		return opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
-	case 55:	/* TEST_STATEID */
+	case CHK_OP_TEST_STATEID:
 		if (!u32(xc, &count))
 			return false;
 		*rb = 4 + 4 * (size_t)count;
 		return skip(xc, (size_t)count * V4_STATEID);
-	case 56:	/* WANT_DELEGATION */
+	case CHK_OP_WANT_DELEGATION:
 		*rb = V4_DELEG_MAX;
 		if (!skip(xc, 4) || !u32(xc, &v))
 			return false;
@@ -804,47 +805,47 @@ static bool v4_args(struct walk *w, uint32_t op, uint16_t idx, size_t *rb)
 		if (v == 4 || v == 6)
 			return true;
 		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	case 57:	/* DESTROY_CLIENTID */
+	case CHK_OP_DESTROY_CLIENTID:
 		return skip(xc, 8);
-	case 58:	/* RECLAIM_COMPLETE */
+	case CHK_OP_RECLAIM_COMPLETE:
 		return boolean(xc, &b);
-	case 59:	/* ALLOCATE */
-	case 62:	/* DEALLOCATE */
+	case CHK_OP_ALLOCATE:
+	case CHK_OP_DEALLOCATE:
 		return skip(xc, V4_STATEID + 16);
-	case 60:	/* COPY */
+	case CHK_OP_COPY:
 		*rb = V4_WRITE_RESP + 8;
 		return skip(xc, 2 * V4_STATEID + 24) && boolean(xc, &b) &&
 		       boolean(xc, &b) && v4_array(xc, v4_netloc);
-	case 61:	/* COPY_NOTIFY */
+	case CHK_OP_COPY_NOTIFY:
 		*rb = V4_UNB;
 		return skip(xc, V4_STATEID) && v4_netloc(xc);
-	case 63:	/* IO_ADVISE */
+	case CHK_OP_IO_ADVISE:
 		*rb = V4_BITMAP_MAX;
 		return skip(xc, V4_STATEID + 16) && v4_bitmap(xc);
-	case 64:	/* LAYOUTERROR */
+	case CHK_OP_LAYOUTERROR:
 		return skip(xc, 16 + V4_STATEID) && v4_array(xc, v4_device_error);
-	case 65:	/* LAYOUTSTATS */
+	case CHK_OP_LAYOUTSTATS:
 		return skip(xc, 16 + V4_STATEID + 32 + 16) && v4_layoutupdate(xc);
-	case 67:	/* OFFLOAD_STATUS */
+	case CHK_OP_OFFLOAD_STATUS:
 		*rb = 8 + 4 + 4;
 		return skip(xc, V4_STATEID);
-	case 68:	/* READ_PLUS: not DDP-eligible (RFC 8267 6.1 omits it) */
+	case CHK_OP_READ_PLUS:	/* not DDP-eligible (RFC 8267 6.1 omits it) */
 		if (!skip(xc, V4_STATEID + 8) || !u32(xc, &count))
 			return false;
 		*rb = 4 + 4 + xdr_round4(count) + CHK_READ_PLUS_SEGS * (4 + 8 + 8);
 		return true;
-	case 69:	/* SEEK */
+	case CHK_OP_SEEK:
 		*rb = 4 + 8;
 		return skip(xc, V4_STATEID + 8 + 4);
-	case 70:	/* WRITE_SAME: stateid, stable, app_data_block4 */
+	case CHK_OP_WRITE_SAME:	/* stateid, stable, app_data_block4 */
 		*rb = V4_WRITE_RESP;
 		return skip(xc, V4_STATEID + 4 + 8 * 4 + 4 + 8) && opaque(xc, OPAQUE_ANY);
-	case 71:	/* CLONE */
+	case CHK_OP_CLONE:
 		return skip(xc, 2 * V4_STATEID + 24);
-	case 73:	/* SETXATTR */
+	case CHK_OP_SETXATTR:
 		*rb = V4_CINFO;
 		return skip(xc, 4) && opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
-	case 74:	/* LISTXATTRS: cookie, maxcount */
+	case CHK_OP_LISTXATTRS:	/* cookie, maxcount */
 		if (!skip(xc, 8) || !u32(xc, &count))
 			return false;
 		*rb = 8 + (size_t)count + 4 + 16;
@@ -898,9 +899,9 @@ static bool v4_compound(struct walk *w)
 static bool v4_call(struct walk *w, uint32_t proc)
 {
 	switch (proc) {
-	case 0:		/* NULL */
+	case CHK_NFSPROC4_NULL:
 		return true;
-	case 1:		/* COMPOUND */
+	case CHK_NFSPROC4_COMPOUND:
 		return v4_compound(w);
 	default:
 		w->cw->cw_noddp = CHK_NODDP_PROGRAM;
@@ -1191,32 +1192,32 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 
 	/* Results whose arm exists whatever the status. */
 	switch (op) {
-	case 34:	/* SETATTR: status + attrsset */
+	case CHK_OP_SETATTR:	/* status + attrsset */
 		return v4_bitmap(xc);
-	case 12:	/* LOCK */
-	case 13:	/* LOCKT */
+	case CHK_OP_LOCK:
+	case CHK_OP_LOCKT:
 		if (st == 10010)	/* NFS4ERR_DENIED: LOCK4denied */
 			return skip(xc, 8 + 8 + 4) && v4_owner(xc);
-		if (st != NFS4_OK || op == 13)
+		if (st != NFS4_OK || op == CHK_OP_LOCKT)
 			return true;
 		return skip(xc, V4_STATEID);
-	case 35:	/* SETCLIENTID */
+	case CHK_OP_SETCLIENTID:
 		if (st == 10017)	/* NFS4ERR_CLID_INUSE */
 			return v4_netaddr(xc);
 		return st != NFS4_OK || skip(xc, 16);
-	case 47:	/* GETDEVICEINFO */
+	case CHK_OP_GETDEVICEINFO:
 		if (st == 10005)	/* NFS4ERR_TOOSMALL: gdir_mincount */
 			return skip(xc, 4);
 		if (st != NFS4_OK)
 			return true;
 		return skip(xc, 4) && opaque(xc, OPAQUE_ANY) && v4_bitmap(xc);
-	case 50:	/* LAYOUTGET */
+	case CHK_OP_LAYOUTGET:
 		if (st == 10058)	/* NFS4ERR_LAYOUTTRYLATER */
 			return boolean(xc, &b);
 		if (st != NFS4_OK)
 			return true;
 		return boolean(xc, &b) && skip(xc, V4_STATEID) && v4_array(xc, v4_layout4);
-	case 60:	/* COPY */
+	case CHK_OP_COPY:
 		if (st == 10094)	/* NFS4ERR_OFFLOAD_NO_REQS */
 			return boolean(xc, &b) && boolean(xc, &b);
 		break;
@@ -1224,19 +1225,19 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 	if (st != NFS4_OK)
 		return true;
 	switch (op) {
-	case 3:  return skip(xc, 8);				/* ACCESS */
-	case 4: case 14: case 20: case 21:			/* CLOSE LOCKU OPEN_CONFIRM/DOWNGRADE */
+	case CHK_OP_ACCESS: return skip(xc, 8);
+	case CHK_OP_CLOSE: case CHK_OP_LOCKU: case CHK_OP_OPEN_CONFIRM: case CHK_OP_OPEN_DOWNGRADE:
 		return skip(xc, V4_STATEID);
-	case 5:  return skip(xc, 8);				/* COMMIT */
-	case 6:  return skip(xc, V4_CINFO) && v4_bitmap(xc);	/* CREATE */
-	case 9: case 17: case 37:				/* GETATTR (NVERIFY/VERIFY: status) */
-		return op != 9 || v4_fattr(xc);
-	case 10: return opaque(xc, NFS4_FHSIZE);		/* GETFH */
-	case 11: case 28: case 73: case 75:			/* LINK REMOVE SETXATTR REMOVEXATTR */
+	case CHK_OP_COMMIT: return skip(xc, 8);
+	case CHK_OP_CREATE: return skip(xc, V4_CINFO) && v4_bitmap(xc);
+	case CHK_OP_GETATTR: case CHK_OP_NVERIFY: case CHK_OP_VERIFY:	/* NVERIFY, VERIFY: status only */
+		return op != CHK_OP_GETATTR || v4_fattr(xc);
+	case CHK_OP_GETFH: return opaque(xc, NFS4_FHSIZE);
+	case CHK_OP_LINK: case CHK_OP_REMOVE: case CHK_OP_SETXATTR: case CHK_OP_REMOVEXATTR:
 		return skip(xc, V4_CINFO);
-	case 18:						/* OPEN */
+	case CHK_OP_OPEN:
 		return skip(xc, V4_STATEID + V4_CINFO + 4) && v4_bitmap(xc) && v4_deleg(xc);
-	case 26:						/* READDIR */
+	case CHK_OP_READDIR:
 		if (!skip(xc, 8))
 			return false;
 		for (;;) {
@@ -1248,12 +1249,12 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 				return false;
 		}
 		return boolean(xc, &b);
-	case 29: return skip(xc, 2 * V4_CINFO);			/* RENAME */
-	case 33: case 52:					/* SECINFO, SECINFO_NO_NAME */
+	case CHK_OP_RENAME: return skip(xc, 2 * V4_CINFO);
+	case CHK_OP_SECINFO: case CHK_OP_SECINFO_NO_NAME:
 		return v4_array(xc, v4_secinfo4);
-	case 38: return skip(xc, 16);				/* WRITE */
-	case 41: return skip(xc, 16 + 4) && boolean(xc, &b);	/* BIND_CONN_TO_SESSION */
-	case 42:						/* EXCHANGE_ID */
+	case CHK_OP_WRITE: return skip(xc, 16);
+	case CHK_OP_BIND_CONN_TO_SESSION: return skip(xc, 16 + 4) && boolean(xc, &b);
+	case CHK_OP_EXCHANGE_ID:
 		if (!skip(xc, 8 + 4 + 4) || !u32(xc, &v))
 			return false;
 		if (v == 1) {
@@ -1268,9 +1269,9 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 		}
 		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) &&
 		       opaque(xc, NFS4_OPAQUE_LIMIT) && v4_impl_id_opt(xc);
-	case 43:						/* CREATE_SESSION */
+	case CHK_OP_CREATE_SESSION:
 		return skip(xc, 16 + 4 + 4) && v4_channel_attrs(xc) && v4_channel_attrs(xc);
-	case 46:						/* GET_DIR_DELEGATION */
+	case CHK_OP_GET_DIR_DELEGATION:
 		if (!u32(xc, &v))
 			return false;
 		if (v == 0)
@@ -1279,41 +1280,41 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 		if (v == 1)
 			return boolean(xc, &b);
 		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	case 48:						/* GETDEVICELIST */
+	case CHK_OP_GETDEVICELIST:
 		if (!skip(xc, 16) || !u32(xc, &n))
 			return false;
 		return skip(xc, (size_t)n * 16) && boolean(xc, &b);
-	case 49: return opt_arm(xc, 8);				/* LAYOUTCOMMIT */
-	case 51: return opt_arm(xc, V4_STATEID);			/* LAYOUTRETURN */
-	case 53: return skip(xc, 16 + 5 * 4);			/* SEQUENCE */
-	case 54: return opaque(xc, OPAQUE_ANY);			/* SET_SSV */
-	case 55:						/* TEST_STATEID */
+	case CHK_OP_LAYOUTCOMMIT: return opt_arm(xc, 8);
+	case CHK_OP_LAYOUTRETURN: return opt_arm(xc, V4_STATEID);
+	case CHK_OP_SEQUENCE: return skip(xc, 16 + 5 * 4);
+	case CHK_OP_SET_SSV: return opaque(xc, OPAQUE_ANY);
+	case CHK_OP_TEST_STATEID:
 		if (!u32(xc, &n))
 			return false;
 		return skip(xc, (size_t)n * 4);
-	case 56: return v4_deleg(xc);				/* WANT_DELEGATION */
-	case 60:						/* COPY */
-	case 70:						/* WRITE_SAME */
+	case CHK_OP_WANT_DELEGATION: return v4_deleg(xc);
+	case CHK_OP_COPY:
+	case CHK_OP_WRITE_SAME:
 		if (!u32(xc, &n))
 			return false;
 		if (n > 1)
 			return xdr_fail(xc, XDR_ERR_TOO_LONG);
 		return skip(xc, n * V4_STATEID + 8 + 4 + 8) &&
-		       (op == 70 || (boolean(xc, &b) && boolean(xc, &b)));
-	case 61:						/* COPY_NOTIFY */
+		       (op == CHK_OP_WRITE_SAME || (boolean(xc, &b) && boolean(xc, &b)));
+	case CHK_OP_COPY_NOTIFY:
 		return skip(xc, 12 + V4_STATEID) && v4_array(xc, v4_netloc);
-	case 63: return v4_bitmap(xc);				/* IO_ADVISE */
-	case 67:						/* OFFLOAD_STATUS */
+	case CHK_OP_IO_ADVISE: return v4_bitmap(xc);
+	case CHK_OP_OFFLOAD_STATUS:
 		if (!skip(xc, 8) || !u32(xc, &n))
 			return false;
 		if (n > 1)
 			return xdr_fail(xc, XDR_ERR_TOO_LONG);
 		return skip(xc, 4 * (size_t)n);
-	case 68:						/* READ_PLUS */
+	case CHK_OP_READ_PLUS:
 		return boolean(xc, &b) && v4_array(xc, v4_read_plus_content);
-	case 69: return boolean(xc, &b) && skip(xc, 8);		/* SEEK */
-	case 72: return opaque(xc, OPAQUE_ANY);			/* GETXATTR */
-	case 74:						/* LISTXATTRS */
+	case CHK_OP_SEEK: return boolean(xc, &b) && skip(xc, 8);
+	case CHK_OP_GETXATTR: return opaque(xc, OPAQUE_ANY);
+	case CHK_OP_LISTXATTRS:
 		return skip(xc, 8) && v4_array(xc, v4_component) && boolean(xc, &b);
 	default:	/* status only */
 		return true;
@@ -1326,7 +1327,7 @@ static bool v4_reply(struct rwalk *r, uint32_t proc)
 	uint32_t status, n, i, op, st;
 	bool b;
 
-	if (proc != 1)
+	if (proc != CHK_NFSPROC4_COMPOUND)
 		return true;
 	if (!u32(xc, &status) || !opaque(xc, OPAQUE_ANY) || !u32(xc, &n))
 		return false;
@@ -1339,15 +1340,15 @@ static bool v4_reply(struct rwalk *r, uint32_t proc)
 			return true;	/* cannot skip it: the rest stays inline */
 		if (!u32(xc, &st))
 			return false;
-		if (op == 25 || op == 27) {
+		if (op == CHK_OP_READ || op == CHK_OP_READLINK) {
 			if (st != NFS4_OK) {
 				if (!r_noitem(r))
 					return false;
 				continue;
 			}
-			if (op == 25 && !boolean(xc, &b))	/* READ4resok.eof */
+			if (op == CHK_OP_READ && !boolean(xc, &b))	/* READ4resok.eof */
 				return false;
-			if (!r_item(r, op == 25 ? CHK_DDP_READ_DATA : CHK_DDP_READLINK_PATH,
+			if (!r_item(r, op == CHK_OP_READ ? CHK_DDP_READ_DATA : CHK_DDP_READLINK_PATH,
 				    idx, OPAQUE_ANY))
 				return false;
 			continue;
