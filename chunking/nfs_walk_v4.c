@@ -231,16 +231,56 @@ static bool v4_op_known(uint32_t minor, uint32_t op)
 	return op == CHK_OP_ILLEGAL || (op >= CHK_OP_ACCESS && op <= v4_max_op(minor));
 }
 
-/* Arguments of one operation; *rb = bound of its result after the status
- * word (V4_UNB: unbounded). */
-static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
+/* OPEN4args: seqid, share_access, share_deny, open_owner4, openflag4
+ * (createhow4 with OPEN4_CREATE), open_claim4. */
+static bool v4_open_args(struct xdr_cur *xc)
+{
+	uint32_t v;
+
+	if (!skip(xc, 12) || !v4_owner(xc) || !u32(xc, &v))
+		return false;
+	if (v == 1) {			/* OPEN4_CREATE: createhow4 */
+		if (!u32(xc, &v))
+			return false;
+		if (v == 0 || v == 1) {
+			if (!v4_fattr(xc))
+				return false;
+		} else if (v == 2) {
+			if (!skip(xc, 8))
+				return false;
+		} else if (v == 3) {
+			if (!skip(xc, 8) || !v4_fattr(xc))
+				return false;
+		} else {
+			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
+		}
+	}
+	if (!u32(xc, &v))		/* open_claim4 */
+		return false;
+	switch (v) {
+	case 0:	case 3:			/* CLAIM_NULL, CLAIM_DELEGATE_PREV */
+		return opaque(xc, OPAQUE_ANY);
+	case 1:				/* CLAIM_PREVIOUS */
+		return skip(xc, 4);
+	case 2:				/* CLAIM_DELEGATE_CUR */
+		return skip(xc, V4_STATEID) && opaque(xc, OPAQUE_ANY);
+	case 4: case 6:			/* CLAIM_FH, CLAIM_DELEG_PREV_FH */
+		return true;
+	case 5:				/* CLAIM_DELEG_CUR_FH */
+		return skip(xc, V4_STATEID);
+	default:
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
+	}
+}
+
+/* NFSv4.0 operations ACCESS..PUTROOTFH. */
+static bool v4_args_40a(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 {
 	struct xdr_cur *xc = w->wk_xc;
 	struct xdr_span sp;
-	uint32_t v, count;
+	uint32_t v;
 	bool b;
 
-	*rb = 0;
 	switch (op) {
 	case CHK_OP_ACCESS:
 		*rb = 8;
@@ -290,59 +330,16 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		*rb = V4_STATEID;
 		return skip(xc, 4 + 4 + V4_STATEID + 16);
 	case CHK_OP_LOOKUP:
-	case CHK_OP_REMOVE:
-	case CHK_OP_SECINFO:
-	case CHK_OP_GETXATTR:
-	case CHK_OP_REMOVEXATTR:
-		*rb = op == CHK_OP_LOOKUP ? 0 :
-	      op == CHK_OP_REMOVE || op == CHK_OP_REMOVEXATTR ? V4_CINFO : V4_UNB;
 		return opaque(xc, OPAQUE_ANY);
 	case CHK_OP_LOOKUPP:
 	case CHK_OP_PUTPUBFH:
 	case CHK_OP_PUTROOTFH:
-	case CHK_OP_RESTOREFH:
-	case CHK_OP_SAVEFH:
-	case CHK_OP_ILLEGAL:
 		return true;
 	case CHK_OP_NVERIFY:
-	case CHK_OP_VERIFY:
 		return v4_fattr(xc);
 	case CHK_OP_OPEN:
 		*rb = V4_STATEID + V4_CINFO + 4 + V4_BITMAP_MAX + V4_DELEG_MAX;
-		if (!skip(xc, 12) || !v4_owner(xc) || !u32(xc, &v))
-			return false;
-		if (v == 1) {			/* OPEN4_CREATE: createhow4 */
-			if (!u32(xc, &v))
-				return false;
-			if (v == 0 || v == 1) {
-				if (!v4_fattr(xc))
-					return false;
-			} else if (v == 2) {
-				if (!skip(xc, 8))
-					return false;
-			} else if (v == 3) {
-				if (!skip(xc, 8) || !v4_fattr(xc))
-					return false;
-			} else {
-				return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-			}
-		}
-		if (!u32(xc, &v))		/* open_claim4 */
-			return false;
-		switch (v) {
-		case 0:	case 3:			/* CLAIM_NULL, CLAIM_DELEGATE_PREV */
-			return opaque(xc, OPAQUE_ANY);
-		case 1:				/* CLAIM_PREVIOUS */
-			return skip(xc, 4);
-		case 2:				/* CLAIM_DELEGATE_CUR */
-			return skip(xc, V4_STATEID) && opaque(xc, OPAQUE_ANY);
-		case 4: case 6:			/* CLAIM_FH, CLAIM_DELEG_PREV_FH */
-			return true;
-		case 5:				/* CLAIM_DELEG_CUR_FH */
-			return skip(xc, V4_STATEID);
-		default:
-			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-		}
+		return v4_open_args(xc);
 	case CHK_OP_OPENATTR:
 		return boolean(xc, &b);
 	case CHK_OP_OPEN_CONFIRM:
@@ -353,6 +350,19 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		return skip(xc, V4_STATEID + 12);
 	case CHK_OP_PUTFH:
 		return opaque(xc, NFS4_FHSIZE);
+	default:
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+	}
+}
+
+/* NFSv4.0 operations READ..RELEASE_LOCKOWNER. */
+static bool v4_args_40b(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
+{
+	struct xdr_cur *xc = w->wk_xc;
+	struct xdr_span sp;
+	uint32_t count;
+
+	switch (op) {
 	case CHK_OP_READ:	/* stateid, offset, count */
 		if (!skip(xc, V4_STATEID + 8) || !u32(xc, &count))
 			return false;
@@ -368,11 +378,20 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		*rb = 4 + CHK_NFS_MAXPATHLEN;
 		reply_item(w, CHK_DDP_READLINK_PATH, idx, CHK_NFS_MAXPATHLEN);
 		return true;
+	case CHK_OP_REMOVE:
+		*rb = V4_CINFO;
+		return opaque(xc, OPAQUE_ANY);
 	case CHK_OP_RENAME:
 		*rb = 2 * V4_CINFO;
 		return opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
 	case CHK_OP_RENEW:
 		return skip(xc, 8);
+	case CHK_OP_RESTOREFH:
+	case CHK_OP_SAVEFH:
+		return true;
+	case CHK_OP_SECINFO:
+		*rb = V4_UNB;
+		return opaque(xc, OPAQUE_ANY);
 	case CHK_OP_SETATTR:	/* result carries attrsset even on error */
 		*rb = V4_BITMAP_MAX;
 		return skip(xc, V4_STATEID) && v4_fattr(xc);
@@ -382,6 +401,8 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		       v4_netaddr(xc) && skip(xc, 4);
 	case CHK_OP_SETCLIENTID_CONFIRM:
 		return skip(xc, 16);
+	case CHK_OP_VERIFY:
+		return v4_fattr(xc);
 	case CHK_OP_WRITE:	/* stateid, offset, stable, data */
 		*rb = 4 + 4 + 8;
 		if (!skip(xc, V4_STATEID + 8 + 4) || !xdr_get_opaque(xc, &sp, OPAQUE_ANY))
@@ -390,6 +411,18 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		return true;
 	case CHK_OP_RELEASE_LOCKOWNER:
 		return v4_owner(xc);
+	default:
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+	}
+}
+
+/* NFSv4.1 operations (RFC 8881 18). */
+static bool v4_args_41(struct xdr_cur *xc, uint32_t op, size_t *rb)
+{
+	uint32_t v, count;
+	bool b;
+
+	switch (op) {
 	case CHK_OP_BACKCHANNEL_CTL:
 		return skip(xc, 4) && v4_array(xc, v4_cb_sec_parms);
 	case CHK_OP_BIND_CONN_TO_SESSION:
@@ -406,7 +439,6 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 	case CHK_OP_DESTROY_SESSION:
 		return skip(xc, 16);
 	case CHK_OP_FREE_STATEID:
-	case CHK_OP_OFFLOAD_CANCEL:
 		return skip(xc, V4_STATEID);
 	case CHK_OP_GET_DIR_DELEGATION:
 		*rb = 4 + 8 + V4_STATEID + 3 * V4_BITMAP_MAX;
@@ -469,6 +501,18 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		return skip(xc, 8);
 	case CHK_OP_RECLAIM_COMPLETE:
 		return boolean(xc, &b);
+	default:
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+	}
+}
+
+/* NFSv4.2 operations (RFC 7862 15, RFC 8276). */
+static bool v4_args_42(struct xdr_cur *xc, uint32_t op, size_t *rb)
+{
+	uint32_t count;
+	bool b;
+
+	switch (op) {
 	case CHK_OP_ALLOCATE:
 	case CHK_OP_DEALLOCATE:
 		return skip(xc, V4_STATEID + 16);
@@ -486,6 +530,8 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		return skip(xc, 16 + V4_STATEID) && v4_array(xc, v4_device_error);
 	case CHK_OP_LAYOUTSTATS:
 		return skip(xc, 16 + V4_STATEID + 32 + 16) && v4_layoutupdate(xc);
+	case CHK_OP_OFFLOAD_CANCEL:
+		return skip(xc, V4_STATEID);
 	case CHK_OP_OFFLOAD_STATUS:
 		*rb = 8 + 4 + 4;
 		return skip(xc, V4_STATEID);
@@ -502,6 +548,9 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 		return skip(xc, V4_STATEID + 4 + 8 * 4 + 4 + 8) && opaque(xc, OPAQUE_ANY);
 	case CHK_OP_CLONE:
 		return skip(xc, 2 * V4_STATEID + 24);
+	case CHK_OP_GETXATTR:
+		*rb = V4_UNB;
+		return opaque(xc, OPAQUE_ANY);
 	case CHK_OP_SETXATTR:
 		*rb = V4_CINFO;
 		return skip(xc, 4) && opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
@@ -510,9 +559,28 @@ static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 			return false;
 		*rb = 8 + (size_t)count + 4 + 16;
 		return true;
+	case CHK_OP_REMOVEXATTR:
+		*rb = V4_CINFO;
+		return opaque(xc, OPAQUE_ANY);
 	default:
 		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
 	}
+}
+
+/* Arguments of one operation; *rb = bound of its result after the status
+ * word (V4_UNB: unbounded).  op is known (v4_op_known). */
+static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
+{
+	*rb = 0;
+	if (op == CHK_OP_ILLEGAL)
+		return true;
+	if (op <= CHK_OP_PUTROOTFH)
+		return v4_args_40a(w, op, idx, rb);
+	if (op <= CHK_OP_LAST_V40)
+		return v4_args_40b(w, op, idx, rb);
+	if (op <= CHK_OP_LAST_V41)
+		return v4_args_41(w->wk_xc, op, rb);
+	return v4_args_42(w->wk_xc, op, rb);
 }
 
 static bool v4_compound(struct chk_cwalk *w)
@@ -645,10 +713,166 @@ static bool v4_read_plus_content(struct xdr_cur *xc)
 	return true;		/* default: void */
 }
 
+/* NFSv4.0 results after NFS4_OK (the ones not listed: status only). */
+static bool v4_resok_40(struct xdr_cur *xc, uint32_t op)
+{
+	bool b;
+
+	switch (op) {
+	case CHK_OP_ACCESS:
+	case CHK_OP_COMMIT:
+		return skip(xc, 8);
+	case CHK_OP_CLOSE:
+	case CHK_OP_LOCKU:
+	case CHK_OP_OPEN_CONFIRM:
+	case CHK_OP_OPEN_DOWNGRADE:
+		return skip(xc, V4_STATEID);
+	case CHK_OP_CREATE:
+		return skip(xc, V4_CINFO) && v4_bitmap(xc);
+	case CHK_OP_GETATTR:
+		return v4_fattr(xc);
+	case CHK_OP_GETFH:
+		return opaque(xc, NFS4_FHSIZE);
+	case CHK_OP_LINK:
+	case CHK_OP_REMOVE:
+		return skip(xc, V4_CINFO);
+	case CHK_OP_OPEN:
+		return skip(xc, V4_STATEID + V4_CINFO + 4) && v4_bitmap(xc) && v4_deleg(xc);
+	case CHK_OP_READDIR:
+		if (!skip(xc, 8))
+			return false;
+		for (;;) {
+			if (!boolean(xc, &b))
+				return false;
+			if (!b)
+				break;
+			if (!skip(xc, 8) || !opaque(xc, OPAQUE_ANY) || !v4_fattr(xc))
+				return false;
+		}
+		return boolean(xc, &b);
+	case CHK_OP_RENAME:
+		return skip(xc, 2 * V4_CINFO);
+	case CHK_OP_SECINFO:
+		return v4_array(xc, v4_secinfo4);
+	case CHK_OP_WRITE:
+		return skip(xc, 16);
+	default:	/* status only (NVERIFY, VERIFY, ...) */
+		return true;
+	}
+}
+
+/* EXCHANGE_ID4resok. */
+static bool v4_exchange_id_res(struct xdr_cur *xc)
+{
+	uint32_t v;
+
+	if (!skip(xc, 8 + 4 + 4) || !u32(xc, &v))
+		return false;
+	if (v == 1) {
+		if (!v4_bitmap(xc) || !v4_bitmap(xc))
+			return false;
+	} else if (v == 2) {
+		if (!v4_bitmap(xc) || !v4_bitmap(xc) || !skip(xc, 16) ||
+		    !v4_array(xc, v4_gsshandle))
+			return false;
+	} else if (v != 0) {
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
+	}
+	return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) &&
+	       opaque(xc, NFS4_OPAQUE_LIMIT) && v4_impl_id_opt(xc);
+}
+
+/* NFSv4.1 results after NFS4_OK (the ones not listed: status only). */
+static bool v4_resok_41(struct xdr_cur *xc, uint32_t op)
+{
+	uint32_t v, n;
+	bool b;
+
+	switch (op) {
+	case CHK_OP_BIND_CONN_TO_SESSION:
+		return skip(xc, 16 + 4) && boolean(xc, &b);
+	case CHK_OP_EXCHANGE_ID:
+		return v4_exchange_id_res(xc);
+	case CHK_OP_CREATE_SESSION:
+		return skip(xc, 16 + 4 + 4) && v4_channel_attrs(xc) && v4_channel_attrs(xc);
+	case CHK_OP_GET_DIR_DELEGATION:
+		if (!u32(xc, &v))
+			return false;
+		if (v == 0)
+			return skip(xc, 8 + V4_STATEID) && v4_bitmap(xc) &&
+			       v4_bitmap(xc) && v4_bitmap(xc);
+		if (v == 1)
+			return boolean(xc, &b);
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
+	case CHK_OP_GETDEVICELIST:
+		if (!skip(xc, 16) || !u32(xc, &n))
+			return false;
+		return skip(xc, (size_t)n * 16) && boolean(xc, &b);
+	case CHK_OP_LAYOUTCOMMIT:
+		return opt_arm(xc, 8);
+	case CHK_OP_LAYOUTRETURN:
+		return opt_arm(xc, V4_STATEID);
+	case CHK_OP_SECINFO_NO_NAME:
+		return v4_array(xc, v4_secinfo4);
+	case CHK_OP_SEQUENCE:
+		return skip(xc, 16 + 5 * 4);
+	case CHK_OP_SET_SSV:
+		return opaque(xc, OPAQUE_ANY);
+	case CHK_OP_TEST_STATEID:
+		if (!u32(xc, &n))
+			return false;
+		return skip(xc, (size_t)n * 4);
+	case CHK_OP_WANT_DELEGATION:
+		return v4_deleg(xc);
+	default:	/* status only */
+		return true;
+	}
+}
+
+/* NFSv4.2 results after NFS4_OK (the ones not listed: status only). */
+static bool v4_resok_42(struct xdr_cur *xc, uint32_t op)
+{
+	uint32_t n;
+	bool b;
+
+	switch (op) {
+	case CHK_OP_COPY:
+	case CHK_OP_WRITE_SAME:
+		if (!u32(xc, &n))
+			return false;
+		if (n > 1)
+			return xdr_fail(xc, XDR_ERR_TOO_LONG);
+		return skip(xc, n * V4_STATEID + 8 + 4 + 8) &&
+		       (op == CHK_OP_WRITE_SAME || (boolean(xc, &b) && boolean(xc, &b)));
+	case CHK_OP_COPY_NOTIFY:
+		return skip(xc, 12 + V4_STATEID) && v4_array(xc, v4_netloc);
+	case CHK_OP_IO_ADVISE:
+		return v4_bitmap(xc);
+	case CHK_OP_OFFLOAD_STATUS:
+		if (!skip(xc, 8) || !u32(xc, &n))
+			return false;
+		if (n > 1)
+			return xdr_fail(xc, XDR_ERR_TOO_LONG);
+		return skip(xc, 4 * (size_t)n);
+	case CHK_OP_READ_PLUS:
+		return boolean(xc, &b) && v4_array(xc, v4_read_plus_content);
+	case CHK_OP_SEEK:
+		return boolean(xc, &b) && skip(xc, 8);
+	case CHK_OP_GETXATTR:
+		return opaque(xc, OPAQUE_ANY);
+	case CHK_OP_SETXATTR:
+	case CHK_OP_REMOVEXATTR:
+		return skip(xc, V4_CINFO);
+	case CHK_OP_LISTXATTRS:
+		return skip(xc, 8) && v4_array(xc, v4_component) && boolean(xc, &b);
+	default:	/* status only */
+		return true;
+	}
+}
+
 /* Results of one operation after its status (status OK or not). */
 static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 {
-	uint32_t v, n;
 	bool b;
 
 	/* Results whose arm exists whatever the status. */
@@ -685,101 +909,11 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 	}
 	if (st != NFS4_OK)
 		return true;
-	switch (op) {
-	case CHK_OP_ACCESS: return skip(xc, 8);
-	case CHK_OP_CLOSE: case CHK_OP_LOCKU: case CHK_OP_OPEN_CONFIRM: case CHK_OP_OPEN_DOWNGRADE:
-		return skip(xc, V4_STATEID);
-	case CHK_OP_COMMIT: return skip(xc, 8);
-	case CHK_OP_CREATE: return skip(xc, V4_CINFO) && v4_bitmap(xc);
-	case CHK_OP_GETATTR: case CHK_OP_NVERIFY: case CHK_OP_VERIFY:	/* NVERIFY, VERIFY: status only */
-		return op != CHK_OP_GETATTR || v4_fattr(xc);
-	case CHK_OP_GETFH: return opaque(xc, NFS4_FHSIZE);
-	case CHK_OP_LINK: case CHK_OP_REMOVE: case CHK_OP_SETXATTR: case CHK_OP_REMOVEXATTR:
-		return skip(xc, V4_CINFO);
-	case CHK_OP_OPEN:
-		return skip(xc, V4_STATEID + V4_CINFO + 4) && v4_bitmap(xc) && v4_deleg(xc);
-	case CHK_OP_READDIR:
-		if (!skip(xc, 8))
-			return false;
-		for (;;) {
-			if (!boolean(xc, &b))
-				return false;
-			if (!b)
-				break;
-			if (!skip(xc, 8) || !opaque(xc, OPAQUE_ANY) || !v4_fattr(xc))
-				return false;
-		}
-		return boolean(xc, &b);
-	case CHK_OP_RENAME: return skip(xc, 2 * V4_CINFO);
-	case CHK_OP_SECINFO: case CHK_OP_SECINFO_NO_NAME:
-		return v4_array(xc, v4_secinfo4);
-	case CHK_OP_WRITE: return skip(xc, 16);
-	case CHK_OP_BIND_CONN_TO_SESSION: return skip(xc, 16 + 4) && boolean(xc, &b);
-	case CHK_OP_EXCHANGE_ID:
-		if (!skip(xc, 8 + 4 + 4) || !u32(xc, &v))
-			return false;
-		if (v == 1) {
-			if (!v4_bitmap(xc) || !v4_bitmap(xc))
-				return false;
-		} else if (v == 2) {
-			if (!v4_bitmap(xc) || !v4_bitmap(xc) || !skip(xc, 16) ||
-			    !v4_array(xc, v4_gsshandle))
-				return false;
-		} else if (v != 0) {
-			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-		}
-		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) &&
-		       opaque(xc, NFS4_OPAQUE_LIMIT) && v4_impl_id_opt(xc);
-	case CHK_OP_CREATE_SESSION:
-		return skip(xc, 16 + 4 + 4) && v4_channel_attrs(xc) && v4_channel_attrs(xc);
-	case CHK_OP_GET_DIR_DELEGATION:
-		if (!u32(xc, &v))
-			return false;
-		if (v == 0)
-			return skip(xc, 8 + V4_STATEID) && v4_bitmap(xc) &&
-			       v4_bitmap(xc) && v4_bitmap(xc);
-		if (v == 1)
-			return boolean(xc, &b);
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	case CHK_OP_GETDEVICELIST:
-		if (!skip(xc, 16) || !u32(xc, &n))
-			return false;
-		return skip(xc, (size_t)n * 16) && boolean(xc, &b);
-	case CHK_OP_LAYOUTCOMMIT: return opt_arm(xc, 8);
-	case CHK_OP_LAYOUTRETURN: return opt_arm(xc, V4_STATEID);
-	case CHK_OP_SEQUENCE: return skip(xc, 16 + 5 * 4);
-	case CHK_OP_SET_SSV: return opaque(xc, OPAQUE_ANY);
-	case CHK_OP_TEST_STATEID:
-		if (!u32(xc, &n))
-			return false;
-		return skip(xc, (size_t)n * 4);
-	case CHK_OP_WANT_DELEGATION: return v4_deleg(xc);
-	case CHK_OP_COPY:
-	case CHK_OP_WRITE_SAME:
-		if (!u32(xc, &n))
-			return false;
-		if (n > 1)
-			return xdr_fail(xc, XDR_ERR_TOO_LONG);
-		return skip(xc, n * V4_STATEID + 8 + 4 + 8) &&
-		       (op == CHK_OP_WRITE_SAME || (boolean(xc, &b) && boolean(xc, &b)));
-	case CHK_OP_COPY_NOTIFY:
-		return skip(xc, 12 + V4_STATEID) && v4_array(xc, v4_netloc);
-	case CHK_OP_IO_ADVISE: return v4_bitmap(xc);
-	case CHK_OP_OFFLOAD_STATUS:
-		if (!skip(xc, 8) || !u32(xc, &n))
-			return false;
-		if (n > 1)
-			return xdr_fail(xc, XDR_ERR_TOO_LONG);
-		return skip(xc, 4 * (size_t)n);
-	case CHK_OP_READ_PLUS:
-		return boolean(xc, &b) && v4_array(xc, v4_read_plus_content);
-	case CHK_OP_SEEK: return boolean(xc, &b) && skip(xc, 8);
-	case CHK_OP_GETXATTR: return opaque(xc, OPAQUE_ANY);
-	case CHK_OP_LISTXATTRS:
-		return skip(xc, 8) && v4_array(xc, v4_component) && boolean(xc, &b);
-	default:	/* status only */
-		return true;
-	}
+	if (op <= CHK_OP_LAST_V40)
+		return v4_resok_40(xc, op);
+	if (op <= CHK_OP_LAST_V41)
+		return v4_resok_41(xc, op);
+	return v4_resok_42(xc, op);
 }
 
 bool chk_walk_v4_reply(struct chk_rwalk *r, uint32_t proc)
