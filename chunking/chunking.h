@@ -106,7 +106,6 @@ struct xdr_enc {
 };
 void xdr_enc_init(struct xdr_enc *xe, void *buf, size_t cap);
 bool xdr_put_u32(struct xdr_enc *xe, uint32_t v);
-bool xdr_put_i32(struct xdr_enc *xe, int32_t v);
 bool xdr_put_u64(struct xdr_enc *xe, uint64_t v);
 bool xdr_put_bool(struct xdr_enc *xe, bool v);
 bool xdr_put_opaque(struct xdr_enc *xe, const void *data, uint32_t len);	/* with length word */
