@@ -381,8 +381,8 @@ bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep);
 /* ------------------------------------------------------------------------
  * NFS upper-layer binding (RFC 8267): eligibility table, call and reply
  * walkers, chunking decision - nfs_table.c, nfs_walk.c (nfs_walk_v23.c,
- * nfs_walk_v4.c), nfs_decide.c.  docs/chunking.md shows the table as users
- * read it.
+ * nfs_walk_v4.c, nfs_walk_v4_res.c), nfs_decide.c.  docs/chunking.md shows
+ * the table as users read it.
  *
  * The call walker takes (program, version, procedure, GSS service) and a
  * cursor at the procedure arguments; it reports each DDP-eligible item of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nfs_walk.h - private to the NFS walkers of chunking/ (nfs_walk.c,
- * nfs_walk_v23.c, nfs_walk_v4.c).
+ * nfs_walk_v23.c, nfs_walk_v4.c, nfs_walk_v4_res.c).
  *
  * This file contains the walk state and the small XDR helpers the walkers
  * share, and the per-version entry points nfs_walk.c dispatches to.  It is
@@ -122,5 +122,33 @@ bool chk_walk_v4_reply(struct chk_rwalk *r, uint32_t proc);
  * absent (error arm): paired with the next write chunk, if any. */
 bool chk_rw_item(struct chk_rwalk *r, uint8_t kind, uint16_t op, uint32_t max);
 bool chk_rw_noitem(struct chk_rwalk *r);
+
+/* NFSv4 sizes and XDR pieces shared by the call walker (nfs_walk_v4.c,
+ * which defines them) and the reply walker (nfs_walk_v4_res.c). */
+#define NFS4_FHSIZE	128
+#define NFS4_OPAQUE_LIMIT 1024
+#define NFS4_OK		0
+#define V4_STATEID	16
+#define V4_CINFO	20
+#define V4_BITMAP_MAX	(4 + 4 * CHK_NFS4_BITMAP_MAX)
+#define V4_NAME_MAX	(4 + CHK_NFS4_NAME_MAX)
+#define V4_OWNER_MAX	(8 + 4 + NFS4_OPAQUE_LIMIT)
+#define V4_DENIED_MAX	(8 + 8 + 4 + V4_OWNER_MAX)
+#define V4_ACE_MAX	(12 + V4_NAME_MAX)
+#define V4_DELEG_MAX	(4 + V4_STATEID + 4 + 12 + V4_ACE_MAX)
+#define V4_WRITE_RESP	(4 + V4_STATEID + 8 + 4 + 8)
+#define V4_UNB		SIZE_MAX
+
+bool chk_v4_bitmap(struct xdr_cur *xc);
+bool chk_v4_fattr(struct xdr_cur *xc);		/* fattr4 */
+bool chk_v4_owner(struct xdr_cur *xc);		/* state_owner4 */
+bool chk_v4_netaddr(struct xdr_cur *xc);	/* netaddr4 */
+bool chk_v4_netloc(struct xdr_cur *xc);		/* netloc4 */
+/* An array of elem: length word, then each (at least 4 bytes). */
+bool chk_v4_array(struct xdr_cur *xc, bool (*elem)(struct xdr_cur *));
+bool chk_v4_channel_attrs(struct xdr_cur *xc);	/* channel_attrs4 */
+bool chk_v4_impl_id_opt(struct xdr_cur *xc);	/* nfs_impl_id4<1> */
+/* op is an operation of minor version minor (or ILLEGAL). */
+bool chk_v4_op_known(uint32_t minor, uint32_t op);
 
 #endif /* RPCRDMA_GW_NFS_WALK_H */

@@ -1,38 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs_walk_v4.c - the NFSv4 part of the walkers.
+ * nfs_walk_v4.c - the NFSv4 call walker.
  *
- * This file contains the XDR of every NFSv4.0/4.1/4.2 COMPOUND operation
- * (RFC 7530, RFC 8881, RFC 7862, RFC 8276): its arguments as the call
- * walker needs them (skipped exactly, DDP-eligible items found, result
- * bounded, attribute sizes for GETATTR) and its results as the reply
- * walker needs them (skipped exactly, READ and READLINK data spliced).
- * The rules are in nfs_walk.c.
+ * This file contains the XDR of every NFSv4.0/4.1/4.2 COMPOUND operation's
+ * arguments (RFC 7530, RFC 8881, RFC 7862, RFC 8276) as the call walker
+ * needs them: skipped exactly, DDP-eligible items found, the result
+ * bounded (attribute sizes for GETATTR); and the NFSv4 XDR pieces the
+ * reply walker (nfs_walk_v4_res.c) shares.  The rules are in nfs_walk.c.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nfs_walk.h"
 
-#define NFS4_FHSIZE	128
-#define NFS4_OPAQUE_LIMIT 1024
-#define NFS4_OK		0
-
 /* ------------------------------------------------------------------------
  * NFSv4 common XDR (nfs4.x)
  * ------------------------------------------------------------------------ */
-#define V4_STATEID	16
-#define V4_CINFO	20
-#define V4_BITMAP_MAX	(4 + 4 * CHK_NFS4_BITMAP_MAX)
-#define V4_NAME_MAX	(4 + CHK_NFS4_NAME_MAX)
-#define V4_OWNER_MAX	(8 + 4 + NFS4_OPAQUE_LIMIT)
-#define V4_DENIED_MAX	(8 + 8 + 4 + V4_OWNER_MAX)
-#define V4_ACE_MAX	(12 + V4_NAME_MAX)
-#define V4_DELEG_MAX	(4 + V4_STATEID + 4 + 12 + V4_ACE_MAX)
-#define V4_WRITE_RESP	(4 + V4_STATEID + 8 + 4 + 8)
-#define V4_UNB		SIZE_MAX
-
-static bool v4_bitmap(struct xdr_cur *xc)
+bool chk_v4_bitmap(struct xdr_cur *xc)
 {
 	uint32_t n;
 
@@ -41,22 +25,22 @@ static bool v4_bitmap(struct xdr_cur *xc)
 	return skip(xc, (size_t)n * 4);
 }
 
-static bool v4_fattr(struct xdr_cur *xc)
+bool chk_v4_fattr(struct xdr_cur *xc)
 {
-	return v4_bitmap(xc) && opaque(xc, OPAQUE_ANY);
+	return chk_v4_bitmap(xc) && opaque(xc, OPAQUE_ANY);
 }
 
-static bool v4_owner(struct xdr_cur *xc)	/* state_owner4 */
+bool chk_v4_owner(struct xdr_cur *xc)	/* state_owner4 */
 {
 	return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT);
 }
 
-static bool v4_netaddr(struct xdr_cur *xc)
+bool chk_v4_netaddr(struct xdr_cur *xc)
 {
 	return opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
 }
 
-static bool v4_netloc(struct xdr_cur *xc)
+bool chk_v4_netloc(struct xdr_cur *xc)
 {
 	uint32_t t;
 
@@ -65,11 +49,11 @@ static bool v4_netloc(struct xdr_cur *xc)
 	if (t == 1 || t == 2)		/* NL4_NAME, NL4_URL */
 		return opaque(xc, OPAQUE_ANY);
 	if (t == 3)			/* NL4_NETADDR */
-		return v4_netaddr(xc);
+		return chk_v4_netaddr(xc);
 	return xdr_fail(xc, XDR_ERR_BAD_ENUM);
 }
 
-static bool v4_array(struct xdr_cur *xc, bool (*elem)(struct xdr_cur *))
+bool chk_v4_array(struct xdr_cur *xc, bool (*elem)(struct xdr_cur *))
 {
 	uint32_t n, i;
 
@@ -94,7 +78,7 @@ static bool v4_cb_sec_parms(struct xdr_cur *xc)	/* callback_sec_parms4 */
 	case 0:		/* AUTH_NONE */
 		return true;
 	case 1:		/* AUTH_SYS: authsys_parms */
-		return skip(xc, 4) && opaque(xc, 255) && skip(xc, 8) && v4_bitmap(xc);
+		return skip(xc, 4) && opaque(xc, 255) && skip(xc, 8) && chk_v4_bitmap(xc);
 	case 6:		/* RPCSEC_GSS: gss_cb_handles4 */
 		return skip(xc, 4) && opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY);
 	default:
@@ -102,7 +86,7 @@ static bool v4_cb_sec_parms(struct xdr_cur *xc)	/* callback_sec_parms4 */
 	}
 }
 
-static bool v4_channel_attrs(struct xdr_cur *xc)
+bool chk_v4_channel_attrs(struct xdr_cur *xc)
 {
 	uint32_t n;
 
@@ -128,10 +112,10 @@ static bool v4_state_protect_a(struct xdr_cur *xc)
 	case 0:
 		return true;
 	case 1:		/* state_protect_ops4 */
-		return v4_bitmap(xc) && v4_bitmap(xc);
+		return chk_v4_bitmap(xc) && chk_v4_bitmap(xc);
 	case 2:		/* ssv_sp_parms4 */
-		return v4_bitmap(xc) && v4_bitmap(xc) && v4_array(xc, v4_sec_oid) &&
-		       v4_array(xc, v4_sec_oid) && skip(xc, 8);
+		return chk_v4_bitmap(xc) && chk_v4_bitmap(xc) && chk_v4_array(xc, v4_sec_oid) &&
+		       chk_v4_array(xc, v4_sec_oid) && skip(xc, 8);
 	default:
 		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
 	}
@@ -142,7 +126,7 @@ static bool v4_impl_id(struct xdr_cur *xc)
 	return opaque(xc, OPAQUE_ANY) && opaque(xc, OPAQUE_ANY) && skip(xc, 12);
 }
 
-static bool v4_impl_id_opt(struct xdr_cur *xc)	/* nfs_impl_id4<1> */
+bool chk_v4_impl_id_opt(struct xdr_cur *xc)	/* nfs_impl_id4<1> */
 {
 	uint32_t n;
 
@@ -226,7 +210,7 @@ static uint32_t v4_max_op(uint32_t minor)
 	}
 }
 
-static bool v4_op_known(uint32_t minor, uint32_t op)
+bool chk_v4_op_known(uint32_t minor, uint32_t op)
 {
 	return op == CHK_OP_ILLEGAL || (op >= CHK_OP_ACCESS && op <= v4_max_op(minor));
 }
@@ -237,19 +221,19 @@ static bool v4_open_args(struct xdr_cur *xc)
 {
 	uint32_t v;
 
-	if (!skip(xc, 12) || !v4_owner(xc) || !u32(xc, &v))
+	if (!skip(xc, 12) || !chk_v4_owner(xc) || !u32(xc, &v))
 		return false;
 	if (v == 1) {			/* OPEN4_CREATE: createhow4 */
 		if (!u32(xc, &v))
 			return false;
 		if (v == 0 || v == 1) {
-			if (!v4_fattr(xc))
+			if (!chk_v4_fattr(xc))
 				return false;
 		} else if (v == 2) {
 			if (!skip(xc, 8))
 				return false;
 		} else if (v == 3) {
-			if (!skip(xc, 8) || !v4_fattr(xc))
+			if (!skip(xc, 8) || !chk_v4_fattr(xc))
 				return false;
 		} else {
 			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
@@ -303,7 +287,7 @@ static bool v4_args_40a(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 			if (!skip(xc, 8))
 				return false;
 		}
-		return opaque(xc, OPAQUE_ANY) && v4_fattr(xc);
+		return opaque(xc, OPAQUE_ANY) && chk_v4_fattr(xc);
 	case CHK_OP_DELEGPURGE:
 		return skip(xc, 8);
 	case CHK_OP_DELEGRETURN:
@@ -321,11 +305,11 @@ static bool v4_args_40a(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 		if (!skip(xc, 4) || !boolean(xc, &b) || !skip(xc, 16) || !boolean(xc, &b))
 			return false;
 		if (b)		/* open_to_lock_owner4 */
-			return skip(xc, 4 + V4_STATEID + 4) && v4_owner(xc);
+			return skip(xc, 4 + V4_STATEID + 4) && chk_v4_owner(xc);
 		return skip(xc, V4_STATEID + 4);
 	case CHK_OP_LOCKT:
 		*rb = V4_DENIED_MAX;
-		return skip(xc, 4 + 16) && v4_owner(xc);
+		return skip(xc, 4 + 16) && chk_v4_owner(xc);
 	case CHK_OP_LOCKU:
 		*rb = V4_STATEID;
 		return skip(xc, 4 + 4 + V4_STATEID + 16);
@@ -336,7 +320,7 @@ static bool v4_args_40a(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 	case CHK_OP_PUTROOTFH:
 		return true;
 	case CHK_OP_NVERIFY:
-		return v4_fattr(xc);
+		return chk_v4_fattr(xc);
 	case CHK_OP_OPEN:
 		*rb = V4_STATEID + V4_CINFO + 4 + V4_BITMAP_MAX + V4_DELEG_MAX;
 		return v4_open_args(xc);
@@ -351,7 +335,7 @@ static bool v4_args_40a(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 	case CHK_OP_PUTFH:
 		return opaque(xc, NFS4_FHSIZE);
 	default:
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: chk_v4_op_known */
 	}
 }
 
@@ -370,7 +354,7 @@ static bool v4_args_40b(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 		reply_item(w, CHK_DDP_READ_DATA, idx, count);
 		return true;
 	case CHK_OP_READDIR:	/* cookie, verf, dircount, maxcount, attr_request */
-		if (!skip(xc, 8 + 8 + 4) || !u32(xc, &count) || !v4_bitmap(xc))
+		if (!skip(xc, 8 + 8 + 4) || !u32(xc, &count) || !chk_v4_bitmap(xc))
 			return false;
 		*rb = 8 + (size_t)count + 8 + 8;
 		return true;
@@ -394,15 +378,15 @@ static bool v4_args_40b(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 		return opaque(xc, OPAQUE_ANY);
 	case CHK_OP_SETATTR:	/* result carries attrsset even on error */
 		*rb = V4_BITMAP_MAX;
-		return skip(xc, V4_STATEID) && v4_fattr(xc);
+		return skip(xc, V4_STATEID) && chk_v4_fattr(xc);
 	case CHK_OP_SETCLIENTID:	/* client, callback, callback_ident */
 		*rb = 2 * (4 + V4_NAME_MAX);	/* covers resok (16) and CLID_INUSE */
 		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) && skip(xc, 4) &&
-		       v4_netaddr(xc) && skip(xc, 4);
+		       chk_v4_netaddr(xc) && skip(xc, 4);
 	case CHK_OP_SETCLIENTID_CONFIRM:
 		return skip(xc, 16);
 	case CHK_OP_VERIFY:
-		return v4_fattr(xc);
+		return chk_v4_fattr(xc);
 	case CHK_OP_WRITE:	/* stateid, offset, stable, data */
 		*rb = 4 + 4 + 8;
 		if (!skip(xc, V4_STATEID + 8 + 4) || !xdr_get_opaque(xc, &sp, OPAQUE_ANY))
@@ -410,9 +394,9 @@ static bool v4_args_40b(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *
 		call_item(w, CHK_DDP_WRITE_DATA, idx, &sp);
 		return true;
 	case CHK_OP_RELEASE_LOCKOWNER:
-		return v4_owner(xc);
+		return chk_v4_owner(xc);
 	default:
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: chk_v4_op_known */
 	}
 }
 
@@ -424,28 +408,28 @@ static bool v4_args_41(struct xdr_cur *xc, uint32_t op, size_t *rb)
 
 	switch (op) {
 	case CHK_OP_BACKCHANNEL_CTL:
-		return skip(xc, 4) && v4_array(xc, v4_cb_sec_parms);
+		return skip(xc, 4) && chk_v4_array(xc, v4_cb_sec_parms);
 	case CHK_OP_BIND_CONN_TO_SESSION:
 		*rb = 16 + 4 + 4;
 		return skip(xc, 16 + 4) && boolean(xc, &b);
 	case CHK_OP_EXCHANGE_ID:
 		*rb = V4_UNB;	/* impl_id strings, SSV handles: no protocol bound */
 		return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) && skip(xc, 4) &&
-		       v4_state_protect_a(xc) && v4_impl_id_opt(xc);
+		       v4_state_protect_a(xc) && chk_v4_impl_id_opt(xc);
 	case CHK_OP_CREATE_SESSION:
 		*rb = 16 + 4 + 4 + 2 * (6 * 4 + 4 + 4);
-		return skip(xc, 8 + 4 + 4) && v4_channel_attrs(xc) &&
-		       v4_channel_attrs(xc) && skip(xc, 4) && v4_array(xc, v4_cb_sec_parms);
+		return skip(xc, 8 + 4 + 4) && chk_v4_channel_attrs(xc) &&
+		       chk_v4_channel_attrs(xc) && skip(xc, 4) && chk_v4_array(xc, v4_cb_sec_parms);
 	case CHK_OP_DESTROY_SESSION:
 		return skip(xc, 16);
 	case CHK_OP_FREE_STATEID:
 		return skip(xc, V4_STATEID);
 	case CHK_OP_GET_DIR_DELEGATION:
 		*rb = 4 + 8 + V4_STATEID + 3 * V4_BITMAP_MAX;
-		return boolean(xc, &b) && v4_bitmap(xc) && skip(xc, 24) &&
-		       v4_bitmap(xc) && v4_bitmap(xc);
+		return boolean(xc, &b) && chk_v4_bitmap(xc) && skip(xc, 24) &&
+		       chk_v4_bitmap(xc) && chk_v4_bitmap(xc);
 	case CHK_OP_GETDEVICEINFO:	/* deviceid, type, maxcount, notify */
-		if (!skip(xc, 16 + 4) || !u32(xc, &count) || !v4_bitmap(xc))
+		if (!skip(xc, 16 + 4) || !u32(xc, &count) || !chk_v4_bitmap(xc))
 			return false;
 		/* gdia_maxcount bounds gdir_device_addr; 0 would mean "none" */
 		*rb = 4 + 4 + (size_t)count + V4_BITMAP_MAX;
@@ -502,7 +486,7 @@ static bool v4_args_41(struct xdr_cur *xc, uint32_t op, size_t *rb)
 	case CHK_OP_RECLAIM_COMPLETE:
 		return boolean(xc, &b);
 	default:
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: chk_v4_op_known */
 	}
 }
 
@@ -519,15 +503,15 @@ static bool v4_args_42(struct xdr_cur *xc, uint32_t op, size_t *rb)
 	case CHK_OP_COPY:
 		*rb = V4_WRITE_RESP + 8;
 		return skip(xc, 2 * V4_STATEID + 24) && boolean(xc, &b) &&
-		       boolean(xc, &b) && v4_array(xc, v4_netloc);
+		       boolean(xc, &b) && chk_v4_array(xc, chk_v4_netloc);
 	case CHK_OP_COPY_NOTIFY:
 		*rb = V4_UNB;
-		return skip(xc, V4_STATEID) && v4_netloc(xc);
+		return skip(xc, V4_STATEID) && chk_v4_netloc(xc);
 	case CHK_OP_IO_ADVISE:
 		*rb = V4_BITMAP_MAX;
-		return skip(xc, V4_STATEID + 16) && v4_bitmap(xc);
+		return skip(xc, V4_STATEID + 16) && chk_v4_bitmap(xc);
 	case CHK_OP_LAYOUTERROR:
-		return skip(xc, 16 + V4_STATEID) && v4_array(xc, v4_device_error);
+		return skip(xc, 16 + V4_STATEID) && chk_v4_array(xc, v4_device_error);
 	case CHK_OP_LAYOUTSTATS:
 		return skip(xc, 16 + V4_STATEID + 32 + 16) && v4_layoutupdate(xc);
 	case CHK_OP_OFFLOAD_CANCEL:
@@ -563,12 +547,12 @@ static bool v4_args_42(struct xdr_cur *xc, uint32_t op, size_t *rb)
 		*rb = V4_CINFO;
 		return opaque(xc, OPAQUE_ANY);
 	default:
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: v4_op_known */
+		return xdr_fail(xc, XDR_ERR_BAD_ENUM);	/* not reached: chk_v4_op_known */
 	}
 }
 
 /* Arguments of one operation; *rb = bound of its result after the status
- * word (V4_UNB: unbounded).  op is known (v4_op_known). */
+ * word (V4_UNB: unbounded).  op is known (chk_v4_op_known). */
 static bool v4_args(struct chk_cwalk *w, uint32_t op, uint16_t idx, size_t *rb)
 {
 	*rb = 0;
@@ -608,7 +592,7 @@ static bool v4_compound(struct chk_cwalk *w)
 			return false;
 		if (cw->cw_nops_listed < CHK_WALK_MAX_OPS)
 			cw->cw_op[cw->cw_nops_listed++] = (uint16_t)(op > 0xffff ? 0xffff : op);
-		if (!v4_op_known(cw->cw_minor, op)) {
+		if (!chk_v4_op_known(cw->cw_minor, op)) {
 			w->wk_unb = true;		/* ends DDP for the rest: see top */
 			return true;
 		}
@@ -636,320 +620,4 @@ bool chk_walk_v4_call(struct chk_cwalk *w, uint32_t proc)
 		w->wk_unb = true;
 		return true;
 	}
-}
-
-/* ------------------------------------------------------------------------
- * NFSv4 results
- * ------------------------------------------------------------------------ */
-static bool v4_deleg(struct xdr_cur *xc)	/* open_delegation4 */
-{
-	uint32_t t, v;
-	bool b;
-
-	if (!u32(xc, &t))
-		return false;
-	switch (t) {
-	case 0:				/* NONE */
-		return true;
-	case 1: case 4:			/* READ, READ_ATTRS_DELEG */
-		return skip(xc, V4_STATEID) && boolean(xc, &b) &&
-		       skip(xc, 12) && opaque(xc, OPAQUE_ANY);
-	case 2: case 5:			/* WRITE, WRITE_ATTRS_DELEG */
-		if (!skip(xc, V4_STATEID) || !boolean(xc, &b) || !u32(xc, &v))
-			return false;
-		if (v == 1) {
-			if (!skip(xc, 8))
-				return false;
-		} else if (v == 2) {
-			if (!skip(xc, 8))
-				return false;
-		} else {
-			return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-		}
-		return skip(xc, 12) && opaque(xc, OPAQUE_ANY);
-	case 3:				/* NONE_EXT: open_none_delegation4 */
-		if (!u32(xc, &v))
-			return false;
-		return (v != 1 && v != 2) || boolean(xc, &b);
-	default:
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	}
-}
-
-static bool v4_secinfo4(struct xdr_cur *xc)
-{
-	uint32_t flavor;
-
-	if (!u32(xc, &flavor))
-		return false;
-	return flavor != 6 || (opaque(xc, OPAQUE_ANY) && skip(xc, 8));
-}
-
-static bool v4_layout4(struct xdr_cur *xc)
-{
-	return skip(xc, 8 + 8 + 4 + 4) && opaque(xc, OPAQUE_ANY);
-}
-
-static bool v4_component(struct xdr_cur *xc)
-{
-	return opaque(xc, OPAQUE_ANY);
-}
-
-static bool v4_gsshandle(struct xdr_cur *xc)
-{
-	return opaque(xc, OPAQUE_ANY);
-}
-
-static bool v4_read_plus_content(struct xdr_cur *xc)
-{
-	uint32_t t;
-
-	if (!u32(xc, &t))
-		return false;
-	if (t == 0)		/* NFS4_CONTENT_DATA: data4 */
-		return skip(xc, 8) && opaque(xc, OPAQUE_ANY);
-	if (t == 1)		/* NFS4_CONTENT_HOLE: data_info4 */
-		return skip(xc, 16);
-	return true;		/* default: void */
-}
-
-/* NFSv4.0 results after NFS4_OK (the ones not listed: status only). */
-static bool v4_resok_40(struct xdr_cur *xc, uint32_t op)
-{
-	bool b;
-
-	switch (op) {
-	case CHK_OP_ACCESS:
-	case CHK_OP_COMMIT:
-		return skip(xc, 8);
-	case CHK_OP_CLOSE:
-	case CHK_OP_LOCKU:
-	case CHK_OP_OPEN_CONFIRM:
-	case CHK_OP_OPEN_DOWNGRADE:
-		return skip(xc, V4_STATEID);
-	case CHK_OP_CREATE:
-		return skip(xc, V4_CINFO) && v4_bitmap(xc);
-	case CHK_OP_GETATTR:
-		return v4_fattr(xc);
-	case CHK_OP_GETFH:
-		return opaque(xc, NFS4_FHSIZE);
-	case CHK_OP_LINK:
-	case CHK_OP_REMOVE:
-		return skip(xc, V4_CINFO);
-	case CHK_OP_OPEN:
-		return skip(xc, V4_STATEID + V4_CINFO + 4) && v4_bitmap(xc) && v4_deleg(xc);
-	case CHK_OP_READDIR:
-		if (!skip(xc, 8))
-			return false;
-		for (;;) {
-			if (!boolean(xc, &b))
-				return false;
-			if (!b)
-				break;
-			if (!skip(xc, 8) || !opaque(xc, OPAQUE_ANY) || !v4_fattr(xc))
-				return false;
-		}
-		return boolean(xc, &b);
-	case CHK_OP_RENAME:
-		return skip(xc, 2 * V4_CINFO);
-	case CHK_OP_SECINFO:
-		return v4_array(xc, v4_secinfo4);
-	case CHK_OP_WRITE:
-		return skip(xc, 16);
-	default:	/* status only (NVERIFY, VERIFY, ...) */
-		return true;
-	}
-}
-
-/* EXCHANGE_ID4resok. */
-static bool v4_exchange_id_res(struct xdr_cur *xc)
-{
-	uint32_t v;
-
-	if (!skip(xc, 8 + 4 + 4) || !u32(xc, &v))
-		return false;
-	if (v == 1) {
-		if (!v4_bitmap(xc) || !v4_bitmap(xc))
-			return false;
-	} else if (v == 2) {
-		if (!v4_bitmap(xc) || !v4_bitmap(xc) || !skip(xc, 16) ||
-		    !v4_array(xc, v4_gsshandle))
-			return false;
-	} else if (v != 0) {
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	}
-	return skip(xc, 8) && opaque(xc, NFS4_OPAQUE_LIMIT) &&
-	       opaque(xc, NFS4_OPAQUE_LIMIT) && v4_impl_id_opt(xc);
-}
-
-/* NFSv4.1 results after NFS4_OK (the ones not listed: status only). */
-static bool v4_resok_41(struct xdr_cur *xc, uint32_t op)
-{
-	uint32_t v, n;
-	bool b;
-
-	switch (op) {
-	case CHK_OP_BIND_CONN_TO_SESSION:
-		return skip(xc, 16 + 4) && boolean(xc, &b);
-	case CHK_OP_EXCHANGE_ID:
-		return v4_exchange_id_res(xc);
-	case CHK_OP_CREATE_SESSION:
-		return skip(xc, 16 + 4 + 4) && v4_channel_attrs(xc) && v4_channel_attrs(xc);
-	case CHK_OP_GET_DIR_DELEGATION:
-		if (!u32(xc, &v))
-			return false;
-		if (v == 0)
-			return skip(xc, 8 + V4_STATEID) && v4_bitmap(xc) &&
-			       v4_bitmap(xc) && v4_bitmap(xc);
-		if (v == 1)
-			return boolean(xc, &b);
-		return xdr_fail(xc, XDR_ERR_BAD_ENUM);
-	case CHK_OP_GETDEVICELIST:
-		if (!skip(xc, 16) || !u32(xc, &n))
-			return false;
-		return skip(xc, (size_t)n * 16) && boolean(xc, &b);
-	case CHK_OP_LAYOUTCOMMIT:
-		return opt_arm(xc, 8);
-	case CHK_OP_LAYOUTRETURN:
-		return opt_arm(xc, V4_STATEID);
-	case CHK_OP_SECINFO_NO_NAME:
-		return v4_array(xc, v4_secinfo4);
-	case CHK_OP_SEQUENCE:
-		return skip(xc, 16 + 5 * 4);
-	case CHK_OP_SET_SSV:
-		return opaque(xc, OPAQUE_ANY);
-	case CHK_OP_TEST_STATEID:
-		if (!u32(xc, &n))
-			return false;
-		return skip(xc, (size_t)n * 4);
-	case CHK_OP_WANT_DELEGATION:
-		return v4_deleg(xc);
-	default:	/* status only */
-		return true;
-	}
-}
-
-/* NFSv4.2 results after NFS4_OK (the ones not listed: status only). */
-static bool v4_resok_42(struct xdr_cur *xc, uint32_t op)
-{
-	uint32_t n;
-	bool b;
-
-	switch (op) {
-	case CHK_OP_COPY:
-	case CHK_OP_WRITE_SAME:
-		if (!u32(xc, &n))
-			return false;
-		if (n > 1)
-			return xdr_fail(xc, XDR_ERR_TOO_LONG);
-		return skip(xc, n * V4_STATEID + 8 + 4 + 8) &&
-		       (op == CHK_OP_WRITE_SAME || (boolean(xc, &b) && boolean(xc, &b)));
-	case CHK_OP_COPY_NOTIFY:
-		return skip(xc, 12 + V4_STATEID) && v4_array(xc, v4_netloc);
-	case CHK_OP_IO_ADVISE:
-		return v4_bitmap(xc);
-	case CHK_OP_OFFLOAD_STATUS:
-		if (!skip(xc, 8) || !u32(xc, &n))
-			return false;
-		if (n > 1)
-			return xdr_fail(xc, XDR_ERR_TOO_LONG);
-		return skip(xc, 4 * (size_t)n);
-	case CHK_OP_READ_PLUS:
-		return boolean(xc, &b) && v4_array(xc, v4_read_plus_content);
-	case CHK_OP_SEEK:
-		return boolean(xc, &b) && skip(xc, 8);
-	case CHK_OP_GETXATTR:
-		return opaque(xc, OPAQUE_ANY);
-	case CHK_OP_SETXATTR:
-	case CHK_OP_REMOVEXATTR:
-		return skip(xc, V4_CINFO);
-	case CHK_OP_LISTXATTRS:
-		return skip(xc, 8) && v4_array(xc, v4_component) && boolean(xc, &b);
-	default:	/* status only */
-		return true;
-	}
-}
-
-/* Results of one operation after its status (status OK or not). */
-static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
-{
-	bool b;
-
-	/* Results whose arm exists whatever the status. */
-	switch (op) {
-	case CHK_OP_SETATTR:	/* status + attrsset */
-		return v4_bitmap(xc);
-	case CHK_OP_LOCK:
-	case CHK_OP_LOCKT:
-		if (st == 10010)	/* NFS4ERR_DENIED: LOCK4denied */
-			return skip(xc, 8 + 8 + 4) && v4_owner(xc);
-		if (st != NFS4_OK || op == CHK_OP_LOCKT)
-			return true;
-		return skip(xc, V4_STATEID);
-	case CHK_OP_SETCLIENTID:
-		if (st == 10017)	/* NFS4ERR_CLID_INUSE */
-			return v4_netaddr(xc);
-		return st != NFS4_OK || skip(xc, 16);
-	case CHK_OP_GETDEVICEINFO:
-		if (st == 10005)	/* NFS4ERR_TOOSMALL: gdir_mincount */
-			return skip(xc, 4);
-		if (st != NFS4_OK)
-			return true;
-		return skip(xc, 4) && opaque(xc, OPAQUE_ANY) && v4_bitmap(xc);
-	case CHK_OP_LAYOUTGET:
-		if (st == 10058)	/* NFS4ERR_LAYOUTTRYLATER */
-			return boolean(xc, &b);
-		if (st != NFS4_OK)
-			return true;
-		return boolean(xc, &b) && skip(xc, V4_STATEID) && v4_array(xc, v4_layout4);
-	case CHK_OP_COPY:
-		if (st == 10094)	/* NFS4ERR_OFFLOAD_NO_REQS */
-			return boolean(xc, &b) && boolean(xc, &b);
-		break;
-	}
-	if (st != NFS4_OK)
-		return true;
-	if (op <= CHK_OP_LAST_V40)
-		return v4_resok_40(xc, op);
-	if (op <= CHK_OP_LAST_V41)
-		return v4_resok_41(xc, op);
-	return v4_resok_42(xc, op);
-}
-
-bool chk_walk_v4_reply(struct chk_rwalk *r, uint32_t proc)
-{
-	struct xdr_cur *xc = r->rk_xc;
-	uint32_t status, n, i, op, st;
-	bool b;
-
-	if (proc != CHK_NFSPROC4_COMPOUND)
-		return true;
-	if (!u32(xc, &status) || !opaque(xc, OPAQUE_ANY) || !u32(xc, &n))
-		return false;
-	for (i = 0; i < n; i++) {
-		uint16_t idx = (uint16_t)(i > UINT16_MAX ? UINT16_MAX : i);
-
-		if (!u32(xc, &op))
-			return false;
-		if (!v4_op_known(2, op))
-			return true;	/* cannot skip it: the rest stays inline */
-		if (!u32(xc, &st))
-			return false;
-		if (op == CHK_OP_READ || op == CHK_OP_READLINK) {
-			if (st != NFS4_OK) {
-				if (!chk_rw_noitem(r))
-					return false;
-				continue;
-			}
-			if (op == CHK_OP_READ && !boolean(xc, &b))	/* READ4resok.eof */
-				return false;
-			if (!chk_rw_item(r, op == CHK_OP_READ ? CHK_DDP_READ_DATA : CHK_DDP_READLINK_PATH,
-				    idx, OPAQUE_ANY))
-				return false;
-			continue;
-		}
-		if (!v4_res(xc, op, st))
-			return false;
-	}
-	return true;
 }
