@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "callback.h"
+#include "chunking.h"
 
 /* ---- session map ---- */
 

@@ -24,8 +24,16 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "call.h"
+#include "callback.h"
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "transport.h"
+#include "xmap.h"
 
 struct gw_backend {
 	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */
@@ -1103,10 +1111,10 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	for (unsigned k = 0; k < d->cd_n; k++) {
 		const struct cfg_action *a = &d->cd_act[k];
 
-		badd += a->ca_kind == CFG_ACT_BACKEND_ADD ||
-			(a->ca_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name));
-		padd += a->ca_kind == CFG_ACT_ROUTE_ADD ||
-			(a->ca_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name));
+		badd += a->ac_kind == CFG_ACT_BACKEND_ADD ||
+			(a->ac_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ac_new].cb_name));
+		padd += a->ac_kind == CFG_ACT_ROUTE_ADD ||
+			(a->ac_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ac_new].cr_name));
 	}
 	if (badd > bfree || padd > pfree) {
 		snprintf(err, errlen, "%u new backends and %u new routes, room for %u and %u while "
@@ -1118,18 +1126,18 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		struct gw_backend *bk;
 
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
 			continue;
-		bk = a->ca_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name)
+		bk = a->ac_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ac_new].cb_name)
 			: NULL;
 		if (bk)
 			continue;
-		xm[a->ca_new] = gw_xmap_for_backend(gw);
-		if (!xm[a->ca_new]) {
+		xm[a->ac_new] = gw_xmap_for_backend(gw);
+		if (!xm[a->ac_new]) {
 			for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
 				gw_xmap_free(xm[i]);
 			snprintf(err, errlen, "no memory for the XID map of backend %s",
-				 cf->cf_backends[a->ca_new].cb_name);
+				 cf->cf_backends[a->ac_new].cb_name);
 			return -ENOMEM;
 		}
 	}
@@ -1139,13 +1147,13 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	for (unsigned k = 0; k < d->cd_n; k++) {
 		const struct cfg_action *a = &d->cd_act[k];
 
-		if (a->ca_kind == CFG_ACT_BACKEND_REMOVE) {
-			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ca_old].cb_name);
+		if (a->ac_kind == CFG_ACT_BACKEND_REMOVE) {
+			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ac_old].cb_name);
 
 			if (bk) {
 				bk->bk_retiring = true;
 				gw_info(LG(gw), "backend %s: removed by reload (%s)", bk->bk_cfg->cb_name,
-					a->ca_what);
+					a->ac_what);
 			}
 		}
 	}
@@ -1153,16 +1161,16 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		const struct cfg_backend *cb;
 
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
 			continue;
-		cb = &cf->cf_backends[a->ca_new];
-		if (!xm[a->ca_new]) {
-			nb[a->ca_new] = gw_backend_active(gw, cb->cb_name);
-			nb[a->ca_new]->bk_ccfg = *cb;
+		cb = &cf->cf_backends[a->ac_new];
+		if (!xm[a->ac_new]) {
+			nb[a->ac_new] = gw_backend_active(gw, cb->cb_name);
+			nb[a->ac_new]->bk_ccfg = *cb;
 			continue;
 		}
-		nb[a->ca_new] = gw_backend_slot(gw);
-		gw_backend_init(gw, nb[a->ca_new], cb, xm[a->ca_new]);
+		nb[a->ac_new] = gw_backend_slot(gw);
+		gw_backend_init(gw, nb[a->ac_new], cb, xm[a->ac_new]);
 		gw_info(LG(gw), "backend %s: added (%s)", cb->cb_name, cb->cb_host);
 	}
 
@@ -1171,27 +1179,27 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		struct gw_path *pa;
 
-		if (a->ca_kind == CFG_ACT_ROUTE_REMOVE) {
-			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ca_old].cr_name);
+		if (a->ac_kind == CFG_ACT_ROUTE_REMOVE) {
+			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ac_old].cr_name);
 			if (pa) {
-				retire_why[nretire] = a->ca_what;
+				retire_why[nretire] = a->ac_what;
 				retire[nretire++] = pa;
 			}
 			continue;
 		}
-		if (a->ca_kind != CFG_ACT_ROUTE_ADD && a->ca_kind != CFG_ACT_ROUTE_KEEP)
+		if (a->ac_kind != CFG_ACT_ROUTE_ADD && a->ac_kind != CFG_ACT_ROUTE_KEEP)
 			continue;
-		pa = a->ca_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name)
+		pa = a->ac_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ac_new].cr_name)
 		     : NULL;
 		if (pa) {
-			pa->pa_rcfg = cf->cf_routes[a->ca_new];	/* versions may have moved */
-			np[a->ca_new] = pa;
+			pa->pa_rcfg = cf->cf_routes[a->ac_new];	/* versions may have moved */
+			np[a->ac_new] = pa;
 			continue;
 		}
 		pa = gw_path_slot(gw);
-		gw_path_init(gw, pa, &cf->cf_routes[a->ca_new], nb[cf->cf_routes[a->ca_new].cr_backend]);
-		np[a->ca_new] = pa;
-		nadded[nstarted++] = a->ca_new;
+		gw_path_init(gw, pa, &cf->cf_routes[a->ac_new], nb[cf->cf_routes[a->ac_new].cr_backend]);
+		np[a->ac_new] = pa;
+		nadded[nstarted++] = a->ac_new;
 	}
 
 	/* 4. Swap: the new table routes from now on. */

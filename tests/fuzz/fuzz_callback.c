@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "gateway.h"
+#include "callback.h"
+#include "chunking.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "xmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
