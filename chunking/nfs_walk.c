@@ -131,13 +131,13 @@ bool chk_call_walk(struct xdr_cur *xc, uint32_t prog, uint32_t vers, uint32_t pr
 
 static bool piece(struct chk_rwalk *r, uint8_t kind, uint16_t chunk, size_t off, size_t len)
 {
-	struct chk_reply_walk *rw = r->rk_rw;
+	struct chk_reply_walk *rw = r->rv_rw;
 	struct chk_piece *pc;
 
 	if (len == 0)
 		return true;
 	if (rw->rw_npieces >= CHK_MAX_PIECES) {
-		r->rk_err = CHK_WALK_TOO_MANY;
+		r->rv_err = CHK_WALK_TOO_MANY;
 		return false;
 	}
 	pc = &rw->rw_pieces[rw->rw_npieces++];
@@ -152,8 +152,8 @@ static bool piece(struct chk_rwalk *r, uint8_t kind, uint16_t chunk, size_t off,
 /* An eligible result arm that is present: cursor at its length word. */
 bool chk_rw_item(struct chk_rwalk *r, uint8_t kind, uint16_t op, uint32_t max)
 {
-	struct xdr_cur *xc = r->rk_xc;
-	struct chk_reply_walk *rw = r->rk_rw;
+	struct xdr_cur *xc = r->rv_xc;
+	struct chk_reply_walk *rw = r->rv_rw;
 	struct chk_item *it = NULL;
 	uint32_t len;
 	size_t pos;
@@ -170,20 +170,20 @@ bool chk_rw_item(struct chk_rwalk *r, uint8_t kind, uint16_t op, uint32_t max)
 		it->it_pos = pos;
 		it->it_len = len;
 	}
-	if (r->rk_next < r->rk_nw) {
-		unsigned k = r->rk_next++;
+	if (r->rv_next < r->rv_nw) {
+		unsigned k = r->rv_next++;
 
 		/* RFC 8267 6.4.1: a matching write chunk carries the data; the
 		 * inline stream goes on right after the length word. */
-		if (r->rk_wlens[k] != len) {
-			r->rk_err = CHK_WALK_LEN_MISMATCH;
+		if (r->rv_wlens[k] != len) {
+			r->rv_err = CHK_WALK_LEN_MISMATCH;
 			return false;
 		}
-		if (!piece(r, CHK_PIECE_INLINE, 0, r->rk_inl, pos - r->rk_inl) ||
+		if (!piece(r, CHK_PIECE_INLINE, 0, r->rv_inl, pos - r->rv_inl) ||
 		    !piece(r, CHK_PIECE_CHUNK, (uint16_t)k, 0, len) ||
 		    !piece(r, CHK_PIECE_PAD, 0, 0, xdr_pad(len)))
 			return false;
-		r->rk_inl = pos;
+		r->rv_inl = pos;
 		if (len)
 			rw->rw_nchunks_used++;
 		return true;
@@ -195,12 +195,12 @@ bool chk_rw_item(struct chk_rwalk *r, uint8_t kind, uint16_t op, uint32_t max)
  * must be empty. */
 bool chk_rw_noitem(struct chk_rwalk *r)
 {
-	if (r->rk_next < r->rk_nw) {
-		if (r->rk_wlens[r->rk_next] != 0) {
-			r->rk_err = CHK_WALK_CHUNK_UNUSED;
+	if (r->rv_next < r->rv_nw) {
+		if (r->rv_wlens[r->rv_next] != 0) {
+			r->rv_err = CHK_WALK_CHUNK_UNUSED;
 			return false;
 		}
-		r->rk_next++;
+		r->rv_next++;
 	}
 	return true;
 }
@@ -209,8 +209,8 @@ bool chk_reply_walk(struct xdr_cur *xc, size_t msg_pos, uint32_t prog, uint32_t 
 		    uint32_t proc, const uint32_t *wlens, unsigned nw,
 		    struct chk_reply_walk *rw, enum chk_walk_err *err)
 {
-	struct chk_rwalk r = { .rk_rw = rw, .rk_xc = xc, .rk_wlens = wlens, .rk_nw = nw,
-			       .rk_next = 0, .rk_inl = msg_pos, .rk_err = CHK_WALK_OK };
+	struct chk_rwalk r = { .rv_rw = rw, .rv_xc = xc, .rv_wlens = wlens, .rv_nw = nw,
+			       .rv_next = 0, .rv_inl = msg_pos, .rv_err = CHK_WALK_OK };
 	bool ok = true;
 	unsigned k;
 
@@ -232,17 +232,17 @@ bool chk_reply_walk(struct xdr_cur *xc, size_t msg_pos, uint32_t prog, uint32_t 
 	}
 	if (ok) {
 		/* Chunks no result claimed must be empty (RFC 8267 6.4.1). */
-		for (k = r.rk_next; k < nw; k++)
+		for (k = r.rv_next; k < nw; k++)
 			if (wlens[k] != 0) {
-				r.rk_err = CHK_WALK_CHUNK_UNUSED;
+				r.rv_err = CHK_WALK_CHUNK_UNUSED;
 				ok = false;
 				break;
 			}
 	}
 	if (ok)
-		ok = piece(&r, CHK_PIECE_INLINE, 0, r.rk_inl, xc->xc_len - r.rk_inl);
-	if (!ok && r.rk_err == CHK_WALK_OK)
-		r.rk_err = CHK_WALK_XDR;
-	*err = r.rk_err;
+		ok = piece(&r, CHK_PIECE_INLINE, 0, r.rv_inl, xc->xc_len - r.rv_inl);
+	if (!ok && r.rv_err == CHK_WALK_OK)
+		r.rv_err = CHK_WALK_XDR;
+	*err = r.rv_err;
 	return ok;
 }

@@ -101,13 +101,13 @@ static inline bool opt_arm(struct xdr_cur *xc, size_t n)
 
 /* Reply walk state. */
 struct chk_rwalk {
-	struct chk_reply_walk *rk_rw;
-	struct xdr_cur *rk_xc;
-	const uint32_t *rk_wlens;
-	unsigned rk_nw;
-	unsigned rk_next;	/* next write chunk to pair */
-	size_t rk_inl;		/* start of the inline span not yet emitted */
-	enum chk_walk_err rk_err;
+	struct chk_reply_walk *rv_rw;
+	struct xdr_cur *rv_xc;
+	const uint32_t *rv_wlens;
+	unsigned rv_nw;
+	unsigned rv_next;	/* next write chunk to pair */
+	size_t rv_inl;		/* start of the inline span not yet emitted */
+	enum chk_walk_err rv_err;
 };
 
 /* Arguments of one procedure (chk_call_walk: cursor at the arguments). */

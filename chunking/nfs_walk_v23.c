@@ -249,13 +249,13 @@ bool chk_walk_v2_reply(struct chk_rwalk *r, uint32_t proc)
 
 	if (proc != 5 && proc != 6)
 		return true;
-	if (!u32(r->rk_xc, &status))
+	if (!u32(r->rv_xc, &status))
 		return false;
 	if (status != 0)
 		return chk_rw_noitem(r);
 	if (proc == 5)
 		return chk_rw_item(r, CHK_DDP_READLINK_PATH, 0, V2_MAXPATHLEN);
-	return skip(r->rk_xc, V2_FATTR) && chk_rw_item(r, CHK_DDP_READ_DATA, 0, V2_MAXDATA);
+	return skip(r->rv_xc, V2_FATTR) && chk_rw_item(r, CHK_DDP_READ_DATA, 0, V2_MAXDATA);
 }
 
 static bool v3_post_op_attr(struct xdr_cur *xc)
@@ -269,12 +269,12 @@ bool chk_walk_v3_reply(struct chk_rwalk *r, uint32_t proc)
 
 	if (proc != 5 && proc != 6)
 		return true;
-	if (!u32(r->rk_xc, &status) || !v3_post_op_attr(r->rk_xc))
+	if (!u32(r->rv_xc, &status) || !v3_post_op_attr(r->rv_xc))
 		return false;
 	if (status != 0)
 		return chk_rw_noitem(r);
 	if (proc == 5)
 		return chk_rw_item(r, CHK_DDP_READLINK_PATH, 0, OPAQUE_ANY);
 	/* READ3resok: count, eof, data */
-	return skip(r->rk_xc, 8) && chk_rw_item(r, CHK_DDP_READ_DATA, 0, OPAQUE_ANY);
+	return skip(r->rv_xc, 8) && chk_rw_item(r, CHK_DDP_READ_DATA, 0, OPAQUE_ANY);
 }

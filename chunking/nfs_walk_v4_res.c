@@ -290,7 +290,7 @@ static bool v4_res(struct xdr_cur *xc, uint32_t op, uint32_t st)
 
 bool chk_walk_v4_reply(struct chk_rwalk *r, uint32_t proc)
 {
-	struct xdr_cur *xc = r->rk_xc;
+	struct xdr_cur *xc = r->rv_xc;
 	uint32_t status, n, i, op, st;
 	bool b;
 
