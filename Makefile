@@ -89,10 +89,13 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_HELP_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
-# The backchannel relay's decoders live in gateway/ (pure, self-contained).
-$(FUZZ_BUILD)/fuzz_callback: tests/fuzz/fuzz_callback.c gateway/callback.c gateway/callback.h $(FUZZ_LIBSRC)
+# Targets over a pure file of gateway/ link that file too: fuzz_callback the
+# relay's session map (callback.c), fuzz_xmap the XID map (xmap.c).
+$(FUZZ_BUILD)/fuzz_callback: gateway/callback.c gateway/callback.h
+$(FUZZ_BUILD)/fuzz_xmap: gateway/xmap.c gateway/xmap.h
+$(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap: $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< gateway/callback.c $(FUZZ_LIBSRC)
+	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< $(filter gateway/%.c,$^) $(FUZZ_LIBSRC)
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)

@@ -106,7 +106,6 @@ struct xdr_enc {
 };
 void xdr_enc_init(struct xdr_enc *xe, void *buf, size_t cap);
 bool xdr_put_u32(struct xdr_enc *xe, uint32_t v);
-bool xdr_put_i32(struct xdr_enc *xe, int32_t v);
 bool xdr_put_u64(struct xdr_enc *xe, uint64_t v);
 bool xdr_put_bool(struct xdr_enc *xe, bool v);
 bool xdr_put_opaque(struct xdr_enc *xe, const void *data, uint32_t len);	/* with length word */
@@ -386,8 +385,9 @@ bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep);
 
 /* ------------------------------------------------------------------------
  * NFS upper-layer binding (RFC 8267): eligibility table, call and reply
- * walkers, chunking decision - nfs_table.c nfs_walk.c nfs4_walk.c
- * nfs_decide.c.  docs/chunking.md shows the table as users read it.
+ * walkers, chunking decision - nfs_table.c, nfs_walk.c (nfs_walk_v23.c,
+ * nfs_walk_v4.c, nfs_walk_v4_res.c), nfs_decide.c.  docs/chunking.md shows
+ * the table as users read it.
  *
  * The call walker takes (program, version, procedure, GSS service) and a
  * cursor at the procedure arguments; it reports each DDP-eligible item of
@@ -405,6 +405,103 @@ bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep);
 #define CHK_PROG_NLM		100021
 #define CHK_PROG_NSM		100024
 #define CHK_PROG_NFSACL		100227
+
+/* NFSv4 operation numbers: nfs_opnum4 of RFC 7530 16, RFC 8881 18,
+ * RFC 7862 15 and RFC 8276 (xattrs), the RFCs' names behind CHK_.  The
+ * walkers, the table and the backchannel decoders use only these. */
+enum chk_nfs_opnum4 {
+	/* RFC 7530 16 (NFSv4.0) */
+	CHK_OP_ACCESS = 3,
+	CHK_OP_CLOSE = 4,
+	CHK_OP_COMMIT = 5,
+	CHK_OP_CREATE = 6,
+	CHK_OP_DELEGPURGE = 7,
+	CHK_OP_DELEGRETURN = 8,
+	CHK_OP_GETATTR = 9,
+	CHK_OP_GETFH = 10,
+	CHK_OP_LINK = 11,
+	CHK_OP_LOCK = 12,
+	CHK_OP_LOCKT = 13,
+	CHK_OP_LOCKU = 14,
+	CHK_OP_LOOKUP = 15,
+	CHK_OP_LOOKUPP = 16,
+	CHK_OP_NVERIFY = 17,
+	CHK_OP_OPEN = 18,
+	CHK_OP_OPENATTR = 19,
+	CHK_OP_OPEN_CONFIRM = 20,
+	CHK_OP_OPEN_DOWNGRADE = 21,
+	CHK_OP_PUTFH = 22,
+	CHK_OP_PUTPUBFH = 23,
+	CHK_OP_PUTROOTFH = 24,
+	CHK_OP_READ = 25,
+	CHK_OP_READDIR = 26,
+	CHK_OP_READLINK = 27,
+	CHK_OP_REMOVE = 28,
+	CHK_OP_RENAME = 29,
+	CHK_OP_RENEW = 30,
+	CHK_OP_RESTOREFH = 31,
+	CHK_OP_SAVEFH = 32,
+	CHK_OP_SECINFO = 33,
+	CHK_OP_SETATTR = 34,
+	CHK_OP_SETCLIENTID = 35,
+	CHK_OP_SETCLIENTID_CONFIRM = 36,
+	CHK_OP_VERIFY = 37,
+	CHK_OP_WRITE = 38,
+	CHK_OP_RELEASE_LOCKOWNER = 39,
+	/* RFC 8881 18 (NFSv4.1) */
+	CHK_OP_BACKCHANNEL_CTL = 40,
+	CHK_OP_BIND_CONN_TO_SESSION = 41,
+	CHK_OP_EXCHANGE_ID = 42,
+	CHK_OP_CREATE_SESSION = 43,
+	CHK_OP_DESTROY_SESSION = 44,
+	CHK_OP_FREE_STATEID = 45,
+	CHK_OP_GET_DIR_DELEGATION = 46,
+	CHK_OP_GETDEVICEINFO = 47,
+	CHK_OP_GETDEVICELIST = 48,
+	CHK_OP_LAYOUTCOMMIT = 49,
+	CHK_OP_LAYOUTGET = 50,
+	CHK_OP_LAYOUTRETURN = 51,
+	CHK_OP_SECINFO_NO_NAME = 52,
+	CHK_OP_SEQUENCE = 53,
+	CHK_OP_SET_SSV = 54,
+	CHK_OP_TEST_STATEID = 55,
+	CHK_OP_WANT_DELEGATION = 56,
+	CHK_OP_DESTROY_CLIENTID = 57,
+	CHK_OP_RECLAIM_COMPLETE = 58,
+	/* RFC 7862 15 (NFSv4.2) */
+	CHK_OP_ALLOCATE = 59,
+	CHK_OP_COPY = 60,
+	CHK_OP_COPY_NOTIFY = 61,
+	CHK_OP_DEALLOCATE = 62,
+	CHK_OP_IO_ADVISE = 63,
+	CHK_OP_LAYOUTERROR = 64,
+	CHK_OP_LAYOUTSTATS = 65,
+	CHK_OP_OFFLOAD_CANCEL = 66,
+	CHK_OP_OFFLOAD_STATUS = 67,
+	CHK_OP_READ_PLUS = 68,
+	CHK_OP_SEEK = 69,
+	CHK_OP_WRITE_SAME = 70,
+	CHK_OP_CLONE = 71,
+	/* RFC 8276 (xattrs, NFSv4.2) */
+	CHK_OP_GETXATTR = 72,
+	CHK_OP_SETXATTR = 73,
+	CHK_OP_LISTXATTRS = 74,
+	CHK_OP_REMOVEXATTR = 75,
+	CHK_OP_LAST_V40 = CHK_OP_RELEASE_LOCKOWNER,	/* highest of each minor version */
+	CHK_OP_LAST_V41 = CHK_OP_RECLAIM_COMPLETE,
+	CHK_OP_LAST_V42 = CHK_OP_REMOVEXATTR,
+	CHK_OP_ILLEGAL = 10044,
+};
+/* Callback operation numbers (nfs_cb_opnum4, RFC 8881 20): the one the
+ * gateway reads. */
+enum chk_nfs_cb_opnum4 {
+	CHK_OP_CB_SEQUENCE = 11,
+};
+/* Procedures of the NFSv4 program and of the callback program. */
+#define CHK_NFSPROC4_NULL	0
+#define CHK_NFSPROC4_COMPOUND	1
+#define CHK_CB_NULL		0
+#define CHK_CB_COMPOUND		1
 
 /* gss_service argument of the walkers: 0 = not RPCSEC_GSS, else enum
  * rpc_gss_service, or CHK_GSS_CONTROL for RPCSEC_GSS control procedures
@@ -587,5 +684,31 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
  * number of spans (<= dc_nreads + 1), 0 for RDMA_NOMSG. */
 unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos,
 				   size_t msg_len, struct xdr_span *spans, unsigned cap);
+
+/* ------------------------------------------------------------------------
+ * NFSv4.1 backchannel decoders (RFC 8881; RFC 8167 on RDMA) - nfs_cb.c
+ *
+ * What the gateway's backchannel relay routes by: the session of a server's
+ * callback, and the sessions a client's own traffic binds to its
+ * connection's back channel (RFC 8881 2.10.3.1).  Untrusted input.
+ * ------------------------------------------------------------------------ */
+#define CHK_NFS4_SESSIONID_SIZE	16	/* NFS4_SESSIONID_SIZE (RFC 8881 3.2) */
+
+/* A CALL from the server, decoded as far as routing needs. */
+struct chk_cb_msg {
+	uint32_t cm_xid, cm_prog, cm_vers, cm_proc;
+	uint32_t cm_minorversion;
+	bool cm_has_sid;		/* CB_COMPOUND starting with CB_SEQUENCE */
+	uint8_t cm_sid[CHK_NFS4_SESSIONID_SIZE];
+};
+/* false: not an RPC call header at all (dropped). */
+bool chk_cb_parse_call(const struct iovec *iov, unsigned niov, struct chk_cb_msg *m);
+/* A client's NFSv4 COMPOUND reply: true (sid set) when it binds the
+ * connection's back channel to a session: CREATE_SESSION with
+ * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION with
+ * CDFS4_BACK/BOTH, status NFS4_OK. */
+bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid);
+/* A client's NFSv4.1+ COMPOUND call starting with SEQUENCE: its sessionid. */
+bool chk_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
 
 #endif /* RPCRDMA_GW_CHUNKING_H */

@@ -284,11 +284,6 @@ bool xdr_put_u32(struct xdr_enc *xe, uint32_t v)
 	return true;
 }
 
-bool xdr_put_i32(struct xdr_enc *xe, int32_t v)
-{
-	return xdr_put_u32(xe, (uint32_t)v);
-}
-
 bool xdr_put_u64(struct xdr_enc *xe, uint64_t v)
 {
 	return xdr_put_u32(xe, (uint32_t)(v >> 32)) && xdr_put_u32(xe, (uint32_t)v);

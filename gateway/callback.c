@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * This file contains the pure pieces of the NFSv4.1 backchannel relay
- * (RFC 8167 on the RDMA side, RFC 8881 callbacks on the client's TCP
- * connection): the decoders that find a session ID in a server's
- * CB_COMPOUND and in a client's COMPOUND call or reply, the session map
- * (which client connection owns which session's back channel) and the
- * relay table (callbacks forwarded, waiting for the client's REPLY).  The
- * glue with calls, transports and the frontend is in gateway.c.
+ * This file contains the state of the NFSv4.1 backchannel relay (RFC 8167
+ * on the RDMA side, RFC 8881 callbacks on the client's TCP connection): the
+ * session map (which client connection owns which session's back channel)
+ * and the relay table (callbacks forwarded, waiting for the client's
+ * REPLY).  The decoders that find the session IDs are chunking's
+ * (nfs_cb.c); the glue with calls, transports and the frontend is in
+ * gateway.c.
  *
  * Ownership rule (data exposure): a callback goes only to the connection
  * that bound the session's back channel, as the server itself decides it
@@ -24,102 +24,6 @@
 
 #include "callback.h"
 #include "chunking.h"
-
-/* NFSv4 numbers (RFC 8881 / RFC 7863). */
-enum {
-	NFS4_OP_BIND_CONN_TO_SESSION = 41,
-	NFS4_OP_CREATE_SESSION = 43,
-	NFS4_OP_SEQUENCE = 53,
-	NFS4_OP_CB_SEQUENCE = 11,
-	NFS4_CB_COMPOUND = 1,
-	CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2,
-	CDFS4_BACK = 0x2,		/* bit of CDFS4_BACK (2) and CDFS4_BOTH (3) */
-	GW_CB_MAX_TAG = 1024,
-};
-
-/* ---- decoders ---- */
-
-static bool get_sid(struct xdr_cur *xc, uint8_t *sid)
-{
-	for (unsigned i = 0; i < GW_CB_SESSIONID_LEN; i += 4) {
-		uint32_t w;
-
-		if (!xdr_get_u32(xc, &w))
-			return false;
-		chk_put_be32(sid + i, w);
-	}
-	return true;
-}
-
-bool gw_cb_parse_call(const struct iovec *iov, unsigned niov, struct gw_cb_msg *m)
-{
-	struct rpc_call_hdr h;
-	struct xdr_span tag;
-	struct xdr_cur xc;
-	uint32_t ident, nops, op;
-
-	memset(m, 0, sizeof(*m));
-	xdr_cur_init(&xc, iov, niov);
-	if (!rpc_call_decode(&xc, &h))
-		return false;
-	m->cm_xid = h.rc_xid;
-	m->cm_prog = h.rc_prog;
-	m->cm_vers = h.rc_vers;
-	m->cm_proc = h.rc_proc;
-	if (h.rc_proc != NFS4_CB_COMPOUND)
-		return true;
-	/* CB_COMPOUND4args: tag, minorversion, callback_ident, argarray */
-	if (!xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) || !xdr_get_u32(&xc, &m->cm_minorversion) ||
-	    !xdr_get_u32(&xc, &ident) || !xdr_get_u32(&xc, &nops))
-		return true;	/* no session: the caller answers by itself */
-	if (m->cm_minorversion >= 1 && nops >= 1 && xdr_get_u32(&xc, &op) &&
-	    op == NFS4_OP_CB_SEQUENCE && get_sid(&xc, m->cm_sid))
-		m->cm_has_sid = true;
-	return true;
-}
-
-bool gw_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid)
-{
-	struct rpc_reply_hdr rh;
-	struct xdr_span tag;
-	struct xdr_cur xc;
-	uint32_t status, nres, op, opstatus, seq, flags;
-
-	xdr_cur_init(&xc, iov, niov);
-	if (!rpc_reply_decode(&xc, &rh) || rh.rr_stat != RPC_MSG_ACCEPTED ||
-	    rh.rr_accept_stat != RPC_SUCCESS)
-		return false;
-	/* COMPOUND4res: status, tag, resarray; both ops are sole ops */
-	if (!xdr_get_u32(&xc, &status) || status != 0 || !xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) ||
-	    !xdr_get_u32(&xc, &nres) || nres < 1 || !xdr_get_u32(&xc, &op) ||
-	    !xdr_get_u32(&xc, &opstatus) || opstatus != 0)
-		return false;
-	switch (op) {
-	case NFS4_OP_CREATE_SESSION:
-		/* csr_sessionid, csr_sequence, csr_flags, ... */
-		return get_sid(&xc, sid) && xdr_get_u32(&xc, &seq) && xdr_get_u32(&xc, &flags) &&
-		       (flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-	case NFS4_OP_BIND_CONN_TO_SESSION:
-		/* bctsr_sessid, bctsr_dir, bctsr_use_conn_in_rdma_mode */
-		return get_sid(&xc, sid) && xdr_get_u32(&xc, &flags) && (flags & CDFS4_BACK);
-	default:
-		return false;
-	}
-}
-
-bool gw_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid)
-{
-	struct rpc_call_hdr h;
-	struct xdr_span tag;
-	struct xdr_cur xc;
-	uint32_t minor, nops, op;
-
-	xdr_cur_init(&xc, iov, niov);
-	return rpc_call_decode(&xc, &h) && h.rc_proc == 1 &&
-	       xdr_get_opaque(&xc, &tag, GW_CB_MAX_TAG) && xdr_get_u32(&xc, &minor) && minor >= 1 &&
-	       xdr_get_u32(&xc, &nops) && nops >= 1 && xdr_get_u32(&xc, &op) &&
-	       op == NFS4_OP_SEQUENCE && get_sid(&xc, sid);
-}
 
 /* ---- session map ---- */
 

@@ -12,10 +12,12 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "chunking.h"
+
 struct gw_path;
 
 /* ------------------------------------------------------------------------
- * Backchannel relay - callback.c (pure pieces; the glue is in gateway.c)
+ * Backchannel relay - callback.c (pure state; the glue is in gateway.c)
  *
  * The server sends NFSv4.1 callbacks on the RDMA connection a session's
  * CREATE_SESSION (or BIND_CONN_TO_SESSION) came on, i.e. to the gateway.
@@ -25,25 +27,10 @@ struct gw_path;
  * keeps each callback forwarded to a client under a gateway XID until the
  * client's REPLY comes back on that same connection.
  * ------------------------------------------------------------------------ */
-#define GW_CB_SESSIONID_LEN	16
+#define GW_CB_SESSIONID_LEN	CHK_NFS4_SESSIONID_SIZE
 #define GW_CB_TIMEOUT_MS	5000	/* below nfsd's callback timeout (lease/10: 9 s by default) */
 
-/* A CALL from the server, decoded as far as routing needs. */
-struct gw_cb_msg {
-	uint32_t cm_xid, cm_prog, cm_vers, cm_proc;
-	uint32_t cm_minorversion;
-	bool cm_has_sid;		/* CB_COMPOUND starting with CB_SEQUENCE */
-	uint8_t cm_sid[GW_CB_SESSIONID_LEN];
-};
-/* false: not an RPC call header at all (dropped). */
-bool gw_cb_parse_call(const struct iovec *iov, unsigned niov, struct gw_cb_msg *m);
-/* A client's NFSv4 COMPOUND reply: true (sid set) when it binds the
- * connection's back channel to a session: CREATE_SESSION with
- * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION with
- * CDFS4_BACK/BOTH, status NFS4_OK. */
-bool gw_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid);
-/* A client's NFSv4.1+ COMPOUND call starting with SEQUENCE: its sessionid. */
-bool gw_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
+/* The decoders it routes by are chunking's chk_cb_parse_*() (nfs_cb.c). */
 
 /* Session map: sessionid -> owning client connection (opaque pointer)
  * and the client key it had (fe_conn_key). */

@@ -499,14 +499,14 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	struct gw_cb_pend *cp = NULL;
 	struct gw_buf *b = NULL;
 	struct fe_conn *owner;
-	struct gw_cb_msg m;
+	struct chk_cb_msg m;
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 	size_t len = 0, off = 0;
 
 	gw_stat_inc(ST(gw), GW_CTR_CB_CALLS);
 	for (unsigned i = 0; i < niov; i++)
 		len += msg[i].iov_len;
-	if (!gw_cb_parse_call(msg, niov, &m)) {
+	if (!chk_cb_parse_call(msg, niov, &m)) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_BAD);
 		gw_err(LG(gw), "path %s: callback of %zu bytes is not an RPC call: dropped",
 		       pa->pa_name, len);
@@ -630,7 +630,7 @@ static void gw_cb_learn_reply(struct gw_ctx *gw, struct gw_call *c, const struct
 	uint8_t sid[GW_CB_SESSIONID_LEN];
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 
-	if (!gw_cb_parse_bind_reply(iov, niov, sid) ||
+	if (!chk_cb_parse_bind_reply(iov, niov, sid) ||
 	    !gw_cbs_bind(gw->gw_cbs, sid, c->ca_conn, fe_conn_key(c->ca_conn)))
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
@@ -645,7 +645,7 @@ static void gw_cb_learn_sequence(struct gw_ctx *gw, struct gw_call *c)
 	uint8_t sid[GW_CB_SESSIONID_LEN];
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 
-	if (!gw_cb_parse_sequence(c->ca_rec.rc_iov, c->ca_rec.rc_niov, sid) ||
+	if (!chk_cb_parse_sequence(c->ca_rec.rc_iov, c->ca_rec.rc_niov, sid) ||
 	    !gw_cbs_seen(gw->gw_cbs, sid, c->ca_conn, c->ca_client))
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);

@@ -1,28 +1,49 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the backchannel relay decoders (gateway/callback.c):
+ * libFuzzer target for the backchannel decoders (chunking/nfs_cb.c):
  * a server's callback CALL (RFC 8167 backchannel, CB_COMPOUND/CB_SEQUENCE)
  * and a client's COMPOUND call/reply (SEQUENCE, CREATE_SESSION,
  * BIND_CONN_TO_SESSION), all untrusted.  The input is split in up to three
  * segments at positions taken from its first two bytes, so the decoders'
  * reads across iovec boundaries are exercised too.  Invariants: no decoder
- * reads out of bounds (ASan), a decoded session id lands in the session map
- * and is found again with its owner.
+ * reads out of bounds (ASan); each decoder answers the same for the split
+ * message as for the same bytes in one buffer (result, fields, session
+ * id); a decoded session id lands in the relay's session map
+ * (gateway/callback.c) and is found again with its owner.
  */
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "callback.h"
+#include "chunking.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool same_msg(const struct chk_cb_msg *x, const struct chk_cb_msg *y)
+{
+	return x->cm_xid == y->cm_xid && x->cm_prog == y->cm_prog && x->cm_vers == y->cm_vers &&
+	       x->cm_proc == y->cm_proc && x->cm_minorversion == y->cm_minorversion &&
+	       x->cm_has_sid == y->cm_has_sid &&
+	       (!x->cm_has_sid || !memcmp(x->cm_sid, y->cm_sid, sizeof(x->cm_sid)));
+}
+
+/* A sid decoder on the split message and on one buffer: same answer. */
+static void same_sid(bool (*dec)(const struct iovec *, unsigned, uint8_t *),
+		     const struct iovec *iov, unsigned niov, const struct iovec *whole)
+{
+	uint8_t sid[CHK_NFS4_SESSIONID_SIZE] = { 0 }, sidw[CHK_NFS4_SESSIONID_SIZE] = { 0 };
+	bool ok = dec(iov, niov, sid);
+
+	if (ok != dec(whole, 1, sidw) || (ok && memcmp(sid, sidw, sizeof(sid))))
+		__builtin_trap();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gw_cb_sessions *map;
-	uint8_t sid[GW_CB_SESSIONID_LEN];
-	struct gw_cb_msg m;
-	struct iovec iov[3];
+	struct chk_cb_msg m, mw;
+	struct iovec iov[3], whole;
 	unsigned niov = 0;
 	size_t a, b;
 	int owner;
@@ -43,10 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		iov[niov++] = (struct iovec){ (void *)(data + a), b - a };
 	if (size > b)
 		iov[niov++] = (struct iovec){ (void *)(data + b), size - b };
+	whole = (struct iovec){ (void *)data, size };
 	if (!map && !(map = gw_cbs_new(64)))
 		__builtin_trap();
 
-	if (gw_cb_parse_call(iov, niov, &m) && m.cm_has_sid) {
+	if (chk_cb_parse_call(iov, niov, &m) != chk_cb_parse_call(&whole, 1, &mw) ||
+	    !same_msg(&m, &mw))
+		__builtin_trap();
+	if (chk_cb_parse_call(iov, niov, &m) && m.cm_has_sid) {
 		/* bound (or already ours): found with its owner, until it goes */
 		if (gw_cbs_bind(map, m.cm_sid, &owner, 1) || gw_cbs_owner(map, m.cm_sid)) {
 			if (gw_cbs_owner(map, m.cm_sid) != &owner)
@@ -56,8 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 		}
 	}
-	memset(sid, 0, sizeof(sid));
-	(void)gw_cb_parse_bind_reply(iov, niov, sid);
-	(void)gw_cb_parse_sequence(iov, niov, sid);
+	same_sid(chk_cb_parse_bind_reply, iov, niov, &whole);
+	same_sid(chk_cb_parse_sequence, iov, niov, &whole);
 	return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the NFSv4.1 backchannel relay: the decoders, the session
- * map, the relay table (callback.c) and, with a fake transport plugged in
+/* Unit tests of the NFSv4.1 backchannel relay: the session map, the relay
+ * table (callback.c) and, with a fake transport plugged in
  * as "rdma", the relay through the gateway: a server CALL goes to the
  * client that owns the session under a gateway XID, the client's REPLY goes
  * back with the server's XID; CB_NULL, no owner, a foreign connection's
@@ -79,134 +79,6 @@ static void wbind_reply(struct wb *w, uint32_t xid, uint32_t op, uint32_t opstat
 static struct iovec io(struct wb *w)
 {
 	return (struct iovec){ w->b, w->n };
-}
-
-/* ---- 1-3: decoders ---- */
-
-static void t01_parse_cb_call(void **state)
-{
-	struct gw_cb_msg m;
-	struct wb w;
-	struct iovec v;
-	uint8_t sid[16];
-
-	(void)state;
-	for (unsigned i = 0; i < 16; i++)
-		sid[i] = (uint8_t)(0x30 + i);
-	/* 1.1 CB_NULL */
-	wcall(&w, 0x11, CB_PROG, 1, 0);
-	v = io(&w);
-	assert_true(gw_cb_parse_call(&v, 1, &m));
-	assert_int_equal(m.cm_xid, 0x11);
-	assert_int_equal(m.cm_proc, 0);
-	assert_false(m.cm_has_sid);
-	/* 1.2 CB_COMPOUND v4.1 with CB_SEQUENCE: the session */
-	wcb_compound(&w, 0x12, 1, 0x30);
-	v = io(&w);
-	assert_true(gw_cb_parse_call(&v, 1, &m));
-	assert_int_equal(m.cm_prog, CB_PROG);
-	assert_true(m.cm_has_sid);
-	assert_memory_equal(m.cm_sid, sid, 16);
-	/* 1.3 the same split in odd pieces */
-	{
-		struct iovec p[3] = { { w.b, 5 }, { w.b + 5, 40 }, { w.b + 45, w.n - 45 } };
-
-		assert_true(gw_cb_parse_call(p, 3, &m));
-		assert_true(m.cm_has_sid);
-		assert_memory_equal(m.cm_sid, sid, 16);
-	}
-	/* 1.4 v4.0 callback: no session */
-	wcb_compound(&w, 0x13, 0, 0);
-	v = io(&w);
-	assert_true(gw_cb_parse_call(&v, 1, &m));
-	assert_false(m.cm_has_sid);
-	/* 1.5 truncated inside the session ID: no session */
-	wcb_compound(&w, 0x14, 1, 0x30);
-	v = (struct iovec){ w.b, 40 + 16 + 4 + 8 };
-	assert_true(gw_cb_parse_call(&v, 1, &m));
-	assert_false(m.cm_has_sid);
-	/* 1.6 a REPLY is not a call */
-	wreply_ok(&w, 0x15);
-	v = io(&w);
-	assert_false(gw_cb_parse_call(&v, 1, &m));
-	/* 1.7 four bytes */
-	v = (struct iovec){ w.b, 4 };
-	assert_false(gw_cb_parse_call(&v, 1, &m));
-}
-
-static void t02_parse_bind_reply(void **state)
-{
-	uint8_t sid[16], want[16];
-	struct wb w;
-	struct iovec v;
-
-	(void)state;
-	for (unsigned i = 0; i < 16; i++)
-		want[i] = (uint8_t)(0x50 + i);
-	/* 2.1 CREATE_SESSION with CONN_BACK_CHAN */
-	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
-	v = io(&w);
-	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
-	assert_memory_equal(sid, want, 16);
-	/* 2.2 CREATE_SESSION without it: the server kept no back channel here */
-	wbind_reply(&w, 1, 43, 0, 0x50, 0x1);
-	v = io(&w);
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-	/* 2.3 CREATE_SESSION failed */
-	wbind_reply(&w, 1, 43, 10052, 0x50, 0x2);
-	v = io(&w);
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-	/* 2.4-2.6 BIND_CONN_TO_SESSION: BOTH and BACK bind, FORE does not */
-	wbind_reply(&w, 1, 41, 0, 0x50, 3);
-	v = io(&w);
-	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
-	assert_memory_equal(sid, want, 16);
-	wbind_reply(&w, 1, 41, 0, 0x50, 2);
-	v = io(&w);
-	assert_true(gw_cb_parse_bind_reply(&v, 1, sid));
-	wbind_reply(&w, 1, 41, 0, 0x50, 1);
-	v = io(&w);
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-	/* 2.7 another op (SEQUENCE) */
-	wbind_reply(&w, 1, 53, 0, 0x50, 3);
-	v = io(&w);
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-	/* 2.8 RPC-level error (PROG_UNAVAIL) */
-	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
-	chk_put_be32(w.b + 20, 1);
-	v = io(&w);
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-	/* 2.9 truncated before the flags */
-	wbind_reply(&w, 1, 43, 0, 0x50, 0x2);
-	v = (struct iovec){ w.b, 24 + 20 + 16 + 4 };
-	assert_false(gw_cb_parse_bind_reply(&v, 1, sid));
-}
-
-static void t03_parse_sequence(void **state)
-{
-	uint8_t sid[16], want[16];
-	struct wb w;
-	struct iovec v;
-
-	(void)state;
-	for (unsigned i = 0; i < 16; i++)
-		want[i] = (uint8_t)(0x70 + i);
-	/* 3.1 COMPOUND minor 1: SEQUENCE first */
-	wcall(&w, 1, NFS, 4, 1);
-	w32(&w, 0), w32(&w, 1), w32(&w, 2), w32(&w, 53);
-	wsid(&w, 0x70);
-	v = io(&w);
-	assert_true(gw_cb_parse_sequence(&v, 1, sid));
-	assert_memory_equal(sid, want, 16);
-	/* 3.2 minor 0 */
-	chk_put_be32(w.b + 44, 0);
-	v = io(&w);
-	assert_false(gw_cb_parse_sequence(&v, 1, sid));
-	/* 3.3 first op PUTROOTFH */
-	chk_put_be32(w.b + 44, 1);
-	chk_put_be32(w.b + 52, 24);
-	v = io(&w);
-	assert_false(gw_cb_parse_sequence(&v, 1, sid));
 }
 
 /* ---- 4: session map ---- */
@@ -672,9 +544,6 @@ static void t11_no_steal_by_sequence(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t01_parse_cb_call),
-		cmocka_unit_test(t02_parse_bind_reply),
-		cmocka_unit_test(t03_parse_sequence),
 		cmocka_unit_test(t04_sessions),
 		cmocka_unit_test(t05_relay),
 		cmocka_unit_test(t06_relay),

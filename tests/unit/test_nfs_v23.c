@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the NFS version 2 and 3 walkers (chunking/nfs_walk.c):
+ * Unit tests for the NFS version 2 and 3 walkers (chunking/nfs_walk_v23.c):
  * every procedure of nfs.x / nfs3.x (RFC 1094, RFC 1813), arguments and
  * results encoded with tests/unit/nfs_enc.c.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the NFSv4 COMPOUND walkers (chunking/nfs_walk.c): every
+ * Unit tests for the NFSv4 COMPOUND walkers (chunking/nfs_walk_v4*.c): every
  * operation number of nfs4.x (RFC 7531, RFC 5662, RFC 7863, RFC 8276
  * xattrs), arguments and results, encoded with tests/unit/nfs_enc.c.
  *
