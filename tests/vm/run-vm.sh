@@ -227,21 +227,43 @@ build_initramfs() {
 	rm -rf "$tmp"
 }
 
+# The kernel's payload decompressed to stdout: XZ (Debian's 6.1) or zstd
+# (Debian's 6.12); the first magic in the bzImage starts it.
+kernel_payload() {
+	local off
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
+	if [ -n "$off" ]; then
+		tail -c +"$((off + 1))" "$KERNEL" | xz -dcq --single-stream
+		return
+	fi
+	off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$off" ] || return 1
+	# zstd fails on the bytes after its frame; elf_whole judges the output.
+	tail -c +"$((off + 1))" "$KERNEL" | zstd -dcq 2>/dev/null
+	return 0
+}
+
+# True when every program header of ELF FILE lies inside the file.
+elf_whole() {
+	local end
+	end=$(readelf -lW "$1" 2>/dev/null | awk '$2 ~ /^0x/ && $5 ~ /^0x/ { print $2, $5 }' |
+		while read -r o n; do echo $((o + n)); done | sort -n | tail -1)
+	[ -n "$end" ] && [ "$end" -le "$(stat -c %s "$1")" ]
+}
+
 # Sets BOOT_IMAGE.  Under TCG, decompressing the bzImage and its real-mode
 # start cost about 2.5 s a boot; qemu starts an uncompressed vmlinux with a
-# PVH entry note directly.  So the ELF is extracted once (XZ-compressed
-# kernels, like Debian's) and cached; anything unexpected falls back to the
-# bzImage.  VM_PVH=0 forces the bzImage.
+# PVH entry note directly.  So the ELF is extracted once and cached;
+# anything unexpected falls back to the bzImage.  VM_PVH=0 forces the
+# bzImage.
 prepare_boot_image() {
-	local elf=$BUILD/vm/vmlinux-$KVER key off tmp
+	local elf=$BUILD/vm/vmlinux-$KVER key tmp
 	BOOT_IMAGE=$KERNEL
 	[ "${VM_PVH:-1}" = 1 ] || return 0
-	key=$(stat -L -c '%n %s %Y' "$KERNEL")
+	key="$(stat -L -c '%n %s %Y' "$KERNEL") xz,zstd" # (the formats kernel_payload knows)
 	if [ "$(cat "$elf.key" 2>/dev/null)" != "$key" ]; then
 		tmp=$(mktemp "$BUILD/vm/vmlinux.XXXXXX") || die "mktemp"
-		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
-		if [ -n "$off" ] &&
-			tail -c +"$((off + 1))" "$KERNEL" | xz -dcq --single-stream >"$tmp" 2>/dev/null &&
+		if kernel_payload >"$tmp" 2>/dev/null && elf_whole "$tmp" &&
 			readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*0x00000012'; then
 			chmod 0644 "$tmp"
 			mv -f "$tmp" "$elf" # atomic: a guest booting right now keeps its file
