@@ -271,11 +271,16 @@ gw_stop() {
 		echo w >/proc/sysrq-trigger 2>/dev/null || true
 		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
 		gw_log_tail 30
-		# A failed scenario may leave processes blocked on a mount through
-		# the gateway; without the gateway they would hang the guest's
-		# exit until the hard timeout.  umount -f aborts their calls.
+		# A failed scenario may leave background jobs blocked on a mount
+		# through the gateway (t_69's lock waiter on 6.12): they keep the
+		# guest's output pipe open until the hard timeout.  Kill them, and
+		# force the mounts off (from /proc/mounts: a stat could block).
+		# shellcheck disable=SC2046 # one pid per word
+		kill $(jobs -p | grep -vx "${gw_pid:-none}") 2>/dev/null || true
 		for m in "${gw_mounts[@]}"; do
-			if mountpoint -q "$m"; then timeout 10 umount -f -l "$m" 2>/dev/null || true; fi
+			if awk -v m="$m" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; then
+				timeout 10 umount -f -l "$m" 2>/dev/null || true
+			fi
 		done
 	fi
 	[ -n "$gw_pid" ] || return "$rc"
