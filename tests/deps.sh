@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
  libibverbs-dev librdmacm-dev libevent-dev libtirpc-dev libssl-dev libsystemd-dev libinih-dev
  libcmocka-dev
- linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps xz-utils
+ linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps xz-utils zstd
  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
  nfs-kernel-server nfs-common rpcbind libnfs-utils haproxy fio
  debhelper dpkg-dev lintian systemd man-db groff-base"
