@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: the reference peer of the booted kernel (VM_KERNEL) was probed: credits and private data of nfsd's svcrdma, invalidation of a 1 MiB READ, 256 concurrent NULLs, delegations on NFSv4.1 opens through rpcrdma-gw, NFSv4.2 user xattrs through it
+# claim: the reference peer of the booted kernel (VM_KERNEL) was probed: credits and private data of nfsd's svcrdma, invalidation of a 1 MiB READ, 256 concurrent NULLs, delegations on NFSv4.1 opens through rpcrdma-gw and nfsd's callback state, NFSv4.2 user xattrs through it
 #
 # This file contains a measurement, not a test (no t_ prefix: check.sh does
 # not run it): it prints what the kernel nfsd does for the kernel the guest
@@ -68,6 +68,13 @@ for how in r w rw; do
 	touch "$out/close"
 	wait "$pid"
 done
+step "nfsd's view of the client (callback state) and the gateway's backchannel counters"
+cat /proc/fs/nfsd/clients/*/info 2>/dev/null | grep -iE 'callback|minor|name' | sed 's/^/  /' || true
+for ev in calls replies dropped; do
+	echo "  backchannel $ev: $(gw_metric "rpcrdma_gw_rdma_backchannel_total{backend=\"nfsd\",event=\"$ev\"}")"
+done
+echo "  callback replies relayed: $(gw_metric 'rpcrdma_gw_callbacks_total{event="relayed"}')"
+grep -E 'callback|back channel' "$out/gw.log" | head -5 | sed 's/^/  gw: /' || true
 timeout 60 umount /mnt/p41
 
 gw_mount 4.2 /mnt/p42
