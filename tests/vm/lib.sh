@@ -271,17 +271,6 @@ gw_stop() {
 		echo w >/proc/sysrq-trigger 2>/dev/null || true
 		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
 		gw_log_tail 30
-		# A failed scenario may leave background jobs blocked on a mount
-		# through the gateway (t_69's lock waiter on 6.12): they keep the
-		# guest's output pipe open until the hard timeout.  Kill them, and
-		# force the mounts off (from /proc/mounts: a stat could block).
-		# shellcheck disable=SC2046 # one pid per word
-		kill $(jobs -p | grep -vx "${gw_pid:-none}") 2>/dev/null || true
-		for m in "${gw_mounts[@]}"; do
-			if awk -v m="$m" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; then
-				timeout 10 umount -f -l "$m" 2>/dev/null || true
-			fi
-		done
 	fi
 	[ -n "$gw_pid" ] || return "$rc"
 	if ! gw_running; then
@@ -314,7 +303,6 @@ gw_stop() {
 # gw_start would (for --check-config before the start).
 gw_nfs_tp=rdma
 gw_port=
-gw_mounts=()
 gw_conf() {
 	local port=$1 out=$2 opt sec kv
 	local -a routes=()
@@ -425,7 +413,6 @@ gw_mount() {
 	fi
 	[ "$#" = 0 ] || opts+=$(printf ',%s' "$@")
 	mkdir -p "$mnt"
-	gw_mounts+=("$mnt")
 	step "mount -o $opts 127.0.0.1:$src $mnt (through the gateway)"
 	timeout 90 mount -t nfs -o "$opts" "127.0.0.1:$src" "$mnt" || {
 		bed_fail "mount through the gateway failed: -o $opts 127.0.0.1:$src $mnt"
