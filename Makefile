@@ -90,7 +90,7 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_HELP_OBJS) $(LIB)
 
 fuzz-build: $(FUZZ_BINS)
 # The backchannel relay's decoders live in gateway/ (pure, self-contained).
-$(FUZZ_BUILD)/fuzz_callback: tests/fuzz/fuzz_callback.c gateway/callback.c gateway/gateway.h $(FUZZ_LIBSRC)
+$(FUZZ_BUILD)/fuzz_callback: tests/fuzz/fuzz_callback.c gateway/callback.c gateway/callback.h $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< gateway/callback.c $(FUZZ_LIBSRC)
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h

@@ -53,6 +53,12 @@ enum be_reg_mode {
 };
 const char *be_reg_mode_str(enum be_reg_mode mode);
 
+/* Levels of the backend's log messages (the gateway's order). */
+enum be_log_level { BE_LOG_ERR = 0, BE_LOG_WARN, BE_LOG_INFO, BE_LOG_DEBUG };
+/* One message: func is the backend function that logs, msg the formatted
+ * text, starting with the pool's name ("-" for the context). */
+typedef void be_log_fn(void *arg, enum be_log_level lvl, const char *func, const char *msg);
+
 struct be_config {
 	unsigned bc_credits;		/* credits asked (rdma_credit in calls); default 128 */
 	uint32_t bc_inline_send;	/* our send size (bytes, multiple of 1 KiB); 4096 */
@@ -72,42 +78,88 @@ struct be_config {
 	bool bc_ccp;			/* send CONF_RDMA first on each connection (draft-08 6); off */
 	unsigned bc_ccp_timeout_ms;	/* wait for its answer, then fall back; 2000 */
 	unsigned bc_drain_ms;		/* teardown: wait for signaled Sends to leave; 2000 */
+	/* Where messages go (NULL: one line each to stderr) and the highest
+	 * level wanted, read at each message so that a change of the caller's
+	 * level applies at once (NULL: every level). */
+	be_log_fn *bc_log_fn;
+	void *bc_log_arg;
+	const int *bc_log_level;
 };
 void be_config_default(struct be_config *cfg);
 
-/* Counters, bumped on every error path (STYLE.md).  Append-only. */
+/*
+ * The backend's counters, each described once, bumped on every error path:
+ * X(ID, field, family, key, value, help).  ID indexes bs_ctr[] (BE_CTR_ID),
+ * field names the same counter (bs_field).  family is its /metrics family
+ * (rpcrdma_gw_ prefixed, a counter per backend), sampled with the label
+ * key="value" when key is not NULL; help is the family's HELP text, given
+ * on the family's first counter only (NULL on the others).  Counters
+ * without a family are not exported (help says what they count).
+ * Families in the order /metrics shows them, their counters together.
+ */
+#define BE_COUNTERS(X) \
+	X(CONNECTS, connects, "rdma_connects_total", NULL, NULL, \
+	  "RDMA connections established (reconnects included).") \
+	X(DISCONNECTS, disconnects, "rdma_disconnects_total", NULL, NULL, \
+	  "RDMA connections lost or closed.") \
+	X(REJECTS, rejects, "rdma_connect_errors_total", NULL, NULL, \
+	  "Rejected or failed RDMA connection attempts.") \
+	X(RESENT, resent, "rdma_resent_total", NULL, NULL, \
+	  "Calls re-sent after a reconnect (same XID).") \
+	X(ERR_VERS, err_vers, "rdma_errors_total", "kind", "err_vers", \
+	  "RDMA_ERROR replies received, by kind.") \
+	X(ERR_CHUNK, err_chunk, "rdma_errors_total", "kind", "err_chunk", NULL) \
+	X(UNKNOWN_XID, unknown_xid, "rdma_dropped_replies_total", "reason", "unknown_xid", \
+	  "Replies from the server dropped by the RDMA backend, by reason.") \
+	X(BAD_REPLY, bad_reply, "rdma_dropped_replies_total", "reason", "bad_reply", NULL) \
+	X(WRITE_OVERRUN, write_overrun, "rdma_dropped_replies_total", "reason", "write_overrun", \
+	  NULL) \
+	X(FLUSHED, flushed, "rdma_completion_errors_total", "kind", "flushed", \
+	  "Work completions in error, by kind.") \
+	X(WC_ERRORS, wc_errors, "rdma_completion_errors_total", "kind", "error", NULL) \
+	X(MW_BINDS, mw_binds, "rdma_registrations_total", "kind", "mw_bind", \
+	  "Per-call registration work: window binds, LOCAL_INV posted, windows the server " \
+	  "invalidated (Send With Invalidate), per-call MRs.") \
+	X(LOCAL_INV, local_inv, "rdma_registrations_total", "kind", "local_inv", NULL) \
+	X(REMOTE_INV, remote_inv, "rdma_registrations_total", "kind", "remote_inv", NULL) \
+	X(MR_REGS, mr_regs, "rdma_registrations_total", "kind", "mr_reg", NULL) \
+	X(CCP_OK, ccp_ok, "rdma_ccp_total", "result", "applied", \
+	  "Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 section 6) at " \
+	  "connect: answer applied, or fallback to the RFC 8797 values.") \
+	X(CCP_FALLBACK, ccp_fallback, "rdma_ccp_total", "result", "fallback", NULL) \
+	X(LONG_REPLIES, long_replies, "rdma_long_replies_total", "event", "pulled", \
+	  "Long replies pulled by RDMA Read (RFC 5666 Read list), RDMA_DONE sent after them, " \
+	  "and ones refused (server's Read depth 0).") \
+	X(RDMA_DONE, rdma_done, "rdma_long_replies_total", "event", "rdma_done", NULL) \
+	X(READ_DEPTH_REFUSED, read_depth_refused, "rdma_long_replies_total", "event", "refused", \
+	  NULL) \
+	X(BC_CALLS, bc_calls, "rdma_backchannel_total", "event", "calls", \
+	  "Backchannel CALLs from the server (RFC 8167): delivered to the relay, replies sent, " \
+	  "dropped (malformed, no room, no taker).") \
+	X(BC_REPLIES, bc_replies, "rdma_backchannel_total", "event", "replies", NULL) \
+	X(BC_DROPPED, bc_dropped, "rdma_backchannel_total", "event", "dropped", NULL) \
+	X(DRAIN_TIMEOUTS, drain_timeouts, "rdma_drain_timeouts_total", "kind", "drain", \
+	  "Connection teardowns that stopped waiting for posted work after the drain bound.") \
+	X(CALLS, calls, NULL, NULL, NULL, "calls submitted") \
+	X(REPLIES, replies, NULL, NULL, NULL, "calls delivered to the caller, success or not") \
+	X(KEEPALIVES, keepalives, NULL, NULL, NULL, "keepalive NULL calls sent") \
+	X(QUEUED, queued, NULL, NULL, NULL, "calls that had to wait for a credit") \
+	X(NOMSG_CALLS, nomsg_calls, NULL, NULL, NULL, "long calls sent as RDMA_NOMSG") \
+	X(MARSHAL_ERRORS, marshal_errors, NULL, NULL, NULL, "calls that could not be sent")
+
+#define BE_CTR_ENUM(id, field, family, key, value, help) BE_CTR_##id,
+enum be_ctr { BE_COUNTERS(BE_CTR_ENUM) BE_CTR__COUNT };
+#undef BE_CTR_ENUM
+
+/* Each counter by name (bs_connects) or by index (bs_ctr[BE_CTR_CONNECTS]). */
+#define BE_CTR_FIELD(id, field, family, key, value, help) uint64_t bs_##field;
 struct be_stats {
-	uint64_t bs_calls;		/* submitted */
-	uint64_t bs_replies;		/* delivered to the caller, success or not */
-	uint64_t bs_unknown_xid;	/* replies with no call: dropped */
-	uint64_t bs_bad_reply;		/* undecodable transport header or bad shape */
-	uint64_t bs_write_overrun;	/* write/reply chunk lengths beyond what was offered */
-	uint64_t bs_err_vers;		/* RDMA_ERROR ERR_VERS received */
-	uint64_t bs_err_chunk;		/* RDMA_ERROR ERR_CHUNK received */
-	uint64_t bs_connects;		/* connections established */
-	uint64_t bs_disconnects;	/* connections lost or closed */
-	uint64_t bs_rejects;		/* REJECTED / UNREACHABLE / errors while connecting */
-	uint64_t bs_resent;		/* calls re-sent after reconnect (same XID) */
-	uint64_t bs_mw_binds;
-	uint64_t bs_local_inv;
-	uint64_t bs_remote_inv;		/* Send With Invalidate accepted */
-	uint64_t bs_mr_regs;		/* per-call ibv_reg_mr (BE_REG_MR or unregistered memory) */
-	uint64_t bs_flushed;		/* completions with IBV_WC_WR_FLUSH_ERR */
-	uint64_t bs_wc_errors;		/* other completion errors */
-	uint64_t bs_keepalives;
-	uint64_t bs_queued;		/* calls that had to wait for a credit */
-	uint64_t bs_nomsg_calls;	/* long calls sent as RDMA_NOMSG */
-	uint64_t bs_marshal_errors;
-	uint64_t bs_long_replies;	/* replies pulled by RDMA Read (RFC 5666 Read list) */
-	uint64_t bs_rdma_done;		/* RDMA_DONE sent after them */
-	uint64_t bs_ccp_ok;		/* CONF_RDMA answered and applied */
-	uint64_t bs_ccp_fallback;	/* CONF_RDMA refused/garbage/unanswered: RFC 8797 values kept */
-	uint64_t bs_drain_timeouts;	/* teardown gave up waiting for completions */
-	uint64_t bs_read_depth_refused;	/* long reply refused: server's maxrdmaread is 0 */
-	uint64_t bs_bc_calls;		/* backchannel CALLs delivered (RFC 8167) */
-	uint64_t bs_bc_replies;		/* backchannel REPLYs sent */
-	uint64_t bs_bc_dropped;		/* backchannel CALLs dropped: malformed, no room, no taker */
+	union {
+		struct { BE_COUNTERS(BE_CTR_FIELD) };
+		uint64_t bs_ctr[BE_CTR__COUNT];
+	};
 };
+#undef BE_CTR_FIELD
 
 /* ------------------------------------------------------------------------
  * Context and caller memory
@@ -185,8 +237,6 @@ void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint3
 unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
 unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
 bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */
-/* Drop connection idx (test hook and operator action); it reconnects. */
-void be_pool_conn_drop(struct be_pool *pool, unsigned idx);
 
 /* ------------------------------------------------------------------------
  * Calls
@@ -274,10 +324,16 @@ struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *
 			       be_reply_fn *cb, void *arg);
 /* After the callback: gives the receive buffer back (reposted). */
 void be_call_release(struct be_call *call);
-/* Before the callback: no callback will come; the backend frees the call
- * once the server can no longer touch its memory. */
-void be_call_cancel(struct be_call *call);
-uint32_t be_call_xid(const struct be_call *call);
+/*
+ * Before the callback.  true: the call was still waiting (queued for a
+ * credit, or failed before it was posted): it is gone, was never posted,
+ * no callback comes, and its memory is the caller's at once.  false: it is
+ * on a connection, where the server may still read or write its memory:
+ * it is not re-sent, and its callback, with BE_ERR_CANCELLED, comes once
+ * every registration of the call is invalidated (after the reply, or after
+ * the connection's QP is in ERR); the caller frees the memory then.
+ */
+bool be_call_cancel(struct be_call *call);
 
 /* ------------------------------------------------------------------------
  * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1
@@ -302,10 +358,6 @@ void be_pool_set_backchannel(struct be_pool *pool, be_bc_fn *fn, void *arg);
  * bc is released in every case.
  */
 int be_bc_reply(struct be_bc *bc, const struct iovec *iov, unsigned niov);
-uint32_t be_bc_xid(const struct be_bc *bc);
-/* Largest reply be_bc_reply() sends: RFC 8167 4.2, the reverse reply
- * threshold is the forward call threshold, less the 28-byte header. */
-size_t be_bc_max_reply(const struct be_bc *bc);
 /* Byte length of the backchannel transport header we send (RDMA_MSG, three
  * empty chunk lists): 28. */
 #define BE_BC_HDR_LEN	28
@@ -325,11 +377,11 @@ bool be_bc_is_call(const struct rpcrdma_hdr *rh, const void *buf, size_t len, bo
 
 /* Credit accounting (RFC 8166 3.3): one per connection. */
 struct be_credits {
-	unsigned cr_max;	/* our ceiling: credits we asked for */
-	unsigned cr_grant;	/* latest grant applied, 1..cr_max */
-	unsigned cr_inflight;	/* calls sent whose reply has not come */
-	unsigned cr_recvs;	/* receive buffers posted */
-	unsigned cr_reserve;	/* receives kept for backchannel calls */
+	unsigned cc_max;	/* our ceiling: credits we asked for */
+	unsigned cc_grant;	/* latest grant applied, 1..cc_max */
+	unsigned cc_inflight;	/* calls sent whose reply has not come */
+	unsigned cc_recvs;	/* receive buffers posted */
+	unsigned cc_reserve;	/* receives kept for backchannel calls */
 };
 void be_credits_init(struct be_credits *cr, unsigned max, unsigned reserve);
 /* New connection: grant back to 1, nothing in flight, no receive posted. */

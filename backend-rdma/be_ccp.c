@@ -3,7 +3,7 @@
  * This file contains the pure pieces of the Connection Configuration
  * Protocol client (draft-ietf-nfsv4-rpcrdma-08 section 6): the CONF_RDMA
  * call message, the reading of its answer, and how the answer is applied
- * within our own limits.  be_rdma.c sends the call and holds the others
+ * within our own limits.  be_conn.c sends the call and holds the others
  * back until it ends; these functions have no verbs inside (unit-tested).
  *
  * CCP is OPTIONAL (section 6) and gone from RFC 8166; the Linux server does

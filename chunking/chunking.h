@@ -337,6 +337,11 @@ size_t rpcrdma_msgp_pad(const struct rpcrdma_hdr *h, size_t pos, uint32_t data_l
 #define RPCRDMA_PD_VERSION	1
 #define RPCRDMA_PD_LEN		8
 #define RPCRDMA_PD_DEFAULT_SIZE	1024	/* RFC 8797 5.1 */
+#define RPCRDMA_PD_MAX_SIZE	262144	/* RFC 8797 4.2: encoded 255 */
+/* Inline thresholds offered when none is configured: the Linux client's and
+ * server's default.  RFC 8166 3.3.3's 1024 (RPCRDMA_PD_DEFAULT_SIZE) is
+ * what a peer without private data must assume. */
+#define CHK_INLINE_DEFAULT	4096
 
 struct rpcrdma_pd {
 	bool pd_remote_inv;	/* R flag: may Send With Invalidate to us */

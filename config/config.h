@@ -7,9 +7,15 @@
  * a new value and swaps it (nginx style), it never edits one in place.  All
  * arrays are fixed-size, so a struct cfg is one allocation.
  *
+ * Every key is described once, in the table of config_keys.c (struct
+ * cfg_key: section, name, type, range, default, the member it sets, what a
+ * reload does when it changes).  The table drives parsing, defaults, range
+ * checks, cfg_diff(), cfg_dump() and the test that holds the documentation
+ * (rpcrdma-gw.conf(5), docs/configuration.md, the sample) to the same keys.
+ *
  * Return conventions: constructors return NULL on failure and write a
  * one-line reason `file:line: reason` into the caller's buffer; predicates
- * return bool.  docs/configuration.md documents every key.
+ * return bool.
  */
 #ifndef RPCRDMA_GW_CONFIG_H
 #define RPCRDMA_GW_CONFIG_H
@@ -17,7 +23,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
+
+#include "chunking.h"
 
 #define CFG_DEFAULT_PATH	"/etc/rpcrdma-gw/rpcrdma-gw.conf"
 #define CFG_MAX_LISTEN		8
@@ -28,13 +37,14 @@
 #define CFG_ADMIN_PORT		9466
 #define CFG_DEFAULT_ADMIN	"127.0.0.1:9466"
 #define CFG_DEFAULT_CONTROL	"/run/rpcrdma-gw/control"
+#define CFG_FILE_MAX		(1u << 20)	/* bytes of a configuration file */
 
-/* Well-known programs the default routes name. */
-#define CFG_PROG_NFS		100003u
-#define CFG_PROG_MOUNT		100005u
-#define CFG_PROG_NLM		100021u
-#define CFG_PROG_NSM		100024u
-#define CFG_PROG_NFS_ACL	100227u	/* served by nfsd on the NFS port */
+/* Well-known programs the default routes name (numbers: chunking.h). */
+#define CFG_PROG_NFS		((uint32_t)CHK_PROG_NFS)
+#define CFG_PROG_MOUNT		((uint32_t)CHK_PROG_MOUNT)
+#define CFG_PROG_NLM		((uint32_t)CHK_PROG_NLM)
+#define CFG_PROG_NSM		((uint32_t)CHK_PROG_NSM)
+#define CFG_PROG_NFS_ACL	((uint32_t)CHK_PROG_NFSACL)	/* served by nfsd on the NFS port */
 
 enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };
@@ -58,6 +68,7 @@ struct cfg_backend {
 	unsigned cb_inline_recv;
 	enum cfg_regmode cb_regmode;
 	bool cb_ccp;				/* CONF_RDMA first (draft-08 6) */
+	bool cb_unsafe_persistent;		/* registration = persistent accepted knowingly */
 	int cb_line;
 };
 
@@ -119,15 +130,56 @@ struct cfg *cfg_parse_string(const char *text, const char *name, const struct cf
 			     char *err, size_t errlen);
 void cfg_free(struct cfg *cf);
 
+/* ---- The keys, described once (config_keys.c) ---- */
+enum cfg_section { CFG_SEC_GATEWAY = 0, CFG_SEC_BACKEND, CFG_SEC_ROUTE };
+enum cfg_key_type {	/* the number types (cfg_key_number) come first */
+	CFG_KT_UINT = 0,	/* decimal number */
+	CFG_KT_SIZE,		/* bytes; k, m, g suffixes (powers of 1024) */
+	CFG_KT_DURATION,	/* milliseconds; seconds or ms, s, m suffix in the file */
+	CFG_KT_BOOL,		/* yes/no, true/false, on/off, 1/0 */
+	CFG_KT_ENUM,		/* one of ky_names, stored as its index */
+	CFG_KT_HOST,		/* host name or address, not empty */
+	CFG_KT_PATH,		/* absolute path, or empty for off */
+	CFG_KT_LISTEN,		/* ADDRESS[:PORT] added to cf_listen */
+	CFG_KT_ADDR,		/* ADDRESS[:PORT] or empty: the text, and cf_admin_addr */
+	CFG_KT_PROG,		/* RPC program: number or name */
+	CFG_KT_VERSIONS,	/* N or LOW-HIGH: cr_vers_low, cr_vers_high */
+	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
+};
+/* What a reload does when the key's value changes (cfg_diff). */
+enum cfg_reload {
+	CFG_RELOAD_VALUE = 0,	/* applied in place */
+	CFG_RELOAD_RESTART,	/* needs a restart: the reload is refused */
+	CFG_RELOAD_PATH,	/* its backend or route is removed and added again */
+};
+#define CFG_KF_REQUIRED	0x1u	/* the section needs it (no default) */
+#define CFG_KF_REPEAT	0x2u	/* may be given several times */
+struct cfg_key {
+	enum cfg_section ky_section;
+	const char *ky_name;
+	enum cfg_key_type ky_type;
+	unsigned ky_flags;		/* CFG_KF_* */
+	uint64_t ky_min, ky_max;	/* UINT, SIZE, DURATION (ms); ENUM: last index */
+	uint64_t ky_align;		/* SIZE: a multiple of this; 0 = any */
+	uint64_t ky_def;		/* default of UINT, SIZE, DURATION, BOOL, ENUM */
+	const char *ky_def_text;	/* default of the other types, as written; NULL = none */
+	size_t ky_off, ky_size;		/* the member in struct cfg, cfg_backend or cfg_route */
+	const char *const *ky_names;	/* ENUM: value names */
+	enum cfg_reload ky_reload;
+	const char *ky_what;		/* reload: the name cfg_diff reports; NULL = ky_name */
+};
+/* The table, in file order; *n is set to its length. */
+const struct cfg_key *cfg_keys(size_t *n);
+
 /* Reload as a list of actions (pure: old and new configuration in, actions
  * out; gateway.c applies them).  Identity is the section name.  A backend
  * is kept when every connection parameter (address, ports, connections,
  * credits, inline sizes, registration) is equal; otherwise it is removed and
  * added again.  A route is kept when program, backend (itself kept),
  * transport and port are equal (its versions may change in place);
- * otherwise removed and added.  Keys only a restart applies (listen, buffer
- * pool, max_record, max_calls, max_clients, admin_listen, control_socket)
- * come as CFG_ACT_RESTART with the key in cd_what. */
+ * otherwise removed and added.  Keys only a restart applies
+ * (CFG_RELOAD_RESTART in the table) come as CFG_ACT_RESTART with the key's
+ * ky_what in ac_what, in table order. */
 enum cfg_act_kind {
 	CFG_ACT_BACKEND_KEEP = 0,
 	CFG_ACT_BACKEND_ADD,
@@ -139,10 +191,10 @@ enum cfg_act_kind {
 };
 #define CFG_ACT_NONE	(~0u)
 struct cfg_action {
-	enum cfg_act_kind ca_kind;
-	unsigned ca_old;		/* index in the old cf_backends/cf_routes, or CFG_ACT_NONE */
-	unsigned ca_new;		/* index in the new one, or CFG_ACT_NONE */
-	const char *ca_what;		/* RESTART: the key; REMOVE: why ("removed", "address", ...) */
+	enum cfg_act_kind ac_kind;
+	unsigned ac_old;		/* index in the old cf_backends/cf_routes, or CFG_ACT_NONE */
+	unsigned ac_new;		/* index in the new one, or CFG_ACT_NONE */
+	const char *ac_what;		/* RESTART: the key; REMOVE: why ("removed", "address", ...) */
 };
 #define CFG_DIFF_MAX	(2 * CFG_MAX_BACKENDS + 2 * CFG_MAX_ROUTES + 8)
 struct cfg_diff {
@@ -153,13 +205,16 @@ struct cfg_diff {
 	bool cd_values;				/* a value a running daemon takes changed */
 };
 void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *d);
-const char *cfg_act_str(enum cfg_act_kind k);
+
+/* The effective configuration in the file's own syntax: every key of every
+ * section, defaults filled in (the default routes too).  Parsing the text
+ * gives the same configuration (rpcrdma-gw --check-config --dump). */
+void cfg_dump(const struct cfg *cf, FILE *f);
 
 /* The route for a program, or NULL. */
 const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
 
 const char *cfg_log_level_str(enum cfg_log_level l);
-const char *cfg_transport_str(enum cfg_transport t);
 const char *cfg_regmode_str(enum cfg_regmode m);
 /* "1.2.3.4:2049" or "[::1]:2049" into a sockaddr; false if not numeric. */
 bool cfg_parse_sockaddr(const char *text, uint16_t default_port, struct sockaddr_storage *ss,

@@ -35,7 +35,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "call.h"
+#include "config.h"
 #include "frontend.h"
+#include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "record.h"
 
 #define FE_MAX_LISTENERS	16
 #define FE_WRITE_IOV		128
@@ -321,6 +327,10 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		st = gw_rx_read(&c->fc_rx, fd, &c->fc_rec);
+		if (c->fc_rx.rx_copied) {	/* a record in many fragments, compacted */
+			gw_stat_add(fe->fe_p.fp_stats, GW_CTR_BYTES_COPIED, c->fc_rx.rx_copied);
+			c->fc_rx.rx_copied = 0;
+		}
 		if (!was_partial && gw_rx_partial(&c->fc_rx))
 			c->fc_rec_start_ms = gw_now_ms();
 		switch (st) {

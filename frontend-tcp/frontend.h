@@ -26,7 +26,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "call.h"
+#include "config.h"
 #include "gateway.h"
+#include "log.h"
 
 struct event_base;
 struct fe_frontend;

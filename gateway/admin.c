@@ -27,6 +27,8 @@
 #include <event2/keyvalq_struct.h>
 
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
 
 struct gw_admin {
 	struct evhttp *ad_http;

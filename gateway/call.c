@@ -37,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "call.h"
+#include "log.h"
+#include "pool.h"
 
 struct gw_call_pool {
 	struct gw_call *cp_calls;

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "callback.h"
+#include "chunking.h"
 
 /* NFSv4 numbers (RFC 8881 / RFC 7863). */
 enum {

@@ -32,8 +32,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "transport.h"
 
 #define GW_CTL_MAX_LINE		512
 #define GW_CTL_TIMEOUT_S	5

@@ -24,8 +24,16 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "call.h"
+#include "callback.h"
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "transport.h"
+#include "xmap.h"
 
 struct gw_backend {
 	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */
@@ -394,7 +402,7 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	gw_xent_settle(c);
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_reply_len);
-	if (c->ca_prog == CFG_PROG_NFS && c->ca_vers == 4 && c->ca_proc == 1 && c->ca_conn)
+	if (c->ca_hdr.rc_prog == CFG_PROG_NFS && c->ca_hdr.rc_vers == 4 && c->ca_hdr.rc_proc == 1 && c->ca_conn)
 		gw_cb_learn_reply(gw, c, iov, niov);
 	fe_conn_reply(c->ca_conn, c);
 }
@@ -416,12 +424,12 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	{
 		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
-					.le_client = fe_conn_name(c->ca_conn), .le_prog = c->ca_prog,
-					.le_vers = c->ca_vers, .le_proc = c->ca_proc,
+					.le_client = fe_conn_name(c->ca_conn), .le_prog = c->ca_hdr.rc_prog,
+					.le_vers = c->ca_hdr.rc_vers, .le_proc = c->ca_hdr.rc_proc,
 					.le_error = gw_ctr_str(ctr) };
 
 		gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x prog %u vers %u from %s: local reply (%s)",
-			  c->ca_cxid, c->ca_prog, c->ca_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
+			  c->ca_cxid, c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, fe_conn_name(c->ca_conn), gw_ctr_str(ctr));
 	}
 	fe_conn_reply(c->ca_conn, c);
 }
@@ -561,9 +569,9 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	c->ca_reply_rec.rc_niov = 1;
 	c->ca_reply_rec.rc_len = len;
 	c->ca_cxid = cp->cbp_cxid;
-	c->ca_prog = m.cm_prog;
-	c->ca_vers = m.cm_vers;
-	c->ca_proc = m.cm_proc;
+	c->ca_hdr.rc_prog = m.cm_prog;
+	c->ca_hdr.rc_vers = m.cm_vers;
+	c->ca_hdr.rc_proc = m.cm_proc;
 	c->ca_start_ms = gw_now_ms();
 	c->ca_start_us = gw_now_us();
 	fe_conn_call_add(owner, c);
@@ -876,7 +884,8 @@ static bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 {
 	struct rpc_reply_hdr st = { 0 };
-	struct rpc_call_hdr hdr;
+	struct rpc_call_hdr *hdr;
+	enum chk_walk_err werr;
 	struct xdr_cur xc;
 	struct gw_call *c;
 	struct gw_path *pa;
@@ -912,11 +921,12 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	fe_conn_call_add(conn, c);
 
 	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-	if (!rpc_call_decode(&xc, &hdr)) {
-		if (hdr.rc_auth_stat) {
+	hdr = &c->ca_hdr;
+	if (!rpc_call_decode(&xc, hdr)) {
+		if (hdr->rc_auth_stat) {
 			st.rr_stat = RPC_MSG_DENIED;
 			st.rr_reject_stat = RPC_AUTH_ERROR;
-			st.rr_auth_stat = hdr.rc_auth_stat;
+			st.rr_auth_stat = hdr->rc_auth_stat;
 			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 			return 0;
 		}
@@ -928,18 +938,15 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		gw_call_finalize(c, GW_END_FAILED);
 		return -EPROTO;
 	}
-	c->ca_prog = hdr.rc_prog;
-	c->ca_vers = hdr.rc_vers;
-	c->ca_proc = hdr.rc_proc;
-	gw_stats_proc(ST(gw), hdr.rc_prog, hdr.rc_vers, hdr.rc_proc);
-	if (hdr.rc_rpcvers != RPC_VERS) {
+	gw_stats_proc(ST(gw), hdr->rc_prog, hdr->rc_vers, hdr->rc_proc);
+	if (hdr->rc_rpcvers != RPC_VERS) {
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_MISMATCH;
 		st.rr_low = st.rr_high = RPC_VERS;
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
 		return 0;
 	}
-	if (hdr.rc_cred.oa_flavor == RPC_AUTH_TLS) {
+	if (hdr->rc_cred.oa_flavor == RPC_AUTH_TLS) {
 		/* RFC 9289 4.1: a server without RPC-with-TLS rejects the probe;
 		 * the gateway does not offer TLS yet, whatever the server does. */
 		st.rr_stat = RPC_MSG_DENIED;
@@ -948,14 +955,14 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 		return 0;
 	}
-	pa = gw_route(gw, hdr.rc_prog);
+	pa = gw_route(gw, hdr->rc_prog);
 	if (!pa) {
 		st.rr_stat = RPC_MSG_ACCEPTED;
 		st.rr_accept_stat = RPC_PROG_UNAVAIL;
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
 		return 0;
 	}
-	if (hdr.rc_vers < pa->pa_route->cr_vers_low || hdr.rc_vers > pa->pa_route->cr_vers_high) {
+	if (hdr->rc_vers < pa->pa_route->cr_vers_low || hdr->rc_vers > pa->pa_route->cr_vers_high) {
 		st.rr_stat = RPC_MSG_ACCEPTED;
 		st.rr_accept_stat = RPC_PROG_MISMATCH;
 		st.rr_low = pa->pa_route->cr_vers_low;
@@ -964,7 +971,12 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 		return 0;
 	}
 	c->ca_path = pa;
-	if (hdr.rc_prog == CFG_PROG_NFS && hdr.rc_vers == 4 && hdr.rc_proc == 1 &&
+	/* RPCSEC_GSS integrity/privacy bodies cannot be reduced (RFC 8166
+	 * 8.2.2.3): the walkers take the service and offer no DDP then. */
+	if (hdr->rc_cred.oa_flavor == RPC_RPCSEC_GSS)
+		c->ca_gss = hdr->rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr->rc_gss_service;
+	chk_call_walk(&xc, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, c->ca_gss, &c->ca_walk, &werr);
+	if (hdr->rc_prog == CFG_PROG_NFS && hdr->rc_vers == 4 && hdr->rc_proc == 1 &&
 	    gw_cbs_ownerless(gw->gw_cbs) > 0)
 		gw_cb_learn_sequence(gw, c);
 
@@ -972,7 +984,8 @@ int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec)
 	if (!gw_call_map_xid(pa, c))
 		return 0;
 	gw_debug(LG(gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s", xid,
-		 c->ca_prog, c->ca_vers, c->ca_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
+		 hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, fe_conn_name(conn), c->ca_gxid, pa->pa_name);
+	gw_stats_nfs4_ops(ST(gw), &c->ca_walk);	/* once per call, not per submit */
 	gw_path_submit(pa, c);
 	return 0;
 }
@@ -1005,7 +1018,7 @@ static void gw_path_rehome_held(struct gw_ctx *gw, struct gw_path *old)
 	unsigned moved = 0, failed = 0;
 
 	while ((c = TAILQ_FIRST(&old->pa_held))) {
-		struct gw_path *np = gw_route(gw, c->ca_prog);
+		struct gw_path *np = gw_route(gw, c->ca_hdr.rc_prog);
 
 		if (!np) {
 			failed++;
@@ -1098,10 +1111,10 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	for (unsigned k = 0; k < d->cd_n; k++) {
 		const struct cfg_action *a = &d->cd_act[k];
 
-		badd += a->ca_kind == CFG_ACT_BACKEND_ADD ||
-			(a->ca_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name));
-		padd += a->ca_kind == CFG_ACT_ROUTE_ADD ||
-			(a->ca_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name));
+		badd += a->ac_kind == CFG_ACT_BACKEND_ADD ||
+			(a->ac_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ac_new].cb_name));
+		padd += a->ac_kind == CFG_ACT_ROUTE_ADD ||
+			(a->ac_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ac_new].cr_name));
 	}
 	if (badd > bfree || padd > pfree) {
 		snprintf(err, errlen, "%u new backends and %u new routes, room for %u and %u while "
@@ -1113,18 +1126,18 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		struct gw_backend *bk;
 
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
 			continue;
-		bk = a->ca_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name)
+		bk = a->ac_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ac_new].cb_name)
 			: NULL;
 		if (bk)
 			continue;
-		xm[a->ca_new] = gw_xmap_for_backend(gw);
-		if (!xm[a->ca_new]) {
+		xm[a->ac_new] = gw_xmap_for_backend(gw);
+		if (!xm[a->ac_new]) {
 			for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
 				gw_xmap_free(xm[i]);
 			snprintf(err, errlen, "no memory for the XID map of backend %s",
-				 cf->cf_backends[a->ca_new].cb_name);
+				 cf->cf_backends[a->ac_new].cb_name);
 			return -ENOMEM;
 		}
 	}
@@ -1134,13 +1147,13 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	for (unsigned k = 0; k < d->cd_n; k++) {
 		const struct cfg_action *a = &d->cd_act[k];
 
-		if (a->ca_kind == CFG_ACT_BACKEND_REMOVE) {
-			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ca_old].cb_name);
+		if (a->ac_kind == CFG_ACT_BACKEND_REMOVE) {
+			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ac_old].cb_name);
 
 			if (bk) {
 				bk->bk_retiring = true;
 				gw_info(LG(gw), "backend %s: removed by reload (%s)", bk->bk_cfg->cb_name,
-					a->ca_what);
+					a->ac_what);
 			}
 		}
 	}
@@ -1148,16 +1161,16 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		const struct cfg_backend *cb;
 
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
+		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
 			continue;
-		cb = &cf->cf_backends[a->ca_new];
-		if (!xm[a->ca_new]) {
-			nb[a->ca_new] = gw_backend_active(gw, cb->cb_name);
-			nb[a->ca_new]->bk_ccfg = *cb;
+		cb = &cf->cf_backends[a->ac_new];
+		if (!xm[a->ac_new]) {
+			nb[a->ac_new] = gw_backend_active(gw, cb->cb_name);
+			nb[a->ac_new]->bk_ccfg = *cb;
 			continue;
 		}
-		nb[a->ca_new] = gw_backend_slot(gw);
-		gw_backend_init(gw, nb[a->ca_new], cb, xm[a->ca_new]);
+		nb[a->ac_new] = gw_backend_slot(gw);
+		gw_backend_init(gw, nb[a->ac_new], cb, xm[a->ac_new]);
 		gw_info(LG(gw), "backend %s: added (%s)", cb->cb_name, cb->cb_host);
 	}
 
@@ -1166,27 +1179,27 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		const struct cfg_action *a = &d->cd_act[k];
 		struct gw_path *pa;
 
-		if (a->ca_kind == CFG_ACT_ROUTE_REMOVE) {
-			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ca_old].cr_name);
+		if (a->ac_kind == CFG_ACT_ROUTE_REMOVE) {
+			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ac_old].cr_name);
 			if (pa) {
-				retire_why[nretire] = a->ca_what;
+				retire_why[nretire] = a->ac_what;
 				retire[nretire++] = pa;
 			}
 			continue;
 		}
-		if (a->ca_kind != CFG_ACT_ROUTE_ADD && a->ca_kind != CFG_ACT_ROUTE_KEEP)
+		if (a->ac_kind != CFG_ACT_ROUTE_ADD && a->ac_kind != CFG_ACT_ROUTE_KEEP)
 			continue;
-		pa = a->ca_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name)
+		pa = a->ac_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ac_new].cr_name)
 		     : NULL;
 		if (pa) {
-			pa->pa_rcfg = cf->cf_routes[a->ca_new];	/* versions may have moved */
-			np[a->ca_new] = pa;
+			pa->pa_rcfg = cf->cf_routes[a->ac_new];	/* versions may have moved */
+			np[a->ac_new] = pa;
 			continue;
 		}
 		pa = gw_path_slot(gw);
-		gw_path_init(gw, pa, &cf->cf_routes[a->ca_new], nb[cf->cf_routes[a->ca_new].cr_backend]);
-		np[a->ca_new] = pa;
-		nadded[nstarted++] = a->ca_new;
+		gw_path_init(gw, pa, &cf->cf_routes[a->ac_new], nb[cf->cf_routes[a->ac_new].cr_backend]);
+		np[a->ac_new] = pa;
+		nadded[nstarted++] = a->ac_new;
 	}
 
 	/* 4. Swap: the new table routes from now on. */

@@ -21,7 +21,9 @@
 
 #include <systemd/sd-journal.h>
 
-#include "gateway.h"
+#include "chunking.h"
+#include "config.h"
+#include "log.h"
 
 #define GW_LOG_RL_SLOTS	64
 

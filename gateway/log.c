@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "gateway.h"
+#include "config.h"
+#include "log.h"
 
 /* Append-only, same order as enum gw_ctr. */
 static const char *const gw_ctr_names[GW_CTR__COUNT] = {

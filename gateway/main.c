@@ -25,9 +25,15 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "call.h"
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "pool.h"
+#include "rpcb_reg.h"
+#include "transport.h"
 
 struct gw_main {
 	struct event_base *m_base;
@@ -82,9 +88,9 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 		size_t o = 0;
 
 		for (unsigned k = 0; k < d.cd_n && o < len; k++)
-			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
+			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
 				o += (size_t)snprintf(msg + o, len - o, "%s%s", o ? ", " : "",
-						      d.cd_act[k].ca_what);
+						      d.cd_act[k].ac_what);
 		if (o < len)
 			snprintf(msg + o, len - o, " changed, which needs a restart; keeping the "
 				 "running configuration (nothing applied)");
@@ -114,7 +120,7 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	m->m_cfg = cf;
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
 	for (unsigned k = 0; k < d.cd_n; k++)
-		n[d.cd_act[k].ca_kind]++;
+		n[d.cd_act[k].ac_kind]++;
 	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
 		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
 		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cd_values ? "changed" : "unchanged");
@@ -196,11 +202,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: rpcrdma-gw [-c FILE] [--listen ADDR[:PORT]]... [--backend HOST[:PORT]] [-v]...\n"
 		"                  [--foreground] [--log journal|stderr|auto]\n"
-		"       rpcrdma-gw --check-config FILE\n"
+		"       rpcrdma-gw --check-config [--dump] FILE\n"
 		"       rpcrdma-gw --version\n"
 		"\n"
 		"  -c, --config FILE      configuration file (default " CFG_DEFAULT_PATH " if present)\n"
 		"      --check-config FILE  parse and validate FILE, print \"configuration OK\" or the error\n"
+		"      --dump             with --check-config: print the effective configuration\n"
+		"                         (every key, defaults filled in) instead of \"configuration OK\"\n"
 		"      --listen ADDR[:PORT] accept clients here (repeatable; replaces listen = lines)\n"
 		"      --backend HOST[:PORT] server address (replaces the first backend's address)\n"
 		"  -v, --verbose          one more log level (info -> debug)\n"
@@ -399,7 +407,8 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", required_argument, NULL, 'C' },
+		{ "check-config", optional_argument, NULL, 'C' },	/* FILE may follow --dump */
+		{ "dump", no_argument, NULL, 'D' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -415,12 +424,14 @@ int main(int argc, char **argv)
 	int log_target = -1;	/* auto */
 	char err[512];
 	int opt, rc;
+	bool checking = false, dump = false;
 
 	memset(&m, 0, sizeof(m));
 	while ((opt = getopt_long(argc, argv, "c:vVhf", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': path = optarg; break;
-		case 'C': check = optarg; break;
+		case 'C': checking = true; check = optarg; break;
+		case 'D': dump = true; break;
 		case 'l':
 			if (ov.co_nlisten == CFG_MAX_LISTEN) {
 				fprintf(stderr, "rpcrdma-gw: at most %d --listen\n", CFG_MAX_LISTEN);
@@ -446,6 +457,12 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (checking && !check && optind < argc)
+		check = argv[optind++];
+	if ((checking && !check) || (dump && !checking)) {
+		fprintf(stderr, "rpcrdma-gw: --check-config [--dump] FILE\n");
+		return 2;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "rpcrdma-gw: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
@@ -458,8 +475,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
+		if (dump)
+			cfg_dump(cf, stdout);
+		else
+			printf("configuration OK\n");
+		for (unsigned i = 0; i < cf->cf_nbackends; i++)
+			if (cf->cf_backends[i].cb_regmode == CFG_REG_PERSISTENT)
+				fprintf(stderr, "warning: backend %s: registration = persistent: the server "
+					"can read and write every buffer of every client until shutdown\n",
+					cf->cf_backends[i].cb_name);
 		cfg_free(cf);
-		printf("configuration OK\n");
 		return 0;
 	}
 	if (!path && !ov.co_backend && access(CFG_DEFAULT_PATH, R_OK) == 0)

@@ -18,8 +18,15 @@
 
 #include <event2/buffer.h>
 
+#include "backend.h"
+#include "chunking.h"
+#include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "pool.h"
+#include "transport.h"
 
 const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1] = {
 	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
@@ -317,6 +324,42 @@ static void gw_path_labels(char *buf, size_t len, struct gw_path *pa)
 		 gw_path_transport(pa));
 }
 
+/* backend-rdma's counters (BE_COUNTERS, backend.h), per server context: a
+ * family's header, then for each backend its samples. */
+#define GW_BE_CTR_DESC(id, field, family, key, value, help) \
+	[BE_CTR_##id] = { family, key, value, help },
+static const struct { const char *bd_family, *bd_key, *bd_value, *bd_help; }
+gw_be_ctr_desc[BE_CTR__COUNT] = { BE_COUNTERS(GW_BE_CTR_DESC) };
+#undef GW_BE_CTR_DESC
+
+static void gw_be_ctrs_render(struct evbuffer *o, struct gw_ctx *gw, const struct gw_tp_info *ti,
+			      const bool *first, unsigned np)
+{
+	for (unsigned a = 0, b; a < BE_CTR__COUNT; a = b) {
+		const char *fam = gw_be_ctr_desc[a].bd_family;
+
+		for (b = a + 1; b < BE_CTR__COUNT && fam &&
+		     !strcmp(gw_be_ctr_desc[b].bd_family ? gw_be_ctr_desc[b].bd_family : "", fam); b++)
+			;
+		if (!fam)
+			continue;	/* not exported */
+		gw_head(o, fam, "counter", gw_be_ctr_desc[a].bd_help);
+		for (unsigned i = 0; i < np; i++) {
+			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+
+			for (unsigned k = a; first[i] && k < b; k++) {
+				if (!gw_be_ctr_desc[k].bd_key)
+					evbuffer_add_printf(o, P "%s{backend=\"%s\"} %" PRIu64 "\n",
+							    fam, bn, ti[i].ti_be_ctr[k]);
+				else
+					evbuffer_add_printf(o, P "%s{backend=\"%s\",%s=\"%s\"} %" PRIu64 "\n",
+							    fam, bn, gw_be_ctr_desc[k].bd_key,
+							    gw_be_ctr_desc[k].bd_value, ti[i].ti_be_ctr[k]);
+			}
+		}
+	}
+}
+
 static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 {
 	struct gw_tp_info ti[CFG_MAX_ROUTES];	/* ~9 KiB of stack, event loop thread */
@@ -377,94 +420,7 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 					    "dir=\"recv\"} %" PRIu32 "\n", lb[i], k,
 					    ti[i].ti_conn[k].tc_send_threshold, lb[i], k,
 					    ti[i].ti_conn[k].tc_recv_threshold);
-	/* Server context counters: once per backend (paths may share it). */
-#define GW_SRV(name, help, field) do { \
-	gw_head(o, name, "counter", help); \
-	for (unsigned i = 0; i < np; i++) \
-		if (first[i]) \
-			evbuffer_add_printf(o, P name "{backend=\"%s\"} %" PRIu64 "\n", \
-					    gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name, \
-					    ti[i].field); \
-} while (0)
-	GW_SRV("rdma_connects_total", "RDMA connections established (reconnects included).",
-	       ti_connects);
-	GW_SRV("rdma_disconnects_total", "RDMA connections lost or closed.", ti_disconnects);
-	GW_SRV("rdma_connect_errors_total", "Rejected or failed RDMA connection attempts.",
-	       ti_rejects);
-	GW_SRV("rdma_resent_total", "Calls re-sent after a reconnect (same XID).", ti_resent);
-#undef GW_SRV
-	gw_head(o, "rdma_errors_total", "counter", "RDMA_ERROR replies received, by kind.");
-	for (unsigned i = 0; i < np; i++)
-		if (first[i]) {
-			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
-
-			evbuffer_add_printf(o, P "rdma_errors_total{backend=\"%s\",kind=\"err_vers\"} %"
-					    PRIu64 "\n" P "rdma_errors_total{backend=\"%s\",kind=\"err_chunk\"} %"
-					    PRIu64 "\n", bn, ti[i].ti_err_vers, bn, ti[i].ti_err_chunk);
-		}
-	gw_head(o, "rdma_dropped_replies_total", "counter",
-		"Replies from the server dropped by the RDMA backend, by reason.");
-	for (unsigned i = 0; i < np; i++)
-		if (first[i]) {
-			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
-
-			evbuffer_add_printf(o, P "rdma_dropped_replies_total{backend=\"%s\",reason=\"unknown_xid\"} %"
-					    PRIu64 "\n" P "rdma_dropped_replies_total{backend=\"%s\",reason=\"bad_reply\"} %"
-					    PRIu64 "\n" P "rdma_dropped_replies_total{backend=\"%s\",reason=\"write_overrun\"} %"
-					    PRIu64 "\n", bn, ti[i].ti_unknown_xid, bn, ti[i].ti_bad_reply, bn,
-					    ti[i].ti_write_overrun);
-		}
-	gw_head(o, "rdma_completion_errors_total", "counter", "Work completions in error, by kind.");
-	for (unsigned i = 0; i < np; i++)
-		if (first[i]) {
-			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
-
-			evbuffer_add_printf(o, P "rdma_completion_errors_total{backend=\"%s\",kind=\"flushed\"} %"
-					    PRIu64 "\n" P "rdma_completion_errors_total{backend=\"%s\",kind=\"error\"} %"
-					    PRIu64 "\n", bn, ti[i].ti_flushed, bn, ti[i].ti_wc_errors);
-		}
-	gw_head(o, "rdma_registrations_total", "counter",
-		"Per-call registration work: window binds, LOCAL_INV posted, windows the server "
-		"invalidated (Send With Invalidate), per-call MRs.");
-	for (unsigned i = 0; i < np; i++)
-		if (first[i]) {
-			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
-
-			evbuffer_add_printf(o, P "rdma_registrations_total{backend=\"%s\",kind=\"mw_bind\"} %"
-					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"local_inv\"} %"
-					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"remote_inv\"} %"
-					    PRIu64 "\n" P "rdma_registrations_total{backend=\"%s\",kind=\"mr_reg\"} %"
-					    PRIu64 "\n", bn, ti[i].ti_mw_binds, bn, ti[i].ti_local_inv, bn,
-					    ti[i].ti_remote_inv, bn, ti[i].ti_mr_regs);
-		}
-	/* One family per backend-rdma counter group: name, help, then label
-	 * value and field per sample. */
-#define GW_SRV_KIND(name, help, label, ...) do { \
-	static const struct { const char *k; size_t off; } kinds[] = { __VA_ARGS__ }; \
-	gw_head(o, name, "counter", help); \
-	for (unsigned i = 0; i < np; i++) \
-		if (first[i]) \
-			for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) \
-				evbuffer_add_printf(o, P name "{backend=\"%s\"," label "=\"%s\"} %" PRIu64 "\n", \
-						    gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name, \
-						    kinds[k].k, \
-						    *(const uint64_t *)((const char *)&ti[i] + kinds[k].off)); \
-} while (0)
-#define K(s, f) { s, offsetof(struct gw_tp_info, f) }
-	GW_SRV_KIND("rdma_ccp_total", "Connection Configuration Protocol (draft-ietf-nfsv4-rpcrdma-08 "
-		    "section 6) at connect: answer applied, or fallback to the RFC 8797 values.",
-		    "result", K("applied", ti_ccp_ok), K("fallback", ti_ccp_fallback));
-	GW_SRV_KIND("rdma_long_replies_total", "Long replies pulled by RDMA Read (RFC 5666 Read list), "
-		    "RDMA_DONE sent after them, and ones refused (server's Read depth 0).", "event",
-		    K("pulled", ti_long_replies), K("rdma_done", ti_rdma_done),
-		    K("refused", ti_read_depth_refused));
-	GW_SRV_KIND("rdma_backchannel_total", "Backchannel CALLs from the server (RFC 8167): delivered "
-		    "to the relay, replies sent, dropped (malformed, no room, no taker).", "event",
-		    K("calls", ti_bc_calls), K("replies", ti_bc_replies), K("dropped", ti_bc_dropped));
-	GW_SRV_KIND("rdma_drain_timeouts_total", "Connection teardowns that stopped waiting for "
-		    "posted work after the drain bound.", "kind", K("drain", ti_drain_timeouts));
-#undef K
-#undef GW_SRV_KIND
+	gw_be_ctrs_render(o, gw, ti, first, np);
 }
 
 void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "gateway.h"
+#include "pool.h"
 
 struct gw_pool_reg {
 	void *pr_reg;

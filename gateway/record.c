@@ -31,7 +31,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "gateway.h"
+#include "chunking.h"
+#include "pool.h"
+#include "record.h"
 
 static const char *const gw_rx_status_names[GW_RX__COUNT] = {
 	[GW_RX_RECORD] = "record", [GW_RX_AGAIN] = "again", [GW_RX_EOF] = "end of stream",
@@ -110,9 +112,45 @@ bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v)
 	return k == 4;
 }
 
-/* Append a data run that lies in buffer b; false when out of iovecs. */
-static bool gw_rec_append(struct gw_rec *r, struct gw_buf *b, uint8_t *p, size_t n)
+/* Close the gaps (fragment headers, RFC 5531 11) between the record's runs
+ * that share a buffer: each run moves down to follow the one before it, so
+ * one iovec per buffer is left.  Used only when the iovec list is full: a
+ * record in few pieces stays zero-copy; one in many small fragments costs
+ * one copy of its bytes, never a refused record.  Only the record's own
+ * bytes move, all above its first run in each buffer.  Returns the bytes
+ * moved. */
+static size_t gw_rec_compact(struct gw_pool *pool, struct gw_rec *r)
 {
+	unsigned out = 0;
+	size_t moved = 0;
+
+	for (unsigned i = 1; i < r->rc_niov; i++) {
+		struct iovec *last = &r->rc_iov[out], *cur = &r->rc_iov[i];
+		uint8_t *end = (uint8_t *)last->iov_base + last->iov_len;
+
+		if (r->rc_buf[i] == r->rc_buf[out]) {
+			if (cur->iov_base != end) {
+				memmove(end, cur->iov_base, cur->iov_len);
+				moved += cur->iov_len;
+			}
+			last->iov_len += cur->iov_len;
+			gw_buf_put(pool, r->rc_buf[i]);	/* the run's reference; last's keeps the buffer */
+			continue;
+		}
+		out++;
+		r->rc_iov[out] = *cur;
+		r->rc_buf[out] = r->rc_buf[i];
+	}
+	r->rc_niov = r->rc_niov ? out + 1 : 0;
+	return moved;
+}
+
+/* Append a data run that lies in buffer b to the receiver's record; false
+ * when out of iovecs even after compaction (counted in rx_copied). */
+static bool gw_rx_append(struct gw_rx *rx, struct gw_buf *b, uint8_t *p, size_t n)
+{
+	struct gw_rec *r = &rx->rx_rec;
+
 	if (r->rc_niov > 0) {
 		struct iovec *last = &r->rc_iov[r->rc_niov - 1];
 
@@ -122,8 +160,12 @@ static bool gw_rec_append(struct gw_rec *r, struct gw_buf *b, uint8_t *p, size_t
 			return true;
 		}
 	}
-	if (r->rc_niov == GW_REC_MAX_IOV)
-		return false;
+	if (r->rc_niov == GW_REC_MAX_IOV) {
+		rx->rx_copied += gw_rec_compact(rx->rx_pool, r);
+		if (r->rc_niov == GW_REC_MAX_IOV)
+			return false;
+		return gw_rx_append(rx, b, p, n);
+	}
 	gw_buf_ref(b);
 	r->rc_iov[r->rc_niov] = (struct iovec){ p, n };
 	r->rc_buf[r->rc_niov] = b;
@@ -213,12 +255,17 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 		if (rm_dec_feed(&rx->rx_dec, p, b->gb_used - rx->rx_parsed, &consumed, &dlen, &done) != RM_OK)
 			return GW_RX_TOO_BIG;
 		rx->rx_in_record = true;
-		if (dlen && !gw_rec_append(&rx->rx_rec, b, p, dlen))
+		if (dlen && !gw_rx_append(rx, b, p, dlen))
 			return GW_RX_TOO_FRAGMENTED;
 		rx->rx_parsed += consumed;
 		if (rx->rx_promise && dlen == 0 && rx->rx_dec.rm_in_frag) {
-			/* A fragment header: promise what its data may need. */
+			/* A fragment header: promise what its data may need.  The
+			 * earlier fragments' data is all in, so buffers still
+			 * promised to this receiver count toward it (else many
+			 * small fragments would each promise one more). */
 			unsigned n = gw_rx_frag_buffers(rx, rx->rx_dec.rm_frag_left);
+
+			n = n > rx->rx_promised ? n - rx->rx_promised : 0;
 
 			if (n && !gw_pool_promise(rx->rx_pool, n, rx->rx_reserve)) {
 				rx->rx_need = n;

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "config.h"
+#include "log.h"
+#include "rpcb_reg.h"
 #include "rpcbind.h"
 
 /* Versions registered per well-known program: what Linux servers register. */

@@ -4,8 +4,9 @@
  * rpcb_getaddr() (RPCBIND v4/v3 GETADDR, falling back to PMAP GETPORT).
  * It blocks, so the TCP transport runs it in its resolver thread.  Also
  * the local registrations of rpcbind_register (rpcb_reg.c), at start and
- * exit.
+ * exit; and bindresvport_sa() for the TCP transport's source port.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +162,17 @@ int gw_rpcbind_unset(uint32_t prog, uint32_t vers, const char *netid, uint16_t p
 	}
 	freenetconfigent(nc);
 	return rc;
+}
+
+int gw_rpcbind_bindresv(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (bindresvport_sa(fd, NULL) < 0)
+		return -errno;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -errno;
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					     : ((struct sockaddr_in *)&ss)->sin_port);
 }

@@ -27,4 +27,9 @@ int gw_rpcbind_set(uint32_t prog, uint32_t vers, const char *netid, const char *
 int gw_rpcbind_unset(uint32_t prog, uint32_t vers, const char *netid, uint16_t port, char *msg,
 		     size_t msglen);
 
+/* Binds the socket fd to a reserved port no other socket holds
+ * (bindresvport_sa(), SO_REUSEADDR must be unset): the port, or -errno
+ * (-EACCES without the privilege). */
+int gw_rpcbind_bindresv(int fd);
+
 #endif /* RPCRDMA_GW_RPCBIND_H */

@@ -33,10 +33,12 @@
  * the receive buffer back to the backend (be_call_release) and the target
  * buffers to the pool.
  *
- * Cancel (client gone): the server may still write into the target
- * buffers until the backend has invalidated them, which it reports only
- * through the callback.  So a cancelled call is kept, marked orphan, and
- * released at its callback.  Backend errors (ERR_CHUNK, bad reply, too
+ * Cancel (client gone): a call still queued in the backend (waiting for a
+ * credit) is taken out there and never posted (be_call_cancel() true).  A
+ * call on the wire: the server may still write into the target buffers
+ * until the backend has invalidated them, which it reports through the
+ * callback (BE_ERR_CANCELLED).  So it is kept, marked orphan, and released
+ * at its callback.  Backend errors (ERR_CHUNK, bad reply, too
  * many re-sends) drop the call, counted and logged, never an RPC error.
  *
  * Outage: the backend queues and re-sends by itself; its BE_POOL_UP/DOWN
@@ -52,7 +54,13 @@
 #include <event2/event.h>
 
 #include "backend.h"
+#include "call.h"
+#include "chunking.h"
+#include "config.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
+#include "transport.h"
 
 #define GR_RETRY_MS	5
 #define GR_OUT_IOV	(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)
@@ -161,6 +169,18 @@ void gw_rdma_free(struct gw_rdma *ra)
 	free(ra);
 }
 
+/* The backend's messages go to the gateway's logger, under its level. */
+_Static_assert((int)BE_LOG_ERR == (int)CFG_LOG_ERR && (int)BE_LOG_WARN == (int)CFG_LOG_WARN &&
+	       (int)BE_LOG_INFO == (int)CFG_LOG_INFO && (int)BE_LOG_DEBUG == (int)CFG_LOG_DEBUG,
+	       "backend log levels are the gateway's");
+static void gr_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
+{
+	const struct gw_log *lg = arg;
+
+	if (lg && (int)lvl <= lg->gl_level)
+		gw_logf(lg, (enum cfg_log_level)lvl, func, "%s", msg);
+}
+
 /* One server context per backend slot: a backend removed by a reload keeps
  * its own until its last path is gone, while its replacement of the same
  * name (new address, credits...) gets a fresh one in another slot. */
@@ -184,6 +204,9 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
 	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
 	bc.bc_ccp = b->cb_ccp;
+	bc.bc_log_fn = gr_log;
+	bc.bc_log_arg = (void *)ra->ra_log;
+	bc.bc_log_level = ra->ra_log ? &ra->ra_log->gl_level : NULL;
 	sv->sv_ctx = be_ctx_new(ra->ra_base, &bc);
 	if (!sv->sv_ctx) {
 		gw_err(ra->ra_log, "backend %s: be_ctx_new: %s", b->cb_name, strerror(errno));
@@ -450,12 +473,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 	struct gr_call *gc = &rp->rp_calls[c->ca_index];
 	struct chk_rdma_params prm;
 	struct chk_decision dc;
-	struct chk_call_walk cw;
-	struct rpc_call_hdr hdr;
 	struct be_conn_info ci;
 	struct be_call_desc d;
-	enum chk_walk_err werr;
-	struct xdr_cur xc;
 	unsigned nreads = 0, n;
 
 	if (gc->gc_busy)	/* cannot happen: one gw_call, one slot */
@@ -465,15 +484,10 @@ static int gr_submit(void *tp, struct gw_call *c)
 	memset(gc, 0, offsetof(struct gr_call, gc_wiov));
 	gc->gc_path = rp;
 	gc->gc_call = c;
-	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-	if (!rpc_call_decode(&xc, &hdr))
-		return -EPROTO;	/* the gateway decoded it already */
-	gc->gc_prog = hdr.rc_prog;
-	gc->gc_vers = hdr.rc_vers;
-	gc->gc_proc = hdr.rc_proc;
-	gc->gc_gss = hdr.rc_cred.oa_flavor == RPC_RPCSEC_GSS
-		     ? (hdr.rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr.rc_gss_service) : 0;
-	chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, gc->gc_gss, &cw, &werr);
+	gc->gc_prog = c->ca_hdr.rc_prog;	/* decoded and walked once, by the gateway */
+	gc->gc_vers = c->ca_hdr.rc_vers;
+	gc->gc_proc = c->ca_hdr.rc_proc;
+	gc->gc_gss = c->ca_gss;
 	chk_rdma_params_default(&prm);
 	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
 		prm.rp_send_threshold = ci.ci_send_threshold;
@@ -486,7 +500,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		prm.rp_max_write_chunks = BE_MAX_WRITE_CHUNKS;
 	if (prm.rp_max_read_chunks > BE_MAX_READ_ITEMS)
 		prm.rp_max_read_chunks = BE_MAX_READ_ITEMS;
-	if (!chk_decide(&cw, 0, c->ca_rec.rc_len, &prm, &dc))
+	if (!chk_decide(&c->ca_walk, 0, c->ca_rec.rc_len, &prm, &dc))
 		return -EMSGSIZE;
 	memset(&d, 0, sizeof(d));
 	d.cd_xid = c->ca_gxid;
@@ -521,7 +535,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
 	gc->gc_t0_us = gw_now_us();
-	if (!be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc)) {
+	gc->gc_be = be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc);
+	if (!gc->gc_be) {
 		int err = errno;
 
 		gc->gc_busy = false;
@@ -540,7 +555,6 @@ static int gr_submit(void *tp, struct gw_call *c)
 		       c->ca_gxid, strerror(err));
 		return -err;
 	}
-	gw_stats_nfs4_ops(rp->rp_info->pi_stats, &cw);	/* once: only a submitted call counts */
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
 		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rc_len);
 	} else {
@@ -571,7 +585,14 @@ static void gr_cancel(void *tp, struct gw_call *c)
 		gr_call_done(rp, gc);
 		return;
 	}
-	/* The server may still write into the targets: wait for the callback. */
+	if (be_call_cancel(gc->gc_be)) {
+		/* Still queued for a credit: gone, never posted. */
+		gc->gc_be = NULL;
+		gr_call_done(rp, gc);
+		return;
+	}
+	/* On the wire: the server may still write into the targets until
+	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when. */
 	gc->gc_orphan = true;
 }
 
@@ -680,6 +701,7 @@ err:
 }
 
 /* Admin listener and control socket: connections, credits, counters. */
+_Static_assert(BE_CTR__COUNT <= GW_TP_BE_CTRS, "gw_tp_info holds every backend counter");
 static int gr_info(void *tp, struct gw_tp_info *ti)
 {
 	struct gr_path *rp = tp;
@@ -699,30 +721,7 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 	ti->ti_inflight = be_pool_inflight(rp->rp_pool);
 	ti->ti_server = rp->rp_server;
 	bs = be_ctx_stats(rp->rp_server->sv_ctx);
-	ti->ti_connects = bs->bs_connects;
-	ti->ti_disconnects = bs->bs_disconnects;
-	ti->ti_rejects = bs->bs_rejects;
-	ti->ti_resent = bs->bs_resent;
-	ti->ti_err_vers = bs->bs_err_vers;
-	ti->ti_err_chunk = bs->bs_err_chunk;
-	ti->ti_unknown_xid = bs->bs_unknown_xid;
-	ti->ti_bad_reply = bs->bs_bad_reply;
-	ti->ti_write_overrun = bs->bs_write_overrun;
-	ti->ti_wc_errors = bs->bs_wc_errors;
-	ti->ti_flushed = bs->bs_flushed;
-	ti->ti_mw_binds = bs->bs_mw_binds;
-	ti->ti_local_inv = bs->bs_local_inv;
-	ti->ti_remote_inv = bs->bs_remote_inv;
-	ti->ti_ccp_ok = bs->bs_ccp_ok;
-	ti->ti_ccp_fallback = bs->bs_ccp_fallback;
-	ti->ti_long_replies = bs->bs_long_replies;
-	ti->ti_rdma_done = bs->bs_rdma_done;
-	ti->ti_read_depth_refused = bs->bs_read_depth_refused;
-	ti->ti_drain_timeouts = bs->bs_drain_timeouts;
-	ti->ti_bc_calls = bs->bs_bc_calls;
-	ti->ti_bc_replies = bs->bs_bc_replies;
-	ti->ti_bc_dropped = bs->bs_bc_dropped;
-	ti->ti_mr_regs = bs->bs_mr_regs;
+	memcpy(ti->ti_be_ctr, bs->bs_ctr, sizeof(bs->bs_ctr));
 	return 0;
 }
 

@@ -41,8 +41,14 @@
 #include <netinet/tcp.h>
 
 #include <event2/event.h>
-#include "gateway.h"
+#include "call.h"
+#include "chunking.h"
+#include "config.h"
+#include "log.h"
+#include "pool.h"
+#include "record.h"
 #include "rpcbind.h"
+#include "transport.h"
 
 #define GT_WRITE_IOV		128
 #define GT_STARVED_RETRY_MS	5
@@ -82,6 +88,7 @@ struct gw_tcp {
 	bool gt_destroying;
 	bool gt_starved;
 	unsigned gt_failures;		/* consecutive connect failures */
+	uint16_t gt_src_port;		/* reserved source port, kept across reconnects; 0 none */
 	pthread_t gt_thread;
 	bool gt_thread_running;
 	int gt_pipe[2];
@@ -244,6 +251,8 @@ static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
 	if (err) {
 		char why[160];
 
+		if (err == EADDRNOTAVAIL)	/* our old port is another connection's now */
+			gt->gt_src_port = 0;
 		snprintf(why, sizeof(why), "connect: %s", strerror(err));
 		gt_disconnect(gt, why);
 		return;
@@ -252,27 +261,37 @@ static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
 	gt_up(gt);
 }
 
-/* Bind a reserved port when we may (root, or CAP_NET_BIND_SERVICE as the
- * systemd unit grants): Linux nfsd and mountd refuse others on "secure"
- * exports.  Without the privilege the first bind fails with EACCES and the
+/* Source port: a reserved one when we may (root, or CAP_NET_BIND_SERVICE as
+ * the systemd unit grants): nfsd and mountd refuse others on "secure"
+ * exports.  After a reconnect the same port again, so the server's duplicate
+ * reply cache (keyed on the client's address and port) knows retransmitted
+ * calls; that reuse needs SO_REUSEADDR (the old connection may sit in
+ * TIME_WAIT).  A first port comes from libtirpc's bindresvport_sa() WITHOUT
+ * SO_REUSEADDR, so it is one no other socket holds: two paths to one server
+ * port (nfs and nfs_acl) would otherwise share a port and the second
+ * connect() fail with EADDRNOTAVAIL forever.  Without the privilege the
  * kernel picks an ordinary port at connect(). */
-static void gt_bind_reserved(int fd, int family)
+static void gt_bind_source(struct gw_tcp *gt, int fd, int family)
 {
-	struct sockaddr_storage ss;
+	int one = 1, port;
 
-	for (int port = 1023; port >= 600; port--) {
-		memset(&ss, 0, sizeof(ss));
-		ss.ss_family = (sa_family_t)family;
+	if (gt->gt_src_port) {
+		struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
+		socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
 		if (family == AF_INET6)
-			((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+			((struct sockaddr_in6 *)&ss)->sin6_port = htons(gt->gt_src_port);
 		else
-			((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-		if (bind(fd, (struct sockaddr *)&ss, family == AF_INET6 ? sizeof(struct sockaddr_in6)
-									 : sizeof(struct sockaddr_in)) == 0)
+			((struct sockaddr_in *)&ss)->sin_port = htons(gt->gt_src_port);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&ss, len) == 0)
 			return;
-		if (errno == EACCES || errno == EPERM)
-			return;
+		gt->gt_src_port = 0;
+		return;		/* the socket has SO_REUSEADDR now: the next attempt binds afresh */
 	}
+	port = gw_rpcbind_bindresv(fd);
+	if (port > 0)
+		gt->gt_src_port = (uint16_t)port;
 }
 
 static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
@@ -280,7 +299,6 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 	struct gw_tcp *gt = arg;
 	struct gt_resolve *rs = &gt->gt_res;
 	char b;
-	int one = 1;
 
 	(void)what;
 	if (read(fd, &b, 1) != 1)
@@ -300,8 +318,7 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 		gt_connect_failed(gt, strerror(errno));
 		return;
 	}
-	setsockopt(gt->gt_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	gt_bind_reserved(gt->gt_fd, rs->rs_addr.ss_family);
+	gt_bind_source(gt, gt->gt_fd, rs->rs_addr.ss_family);
 	gt->gt_state = GT_CONNECTING;
 	if (connect(gt->gt_fd, (struct sockaddr *)&rs->rs_addr, rs->rs_addrlen) == 0) {
 		gt_up(gt);
@@ -310,6 +327,8 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 	if (errno != EINPROGRESS) {
 		char why[160];
 
+		if (errno == EADDRNOTAVAIL)	/* our old port is another connection's now */
+			gt->gt_src_port = 0;
 		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
 		gt_disconnect(gt, why);
 		return;
@@ -495,20 +514,6 @@ static int gt_submit(void *tp, struct gw_call *c)
 	TAILQ_INSERT_TAIL(&gt->gt_sendq, c, ca_path_link);
 	c->ca_tp_priv = &gt->gt_sendq;
 	event_add(gt->gt_wev, NULL);
-	if (c->ca_prog == CFG_PROG_NFS && c->ca_vers == 4 && c->ca_proc == 1) {
-		/* Per-op counters: the RDMA transport walks every call anyway;
-		 * here only COMPOUNDs are walked, for their op list. */
-		struct chk_call_walk cw;
-		struct rpc_call_hdr hdr;
-		enum chk_walk_err werr;
-		struct xdr_cur xc;
-
-		xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
-		if (rpc_call_decode(&xc, &hdr) && hdr.rc_cred.oa_flavor != RPC_RPCSEC_GSS) {
-			chk_call_walk(&xc, hdr.rc_prog, hdr.rc_vers, hdr.rc_proc, 0, &cw, &werr);
-			gw_stats_nfs4_ops(gt->gt_info->pi_stats, &cw);
-		}
-	}
 	return 0;
 }
 

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway.h"
+#include "call.h"
+#include "xmap.h"
 
 TAILQ_HEAD(gw_xent_list, gw_xent);
 

@@ -21,7 +21,7 @@
 #include <sys/un.h>
 
 #include "config.h"
-#include "gateway.h"
+#include "log.h"
 
 #define GWCTL_TIMEOUT_MS	10000
 

@@ -12,6 +12,10 @@
 # VM tier's guest and runs itself inside; the guest prints one "ROW" line per
 # path and the host turns them into a table (and FILE, docs/benchmarks.md
 # from tests/bench/run.sh).  Sizes: BENCH_SEQ_MIB (256), BENCH_SECS (6).
+# BENCH_PATHS="tcp rdma gw" measures only those paths (default: all five).
+# BENCH_GW_BASE=DIR/rpcrdma-gw adds a path "gwbase": the same gateway setup
+# run by that (baseline) binary, so a change is compared with the build before
+# it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
 set -u
 
 BENCH_SEQ_MIB=256
@@ -29,7 +33,12 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
 	out=$(mktemp)
-	VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh | tee "$out"
+	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw proxy reexp}")
+	if [ -n "${BENCH_GW_BASE:-}" ]; then
+		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
+		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
+	fi
+	VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh "${gargs[@]}" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	secs=$(($(date +%s) - t0))
@@ -38,13 +47,16 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			sub(/^ROW [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "", desc[n]) }
 		function r(v, b) { return (b > 0 && v > 0) ? sprintf("%.2f", v / b) : "-" }
 		END {
-			for (i = 1; i <= n; i++) { if (name[i] == "tcp") t = i; if (name[i] == "rdma") d = i }
+			for (i = 1; i <= n; i++) { if (name[i] == "tcp") t = i; if (name[i] == "rdma") d = i; if (name[i] == "gwbase") b = i; if (name[i] == "gw") g = i }
 			print "| path | GETATTR/s | ×TCP | ×RDMA | 4 KiB rand read IOPS | ×TCP | ×RDMA | seq write MB/s | ×TCP | ×RDMA | seq read MB/s | ×TCP | ×RDMA |"
 			print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 			for (i = 1; i <= n; i++)
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", desc[i],
 					ga[i], r(ga[i], ga[t]), r(ga[i], ga[d]), io[i], r(io[i], io[t]), r(io[i], io[d]),
 					wr[i], r(wr[i], wr[t]), r(wr[i], wr[d]), rd[i], r(rd[i], rd[t]), r(rd[i], rd[d])
+			if (b && g)
+				printf "\nThis build ÷ baseline build (same boot): GETATTR/s %s, 4 KiB IOPS %s, seq write %s, seq read %s\n",
+					r(ga[g], ga[b]), r(io[g], io[b]), r(wr[g], wr[b]), r(rd[g], rd[b])
 		}' "$out")
 	echo
 	echo "$table"
@@ -104,6 +116,20 @@ fi
 
 GW_PORT=20490
 PROXY_PORT=20491
+GW_BASE_PORT=20492
+PATHS="tcp rdma gw proxy reexp"
+GW_BASE=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--paths) PATHS=$2; shift 2 ;;
+	--gw-base) GW_BASE=$2; shift 2 ;;
+	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+if [ -n "$GW_BASE" ]; then	# the baseline build right after the gateway it is compared with
+	PATHS=$(echo " $PATHS " | sed 's/ gw / gw gwbase /')
+	case " $PATHS " in *" gwbase "*) ;; *) PATHS="$PATHS gwbase" ;; esac
+fi
 REEXP=/srv/reexp
 W=/tmp/bench
 mkdir -p "$W"
@@ -117,12 +143,12 @@ step "files on the server: 32 MiB for random reads, one small file for GETATTR"
 head -c $((32 << 20)) /dev/urandom >"$BED_EXPORT/rand.bin"
 echo x >"$BED_EXPORT/small"
 
-step "rpcrdma-gw on tcp $BED_IP:$GW_PORT (nfs over rdma, mount over tcp)"
-cat >"$W/gw.conf" <<CONF
+gw_conf() { # port control-socket
+	cat <<CONF
 [gateway]
-listen = $BED_IP:$GW_PORT
+listen = $BED_IP:$1
 log_level = info
-control_socket = $W/gw.control
+control_socket = $2
 admin_listen =
 [backend nfsd]
 address = $BED_IP
@@ -134,8 +160,18 @@ transport = rdma
 program = mount
 transport = tcp
 CONF
+}
+step "rpcrdma-gw on tcp $BED_IP:$GW_PORT (nfs over rdma, mount over tcp)"
+gw_conf "$GW_PORT" "$W/gw.control" >"$W/gw.conf"
 "$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw.log" 2>&1 &
 gw_pid=$!
+gwbase_pid=
+if [ -n "$GW_BASE" ]; then
+	step "baseline rpcrdma-gw ($GW_BASE) on tcp $BED_IP:$GW_BASE_PORT, same setup"
+	gw_conf "$GW_BASE_PORT" "$W/gwbase.control" >"$W/gwbase.conf"
+	"$GW_BASE" -c "$W/gwbase.conf" >"$W/gwbase.log" 2>&1 &
+	gwbase_pid=$!
+fi
 
 step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
 cat >"$W/haproxy.cfg" <<CONF
@@ -159,13 +195,14 @@ exportfs -o rw,fsid=1001,no_root_squash,insecure,no_subtree_check,sync "*:$REEXP
 
 on_exit() {
 	local rc=$?
-	kill -TERM "$gw_pid" 2>/dev/null || true
+	kill -TERM "$gw_pid" $gwbase_pid 2>/dev/null || true
 	[ -f "$W/haproxy.pid" ] && kill "$(cat "$W/haproxy.pid")" 2>/dev/null
 	(exit "$rc")
 	bed_on_exit
 }
 trap on_exit EXIT
 bed_wait 20 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw.log"
+[ -z "$GW_BASE" ] || bed_wait 20 "the baseline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwbase.log"
 
 # name | mount source | options ; $1 extra options (noac)
 mnt_opts() {
@@ -173,6 +210,9 @@ mnt_opts() {
 	tcp) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	rdma) echo "$BED_IP:$BED_EXPORT vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" ;;
 	gw) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock" ;;
+	# MOUNT from mountd directly: two gateways' MOUNT routes would both
+	# want the same reserved source port to mountd.
+	gwbase) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_BASE_PORT,mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	esac
@@ -182,6 +222,7 @@ desc_of() {
 	tcp) echo "kernel client → nfsd, TCP (direct)" ;;
 	rdma) echo "kernel client → nfsd, RDMA (direct)" ;;
 	gw) echo "kernel client → rpcrdma-gw (TCP) → nfsd (RDMA)" ;;
+	gwbase) echo "kernel client → rpcrdma-gw baseline build (TCP) → nfsd (RDMA)" ;;
 	proxy) echo "kernel client → HAProxy mode tcp → nfsd (TCP)" ;;
 	reexp) echo "kernel client → knfsd re-export (TCP) → nfsd (RDMA)" ;;
 	esac
@@ -229,7 +270,7 @@ head -c $((BENCH_SEQ_MIB << 20)) /dev/urandom >"$W/seq.src"
 
 # The first path measured also warms the guest up (page cache, nfsd threads,
 # TCG translation cache): an unreported warm-up pass on direct TCP comes first.
-for p in warmup tcp rdma gw proxy reexp; do
+for p in warmup $PATHS; do
 	if [ "$p" = warmup ]; then
 		step "warm-up pass (direct TCP, not reported)"
 		do_mount tcp noac

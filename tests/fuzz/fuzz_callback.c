@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "gateway.h"
+#include "callback.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

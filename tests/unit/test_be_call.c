@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of the life of a backend call (backend-rdma/be_rdma.c) that
+/* Unit tests of the life of a backend call (backend-rdma/be_call.c) that
  * need no RDMA device: calls queued on a pool that never connects, ended
  * by cancel or by be_pool_free(), then released.
  *

@@ -28,7 +28,7 @@ static void t01_start_at_one(void **state)
 	(void)state;
 	be_credits_init(&cr, 128, 2);
 	be_credits_recv_posted(&cr, 132);
-	assert_int_equal(cr.cr_grant, 1);
+	assert_int_equal(cr.cc_grant, 1);
 	assert_int_equal(fill(&cr), 1);
 	assert_false(be_credits_can_send(&cr));
 }
@@ -47,7 +47,7 @@ static void t02_follow_grant(void **state)
 	be_credits_recv_posted(&cr, 1);
 	be_credits_grant(&cr, 64);
 	assert_int_equal(fill(&cr), 64);
-	assert_int_equal(cr.cr_inflight, 64);
+	assert_int_equal(cr.cc_inflight, 64);
 	assert_int_equal(be_credits_room(&cr), 0);
 }
 
@@ -60,7 +60,7 @@ static void t03_zero_grant(void **state)
 	be_credits_init(&cr, 128, 2);
 	be_credits_recv_posted(&cr, 132);
 	be_credits_grant(&cr, 0);
-	assert_int_equal(cr.cr_grant, 1);
+	assert_int_equal(cr.cc_grant, 1);
 	assert_int_equal(fill(&cr), 1);
 }
 
@@ -73,7 +73,7 @@ static void t04_cap(void **state)
 	be_credits_init(&cr, 8, 0);
 	be_credits_recv_posted(&cr, 100);
 	be_credits_grant(&cr, 1000);
-	assert_int_equal(cr.cr_grant, 8);
+	assert_int_equal(cr.cc_grant, 8);
 	assert_int_equal(fill(&cr), 8);
 }
 
@@ -134,8 +134,8 @@ static void t07_reset(void **state)
 	be_credits_grant(&cr, 64);
 	fill(&cr);
 	be_credits_reset(&cr);
-	assert_int_equal(cr.cr_grant, 1);
-	assert_int_equal(cr.cr_inflight, 0);
+	assert_int_equal(cr.cc_grant, 1);
+	assert_int_equal(cr.cc_inflight, 0);
 	assert_false(be_credits_can_send(&cr));
 	be_credits_recv_posted(&cr, 132);
 	assert_int_equal(fill(&cr), 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of backend-rdma/be_rdma.c at its verbs seam (be_verbs.h): a
+ * Unit tests of backend-rdma at its verbs seam (be_internal.h): a
  * fake device -- rdma_cm events, a CQ fed by the test, posted WRs recorded
  * -- drives real connections of the backend on a libevent loop, without
  * RDMA.  Covered: flush completions after a disconnect give back what they
@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,7 +25,7 @@
 #include <event2/event.h>
 
 #include "backend.h"
-#include "be_verbs.h"
+#include "be_internal.h"
 
 /* ---- the fake device ------------------------------------------------- */
 
@@ -366,6 +367,7 @@ struct bench {
 	unsigned ncb;
 	uint32_t cb_xid[64];
 	enum be_err cb_err[64];
+	int cb_qp_state[64];			/* the QP's state at each callback */
 	uint8_t msg[MAXCALLS][40];
 	struct iovec iov[MAXCALLS];
 };
@@ -382,6 +384,7 @@ static void on_reply(struct be_call *call, const struct be_reply *r, void *arg)
 {
 	struct bench *b = arg;
 
+	b->cb_qp_state[b->ncb] = F.nconns ? F.conns[F.nconns - 1]->qp_state : -1;
 	b->cb_xid[b->ncb] = r->br_xid;
 	b->cb_err[b->ncb++] = r->br_err;
 	be_call_release(call);
@@ -555,6 +558,9 @@ static void deliver_long_reply(struct fconn *fc, uint32_t xid, unsigned nseg)
 }
 
 /* ---- the cases -------------------------------------------------------- */
+
+#define CANCEL_GONE(ca)		assert_true(be_call_cancel(ca))
+#define CANCEL_ON_WIRE(ca)	assert_false(be_call_cancel(ca))
 
 /* 1. Flush completions after a disconnect: the drain waits for them, each
  * gives back its WR's resources once, then the reap re-sends every call
@@ -875,6 +881,164 @@ static void t07_read_depth(void **state)
 	bench_down(&b);
 }
 
+/* 8. Logging through the caller: each message goes to bc_log_fn with its
+ * level and the pool's name, under the caller's live level (read at each
+ * message), and nothing above that level is delivered. */
+static struct {
+	unsigned n;
+	enum be_log_level lvl[8];
+	char msg[8][160];
+} LG;
+
+static void on_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
+{
+	(void)func;
+	assert_ptr_equal(arg, &LG);
+	if (LG.n < 8) {
+		LG.lvl[LG.n] = lvl;
+		snprintf(LG.msg[LG.n], sizeof(LG.msg[0]), "%s", msg);
+	}
+	LG.n++;
+}
+
+static void t08_log_callback(void **state)
+{
+	int level = BE_LOG_INFO;
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	memset(&LG, 0, sizeof(LG));
+	be_config_default(&cfg);
+	cfg.bc_log_fn = on_log;
+	cfg.bc_log_arg = &LG;
+	cfg.bc_log_level = &level;
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_int_equal(LG.n, 1);		/* "connection 0 up", INFO */
+	assert_int_equal(LG.lvl[0], BE_LOG_INFO);
+	assert_non_null(strstr(LG.msg[0], "backend 0.0.0.0:20049: connection 0 up"));
+
+	level = BE_LOG_WARN;
+	deliver_reply(fc, 0x99, 8, 0, NULL, 0);	/* no such call: WARN */
+	spin(&b, 5);
+	assert_int_equal(LG.n, 2);
+	assert_int_equal(LG.lvl[1], BE_LOG_WARN);
+	assert_non_null(strstr(LG.msg[1], "xid 00000099: no such call"));
+
+	level = BE_LOG_ERR;			/* the caller lowered its level */
+	deliver_reply(fc, 0x9a, 8, 0, NULL, 0);
+	spin(&b, 5);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_unknown_xid, 2);
+	assert_int_equal(LG.n, 2);
+	bench_down(&b);
+}
+
+/* 9. Cancel while queued (no connection yet): the call is gone at once,
+ * no callback, and it is never posted once the connection comes up. */
+static void t09_cancel_queued(void **state)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
+	struct be_config cfg;
+	struct be_call *ca;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_keepalive_ms = 0;
+	memset(&F, 0, sizeof(F));
+	F.no_establish = true;
+	be_verbs_set(&fake_verbs);
+	memset(&b, 0, sizeof(b));
+	b.base = event_base_new();
+	b.ctx = be_ctx_new(b.base, &cfg);
+	b.pool = be_pool_new(b.ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, &b);
+	spin(&b, 5);
+	fc = cur();
+	ca = submit(&b, 0, 71);
+	assert_non_null(ca);
+	assert_non_null(submit(&b, 1, 72));
+	assert_int_equal(be_pool_queued(b.pool), 2);
+	CANCEL_GONE(ca);
+	assert_int_equal(be_pool_queued(b.pool), 1);
+	queue_cm(fc, RDMA_CM_EVENT_ESTABLISHED);
+	spin(&b, 5);
+	answer_all(&b, fc, (const uint32_t[]){ 72 }, 1);
+	assert_int_equal(cb_count(&b, 72), 1);
+	assert_true(send_of(fc, 71) < 0);	/* never posted */
+	assert_int_equal(nsends_op(fc, IBV_WR_SEND), 1);
+	assert_int_equal(cb_count(&b, 71), 0);
+	bench_down(&b);
+	assert_int_equal(cb_count(&b, 71), 0);	/* not even at the free */
+}
+
+/* 10. Cancel while posted: the server may still access the call's memory,
+ * so the callback (BE_ERR_CANCELLED) comes only once its window is
+ * invalidated -- after the LOCAL_INV completed, or after the connection's
+ * QP went to ERR -- and the caller releases its memory then.  A cancelled
+ * call is not re-sent. */
+static void t10_cancel_posted(void **state)
+{
+	struct be_read_item ri = { 32, 8 };
+	struct be_config cfg;
+	struct be_call_desc d;
+	struct be_region *rg;
+	struct be_call *ca;
+	struct bench b;
+	struct fconn *fc;
+	int inv;
+
+	(void)state;
+	be_config_default(&cfg);		/* memory windows */
+	bench_up(&b, &cfg);
+	fc = cur();
+	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
+	assert_non_null(rg);
+	memset(b.msg[0], 0, 40);
+	chk_put_be32(b.msg[0], 81);
+	b.iov[0] = (struct iovec){ b.msg[0], 40 };
+	d = (struct be_call_desc){ .cd_xid = 81, .cd_msg = &b.iov[0], .cd_msg_niov = 1,
+				   .cd_reads = &ri, .cd_nreads = 1 };
+	ca = be_call_submit(b.pool, &d, on_reply, &b);
+	assert_non_null(ca);
+	spin(&b, 2);
+	assert_int_equal(nsends_op(fc, IBV_WR_BIND_MW), 1);	/* the read chunk's window */
+	CANCEL_ON_WIRE(ca);
+	complete_send(fc, 81, IBV_WC_SUCCESS);
+	deliver_reply(fc, 81, 8, 0, NULL, 0);
+	spin(&b, 5);
+	assert_int_equal(nsends_op(fc, IBV_WR_LOCAL_INV), 1);
+	assert_int_equal(cb_count(&b, 81), 0);	/* the window is not invalidated yet */
+	for (inv = (int)fc->nsends; inv-- > 0;)
+		if (fc->sends[inv].op == IBV_WR_LOCAL_INV)
+			break;
+	queue_wc(fc, fc->sends[inv].wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
+	spin(&b, 5);
+	assert_int_equal(cb_count(&b, 81), 1);	/* now: the memory is the caller's */
+	assert_int_equal(b.cb_err[0], BE_ERR_CANCELLED);
+
+	/* On the wire when the connection dies: called back after the QP went
+	 * to ERR, not re-sent. */
+	ca = submit(&b, 1, 82);
+	assert_non_null(ca);
+	spin(&b, 2);
+	assert_true(send_of(fc, 82) >= 0);
+	CANCEL_ON_WIRE(ca);
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	complete_send(fc, 82, IBV_WC_WR_FLUSH_ERR);
+	for (unsigned i = 0; i < 100 && !fc->qp_destroyed; i++)
+		spin(&b, 5);
+	assert_int_equal(cb_count(&b, 82), 1);
+	assert_int_equal(b.cb_err[1], BE_ERR_CANCELLED);
+	assert_int_equal(b.cb_qp_state[1], IBV_QPS_ERR);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_resent, 0);
+	be_region_unregister(rg);
+	bench_down(&b);
+	assert_int_equal(cb_count(&b, 82), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -885,6 +1049,9 @@ int main(void)
 		cmocka_unit_test(t05_ccp_fallback),
 		cmocka_unit_test(t06_room_event),
 		cmocka_unit_test(t07_read_depth),
+		cmocka_unit_test(t08_log_callback),
+		cmocka_unit_test(t09_cancel_queued),
+		cmocka_unit_test(t10_cancel_posted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <cmocka.h>
@@ -52,6 +56,18 @@ static const struct {
 	/* 24 */ { "[backend bad name]\naddress = x\n", "t.conf:1: backend name 'bad name' must be" },
 	/* 25 */ { B "ccp = maybe\n", "t.conf:3: ccp: invalid value 'maybe'" },
 	/* 26 */ { B "ccp = on\n", "" },
+	/* 27 */ { B "port = 2049\nport = 2050\n", "t.conf:4: port: duplicate key in [backend s] (first at line 3)" },
+	/* 28 */ { "[gateway]\nlog_level = info\n" B "[gateway]\nlog_level = debug\n",
+		   "t.conf:6: log_level: duplicate key in [gateway] (first at line 2)" },
+	/* 29 */ { B "[route r]\nprogram = nfs\nprogram = mount\n",
+		   "t.conf:5: program: duplicate key in [route r] (first at line 4)" },
+	/* 30 */ { "log_level = warn\n[gateway]\nlog_level = warn\n" B,
+		   "t.conf:3: log_level: duplicate key in [gateway] (first at line 1)" },
+	/* 31 */ { B "address = 10.99.0.2\n", "t.conf:3: address: duplicate key in [backend s] (first at line 2)" },
+	/* 32 */ { B "registration = persistent\n",
+		   "t.conf:1: backend 's': registration = persistent exposes the whole buffer pool" },
+	/* 33 */ { B "registration = persistent\nunsafe_persistent = yes\n", "" },
+	/* 34 */ { B "registration = mw\nunsafe_persistent = yes\n", "" },
 };
 
 static void t01_table(void **state)
@@ -189,6 +205,110 @@ static void t06_sample(void **state)
 	cfg_free(cf);
 }
 
+/* cfg_load(path) in a child, so that a load that never returns fails the
+ * test instead of hanging it: true and the error in err if it was refused
+ * within 5 s. */
+static bool load_refused(const char *path, char *err, size_t errlen)
+{
+	int fds[2], status;
+	struct pollfd pfd;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char e[256] = "";
+		struct cfg *cf = cfg_load(path, NULL, e, sizeof(e));
+
+		if (write(fds[1], e, strlen(e) + 1) < 0)
+			_exit(3);
+		_exit(cf ? 1 : 0);
+	}
+	close(fds[1]);
+	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	if (poll(&pfd, 1, 5000) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		close(fds[0]);
+		snprintf(err, errlen, "cfg_load(%s) did not return within 5 s", path);
+		return false;
+	}
+	n = read(fds[0], err, errlen - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* 9. The path must be a regular file: a device that never ends, a directory
+ * and a FIFO without a writer are refused at once. */
+static void t09_not_regular(void **state)
+{
+	char fifo[] = "/tmp/test_cfg_fifo_XXXXXX";
+	const char *paths[] = { "/dev/zero", "/tmp", fifo };
+	char err[512];
+
+	(void)state;
+	assert_non_null(mkdtemp(fifo));
+	assert_int_equal(rmdir(fifo), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char want[300];
+
+		snprintf(want, sizeof(want), "%s: not a regular file", paths[i]);
+		if (!load_refused(paths[i], err, sizeof(err)) || !strstr(err, want)) {
+			unlink(fifo);
+			fail_msg("%s: got '%s', want '%s'", paths[i], err, want);
+		}
+	}
+	unlink(fifo);
+}
+
+/* 10. Size cap: a valid file of exactly CFG_FILE_MAX bytes parses, one byte
+ * more is refused. */
+static void t10_too_large(void **state)
+{
+	char path[] = "/tmp/test_cfg_XXXXXX";
+	static const char head[] = B;
+	char err[512], line[80];
+	size_t left;
+	struct cfg *cf;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(head, f);
+	memset(line, '#', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	for (left = CFG_FILE_MAX - (sizeof(head) - 1); left >= sizeof(line); left -= sizeof(line))
+		fwrite(line, 1, sizeof(line), f);
+	if (left) {	/* the rest: one shorter comment line */
+		memset(line, ';', left);
+		line[left - 1] = '\n';
+		fwrite(line, 1, left, f);
+	}
+	fclose(f);
+	cf = cfg_load(path, NULL, err, sizeof(err));
+	if (!cf) {
+		unlink(path);
+		fail_msg("file of CFG_FILE_MAX bytes: %s", err);
+	}
+	cfg_free(cf);
+	f = fopen(path, "a");
+	fputs("\n", f);
+	fclose(f);
+	cf = cfg_load(path, NULL, err, sizeof(err));
+	unlink(path);
+	if (cf)
+		fail_msg("file of CFG_FILE_MAX + 1 bytes parsed");
+	assert_non_null(strstr(err, "too large"));
+}
+
 /* 8. ccp (draft-08 6): off unless asked, per backend. */
 static void t08_ccp(void **state)
 {
@@ -243,8 +363,8 @@ static void t07_reload_diff(void **state)
 		what = "";
 		same = d.cd_nchanges == 0 && d.cd_nrestart == 0;
 		for (unsigned k = 0; k < d.cd_n; k++)
-			if (d.cd_act[k].ca_kind == CFG_ACT_RESTART)
-				what = d.cd_act[k].ca_what;
+			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
+				what = d.cd_act[k].ac_what;
 		if (same != t[i].same)
 			fail_msg("case %zu: expected %s", i + 1, t[i].same ? "same" : "different");
 		assert_string_equal(what, t[i].what);
@@ -264,6 +384,8 @@ int main(void)
 		cmocka_unit_test(t06_sample),
 		cmocka_unit_test(t07_reload_diff),
 		cmocka_unit_test(t08_ccp),
+		cmocka_unit_test(t09_not_regular),
+		cmocka_unit_test(t10_too_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,14 +12,15 @@
 
 #define NFS 100003u
 
+/* extra may set bytes_per_client itself (a key given twice is an error). */
 static void conf(char *buf, size_t cap, uint16_t port, const char *extra)
 {
 	snprintf(buf, cap,
 		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "bytes_per_client = 1m\nreconnect_interval = 30ms\n%s\n"
+		 "%sreconnect_interval = 30ms\n%s\n"
 		 "[backend srv]\naddress = 127.0.0.1\n"
 		 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n",
-		 extra, port);
+		 strstr(extra, "bytes_per_client") ? "" : "bytes_per_client = 1m\n", extra, port);
 }
 
 struct fx {

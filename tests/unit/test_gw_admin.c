@@ -22,6 +22,10 @@
 
 #include <event2/buffer.h>
 
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "ops.h"
 #include "test_gw_harness.h"
 
 /* ---- a small exposition parser ---- */

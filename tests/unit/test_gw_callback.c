@@ -10,7 +10,15 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "call.h"
+#include "callback.h"
+#include "chunking.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "pool.h"
 #include "test_gw_harness.h"
+#include "transport.h"
 
 #define NFS 100003u
 #define CB_PROG 0x40000000u

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "chunking.h"
+#include "gateway.h"
+#include "log.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u

@@ -30,9 +30,12 @@
 
 #include <event2/event.h>
 
+#include "chunking.h"
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
+#include "log.h"
+#include "pool.h"
 
 /* ---- tiny RPC server ---- */
 

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "gateway.h"
+#include "config.h"
+#include "log.h"
 
 static unsigned count_lines(const char *path, const char *needle)
 {

@@ -7,12 +7,15 @@
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "gateway.h"
+#include "chunking.h"
+#include "pool.h"
+#include "record.h"
 
 static void pair(int sv[2])
 {
@@ -202,11 +205,21 @@ static void t04_limits(void **state)
 	close(sv[0]);
 	close(sv[1]);
 
+	/* 75 fragments in one buffer: more pieces than iovecs, compacted
+	 * (RFC 5531 11 allows any number of fragments). */
 	pair(sv);
 	gw_rx_init(&rx, p, 4000);
-	n = frame(wire, data, 600, 8);	/* 75 fragments */
+	for (int i = 0; i < 600; i++)
+		data[i] = (uint8_t)(i * 7);
+	n = frame(wire, data, 600, 8);
 	assert_int_equal(write(sv[0], wire, n), (ssize_t)n);
-	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_TOO_FRAGMENTED);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_RECORD);
+	assert_int_equal(rec.rc_len, 600);
+	assert_true(rec.rc_niov < 75);
+	assert_true(rx.rx_copied > 0 && rx.rx_copied < 600);
+	assert_int_equal(gw_rec_copyout(&rec, 0, wire, sizeof(wire)), 600);
+	assert_memory_equal(wire, data, 600);
+	gw_rec_release(p, &rec);
 	gw_rx_destroy(&rx);
 	close(sv[0]);
 
@@ -254,6 +267,127 @@ static void t05_no_buffer(void **state)
 	gw_pool_free(p);
 }
 
+/* A record of len bytes framed in fragments of frag bytes (0: sizes 1..4096
+ * from the seed). */
+static size_t frag_wire(uint8_t *out, const uint8_t *data, size_t len, size_t frag, unsigned *seed)
+{
+	size_t o = 0, off = 0;
+
+	do {
+		size_t f = frag ? frag : 1 + (size_t)(rand_r(seed) % 4096);
+		size_t n = len - off < f ? len - off : f;
+
+		rm_encode_hdr(out + o, (uint32_t)n, off + n == len);
+		memcpy(out + o + 4, data + off, n);
+		o += 4 + n;
+		off += n;
+	} while (off < len);
+	return o;
+}
+
+/* 1 MiB in fragments of frag bytes, written over a socketpair in pieces of
+ * 1..wmax bytes while a client-side receiver reads: the record comes out
+ * whole and equal in at most GW_REC_MAX_IOV pieces; copied or not. */
+static void many_fragments(size_t frag, size_t wmax, unsigned seed, bool expect_copy)
+{
+	const size_t len = 1u << 20;
+	struct gw_pool *p = gw_pool_new(65536, 48, false);
+	uint8_t *data = malloc(len), *wire = malloc(2 * len + 4096), *back = malloc(len);
+	struct gw_rx rx;
+	struct gw_rec rec;
+	enum gw_rx_status st = GW_RX_AGAIN;
+	size_t n, sent = 0;
+	unsigned seed0 = seed;
+	int sv[2];
+
+	assert_non_null(p);
+	assert_non_null(data);
+	assert_non_null(wire);
+	assert_non_null(back);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (uint8_t)(rand_r(&seed) >> 5);
+	n = frag_wire(wire, data, len, frag, &seed);
+	pair(sv);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	gw_rx_init_client(&rx, p, len + 8192, 2);
+	gw_rec_init(&rec);
+	while (st != GW_RX_RECORD) {
+		if (sent < n) {
+			size_t w = 1 + (size_t)rand_r(&seed) % wmax;
+			ssize_t k = write(sv[0], wire + sent, w < n - sent ? w : n - sent);
+
+			assert_true(k > 0 || errno == EAGAIN);
+			sent += k > 0 ? (size_t)k : 0;
+		}
+		st = gw_rx_read(&rx, sv[1], &rec);
+		if (st != GW_RX_AGAIN && st != GW_RX_RECORD)
+			fail_msg("frag %zu seed %u: %s after %zu of %zu bytes", frag, seed0,
+				 gw_rx_status_str(st), sent, n);
+	}
+	assert_int_equal(sent, n);
+	assert_int_equal(rec.rc_len, len);
+	assert_true(rec.rc_niov <= GW_REC_MAX_IOV);
+	assert_int_equal(gw_rec_copyout(&rec, 0, back, len), len);
+	assert_memory_equal(back, data, len);
+	if (expect_copy)
+		assert_true(rx.rx_copied > 0 && rx.rx_copied < len);
+	else
+		assert_int_equal(rx.rx_copied, 0);	/* few pieces: zero copy */
+	gw_rec_release(p, &rec);
+	gw_rx_destroy(&rx);
+	assert_int_equal(gw_pool_avail(p), 48);
+	close(sv[0]);
+	close(sv[1]);
+	gw_pool_free(p);
+	free(data);
+	free(wire);
+	free(back);
+}
+
+/* 6. 1 MiB in 2 KiB, 512 B and mixed fragments, split across recv() calls
+ * of any size; a record in one or few fragments stays zero-copy. */
+static void t06_many_fragments(void **state)
+{
+	(void)state;
+	many_fragments(2048, 70000, 1, true);
+	many_fragments(512, 3000, 2, true);
+	many_fragments(512, 1, 3, true);	/* bytes trickle in: a recv() each */
+	many_fragments(0, 9000, 4, true);
+	many_fragments(1u << 20, 65536, 5, false);
+	many_fragments(300000, 65536, 6, false);	/* 4 fragments */
+}
+
+/* 7. Beyond compaction: a record over more buffers than iovecs is refused. */
+static void t07_too_many_buffers(void **state)
+{
+	struct gw_pool *p = gw_pool_new(4096, GW_REC_MAX_IOV + 8, false);
+	static uint8_t data[(GW_REC_MAX_IOV + 2) * 4096], wire[sizeof(data) + 64];
+	struct gw_rx rx;
+	struct gw_rec rec;
+	size_t n, sent = 0;
+	enum gw_rx_status st = GW_RX_AGAIN;
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	gw_rx_init(&rx, p, sizeof(data));
+	gw_rec_init(&rec);
+	n = frame(wire, data, sizeof(data), sizeof(data));
+	while (st == GW_RX_AGAIN) {
+		ssize_t k = sent < n ? write(sv[0], wire + sent, n - sent) : 0;
+
+		sent += k > 0 ? (size_t)k : 0;
+		st = gw_rx_read(&rx, sv[1], &rec);
+	}
+	assert_int_equal(st, GW_RX_TOO_FRAGMENTED);
+	gw_rx_destroy(&rx);
+	assert_int_equal(gw_pool_avail(p), GW_REC_MAX_IOV + 8);
+	close(sv[0]);
+	close(sv[1]);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +396,8 @@ int main(void)
 		cmocka_unit_test(t03_reassembly_table),
 		cmocka_unit_test(t04_limits),
 		cmocka_unit_test(t05_no_buffer),
+		cmocka_unit_test(t06_many_fragments),
+		cmocka_unit_test(t07_too_many_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,8 +15,14 @@
 
 #include <event2/buffer.h>
 
+#include "chunking.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
 #include "nfs_enc.h"
+#include "ops.h"
 #include "test_gw_harness.h"
+#include "transport.h"
 
 #define NFS 100003u
 #define BA "[backend a]\naddress = 10.0.0.1\n"
@@ -37,31 +43,31 @@ static void diff_str(const struct cfg *a, const struct cfg *b, char *out, size_t
 		const struct cfg_action *x = &d.cd_act[k];
 		const char *name = "";
 
-		switch (x->ca_kind) {
+		switch (x->ac_kind) {
 		case CFG_ACT_BACKEND_KEEP: case CFG_ACT_BACKEND_ADD:
-			name = b->cf_backends[x->ca_new].cb_name; break;
+			name = b->cf_backends[x->ac_new].cb_name; break;
 		case CFG_ACT_BACKEND_REMOVE:
-			name = a->cf_backends[x->ca_old].cb_name; break;
+			name = a->cf_backends[x->ac_old].cb_name; break;
 		case CFG_ACT_ROUTE_KEEP: case CFG_ACT_ROUTE_ADD:
-			name = b->cf_routes[x->ca_new].cr_name; break;
+			name = b->cf_routes[x->ac_new].cr_name; break;
 		case CFG_ACT_ROUTE_REMOVE:
-			name = a->cf_routes[x->ca_old].cr_name; break;
+			name = a->cf_routes[x->ac_old].cr_name; break;
 		case CFG_ACT_RESTART:
-			name = x->ca_what; break;
+			name = x->ac_what; break;
 		}
 		o += (size_t)snprintf(out + o, len - o, "%s%s%s%s%s%s", o ? " " : "",
-				      x->ca_kind == CFG_ACT_BACKEND_KEEP ? "bk:" :
-				      x->ca_kind == CFG_ACT_BACKEND_ADD ? "b+:" :
-				      x->ca_kind == CFG_ACT_BACKEND_REMOVE ? "b-:" :
-				      x->ca_kind == CFG_ACT_ROUTE_KEEP ? "rk:" :
-				      x->ca_kind == CFG_ACT_ROUTE_ADD ? "r+:" :
-				      x->ca_kind == CFG_ACT_ROUTE_REMOVE ? "r-:" : "!",
-				      name, x->ca_kind == CFG_ACT_BACKEND_REMOVE ||
-				      x->ca_kind == CFG_ACT_ROUTE_REMOVE ? "(" : "",
-				      x->ca_kind == CFG_ACT_BACKEND_REMOVE ||
-				      x->ca_kind == CFG_ACT_ROUTE_REMOVE ? x->ca_what : "",
-				      x->ca_kind == CFG_ACT_BACKEND_REMOVE ||
-				      x->ca_kind == CFG_ACT_ROUTE_REMOVE ? ")" : "");
+				      x->ac_kind == CFG_ACT_BACKEND_KEEP ? "bk:" :
+				      x->ac_kind == CFG_ACT_BACKEND_ADD ? "b+:" :
+				      x->ac_kind == CFG_ACT_BACKEND_REMOVE ? "b-:" :
+				      x->ac_kind == CFG_ACT_ROUTE_KEEP ? "rk:" :
+				      x->ac_kind == CFG_ACT_ROUTE_ADD ? "r+:" :
+				      x->ac_kind == CFG_ACT_ROUTE_REMOVE ? "r-:" : "!",
+				      name, x->ac_kind == CFG_ACT_BACKEND_REMOVE ||
+				      x->ac_kind == CFG_ACT_ROUTE_REMOVE ? "(" : "",
+				      x->ac_kind == CFG_ACT_BACKEND_REMOVE ||
+				      x->ac_kind == CFG_ACT_ROUTE_REMOVE ? x->ac_what : "",
+				      x->ac_kind == CFG_ACT_BACKEND_REMOVE ||
+				      x->ac_kind == CFG_ACT_ROUTE_REMOVE ? ")" : "");
 	}
 }
 

@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "rpcb_reg.h"
 
 #define B "[backend s]\naddress = 10.99.0.1\n"
 #define ON "[gateway]\nrpcbind_register = on\n"
@@ -275,8 +277,8 @@ static void t07_config_key(void **state)
 	assert_false(off->cf_rpcbind_register);
 	cfg_diff(on, off, &d);
 	assert_int_equal(d.cd_nrestart, 1);
-	assert_int_equal(d.cd_act[d.cd_n - 1].ca_kind, CFG_ACT_RESTART);
-	assert_string_equal(d.cd_act[d.cd_n - 1].ca_what, "rpcbind_register");
+	assert_int_equal(d.cd_act[d.cd_n - 1].ac_kind, CFG_ACT_RESTART);
+	assert_string_equal(d.cd_act[d.cd_n - 1].ac_what, "rpcbind_register");
 	cfg_diff(on, on2, &d);
 	assert_int_equal(d.cd_nrestart, 0);
 	assert_int_equal(d.cd_nchanges, 0);

@@ -8,7 +8,14 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "call.h"
+#include "chunking.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "pool.h"
 #include "test_gw_harness.h"
+#include "transport.h"
 
 #define NFS 100003u
 #define FAKE_MAX 16

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gateway.h"
+#include "call.h"
+#include "log.h"
+#include "pool.h"
+#include "xmap.h"
 
 static struct gw_call *fake(uintptr_t n) { return (struct gw_call *)(n * 64); }
 

@@ -196,6 +196,9 @@ bed_nfsd_up() {
 	# fresh server otherwise holds OPENs back for 90 s.
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	# A scenario may raise nfsd's largest READ/WRITE (settable only before
+	# nfsd starts; by default sized from the guest's memory: 256 KiB).
+	[ -z "${BED_NFSD_MAX_BLOCK:-}" ] || echo "$BED_NFSD_MAX_BLOCK" >/proc/fs/nfsd/max_block_size
 	# No systemd in the guest: the daemons are started by hand.
 	rpcbind -w
 	exportfs -ra

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the completion side of the backend: the CQ handler, received
+ * replies (checked, then windows invalidated), long replies pulled by RDMA
+ * Read, RDMA_DONE and other inline Sends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <event2/event.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "backend.h"
+#include "be_internal.h"
+
+/* ------------------------------------------------------------------------
+ * Completions
+ * ------------------------------------------------------------------------ */
+
+/* Reply checked: invalidate what the server did not, then complete. */
+static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t remote_inv_rkey,
+			    bool remote_inv)
+{
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
+	struct ibv_send_wr wrs[BE_MAX_CALL_SEGS], *bad;
+	unsigned i, n = 0;
+
+	be_call_set_state(ca, CS_INVALIDATING);
+	be_call_dereg_mrs(ca);
+	for (i = 0; i < ca->rq_nreg; i++) {
+		struct be_mw *mw = ca->rq_reg[i].rk_mw;
+
+		if (!mw)
+			continue;
+		if (remote_inv && mw->mw_rkey == remote_inv_rkey) {
+			ctx->cx_stats.bs_remote_inv++;
+			ca->rq_reply.br_remote_inv = true;
+			remote_inv = false;	/* one key only */
+			continue;
+		}
+		memset(&wrs[n], 0, sizeof(wrs[n]));
+		wrs[n].wr_id = (uintptr_t)ca | WR_INV;
+		wrs[n].opcode = IBV_WR_LOCAL_INV;
+		wrs[n].invalidate_rkey = mw->mw_rkey;
+		if (n > 0)
+			wrs[n - 1].next = &wrs[n];
+		n++;
+	}
+	if (remote_inv) {
+		/* The server invalidated a key this call does not hold. */
+		LOG(ERR, cn->cn_pool, "xid %08x: Send With Invalidate of foreign rkey %08x",
+		    ca->rq_xid, remote_inv_rkey);
+		ctx->cx_stats.bs_bad_reply++;
+		be_conn_fail(cn, "remote invalidation of a foreign rkey");
+		return;
+	}
+	/* Release the room reserved for invalidations not needed. */
+	cn->cn_sq_used -= ca->rq_sq_inv - n;
+	ca->rq_sq_inv = n;
+	if (n > 0) {
+		wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
+		if (be_vx()->post_send(cn->cn_qp, wrs, &bad)) {
+			be_conn_fail(cn, "LOCAL_INV post failed");
+			return;
+		}
+		ca->rq_inv_pending = 1;	/* one signaled WR ends the chain */
+		cn->cn_sig_out++;
+		ctx->cx_stats.bs_local_inv += n;
+	}
+	be_call_try_complete(ca);
+}
+
+void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
+{
+	struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_pool->bp_ctx->cx_cfg.bc_inline_recv,
+			       cn->cn_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = (uintptr_t)rb | WR_RECV, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (be_vx()->post_recv(cn->cn_qp, &wr, &bad) == 0)
+		be_credits_recv_posted(&cn->cn_cr, 1);
+	else
+		be_conn_fail(cn, "ibv_post_recv failed");
+}
+
+/*
+ * Did the server invalidate a key with Send With Invalidate?  Soft-RoCE
+ * (rdma_rxe, measured on 6.1) writes the kernel's IB_WC_WITH_INVALIDATE
+ * (1 << 2) into user completions where libibverbs expects IBV_WC_WITH_INV
+ * (1 << 3); bit 2 is IBV_WC_IP_CSUM_OK otherwise, which an RC receive never
+ * carries, so either bit means "invalidated".  Getting this wrong is not
+ * harmless: a LOCAL_INV of a window already invalidated oopses rxe on 6.1
+ * (rxe_do_invalidate_mw dereferences the window's NULL QP).
+ */
+static bool wc_with_inv(const struct ibv_wc *wc)
+{
+	return (wc->wc_flags & (IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)) &&
+	       !(wc->wc_flags & IBV_WC_WITH_IMM);
+}
+
+/*
+ * Long replies by Read list (RFC 5666 3.7, draft-ietf-nfsv4-rpcrdma-08):
+ * the server registers the reply (or one large item of it) and sends only
+ * the Read list; we pull it with RDMA Read into a buffer of our own, tell
+ * the server with RDMA_DONE that it may release its registration, then go
+ * on as with any reply.  RFC 8166 forbids this (Read list empty in
+ * replies) and the Linux server never does it; older servers may.
+ */
+static const uint8_t zero_pad[4];
+
+/*
+ * Post the Reads of waiting long replies, each signaled, while fewer than
+ * cn_read_depth are in flight (our initiator depth, or the server's
+ * maxrdmaread from CCP, draft-08 6.2: exceeding it may lose the connection).
+ */
+static void reads_pump(struct be_conn *cn)
+{
+	struct be_call *ca;
+
+	while (cn->cn_state == BC_UP && cn->cn_reads_out < cn->cn_read_depth &&
+	       (ca = TAILQ_FIRST(&cn->cn_rdwait)) != NULL) {
+		unsigned i = ca->rq_lr_posted;
+		uint64_t off = 0;
+		struct ibv_sge sge;
+		struct ibv_send_wr wr, *bad;
+
+		for (unsigned k = 0; k < i; k++)
+			off += ca->rq_lr_seg[k].rs_length;
+		sge = (struct ibv_sge){ (uintptr_t)ca->rq_lr_buf + off, ca->rq_lr_seg[i].rs_length,
+					ca->rq_lr_mr->lkey };
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = (uintptr_t)ca | WR_READ;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = ca->rq_lr_seg[i].rs_offset;
+		wr.wr.rdma.rkey = ca->rq_lr_seg[i].rs_handle;
+		if (be_vx()->post_send(cn->cn_qp, &wr, &bad)) {
+			be_conn_fail(cn, "RDMA Read post failed");	/* the reap settles the call */
+			return;
+		}
+		cn->cn_reads_out++;
+		cn->cn_sig_out++;
+		if (++ca->rq_lr_posted == ca->rq_lr_nsegs) {
+			TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
+			ca->rq_lr_waiting = false;
+		}
+	}
+}
+
+/* Start pulling; false with rq_reply.br_err set when the reply is refused. */
+static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcrdma_hdr *rh,
+			     struct be_rbuf *rb, const struct ibv_wc *wc)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	uint64_t total = 0;
+	uint32_t proc = rh->rh_proc;
+	unsigned i, n = rh->rh_nreads;
+
+	if (n > BE_MAX_REPLY_READS)
+		goto refuse;
+	for (i = 0; i < n; i++) {
+		if (rh->rh_reads[i].rd_position != rh->rh_reads[0].rd_position)
+			goto refuse;	/* one chunk only */
+		total += rh->rh_reads[i].rd_seg.rs_length;
+		ca->rq_lr_seg[i] = rh->rh_reads[i].rd_seg;
+	}
+	ca->rq_lr_pos = rh->rh_reads[0].rd_position;
+	if (total == 0 || total > BE_MAX_LONG_REPLY || (ca->rq_lr_pos & 3) ||
+	    (proc == RPCRDMA_NOMSG && ca->rq_lr_pos != 0) || proc == RPCRDMA_MSGP)
+		goto refuse;
+	/* Check the rest of the header as an inline reply. */
+	rh->rh_nreads = 0;
+	rh->rh_proc = RPCRDMA_MSG;
+	if (!be_reply_check(rh, &ca->rq_plan, ca->rq_wr, ca->rq_rp, rb->rb_buf, wc->byte_len,
+			    &ca->rq_reply))
+		return false;
+	ca->rq_reply.br_proc = proc;
+	if (proc == RPCRDMA_MSG && ca->rq_lr_pos > ca->rq_reply.br_body_len)
+		goto refuse;
+	if (cn->cn_sq_used + n > cn->cn_sq_max)
+		goto refuse;
+	if (cn->cn_read_depth == 0) {
+		/* draft-08 6.2: maxrdmaread 0 -> no request needing RDMA Read. */
+		ctx->cx_stats.bs_read_depth_refused++;
+		goto refuse;
+	}
+	ca->rq_lr_len = (uint32_t)total;
+	ca->rq_lr_nsegs = n;
+	ca->rq_lr_buf = malloc(total);
+	if (!ca->rq_lr_buf)
+		goto refuse;
+	ca->rq_lr_mr = be_vx()->reg_mr(ctx->cx_dev[cn->cn_devidx]->dv_pd, ca->rq_lr_buf, total,
+				  IBV_ACCESS_LOCAL_WRITE);
+	if (!ca->rq_lr_mr)
+		goto refuse;
+	ca->rq_lr_remote_inv = wc_with_inv(wc);
+	ca->rq_lr_inv_rkey = wc->invalidated_rkey;
+	ca->rq_lr_posted = ca->rq_lr_done = 0;
+	cn->cn_sq_used += n;	/* reserved now, posted as the Read depth allows */
+	ca->rq_lr_waiting = true;
+	TAILQ_INSERT_TAIL(&cn->cn_rdwait, ca, rq_rd_link);
+	be_call_set_state(ca, CS_READING);
+	ctx->cx_stats.bs_long_replies++;
+	reads_pump(cn);
+	return true;
+
+refuse:
+	LOG(WARN, cn->cn_pool, "xid %08x: long reply (Read list, %u segments) refused", ca->rq_xid,
+	    rh->rh_nreads);
+	be_call_lr_free(ca);
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+	ca->rq_reply.br_err = BE_ERR_BAD_REPLY;	/* counted by the caller */
+	return false;
+}
+
+/* One inline Send of hdr then iov from a send buffer (RDMA_DONE, backchannel
+ * replies); its completion is handled as WR_DONE (the buffer goes back).
+ * 0, -EMSGSIZE, -ENOBUFS (no send buffer or SQ room), -ENOTCONN. */
+int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
+		       unsigned niov)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	size_t len = hlen, cap = ctx->cx_cfg.bc_inline_send;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	unsigned idx, i;
+	uint8_t *sb;
+
+	if (cn->cn_send_thresh && cn->cn_send_thresh < cap)
+		cap = cn->cn_send_thresh;	/* RFC 8167 4.2 */
+	for (i = 0; i < niov; i++)
+		len += iov[i].iov_len;
+	if (len > cap)
+		return -EMSGSIZE;
+	if (cn->cn_nsfree == 0 || cn->cn_sq_used + 1 > cn->cn_sq_max)
+		return -ENOBUFS;
+	idx = cn->cn_sfree[--cn->cn_nsfree];
+	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
+	     (size_t)idx * ctx->cx_cfg.bc_inline_send;
+	memcpy(sb, hdr, hlen);
+	len = hlen;
+	for (i = 0; i < niov; i++) {
+		memcpy(sb + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (be_vx()->post_send(cn->cn_qp, &wr, &bad)) {
+		cn->cn_sfree[cn->cn_nsfree++] = idx;
+		be_conn_fail(cn, "inline send post failed");
+		return -ENOTCONN;
+	}
+	cn->cn_sq_used++;
+	cn->cn_sig_out++;	/* a drain waits for it like for RDMA_DONE */
+	return 0;
+}
+
+/* RDMA_DONE for xid: a Send with the fixed header only. */
+static void send_done(struct be_conn *cn, uint32_t xid)
+{
+	struct be_ctx *ctx = cn->cn_ctx;
+	uint8_t hdr[16];
+
+	chk_put_be32(hdr, xid);
+	chk_put_be32(hdr + 4, RPCRDMA_VERSION);
+	chk_put_be32(hdr + 8, ctx->cx_cfg.bc_credits);
+	chk_put_be32(hdr + 12, RPCRDMA_DONE);
+	switch (be_send_inline(cn, hdr, sizeof(hdr), NULL, 0)) {
+	case 0:
+		ctx->cx_stats.bs_rdma_done++;
+		break;
+	case -ENOBUFS:
+		LOG(WARN, cn->cn_pool, "xid %08x: no room for RDMA_DONE", xid);
+		ctx->cx_stats.bs_marshal_errors++;
+		break;
+	default:	/* the connection failed: its reap settles the call */
+		break;
+	}
+}
+
+/* The Reads are in: splice the body, RDMA_DONE, then as any reply. */
+static void long_reply_done(struct be_conn *cn, struct be_call *ca)
+{
+	struct be_reply *r = &ca->rq_reply;
+	struct iovec in = r->br_body[0];
+
+	cn->cn_sq_used -= ca->rq_lr_nsegs;
+	ca->rq_lr_nsegs = 0;
+	be_vx()->dereg_mr(ca->rq_lr_mr);
+	ca->rq_lr_mr = NULL;
+	if (r->br_proc == RPCRDMA_NOMSG) {
+		r->br_body[0] = (struct iovec){ ca->rq_lr_buf, ca->rq_lr_len };
+		r->br_nbody = 1;
+		r->br_body_len = ca->rq_lr_len;
+	} else {
+		/* inline up to the position, the item, its pad, the rest */
+		r->br_nbody = 0;
+		r->br_body[r->br_nbody++] = (struct iovec){ in.iov_base, ca->rq_lr_pos };
+		r->br_body[r->br_nbody++] = (struct iovec){ ca->rq_lr_buf, ca->rq_lr_len };
+		if (xdr_pad(ca->rq_lr_len))
+			r->br_body[r->br_nbody++] = (struct iovec){ (void *)zero_pad,
+								    xdr_pad(ca->rq_lr_len) };
+		r->br_body[r->br_nbody++] = (struct iovec){ (uint8_t *)in.iov_base + ca->rq_lr_pos,
+							    in.iov_len - ca->rq_lr_pos };
+		r->br_body_len = in.iov_len + xdr_round4(ca->rq_lr_len);
+	}
+	send_done(cn, ca->rq_xid);
+	if (cn->cn_state == BC_DEAD)
+		return;
+	call_invalidate(cn, ca, ca->rq_lr_inv_rkey,
+			ca->rq_lr_remote_inv && ca->rq_nreg == 1 && ca->rq_reg[0].rk_mw);
+	if (cn->cn_state == BC_UP)
+		be_pool_pump(cn->cn_pool);
+}
+
+static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc *wc)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_ctx *ctx = pool->bp_ctx;
+	struct rpcrdma_hdr *rh = &ctx->cx_rx;
+	enum rpcrdma_hdr_err herr = RPCRDMA_HDR_OK;
+	struct be_call *ca;
+	bool ok;
+
+	be_credits_recv_used(&cn->cn_cr);
+	now(&cn->cn_last_rx);
+	ok = rpcrdma_hdr_decode(rb->rb_buf, wc->byte_len, &ctx->cx_lim, rh, &herr);
+	if (wc->byte_len < 16) {
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(WARN, pool, "short message (%u bytes) dropped", wc->byte_len);
+		be_repost_rbuf(cn, rb);
+		return;
+	}
+	if (ok && herr == RPCRDMA_HDR_BAD_ERRCODE) {
+		/* RFC 8166 4.5: an RDMA_ERROR we cannot decode is discarded. */
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(WARN, pool, "xid %08x: RDMA_ERROR with unknown code %u dropped", rh->rh_xid, rh->rh_err);
+		be_repost_rbuf(cn, rb);
+		return;
+	}
+	if (ok) {
+		bool chunks;
+
+		/* The direction field first (RFC 8167 4.1): a server's CALL may
+		 * reuse an XID of ours, and its credit field is a request. */
+		if (be_bc_is_call(rh, rb->rb_buf, wc->byte_len, &chunks)) {
+			be_bc_recv(cn, rb, rh, wc->byte_len, chunks);
+			return;
+		}
+	}
+	TAILQ_FOREACH(ca, &cn->cn_calls, rq_link)
+		if (ca->rq_xid == rh->rh_xid && ca->rq_state == CS_POSTED)
+			break;
+	if (ok && rh->rh_proc != RPCRDMA_ERROR)
+		be_credits_grant(&cn->cn_cr, rh->rh_credit);
+	if (!ca) {
+		ctx->cx_stats.bs_unknown_xid++;
+		LOG(WARN, pool, "xid %08x: no such call (proc %u, %u bytes), dropped", rh->rh_xid,
+		    rh->rh_proc, wc->byte_len);
+		be_repost_rbuf(cn, rb);
+		be_pool_pump(pool);
+		return;
+	}
+	if (!ca->rq_ccp_abandoned)	/* else given back at the CCP timeout */
+		be_credits_replied(&cn->cn_cr);
+	pool->bp_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
+	ca->rq_reply_seen = true;
+	ca->rq_rbuf = rb;
+	cn->cn_refs++;
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+	if (!ok) {
+		ctx->cx_stats.bs_bad_reply++;
+		LOG(WARN, pool, "xid %08x: undecodable reply: %s", ca->rq_xid, rpcrdma_hdr_err_str(herr));
+		memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+		ca->rq_reply.br_err = BE_ERR_BAD_REPLY;
+	} else if (rh->rh_nreads > 0 && rh->rh_proc != RPCRDMA_ERROR &&
+		   long_reply_start(cn, ca, rh, rb, wc)) {
+		return;		/* goes on in long_reply_done() */
+	} else if (ca->rq_reply.br_err != BE_OK || !be_reply_check(rh, &ca->rq_plan, ca->rq_wr,
+								 ca->rq_rp, rb->rb_buf,
+								 wc->byte_len, &ca->rq_reply)) {
+		switch (ca->rq_reply.br_err) {
+		case BE_ERR_VERS:
+			ctx->cx_stats.bs_err_vers++;
+			LOG(ERR, pool, "xid %08x: server refuses RPC-over-RDMA version 1 (ERR_VERS, it "
+				  "speaks %u..%u): giving up on this server", ca->rq_xid,
+			    ca->rq_reply.br_vers_low, ca->rq_reply.br_vers_high);
+			pool->bp_fatal = true;
+			break;
+		case BE_ERR_CHUNK:
+			ctx->cx_stats.bs_err_chunk++;
+			LOG(WARN, pool, "xid %08x: RDMA_ERROR ERR_CHUNK", ca->rq_xid);
+			break;
+		case BE_ERR_OVERRUN:
+			ctx->cx_stats.bs_write_overrun++;
+			LOG(WARN, pool, "xid %08x: chunk lengths beyond what was offered", ca->rq_xid);
+			break;
+		default:
+			ctx->cx_stats.bs_bad_reply++;
+			LOG(WARN, pool, "xid %08x: bad reply: %s", ca->rq_xid, be_err_str(ca->rq_reply.br_err));
+			break;
+		}
+	}
+	ca->rq_reply.br_xid = ca->rq_xid;
+	/* Remote invalidation only counts for a call with exactly one key. */
+	call_invalidate(cn, ca, wc->invalidated_rkey,
+			wc_with_inv(wc) && ca->rq_nreg == 1 && ca->rq_reg[0].rk_mw);
+	if (pool->bp_fatal) {
+		be_conn_fail(cn, "ERR_VERS");
+		if (pool->bp_event_cb)
+			pool->bp_event_cb(pool, BE_POOL_FATAL, pool->bp_event_arg);
+		return;
+	}
+	if (cn->cn_state == BC_UP)
+		be_pool_pump(pool);
+}
+
+/*
+ * A send-queue completion on a DEAD connection (draining, success or flush
+ * error): give back what this one WR held, once -- its send buffer, its
+ * send-queue room -- and nothing else.  Calls are settled by be_conn_reap()
+ * alone, so a completion never settles a call a second time.
+ */
+static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uint64_t wr_id)
+{
+	switch (tag) {
+	case WR_SEND:
+		ca->rq_send_done = true;
+		cn->cn_sq_used -= ca->rq_sq_binds;
+		ca->rq_sq_binds = 0;
+		be_call_put_sbuf(ca);
+		break;
+	case WR_DONE:
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wr_id >> 48);
+		cn->cn_sq_used--;
+		break;
+	case WR_INV:
+		ca->rq_inv_pending = 0;
+		cn->cn_sq_used -= ca->rq_sq_inv;
+		ca->rq_sq_inv = 0;
+		break;
+	case WR_READ:
+		cn->cn_reads_out--;
+		break;
+	default:
+		break;	/* receives: the connection's own memory; binds: unsignaled */
+	}
+}
+
+static bool wr_signaled(unsigned tag)
+{
+	return tag == WR_SEND || tag == WR_DONE || tag == WR_INV || tag == WR_READ;
+}
+
+void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
+{
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
+	void *p = (void *)(uintptr_t)(wc->wr_id & WR_PTR_MASK);
+	unsigned tag = wc->wr_id & WR_TAG_MASK;
+	struct be_call *ca = p;
+
+	if (wr_signaled(tag) && cn->cn_sig_out > 0)
+		cn->cn_sig_out--;
+	if (wc->status != IBV_WC_SUCCESS || cn->cn_state == BC_DEAD) {
+		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+			ctx->cx_stats.bs_flushed++;
+		} else if (wc->status != IBV_WC_SUCCESS) {
+			ctx->cx_stats.bs_wc_errors++;
+			LOG(WARN, cn->cn_pool, "completion error: %s (opcode %d, tag %u, vendor %u)",
+			    ibv_wc_status_str(wc->status), wc->opcode, tag, wc->vendor_err);
+		}
+		wc_release(cn, tag, ca, wc->wr_id);
+		if (cn->cn_state != BC_DEAD)
+			be_conn_fail(cn, "completion error");
+		else if (cn->cn_draining && cn->cn_sig_out == 0)
+			event_active(cn->cn_reap_ev, 0, 0);	/* drained */
+		return;
+	}
+	switch (tag) {
+	case WR_RECV:
+		on_recv(cn, p, wc);
+		break;
+	case WR_SEND:
+		ca->rq_send_done = true;
+		cn->cn_sq_used -= ca->rq_sq_binds;
+		ca->rq_sq_binds = 0;
+		be_call_put_sbuf(ca);
+		be_call_try_complete(ca);
+		be_pool_pump(cn->cn_pool);
+		break;
+	case WR_READ:
+		cn->cn_reads_out--;
+		if (++ca->rq_lr_done == ca->rq_lr_nsegs)
+			long_reply_done(cn, ca);
+		reads_pump(cn);
+		break;
+	case WR_DONE:
+		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wc->wr_id >> 48);
+		cn->cn_sq_used--;
+		be_pool_pump(cn->cn_pool);
+		break;
+	case WR_INV:
+		ca->rq_inv_pending = 0;
+		cn->cn_sq_used -= ca->rq_sq_inv;
+		ca->rq_sq_inv = 0;
+		be_call_try_complete(ca);
+		break;
+	default:
+		/* Binds are unsignaled: only errors come here (handled above). */
+		break;
+	}
+}
+
+void be_on_cq(evutil_socket_t fd, short what, void *arg)
+{
+	struct be_conn *cn = arg;
+	struct ibv_cq *cq;
+	void *cqctx;
+	struct ibv_wc wc[16];
+	int n, i;
+
+	(void)fd;
+	(void)what;
+	if (be_vx()->get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
+		be_vx()->ack_cq_events(cq, 1);
+		be_vx()->req_notify_cq(cq, 0);
+	}
+	/* Poll to empty after re-arming: nothing is left behind. */
+	/* Draining: completions keep coming until the last signaled WR. */
+	while ((cn->cn_state != BC_DEAD || cn->cn_draining) &&
+	       (n = be_vx()->poll_cq(cn->cn_cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++)
+			be_on_wc(cn, &wc[i]);
+	}
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains cfg_diff(): a reload as a list of actions, computed
+ * from the running and the new configuration (pure; gateway.c applies the
+ * actions).  What a changed key means comes from the key table
+ * (config_keys.c, ky_reload): a value applied in place, its backend or route
+ * removed and added again, or a restart needed.
+ */
+#include <string.h>
+
+#include "config_int.h"
+
+/* Does key k have the same value in a (of ca) and b (of cb)? */
+static bool cfg_key_same(const struct cfg *ca, const struct cfg *cb, const struct cfg_key *k,
+			 const void *a, const void *b)
+{
+	char x[CFG_VALUE_MAX], y[CFG_VALUE_MAX];
+
+	if (cfg_key_is_number(k))
+		return cfg_key_get(k, a) == cfg_key_get(k, b);
+	if (k->ky_type == CFG_KT_LISTEN) {	/* the addresses, not the text */
+		if (ca->cf_nlisten != cb->cf_nlisten)
+			return false;
+		for (unsigned i = 0; i < ca->cf_nlisten; i++)
+			if (ca->cf_listen[i].cl_addrlen != cb->cf_listen[i].cl_addrlen ||
+			    memcmp(&ca->cf_listen[i].cl_addr, &cb->cf_listen[i].cl_addr,
+				   ca->cf_listen[i].cl_addrlen))
+				return false;
+		return true;
+	}
+	cfg_key_text(ca, k, a, x, sizeof(x));
+	cfg_key_text(cb, k, b, y, sizeof(y));
+	return !strcmp(x, y);
+}
+
+static const char *cfg_key_what(const struct cfg_key *k)
+{
+	return k->ky_what ? k->ky_what : k->ky_name;
+}
+
+/* First connection parameter that differs, or NULL (cb_line is no change). */
+static const char *cfg_backend_change(const struct cfg *ca, const struct cfg *cb,
+				      const struct cfg_backend *a, const struct cfg_backend *b)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].ky_section == CFG_SEC_BACKEND && keys[i].ky_reload == CFG_RELOAD_PATH &&
+		    !cfg_key_same(ca, cb, &keys[i], a, b))
+			return cfg_key_what(&keys[i]);
+	return NULL;
+}
+
+/* First path key of a route that differs (a backend that is not kept counts
+ * as "backend changed"), or NULL. */
+static const char *cfg_route_change(const struct cfg *ca, const struct cfg *cb,
+				    const struct cfg_route *x, const struct cfg_route *y,
+				    const bool *bkeep)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_key *k = &keys[i];
+
+		if (k->ky_section != CFG_SEC_ROUTE || k->ky_reload != CFG_RELOAD_PATH)
+			continue;
+		if (!cfg_key_same(ca, cb, k, x, y))
+			return cfg_key_what(k);
+		if (k->ky_type == CFG_KT_BACKEND && !bkeep[x->cr_backend])
+			return "backend changed";
+	}
+	return NULL;
+}
+
+/* Does a kept route change a value it takes in place (its versions)? */
+static bool cfg_route_values(const struct cfg *ca, const struct cfg *cb,
+			     const struct cfg_route *x, const struct cfg_route *y)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].ky_section == CFG_SEC_ROUTE && keys[i].ky_reload == CFG_RELOAD_VALUE &&
+		    !cfg_key_same(ca, cb, &keys[i], x, y))
+			return true;
+	return false;
+}
+
+static unsigned cfg_backend_by_name(const struct cfg *cf, const char *name)
+{
+	for (unsigned i = 0; i < cf->cf_nbackends; i++)
+		if (!strcmp(cf->cf_backends[i].cb_name, name))
+			return i;
+	return CFG_ACT_NONE;
+}
+
+static unsigned cfg_route_by_name(const struct cfg *cf, const char *name)
+{
+	for (unsigned i = 0; i < cf->cf_nroutes; i++)
+		if (!strcmp(cf->cf_routes[i].cr_name, name))
+			return i;
+	return CFG_ACT_NONE;
+}
+
+static void cfg_diff_add(struct cfg_diff *d, enum cfg_act_kind k, unsigned o, unsigned n,
+			 const char *what)
+{
+	if (d->cd_n == CFG_DIFF_MAX)	/* cannot happen: bounded by the section caps */
+		return;
+	d->cd_act[d->cd_n++] = (struct cfg_action){ k, o, n, what };
+	if (k == CFG_ACT_RESTART)
+		d->cd_nrestart++;
+	else if (k != CFG_ACT_BACKEND_KEEP && k != CFG_ACT_ROUTE_KEEP)
+		d->cd_nchanges++;
+}
+
+/* [gateway]: restart-only keys become CFG_ACT_RESTART (one per ky_what: the
+ * three pool keys are one "buffer pool"); the others set cd_values. */
+static void cfg_diff_gateway(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_key *k = &keys[i];
+		bool listed = false;
+
+		if (k->ky_section != CFG_SEC_GATEWAY || cfg_key_same(a, b, k, a, b))
+			continue;
+		if (k->ky_reload != CFG_RELOAD_RESTART) {
+			d->cd_values = true;
+			continue;
+		}
+		for (unsigned j = 0; j < d->cd_n; j++)
+			if (d->cd_act[j].ac_kind == CFG_ACT_RESTART &&
+			    !strcmp(d->cd_act[j].ac_what, cfg_key_what(k)))
+				listed = true;
+		if (!listed)
+			cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, cfg_key_what(k));
+	}
+}
+
+void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
+{
+	bool bkeep[CFG_MAX_BACKENDS] = { false };	/* old backend index kept */
+
+	memset(d, 0, sizeof(*d));
+	/* Backends: removals (and changed ones) first, so that a name removed
+	 * and added again frees its place before the new one takes it. */
+	for (unsigned i = 0; i < a->cf_nbackends; i++) {
+		unsigned j = cfg_backend_by_name(b, a->cf_backends[i].cb_name);
+		const char *why = j == CFG_ACT_NONE ? "removed"
+				  : cfg_backend_change(a, b, &a->cf_backends[i], &b->cf_backends[j]);
+
+		if (why)
+			cfg_diff_add(d, CFG_ACT_BACKEND_REMOVE, i, CFG_ACT_NONE, why);
+		else
+			bkeep[i] = true;
+	}
+	for (unsigned j = 0; j < b->cf_nbackends; j++) {
+		unsigned i = cfg_backend_by_name(a, b->cf_backends[j].cb_name);
+
+		if (i != CFG_ACT_NONE && bkeep[i])
+			cfg_diff_add(d, CFG_ACT_BACKEND_KEEP, i, j, NULL);
+		else
+			cfg_diff_add(d, CFG_ACT_BACKEND_ADD, CFG_ACT_NONE, j, NULL);
+	}
+	/* Routes: a path is (program, backend, transport, port). */
+	for (unsigned i = 0; i < a->cf_nroutes; i++) {
+		const struct cfg_route *x = &a->cf_routes[i];
+		unsigned j = cfg_route_by_name(b, x->cr_name);
+		const char *why = j == CFG_ACT_NONE ? "removed"
+				  : cfg_route_change(a, b, x, &b->cf_routes[j], bkeep);
+
+		if (why)
+			cfg_diff_add(d, CFG_ACT_ROUTE_REMOVE, i, CFG_ACT_NONE, why);
+	}
+	for (unsigned j = 0; j < b->cf_nroutes; j++) {
+		const struct cfg_route *y = &b->cf_routes[j];
+		unsigned i = cfg_route_by_name(a, y->cr_name);
+
+		for (unsigned k = 0; i != CFG_ACT_NONE && k < d->cd_n; k++)
+			if (d->cd_act[k].ac_kind == CFG_ACT_ROUTE_REMOVE && d->cd_act[k].ac_old == i)
+				i = CFG_ACT_NONE;
+		if (i == CFG_ACT_NONE) {
+			cfg_diff_add(d, CFG_ACT_ROUTE_ADD, CFG_ACT_NONE, j, NULL);
+			continue;
+		}
+		cfg_diff_add(d, CFG_ACT_ROUTE_KEEP, i, j, NULL);
+		if (cfg_route_values(a, b, &a->cf_routes[i], y))
+			d->cd_nchanges++;
+	}
+	/* What only a restart changes: sockets opened and memory sized at start. */
+	cfg_diff_gateway(a, b, d);
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the call object of rpcrdma-gw and its state machine
+ * (call.c, prefix gw_call_).
+ */
+#ifndef RPCRDMA_GW_CALL_H
+#define RPCRDMA_GW_CALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include "chunking.h"
+#include "pool.h"
+
+struct fe_conn;
+struct gw_ctx;
+struct gw_log;
+struct gw_path;
+struct gw_stats;
+struct gw_xent;
+
+/* ------------------------------------------------------------------------
+ * The call - call.c
+ *
+ * State machine (design essay in call.c):
+ *
+ *   FREE -> NEW -> HELD <-> SENT -> REPLIED -> DONE -> FREE
+ *            |      |        |                 ^
+ *            +------+--------+-----------------+   (finalize: cancel, drop)
+ *            NEW -> REPLIED (local reply)
+ * ------------------------------------------------------------------------ */
+enum gw_call_state {
+	GW_CALL_FREE = 0,	/* in the call pool's free list, no owner */
+	GW_CALL_NEW,		/* [transient] record taken, header being decoded and routed */
+	GW_CALL_HELD,		/* waiting in its path's hold queue (backend down or busy) */
+	GW_CALL_SENT,		/* owned by the transport too, reply awaited */
+	GW_CALL_REPLIED,	/* reply (server's or local) queued on the client output */
+	GW_CALL_DONE,		/* finalized; the record is released when the last ref goes */
+	GW_CALL__COUNT
+};
+const char *gw_call_state_str(enum gw_call_state s);
+
+/* Why a call ended (append-only: gw_end_str()). */
+enum gw_end {
+	GW_END_REPLIED = 0,	/* reply written to the client */
+	GW_END_CLIENT_GONE,	/* client connection closed first */
+	GW_END_RETRANS,		/* duplicate of a call in flight: dropped */
+	GW_END_NOT_A_CALL,	/* client sent a REPLY message */
+	GW_END_SHUTDOWN,	/* gateway stopping */
+	GW_END_FAILED,		/* transport refused the call for good */
+	GW_END__COUNT
+};
+const char *gw_end_str(enum gw_end e);
+
+struct gw_call {
+	enum gw_call_state ca_state;
+	unsigned ca_refs;		/* client side + transport: last put recycles */
+	uint32_t ca_index;
+	struct gw_call_pool *ca_cpool;
+	struct gw_ctx *ca_gw;
+	struct fe_conn *ca_conn;	/* client connection; NULL once it is gone */
+	struct gw_path *ca_path;	/* route/transport; NULL for local replies */
+	struct gw_xent *ca_xent;	/* XID mapping, NULL for local replies */
+	uint32_t ca_cxid;		/* client's XID */
+	uint32_t ca_gxid;		/* gateway XID, in the record while SENT */
+	/* Decoded once, where the record becomes a call (gw_on_record): the
+	 * transports and the metrics read these, never the bytes again. */
+	struct rpc_call_hdr ca_hdr;	/* program, version, procedure, flavor, GSS fields */
+	uint32_t ca_gss;		/* the walkers' view of the flavor: 0 or CHK_GSS_* */
+	struct chk_call_walk ca_walk;	/* DDP items and reply bound; valid once routed */
+	uint64_t ca_client;		/* client key (XID map) */
+	uint64_t ca_start_ms;
+	uint64_t ca_start_us;		/* latency histogram */
+	bool ca_tp_owned;		/* the transport holds a reference */
+	size_t ca_bytes;		/* bytes counted against the client's cap */
+	struct gw_rec ca_rec;		/* the call message, gateway XID patched in */
+	/* Reply: iovecs valid until the transport's release.  The first 4
+	 * bytes (the gateway XID) are never sent: ca_mark carries the record
+	 * mark and the client XID in their place. */
+	const struct iovec *ca_reply_iov;
+	unsigned ca_reply_niov;
+	size_t ca_reply_len;
+	struct gw_rec ca_reply_rec;	/* storage for transports that receive into the pool */
+	uint8_t ca_mark[8];
+	uint8_t ca_local[64];		/* local reply (rpc_local_reply) */
+	struct iovec ca_local_iov;
+	/* transport scratch */
+	uint8_t ca_tp_mark[4];		/* TCP transport: record mark of the call */
+	void *ca_tp_priv;
+	TAILQ_ENTRY(gw_call) ca_conn_link;	/* client's calls */
+	TAILQ_ENTRY(gw_call) ca_out_link;	/* client's output queue */
+	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
+	TAILQ_ENTRY(gw_call) ca_free_link;
+};
+TAILQ_HEAD(gw_call_list, gw_call);
+
+/* Preallocated call objects (malloc at start only). */
+struct gw_call_pool;
+struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct gw_stats *st,
+				      const struct gw_log *lg);
+void gw_call_pool_free(struct gw_call_pool *cp);
+unsigned gw_call_pool_avail(const struct gw_call_pool *cp);
+/* FREE -> NEW with one reference (the client side); NULL when exhausted. */
+struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw);
+/* The one function that changes ca_state: refuses (returns -EINVAL,
+ * counts GW_CTR_ILLEGAL_TRANSITION, logs) any change not in the table. */
+int gw_call_set_state(struct gw_call *c, enum gw_call_state to);
+bool gw_call_transition_ok(enum gw_call_state from, enum gw_call_state to);
+void gw_call_get(struct gw_call *c);
+/* Last put: state must be DONE; releases the record, returns to the pool. */
+void gw_call_put(struct gw_call *c);
+/* The single end of every call (reply written, client gone, dropped,
+ * shutdown): leaves every queue, cancels or releases the transport's
+ * share, settles the XID mapping, drops the client-side reference. */
+void gw_call_finalize(struct gw_call *c, enum gw_end why);
+/* iovecs to write for the reply: mark+client XID, then the reply from its
+ * 5th byte.  Returns the count (<= max). */
+unsigned gw_call_reply_iov(const struct gw_call *c, struct iovec *iov, unsigned max);
+/* Bytes gw_call_reply_iov() describes. */
+size_t gw_call_reply_bytes(const struct gw_call *c);
+
+#endif /* RPCRDMA_GW_CALL_H */

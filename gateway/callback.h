@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the backchannel relay of rpcrdma-gw (callback.c,
+ * prefixes gw_cb_, gw_cbs_, gw_cbr_): the pieces that carry NFSv4.1
+ * callbacks from a server to the client connection that owns the session.
+ */
+#ifndef RPCRDMA_GW_CALLBACK_H
+#define RPCRDMA_GW_CALLBACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct gw_path;
+
+/* ------------------------------------------------------------------------
+ * Backchannel relay - callback.c (pure pieces; the glue is in gateway.c)
+ *
+ * The server sends NFSv4.1 callbacks on the RDMA connection a session's
+ * CREATE_SESSION (or BIND_CONN_TO_SESSION) came on, i.e. to the gateway.
+ * The session map says which client TCP connection owns each session's
+ * back channel (RFC 8881 2.10.3.1: CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+ * BIND_CONN_TO_SESSION with CDFS4_BACK or CDFS4_BOTH); the relay table
+ * keeps each callback forwarded to a client under a gateway XID until the
+ * client's REPLY comes back on that same connection.
+ * ------------------------------------------------------------------------ */
+#define GW_CB_SESSIONID_LEN	16
+#define GW_CB_TIMEOUT_MS	5000	/* below nfsd's callback timeout (lease/10: 9 s by default) */
+
+/* A CALL from the server, decoded as far as routing needs. */
+struct gw_cb_msg {
+	uint32_t cm_xid, cm_prog, cm_vers, cm_proc;
+	uint32_t cm_minorversion;
+	bool cm_has_sid;		/* CB_COMPOUND starting with CB_SEQUENCE */
+	uint8_t cm_sid[GW_CB_SESSIONID_LEN];
+};
+/* false: not an RPC call header at all (dropped). */
+bool gw_cb_parse_call(const struct iovec *iov, unsigned niov, struct gw_cb_msg *m);
+/* A client's NFSv4 COMPOUND reply: true (sid set) when it binds the
+ * connection's back channel to a session: CREATE_SESSION with
+ * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION with
+ * CDFS4_BACK/BOTH, status NFS4_OK. */
+bool gw_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid);
+/* A client's NFSv4.1+ COMPOUND call starting with SEQUENCE: its sessionid. */
+bool gw_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
+
+/* Session map: sessionid -> owning client connection (opaque pointer)
+ * and the client key it had (fe_conn_key). */
+struct gw_cb_sessions;
+struct gw_cb_sessions *gw_cbs_new(unsigned capacity);
+void gw_cbs_free(struct gw_cb_sessions *m);
+/* The connection owner took the session's back channel; true when that
+ * changed the map (new session or new owner). */
+bool gw_cbs_bind(struct gw_cb_sessions *m, const uint8_t *sid, void *owner, uint64_t key);
+/* SEQUENCE seen on owner: re-binds only a session that has no live owner
+ * and was owned under the same client key (a reconnect of that client);
+ * never takes a session away from a live connection.  true when re-bound. */
+bool gw_cbs_seen(struct gw_cb_sessions *m, const uint8_t *sid, void *owner, uint64_t key);
+void *gw_cbs_owner(const struct gw_cb_sessions *m, const uint8_t *sid);
+/* owner closed: its sessions become ownerless (their key is kept). */
+void gw_cbs_owner_gone(struct gw_cb_sessions *m, const void *owner);
+unsigned gw_cbs_count(const struct gw_cb_sessions *m);
+unsigned gw_cbs_ownerless(const struct gw_cb_sessions *m);
+
+/* Relay table: callbacks forwarded and not yet answered. */
+struct gw_cb_pend {
+	bool cbp_used;
+	void *cbp_conn;			/* client connection it was sent to */
+	uint32_t cbp_cxid;		/* gateway XID on that connection */
+	uint32_t cbp_sxid;		/* server's XID */
+	void *cbp_handle;		/* transport's handle of the server's CALL */
+	struct gw_path *cbp_path;
+	uint64_t cbp_deadline_ms;
+};
+struct gw_cb_relay;
+struct gw_cb_relay *gw_cbr_new(unsigned capacity, uint32_t first_xid);
+void gw_cbr_free(struct gw_cb_relay *r);
+/* A slot with a gateway XID unique among those pending on conn; NULL when full. */
+struct gw_cb_pend *gw_cbr_add(struct gw_cb_relay *r, void *conn, uint32_t sxid, void *handle,
+			      struct gw_path *path, uint64_t deadline_ms);
+struct gw_cb_pend *gw_cbr_find(struct gw_cb_relay *r, const void *conn, uint32_t cxid);
+void gw_cbr_remove(struct gw_cb_relay *r, struct gw_cb_pend *p);
+/* Any pending entry with conn (NULL: any at all) / with a deadline <= now. */
+struct gw_cb_pend *gw_cbr_first_of(struct gw_cb_relay *r, const void *conn);
+struct gw_cb_pend *gw_cbr_first_expired(struct gw_cb_relay *r, uint64_t now_ms);
+unsigned gw_cbr_count(const struct gw_cb_relay *r);
+
+#endif /* RPCRDMA_GW_CALLBACK_H */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the logger of rpcrdma-gw (stderr or the journal,
+ * log.c and journal.c), its counters and statistics (metrics.c) and
+ * the clock (prefix gw_).
+ */
+#ifndef RPCRDMA_GW_LOG_H
+#define RPCRDMA_GW_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct chk_call_walk;
+struct gw_stats;
+
+#ifndef GW_VERSION		/* set by the Makefile from debian/changelog */
+#define GW_VERSION "unknown"
+#endif
+
+/* ------------------------------------------------------------------------
+ * Logging (stderr or the journal) and counters
+ * ------------------------------------------------------------------------ */
+enum gw_log_target {
+	GW_LOG_STDERR = 0,	/* one line per event on stderr */
+	GW_LOG_JOURNAL,		/* sd_journal_send with structured fields (journal.c) */
+};
+struct gw_log_rl;		/* per-peer rate limit state (journal.c) */
+struct gw_log {
+	int gl_level;		/* enum cfg_log_level; -1 = silent (tests) */
+	enum gw_log_target gl_target;
+	struct gw_log_rl *gl_rl;	/* NULL: no rate limit (tests) */
+};
+
+void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define gw_log(lg, lvl, ...) do { \
+	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf((lg), (lvl), __func__, __VA_ARGS__); \
+} while (0)
+#define gw_err(lg, ...)   gw_log(lg, CFG_LOG_ERR, __VA_ARGS__)
+#define gw_warn(lg, ...)  gw_log(lg, CFG_LOG_WARN, __VA_ARGS__)
+#define gw_info(lg, ...)  gw_log(lg, CFG_LOG_INFO, __VA_ARGS__)
+#define gw_debug(lg, ...) gw_log(lg, CFG_LOG_DEBUG, __VA_ARGS__)
+
+/* journal.c: events about one peer, with structured fields for journald
+ * (RPC_XID, CLIENT, BACKEND, RPC_PROG, RPC_VERS, RPC_PROC, ERROR) and a
+ * rate limit per peer (client, else backend): at most GW_LOG_RATE lines a
+ * second, then one "suppressed N messages" line when the next second
+ * starts (GW_CTR_LOG_SUPPRESSED counts them). */
+#define GW_LOG_RATE	10
+struct gw_log_ev {
+	uint32_t le_xid;
+	bool le_has_xid;
+	const char *le_client;		/* peer name or NULL */
+	const char *le_backend;		/* path or backend name or NULL */
+	uint32_t le_prog, le_vers, le_proc;	/* le_prog 0: none */
+	const char *le_error;		/* short error code ("garbage", be_err_str...) */
+};
+void gw_logf_ev(const struct gw_log *lg, enum cfg_log_level lvl, const char *func,
+		const struct gw_log_ev *ev, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define gw_log_ev(lg, lvl, ev, ...) do { \
+	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf_ev((lg), (lvl), __func__, (ev), __VA_ARGS__); \
+} while (0)
+/* Rate limit state for lg->gl_rl (malloc at start); st receives the
+ * suppressed count. */
+struct gw_log_rl *gw_log_rl_new(struct gw_stats *st);
+void gw_log_rl_free(struct gw_log_rl *rl);
+/* "journal" when stderr is the journal stream (JOURNAL_STREAM names it). */
+enum gw_log_target gw_log_target_auto(void);
+/* One formatted line to lg's target (gw_logf uses it for the journal). */
+void gw_log_line(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *msg);
+
+/* Append-only: do not reorder (gw_ctr_str() indexes by value).  Every
+ * error path bumps one. */
+enum gw_ctr {
+	GW_CTR_CLIENTS_ACCEPTED = 0,
+	GW_CTR_CLIENTS_CLOSED,
+	GW_CTR_CLIENTS_REFUSED,		/* over max_clients or accept error */
+	GW_CTR_CLIENT_GARBAGE,		/* bad record or header: client closed */
+	GW_CTR_CLIENT_TOO_BIG,		/* record above max_record: client closed */
+	GW_CTR_CLIENT_TOO_FRAGMENTED,	/* record over GW_REC_MAX_IOV buffers even compacted */
+	GW_CTR_CLIENT_IDLE_TIMEOUT,
+	GW_CTR_CLIENT_RECORD_TIMEOUT,
+	GW_CTR_CLIENT_IO_ERROR,
+	GW_CTR_CLIENT_PAUSED,		/* reading stopped (a cap was reached) */
+	GW_CTR_POOL_EMPTY,		/* no free buffer: reading deferred */
+	GW_CTR_CALLS_EMPTY,		/* no free call object: reading deferred */
+	GW_CTR_CALLS,			/* calls received */
+	GW_CTR_REPLIES,			/* replies written to clients */
+	GW_CTR_LOCAL_PROG_UNAVAIL,
+	GW_CTR_LOCAL_PROG_MISMATCH,
+	GW_CTR_LOCAL_RPC_MISMATCH,
+	GW_CTR_NOT_A_CALL,		/* REPLY from a client (backchannel): dropped */
+	GW_CTR_RETRANS_INFLIGHT,	/* retransmission while original in flight: dropped */
+	GW_CTR_RETRANS_RESENT,		/* retransmission of an answered XID: same gateway XID */
+	GW_CTR_XMAP_EVICTED,		/* answered XID forgotten early (map full) */
+	GW_CTR_CALLS_HELD,		/* call waited for its backend */
+	GW_CTR_HOLD_FULL,		/* hold queue full: client reading stopped */
+	GW_CTR_CALLS_CANCELLED,		/* client gone before the reply */
+	GW_CTR_CALLS_FAILED,		/* transport refused the call for good */
+	GW_CTR_BACKEND_CONNECTS,
+	GW_CTR_BACKEND_DISCONNECTS,
+	GW_CTR_BACKEND_CONNECT_FAILED,
+	GW_CTR_BACKEND_RESENT,		/* calls re-sent after a reconnect */
+	GW_CTR_BACKEND_GARBAGE,		/* bad record from a server: connection reset */
+	GW_CTR_BACKEND_UNMATCHED,	/* reply with no call waiting (cancelled, dup) */
+	GW_CTR_BACKEND_NOT_REPLY,	/* server sent a CALL (backchannel): dropped */
+	GW_CTR_RPCBIND_FAILED,
+	GW_CTR_ILLEGAL_TRANSITION,	/* call state machine refused a change (bug) */
+	GW_CTR_LOCAL_AUTH_ERROR,	/* bad credential or AUTH_TLS probe: local AUTH_ERROR */
+	/* RDMA transport, bytes by the way they travelled (metrics.c) */
+	GW_CTR_BYTES_INLINE_CALL,	/* call bytes sent in RDMA_MSG Sends */
+	GW_CTR_BYTES_READ_CHUNK,	/* call bytes the server pulled by RDMA Read */
+	GW_CTR_BYTES_LONG_CALL,		/* RDMA_NOMSG call messages (Position-zero Read) */
+	GW_CTR_BYTES_INLINE_REPLY,	/* reply bytes received inline */
+	GW_CTR_BYTES_WRITE_CHUNK,	/* reply bytes the server wrote in write chunks */
+	GW_CTR_BYTES_REPLY_CHUNK,	/* reply bytes the server wrote in the Reply chunk */
+	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer;
+					 * records in many fragments, compacted) */
+	GW_CTR_LOG_SUPPRESSED,		/* log lines dropped by the per-peer rate limit */
+	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
+	GW_CTR_CTL_COMMANDS,		/* control socket commands */
+	GW_CTR_CTL_ERRORS,		/* control socket: bad command or I/O error */
+	/* rpcbind_register (rpcb_reg.c): one per program/version/netid */
+	GW_CTR_RPCB_REGISTERED,		/* set in the local rpcbind */
+	GW_CTR_RPCB_CONFLICT,		/* held by another process: left alone */
+	GW_CTR_RPCB_FAILED,		/* rpcbind refused or unreachable */
+	GW_CTR_RPCB_UNREGISTERED,	/* removed at exit */
+	GW_CTR_RELOAD_APPLIED,		/* reload: new configuration in use */
+	GW_CTR_RELOAD_INVALID,		/* reload: file did not parse; old one kept */
+	GW_CTR_RELOAD_RESTART,		/* reload: a restart-only key changed; old one kept */
+	GW_CTR_RELOAD_FAILED,		/* reload: no room or memory to apply; old one kept */
+	GW_CTR_NFS4_OPS_UNCOUNTED,	/* COMPOUND ops beyond CHK_WALK_MAX_OPS */
+	GW_CTR_CB_CALLS,		/* callbacks received from a server (RFC 8167 backchannel) */
+	GW_CTR_CB_RELAYED,	/* callback replies relayed back to the server */
+	GW_CTR_CB_NULL_LOCAL,	/* CB_NULL answered by the gateway */
+	GW_CTR_CB_NO_OWNER,	/* callback for a session no client connection owns: SYSTEM_ERR */
+	GW_CTR_CB_TIMEOUT,	/* client did not answer a callback in time: SYSTEM_ERR */
+	GW_CTR_CB_CLIENT_GONE,	/* client closed with a callback pending: SYSTEM_ERR */
+	GW_CTR_CB_BAD,		/* malformed callback or callback reply: dropped */
+	GW_CTR_CB_FAILED,	/* no room (call object, buffer, relay slot) or send failed */
+	GW_CTR_CB_SESSIONS_BOUND,	/* NFSv4.1 sessions bound to a client connection */
+	GW_CTR__COUNT
+};
+const char *gw_ctr_str(enum gw_ctr c);
+
+/* Latency histograms (metrics.c): fixed buckets, non-cumulative counts;
+ * bounds in gw_hist_bound_us[], the last bucket is +Inf. */
+#define GW_HIST_NBUCKETS	16
+enum gw_hist_id {
+	GW_HIST_CALL = 0,	/* client call received -> reply queued to the client */
+	GW_HIST_RDMA,		/* RDMA leg: be_call_submit -> reply callback */
+	GW_HIST__COUNT
+};
+struct gw_hist {
+	uint64_t gh_bucket[GW_HIST_NBUCKETS];
+	uint64_t gh_count;
+	uint64_t gh_sum_us;
+};
+/* Calls by program, version, procedure: open addressing, no allocation. */
+#define GW_STATS_PROCS		256
+struct gw_proc_stat {
+	uint32_t ps_prog, ps_vers, ps_proc;
+	uint64_t ps_calls;		/* 0 = slot free */
+};
+
+/* NFSv4 operations inside COMPOUND, indexed by nfs_opnum4 (RFC 8881
+ * section 16.2, RFC 7863, RFC 8276: 3..75); slot 0 counts any other
+ * number (OP_ILLEGAL, future operations). */
+#define GW_NFS4_OPS		76
+struct gw_stats {
+	uint64_t gs_ctr[GW_CTR__COUNT];
+	struct gw_hist gs_hist[GW_HIST__COUNT];
+	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
+	uint64_t gs_proc_overflow;	/* calls not counted: table full */
+	uint64_t gs_nfs4_op[GW_NFS4_OPS];
+};
+/* metrics.c */
+uint64_t gw_now_us(void);
+void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
+void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec);
+/* Count the operations of a walked NFSv4 COMPOUND (nothing for other calls). */
+void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw);
+extern const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1];
+static inline void gw_stat_add(struct gw_stats *st, enum gw_ctr c, uint64_t n)
+{
+	if (st)
+		st->gs_ctr[c] += n;
+}
+static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
+{
+	if (st)
+		st->gs_ctr[c]++;
+}
+/* Log every non-zero counter at info level. */
+void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg);
+
+/* Monotonic milliseconds. */
+uint64_t gw_now_ms(void);
+
+#endif /* RPCRDMA_GW_LOG_H */

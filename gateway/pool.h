@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the buffer pool of rpcrdma-gw (pool.c, prefix gw_pool_ and
+ * gw_buf_) and the record, an iovec list over pool buffers (record.c,
+ * gw_rec_).
+ */
+#ifndef RPCRDMA_GW_POOL_H
+#define RPCRDMA_GW_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* ------------------------------------------------------------------------
+ * Buffer pool - pool.c
+ *
+ * One mmap()ed region cut into fixed-size buffers, allocated at start; the
+ * hot path never calls malloc.  Buffers are reference counted: a receive
+ * buffer is shared by every record (and part of a record) received into
+ * it, and returns to the pool when the last reference goes.
+ *
+ * Registration hook: a transport that needs the memory registered with a
+ * device (RDMA) calls gw_pool_register() once; the callback receives the
+ * whole region (addr, len) and returns an opaque registration (for verbs:
+ * the struct ibv_mr *), kept until gw_pool_free() hands it back to the
+ * dereg callback.  Because client data is received straight into this
+ * region, the server can RDMA Read a WRITE payload where it landed.
+ * ------------------------------------------------------------------------ */
+struct gw_buf {
+	uint8_t *gb_data;
+	uint32_t gb_size;
+	uint32_t gb_used;		/* bytes filled by the receiver */
+	uint32_t gb_refs;
+	uint32_t gb_index;		/* position in the pool */
+	struct gw_buf *gb_next_free;
+};
+
+typedef void *(*gw_pool_reg_fn)(void *arg, void *addr, size_t len);
+typedef void (*gw_pool_dereg_fn)(void *arg, void *reg);
+#define GW_POOL_MAX_REGS	16	/* GW_BACKEND_SLOTS: one per RDMA server context */
+
+struct gw_pool;
+/* hugepages: try MAP_HUGETLB first, fall back to normal pages. */
+struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages);
+/* Deregisters every registration (dereg callbacks), unmaps. */
+void gw_pool_free(struct gw_pool *p);
+/* Register the whole region once.  Returns a registration index >= 0, or
+ * -ENOSPC (too many), -EIO (reg returned NULL). */
+int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn dereg, void *arg);
+void *gw_pool_registration(const struct gw_pool *p, int idx);
+/* Give registration idx back now (dereg callback), before gw_pool_free(). */
+void gw_pool_unregister(struct gw_pool *p, int idx);
+void gw_pool_region(const struct gw_pool *p, void **addr, size_t *len);
+bool gw_pool_hugepages(const struct gw_pool *p);
+uint32_t gw_pool_buf_size(const struct gw_pool *p);
+unsigned gw_pool_avail(const struct gw_pool *p);
+unsigned gw_pool_count(const struct gw_pool *p);
+/* A buffer with one reference and gb_used = 0, or NULL when empty. */
+struct gw_buf *gw_buf_get(struct gw_pool *p);
+void gw_buf_ref(struct gw_buf *b);
+void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
+/* The buffer holding addr, or NULL when addr is outside the region. */
+struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr);
+
+/* Promises (deadlock avoidance, see record.c): a receiver that learnt a
+ * fragment's length reserves the buffers it will need, so every record
+ * that started can finish.  Buffers not promised: avail - promised. */
+bool gw_pool_promise(struct gw_pool *p, unsigned n, unsigned keep_free);
+void gw_pool_unpromise(struct gw_pool *p, unsigned n);
+/* Take a promised buffer (never NULL while the promise is held). */
+struct gw_buf *gw_buf_get_promised(struct gw_pool *p);
+unsigned gw_pool_unpromised(const struct gw_pool *p);
+
+/* ------------------------------------------------------------------------
+ * Records and the record receiver - record.c
+ * ------------------------------------------------------------------------ */
+#define GW_REC_MAX_IOV	64
+
+/* One RPC message as an iovec list over pool buffers; each iovec holds one
+ * reference on the buffer it points into (rc_buf[i]). */
+struct gw_rec {
+	unsigned rc_niov;
+	size_t rc_len;
+	struct iovec rc_iov[GW_REC_MAX_IOV];
+	struct gw_buf *rc_buf[GW_REC_MAX_IOV];
+};
+void gw_rec_init(struct gw_rec *r);
+/* Drop every buffer reference; the record is empty afterwards. */
+void gw_rec_release(struct gw_pool *p, struct gw_rec *r);
+/* Move src into dst (dst must be empty); src is empty afterwards. */
+void gw_rec_move(struct gw_rec *dst, struct gw_rec *src);
+/* Copy up to cap bytes from offset off of the record (small headers). */
+size_t gw_rec_copyout(const struct gw_rec *r, size_t off, void *dst, size_t cap);
+/* Overwrite 4 bytes at offset off (the XID), across iovecs if need be. */
+bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v);
+
+#endif /* RPCRDMA_GW_POOL_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the XID map of rpcrdma-gw (xmap.c, prefix gw_xmap_).
+ */
+#ifndef RPCRDMA_GW_XMAP_H
+#define RPCRDMA_GW_XMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+/* ------------------------------------------------------------------------
+ * XID map - xmap.c
+ *
+ * Per backend: gives each call a gateway XID unique among the XIDs this
+ * gateway has outstanding or recently answered on that server, and maps a
+ * client's retransmission (same client key, same client XID) to the same
+ * gateway XID while the original is in flight or for drc_window after it
+ * was answered, so the server's duplicate request cache recognises it.
+ * The client key identifies the client endpoint (peer address and port,
+ * see fe_conn_key()), which the Linux client keeps across reconnects.
+ * ------------------------------------------------------------------------ */
+struct gw_call;
+struct gw_xent {
+	uint64_t xe_client;
+	uint32_t xe_cxid;
+	uint32_t xe_gxid;
+	struct gw_call *xe_call;	/* in flight; NULL once answered/cancelled */
+	uint64_t xe_expires;		/* ms; meaningful when xe_call == NULL */
+	struct gw_xent *xe_cnext;	/* chain by (client, client XID) */
+	struct gw_xent *xe_gnext;	/* chain by gateway XID */
+	TAILQ_ENTRY(gw_xent) xe_link;	/* free list or settled list (oldest first) */
+	bool xe_used;
+};
+struct gw_xmap;
+struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid);
+void gw_xmap_free(struct gw_xmap *m);
+/* Entry for (client, cxid), or NULL; expired entries are dropped first. */
+struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, uint64_t now);
+/* New entry with a fresh gateway XID, in flight for call.  When the map
+ * is full the oldest settled entry is evicted (*evicted = true); NULL only
+ * when every entry is in flight. */
+struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			    struct gw_call *call, uint64_t now, bool *evicted);
+struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid);
+/* The call is answered or cancelled: keep the mapping until now + window. */
+void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms);
+/* A retransmission takes a settled entry back in flight. */
+void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call);
+void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe);
+void gw_xmap_expire(struct gw_xmap *m, uint64_t now);
+unsigned gw_xmap_count(const struct gw_xmap *m);
+
+#endif /* RPCRDMA_GW_XMAP_H */
