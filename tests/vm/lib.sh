@@ -29,6 +29,12 @@
 #   assert_same_file A B
 #   assert_grep PATTERN FILE
 #   assert_mount_opt MOUNTPOINT OPTION...   e.g. proto=rdma port=20049
+#
+# The gateway (section "the gateway of the end-to-end scenarios" below):
+#   gw_start PORT OUTDIR [SECTION.KEY=VALUE...]   start it, stopped at exit
+#   gw_mount VERS MNT [OPTION...]   kernel NFS mount through it
+#   gw_stop, gw_alive       a clean SIGTERM exit; still running
+#   gw_log_clean [PROBLEM...]   no sanitizer report (or PROBLEM) in its log
 
 set -euo pipefail
 
@@ -212,13 +218,14 @@ bed_nfs_client_modules() {
 }
 
 # ---- the gateway of the end-to-end scenarios --------------------------------
-# gw_start_rdma PORT OUTDIR [SECTION.KEY=VALUE...]: rpcrdma-gw on
-# 127.0.0.1:PORT with NFS over RDMA to the bed's nfsd and MOUNT over TCP, log
-# in OUTDIR/gw.log; returns once the NFS path is up.  Options add or override
-# config lines: SECTION is gateway, backend, nfs or mount (the route), e.g.
-# gateway.log_level=debug, backend.port=2049, nfs.transport=tcp (the TCP
-# fallback).  Core dumps go to the run folder (kept
-# with VM_KEEP=1: gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).
+# gw_start PORT OUTDIR [SECTION.KEY=VALUE...]: rpcrdma-gw on 127.0.0.1:PORT
+# with the NFS route to the bed's nfsd over RDMA (or TCP: nfs.transport=tcp)
+# and MOUNT over TCP, log in OUTDIR/gw.log; returns once the NFS path is up.
+# Options add or override config lines: SECTION is gateway, backend, nfs,
+# mount or the name of another route (nlm, nsm: [route NAME] program = NAME),
+# e.g. gateway.log_level=debug, backend.port=2049, nlm.transport=tcp.  Core
+# dumps go to the run folder (kept with VM_KEEP=1:
+# gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).  Sets gw_port for gw_mount.
 #
 # gw_stop: runs at exit (before bed_on_exit) and keeps the script's status;
 # may also be called as a step.  It fails (and prints the log tail) unless
@@ -296,10 +303,12 @@ gw_stop() {
 	return "$rc"
 }
 # gw_conf PORT OUTDIR [SECTION.KEY=VALUE...]: only writes OUTDIR/gw.conf as
-# gw_start_rdma would (for --check-config before the start).
+# gw_start would (for --check-config before the start).
 gw_nfs_tp=rdma
+gw_port=
 gw_conf() {
 	local port=$1 out=$2 opt sec kv
+	local -a routes=()
 	local -A extra=()
 	shift 2
 	gw_nfs_tp=rdma
@@ -308,7 +317,8 @@ gw_conf() {
 		kv=${opt#*.}
 		case "$sec" in
 		gateway | backend | nfs | mount) ;;
-		*) bed_fail "gw_conf: option $opt: section must be gateway, backend, nfs or mount"; return 1 ;;
+		*[!a-z0-9_]* | "") bed_fail "gw_conf: option $opt: no SECTION.KEY=VALUE"; return 1 ;;
+		*) [ -n "${extra[$sec]+set}" ] || routes+=("$sec") ;;
 		esac
 		case "$opt" in
 		nfs.transport=tcp) gw_nfs_tp=tcp; continue ;;
@@ -323,14 +333,17 @@ gw_conf() {
 		printf 'transport = %s\n' "$gw_nfs_tp"
 		printf '%s' "${extra[nfs]:-}"
 		printf '[route mount]\nprogram = mount\ntransport = tcp\n%s' "${extra[mount]:-}"
+		for sec in "${routes[@]}"; do
+			printf '[route %s]\nprogram = %s\n%s' "$sec" "$sec" "${extra[$sec]}"
+		done
 	} >"$out/gw.conf"
 }
-gw_start_rdma() {
-	local port=$1
+gw_start() {
+	gw_port=$1
 	gw_out=$2
 	shift 2
-	gw_conf "$port" "$gw_out" "$@"
-	gw_run "127.0.0.1:$port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})" \
+	gw_conf "$gw_port" "$gw_out" "$@"
+	gw_run "127.0.0.1:$gw_port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})" \
 		"path nfs/nfsd: transport $gw_nfs_tp up"
 }
 # gw_run WHAT READY-LINE: rpcrdma-gw -c $gw_out/gw.conf in the background
@@ -360,17 +373,8 @@ bed_lockd_pin() {
 	sysctl -qw fs.nfs.nlm_tcpport="$1" fs.nfs.nlm_udpport="$1" fs.nfs.nlm_grace_period=10
 }
 
-# gw_start_conf PORT OUTDIR < CONF: rpcrdma-gw with the configuration read
-# from stdin (it must listen on 127.0.0.1:PORT and route nfs over rdma); the
-# same contract as gw_start_rdma (gw_pid, gw_out, gw_stop at exit).
-gw_start_conf() {
-	gw_out=$2
-	cat >"$gw_out/gw.conf"
-	gw_run "127.0.0.1:$1 ($gw_out/gw.conf)" 'path nfs/nfsd: transport rdma up'
-}
-
-# ---- reload of the gw_start_rdma gateway (t_71) ------------------------------
-# gw_reload: SIGHUP the gateway started by gw_start_rdma, wait for its next
+# ---- reload of the gw_start gateway (t_71) -----------------------------------
+# gw_reload: SIGHUP the gateway started by gw_start, wait for its next
 # "reload: " log line (applied or refused) and print it.
 gw_reload() {
 	local n
@@ -383,7 +387,8 @@ gw_reload() {
 
 # gw_metric SAMPLE: the value of one sample of the gateway's /metrics, e.g.
 # gw_metric 'rpcrdma_gw_callbacks_total{event="relayed"}' (the default admin
-# listener, 127.0.0.1:9466, which gw_start_rdma's configuration keeps); 0
+# listener, 127.0.0.1:9466, which gw_start's configuration keeps unless
+# gateway.admin_listen moves it); 0
 # when the sample is absent (a counter not bumped yet).
 gw_metric() {
 	local url=http://${GW_ADMIN:-127.0.0.1:9466}/metrics body v
@@ -394,4 +399,51 @@ gw_metric() {
 	fi
 	v=$(printf '%s\n' "$body" | awk -v s="$1" '$1 == s { print $2; exit }')
 	echo "${v:-0}"
+}
+
+# gw_mount VERS MNT [OPTION...]: mounts the bed's export through the gateway
+# of gw_start (127.0.0.1:$gw_port, proto=tcp) on MNT; vers=3 mounts
+# $BED_EXPORT with MOUNT through the gateway too (mountport, mountproto=tcp),
+# NFSv4 the pseudo root /.  OPTIONs are appended as given (nolock, hard...):
+# without nolock the client locks through NLM (v3) or LOCK (v4).
+gw_mount() {
+	local vers=$1 mnt=$2 opts src=/
+	shift 2
+	opts="vers=$vers,proto=tcp,port=$gw_port"
+	if [ "$vers" = 3 ]; then
+		opts+=",mountport=$gw_port,mountproto=tcp"
+		src=$BED_EXPORT
+	fi
+	[ "$#" = 0 ] || opts+=$(printf ',%s' "$@")
+	mkdir -p "$mnt"
+	step "mount -o $opts 127.0.0.1:$src $mnt (through the gateway)"
+	timeout 90 mount -t nfs -o "$opts" "127.0.0.1:$src" "$mnt" || {
+		bed_fail "mount through the gateway failed: -o $opts 127.0.0.1:$src $mnt"
+		gw_log_tail 60 >&2
+		return 1
+	}
+}
+
+# gw_log_clean [PROBLEM...]: fails when the gateway's log ($gw_out/gw.log)
+# holds a sanitizer report (ASan, UBSan's "runtime error") or one of the
+# PROBLEMs: leak (LeakSanitizer), failed-calls (a non-zero calls_failed
+# counter is logged), illegal-transition, tcp-fallback (the NFS route fell
+# back to TCP); prints the matching lines.
+# shellcheck disable=SC2120 # every PROBLEM is optional
+gw_log_clean() {
+	local p re='ERROR: AddressSanitizer\|runtime error'
+	for p in "$@"; do
+		case "$p" in
+		leak) re+='\|ERROR: LeakSanitizer' ;;
+		failed-calls) re+='\|calls_failed' ;;
+		illegal-transition) re+='\|illegal_transition' ;;
+		tcp-fallback) re+='\|using the TCP fallback' ;;
+		*) bed_fail "gw_log_clean: unknown problem '$p'"; return 1 ;;
+		esac
+	done
+	if grep -q "$re" "$gw_out/gw.log"; then
+		bed_fail "the gateway log $gw_out/gw.log shows a sanitizer report${*:+ or one of: $*}:"
+		grep -m 5 "$re" "$gw_out/gw.log" | sed 's/^/  gw: /' >&2
+		return 1
+	fi
 }

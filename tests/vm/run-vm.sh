@@ -31,9 +31,14 @@
 #   BUILD       build folder relative to the repo root (default build)
 #   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600;
 #               3600 with VM_SHELL=1)
-#   VM_KERNEL   kernel to boot, named .../vmlinuz-VERSION with its modules in
-#               /lib/modules/VERSION (default: the newest /boot/vmlinuz-*
-#               whose /lib/modules tree exists)
+#   VM_KERNEL   kernel to boot: a series (6.1, 6.12: the newest
+#               vmlinuz-SERIES.* in /boot or in tests/vm/kernels/, where
+#               `make deps` unpacks 6.12) or a path ROOT/boot/vmlinuz-VERSION
+#               with its modules in ROOT/lib/modules/VERSION (else in
+#               /lib/modules/VERSION); default: the newest /boot/vmlinuz-*
+#               whose /lib/modules tree exists.  A module tree outside
+#               /lib/modules is bind-mounted there in the guest.
+#   VM_KERNEL_CACHE  where unpacked kernels live (default tests/vm/kernels)
 #   VM_PVH=0    boot the bzImage, not the extracted vmlinux (PVH entry)
 #   VM_ACCEL    qemu accelerator (default tcg; "kvm" where KVM works)
 #   VM_MEM, VM_SMP  guest memory in MiB (2048) and CPUs (2)
@@ -44,26 +49,39 @@ set -u
 
 ME=$(basename "$0")
 REPO=$(cd "$(dirname "$0")/../.." && pwd -P)
+KCACHE=${VM_KERNEL_CACHE:-$REPO/tests/vm/kernels}
+case "$KCACHE" in /*) ;; *) KCACHE=$REPO/$KCACHE ;; esac
 
 die() { echo "$ME: $*" >&2; exit 1; }
 
 # --- kernel and tool discovery -------------------------------------------
 
-# Prints the kernel image to boot: VM_KERNEL, else the newest
-# /boot/vmlinuz-* whose module tree is installed.
+# Prints the kernel image to boot: VM_KERNEL as a path, else the newest
+# vmlinuz-VM_KERNEL.* (a series such as 6.12) in /boot or the kernel cache,
+# else the newest /boot/vmlinuz-*; only images whose module tree is there.
 find_kernel() {
-	local k v best=""
-	if [ -n "${VM_KERNEL:-}" ]; then
-		echo "$VM_KERNEL"
-		return
-	fi
-	for k in /boot/vmlinuz-*; do
+	local k v
+	local -a cands
+	case "${VM_KERNEL:-}" in
+	'') cands=(/boot/vmlinuz-*) ;;
+	*/*) echo "$VM_KERNEL"; return ;;
+	*) cands=(/boot/vmlinuz-"$VM_KERNEL".* "$KCACHE"/*/boot/vmlinuz-"$VM_KERNEL".*) ;;
+	esac
+	for k in "${cands[@]}"; do
 		[ -e "$k" ] || continue
-		v=${k#/boot/vmlinuz-}
-		[ -e "/lib/modules/$v/modules.dep" ] || continue
-		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -1)
-	done
-	[ -n "$best" ] && echo "/boot/vmlinuz-$best"
+		v=${k##*/vmlinuz-}
+		[ -e "$(kernel_root "$k")/lib/modules/$v/modules.dep" ] || continue
+		echo "$v $k"
+	done | sort -V | tail -1 | cut -d' ' -f2-
+}
+
+# The root of a kernel's module tree: ROOT for ROOT/boot/vmlinuz-V when
+# ROOT/lib/modules/V exists, else "" (the host's /lib/modules).
+kernel_root() {
+	local root=${1%/boot/vmlinuz-*} v=${1##*/vmlinuz-}
+	if [ "$root" != "$1" ] && [ -n "$root" ] && [ -d "$root/lib/modules/$v" ]; then
+		echo "$root"
+	fi
 }
 
 find_busybox() {
@@ -80,7 +98,8 @@ find_busybox() {
 }
 
 # Checks everything the tier needs; on failure prints the reason and
-# returns 1.  Sets KERNEL, KVER and BUSYBOX.
+# returns 1.  Sets KERNEL, KVER, KROOT (the module tree's root, "" for the
+# host's) and BUSYBOX.
 probe() {
 	local t
 	for t in qemu-system-x86_64 modprobe cpio timeout; do
@@ -88,14 +107,19 @@ probe() {
 	done
 	KERNEL=$(find_kernel)
 	if [ -z "$KERNEL" ]; then
-		echo "no /boot/vmlinuz-* with a matching /lib/modules tree (package linux-image-amd64)"
+		case "${VM_KERNEL:-}" in
+		'') echo "no /boot/vmlinuz-* with a matching /lib/modules tree (package linux-image-amd64)" ;;
+		6.1) echo "no kernel 6.1 (VM_KERNEL=6.1): /boot/vmlinuz-6.1.* with its /lib/modules tree (package linux-image-amd64)" ;;
+		*) echo "no kernel $VM_KERNEL (VM_KERNEL=$VM_KERNEL) in /boot or $KCACHE (make deps fetches 6.12)" ;;
+		esac
 		return 1
 	fi
 	[ -e "$KERNEL" ] || { echo "no kernel image $KERNEL"; return 1; }
 	[ -r "$KERNEL" ] || { echo "$KERNEL is not readable (run as root)"; return 1; }
 	KVER=${KERNEL##*/vmlinuz-}
-	[ -e "/lib/modules/$KVER/modules.dep" ] || {
-		echo "no module tree /lib/modules/$KVER for $KERNEL"
+	KROOT=$(kernel_root "$KERNEL")
+	[ -e "$KROOT/lib/modules/$KVER/modules.dep" ] || {
+		echo "no module tree $KROOT/lib/modules/$KVER for $KERNEL"
 		return 1
 	}
 	BUSYBOX=$(find_busybox)
@@ -163,7 +187,7 @@ build_initramfs() {
 	# need not be the one the host runs).  --show-depends reads one module
 	# name only, hence the loop.
 	mods=$(for m in virtio_pci 9pnet_virtio 9p overlay; do
-		modprobe -S "$KVER" --show-depends "$m" || exit 1
+		modprobe ${KROOT:+-d "$KROOT"} -S "$KVER" --show-depends "$m" || exit 1
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }') ||
 		die "modprobe --show-depends failed for $KVER"
 	key=$(
@@ -187,8 +211,13 @@ build_initramfs() {
 	n=0
 	for m in $mods; do
 		n=$((n + 1))
-		cp "$m" "$dir/lib/vm-modules/" || die "cp $m"
-		basename "$m" >>"$dir/lib/vm-modules/order"
+		# busybox insmod takes plain .ko files; 6.12 ships .ko.xz.
+		case "$m" in
+		*.ko.xz) xz -dc "$m" >"$dir/lib/vm-modules/$(basename "$m" .xz)" || die "xz -d $m" ;;
+		*.ko.zst) zstd -qdc "$m" >"$dir/lib/vm-modules/$(basename "$m" .zst)" || die "zstd -d $m" ;;
+		*) cp "$m" "$dir/lib/vm-modules/" || die "cp $m" ;;
+		esac
+		basename "$m" | sed 's/\.\(xz\|zst\)$//' >>"$dir/lib/vm-modules/order"
 	done
 	[ "$n" -gt 0 ] || die "no modules found for $KVER"
 	(cd "$dir" && find . -print0 | cpio --null -o -H newc --quiet) >"$tmp/initramfs.cpio" ||
@@ -198,21 +227,43 @@ build_initramfs() {
 	rm -rf "$tmp"
 }
 
+# The kernel's payload decompressed to stdout: XZ (Debian's 6.1) or zstd
+# (Debian's 6.12); the first magic in the bzImage starts it.
+kernel_payload() {
+	local off
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
+	if [ -n "$off" ]; then
+		tail -c +"$((off + 1))" "$KERNEL" | xz -dcq --single-stream
+		return
+	fi
+	off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$off" ] || return 1
+	# zstd fails on the bytes after its frame; elf_whole judges the output.
+	tail -c +"$((off + 1))" "$KERNEL" | zstd -dcq 2>/dev/null
+	return 0
+}
+
+# True when every program header of ELF FILE lies inside the file.
+elf_whole() {
+	local end
+	end=$(readelf -lW "$1" 2>/dev/null | awk '$2 ~ /^0x/ && $5 ~ /^0x/ { print $2, $5 }' |
+		while read -r o n; do echo $((o + n)); done | sort -n | tail -1)
+	[ -n "$end" ] && [ "$end" -le "$(stat -c %s "$1")" ]
+}
+
 # Sets BOOT_IMAGE.  Under TCG, decompressing the bzImage and its real-mode
 # start cost about 2.5 s a boot; qemu starts an uncompressed vmlinux with a
-# PVH entry note directly.  So the ELF is extracted once (XZ-compressed
-# kernels, like Debian's) and cached; anything unexpected falls back to the
-# bzImage.  VM_PVH=0 forces the bzImage.
+# PVH entry note directly.  So the ELF is extracted once and cached;
+# anything unexpected falls back to the bzImage.  VM_PVH=0 forces the
+# bzImage.
 prepare_boot_image() {
-	local elf=$BUILD/vm/vmlinux-$KVER key off tmp
+	local elf=$BUILD/vm/vmlinux-$KVER key tmp
 	BOOT_IMAGE=$KERNEL
 	[ "${VM_PVH:-1}" = 1 ] || return 0
-	key=$(stat -L -c '%n %s %Y' "$KERNEL")
+	key="$(stat -L -c '%n %s %Y' "$KERNEL") xz,zstd" # (the formats kernel_payload knows)
 	if [ "$(cat "$elf.key" 2>/dev/null)" != "$key" ]; then
 		tmp=$(mktemp "$BUILD/vm/vmlinux.XXXXXX") || die "mktemp"
-		off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$KERNEL" 2>/dev/null | head -1 | cut -d: -f1)
-		if [ -n "$off" ] &&
-			tail -c +"$((off + 1))" "$KERNEL" | xz -dcq --single-stream >"$tmp" 2>/dev/null &&
+		if kernel_payload >"$tmp" 2>/dev/null && elf_whole "$tmp" &&
 			readelf -n "$tmp" 2>/dev/null | grep -q 'Xen.*0x00000012'; then
 			chmod 0644 "$tmp"
 			mv -f "$tmp" "$elf" # atomic: a guest booting right now keeps its file
@@ -235,8 +286,8 @@ write_stage2() {
 	{
 		echo '#!/bin/bash'
 		echo "# Stage 2 of the VM tier, written by $ME for one run."
-		printf 'SCRIPT=%q\nREPO=%q\nBUILD=%q\nDEADLINE=%q\nVM_SHELL=%q\n' \
-			"$1" "$REPO" "$BUILD" "$deadline" "$shell"
+		printf 'SCRIPT=%q\nREPO=%q\nBUILD=%q\nDEADLINE=%q\nVM_SHELL=%q\nKVER=%q\nKROOT=%q\n' \
+			"$1" "$REPO" "$BUILD" "$deadline" "$shell" "$KVER" "$KROOT"
 		shift
 		printf 'ARGS=('
 		[ "$#" = 0 ] || printf ' %q' "$@"	# (printf with no arguments would give '')
@@ -251,6 +302,13 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mkdir -p /run/lock /var/tmp
 hostname rpcrdma-gw-vm
+# A kernel unpacked outside /lib/modules (VM_KERNEL=6.12): modprobe looks
+# for its modules under /lib/modules/$(uname -r).
+if [ -n "$KROOT" ]; then
+	mkdir -p "/lib/modules/$KVER" &&
+		mount --bind "$KROOT/lib/modules/$KVER" "/lib/modules/$KVER" ||
+		echo "vm: cannot bind $KROOT/lib/modules/$KVER" >/dev/console
+fi
 ip link set lo up
 ulimit -l unlimited
 echo "vm: stage 2 up after $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)" >/dev/console

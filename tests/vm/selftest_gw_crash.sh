@@ -20,7 +20,7 @@ mkdir -p "$out/a" "$out/b"
 bed_nfsd_up
 
 step "a gateway killed by SIGSEGV"
-gw_start_rdma 20497 "$out/a"
+gw_start 20497 "$out/a"
 pid=$gw_pid
 kill -SEGV "$pid"
 wait_dead
@@ -34,7 +34,7 @@ ls /run/vm/core.rpcrdma-gw.* >/dev/null 2>&1 || bed_fail "no core dump in /run/v
 BED_FAIL_SAID=
 
 step "the same, noticed by gw_stop"
-gw_start_rdma 20497 "$out/a"
+gw_start 20497 "$out/a"
 kill -SEGV "$gw_pid"
 wait_dead
 rc=0
@@ -45,7 +45,7 @@ assert_grep 'died before it was asked to stop: killed by signal 11 (SIGSEGV)' "$
 BED_FAIL_SAID=
 
 step "a healthy gateway: gw_alive and gw_stop return 0"
-gw_start_rdma 20498 "$out/b"
+gw_start 20498 "$out/b"
 gw_alive
 gw_stop
 assert_grep 'signal 15: shutting down' "$out/b/gw.log"

@@ -8,26 +8,13 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 PORT=20495
 out=/tmp/t65
 mkdir -p "$out"
-gw_pid=
 statd_started=
 
 bed_nfsd_up
 bed_nfs_client_modules
-# Keeps $? (the script's status) for bed_on_exit, which reports from it.
-stop_gw() {
-	local rc=$?
-	if [ "$rc" != 0 ]; then	# the gateway's view of what failed
-		grep -v 'rpcrdma-gw\[debug\]' "$out/gw.log" | tail -40 | sed 's/^/  gw: /' || true
-	fi
-	if [ -n "$gw_pid" ]; then kill -TERM "$gw_pid" 2>/dev/null || true; fi
-	return "$rc"
-}
-trap 'stop_gw; bed_on_exit' EXIT
-
 step "rpc.statd (the server's lockd asks it to monitor lock holders; mount.nfs wants it for vers=3 locking)"
 rpc.statd --no-notify
 statd_started=1
@@ -35,29 +22,7 @@ bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -
 bed_wait 20 "nlockmgr registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q nlockmgr'
 : "$statd_started"
 
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-log_level = debug
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-[route nlm]
-program = nlm
-transport = tcp
-[route nsm]
-program = nsm
-transport = tcp
-CONF
-step "start rpcrdma-gw on 127.0.0.1:$PORT (nfs rdma; mount, nlm, nsm tcp)"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path up" grep -q 'path nfs/nfsd: transport rdma up' "$out/gw.log"
+gw_start "$PORT" "$out" gateway.log_level=debug nlm.transport=tcp nsm.transport=tcp
 nlm_calls() { grep -c 'prog 100021 ' "$out/gw.log" || true; }
 
 cat >"$out/lk.py" <<'PY'
@@ -234,18 +199,15 @@ check_locks() {
 # only after ~30 s (measured 31.8 s; vers=4.0 and vers=3 about 1 s).
 for vers in 4.0 4.1; do
 	mnt=/mnt/gw${vers/./}
-	mkdir -p "$mnt"
 	step "[$vers] mount through the gateway (locks in the protocol)"
-	timeout 90 mount -t nfs -o "vers=$vers,proto=tcp,port=$PORT" 127.0.0.1:/ "$mnt"
+	gw_mount "$vers" "$mnt"
 	assert_mount_opt "$mnt" "vers=$vers" local_lock=none
 	check_locks "$vers" "$mnt"
 	timeout 60 umount "$mnt"
 done
 
 step "[3] mount through the gateway with locking on (no nolock)"
-mkdir -p /mnt/gw3
-timeout 90 mount -t nfs -o "vers=3,proto=tcp,port=$PORT,mountport=$PORT,mountproto=tcp" \
-	"127.0.0.1:$BED_EXPORT" /mnt/gw3
+gw_mount 3 /mnt/gw3
 assert_mount_opt /mnt/gw3 vers=3 local_lock=none
 n0=$(nlm_calls)
 check_locks 3 /mnt/gw3
@@ -266,12 +228,6 @@ step "  the gateway routed $((n1 - n0)) NLM calls"
 [ $((n1 - n0)) -ge 6 ] || bed_fail "expected at least 6 NLM calls through the gateway, saw $((n1 - n0))"
 
 step "SIGTERM"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
-gw_pid=
+gw_stop
 grep 'counter' "$out/gw.log" | sed 's/^/  /'
-assert_eq 0 "$rc" "gateway exit status"
-if grep -q 'ERROR: AddressSanitizer\|runtime error\|illegal_transition\|calls_failed\|using the TCP fallback' "$out/gw.log"; then
-	bed_fail "sanitizer report, failed calls, illegal transition or TCP fallback in the gateway log"
-fi
+gw_log_clean illegal-transition failed-calls tcp-fallback

@@ -14,7 +14,7 @@ mkdir -p "$out"
 
 bed_nfsd_up
 bed_nfs_client_modules
-gw_start_rdma "$PORT" "$out" gateway.record_timeout=2s gateway.reconnect_interval=200ms
+gw_start "$PORT" "$out" gateway.record_timeout=2s gateway.reconnect_interval=200ms
 # Keeps $? (the script's status) for bed_on_exit, which reports from it.
 show_errors() {
 	local rc=$?
@@ -25,12 +25,7 @@ show_errors() {
 }
 trap 'show_errors; gw_stop; bed_on_exit' EXIT
 
-mount_gw() {
-	local vers=$1 mnt=$2 opts="vers=$1,proto=tcp,port=$PORT,nolock,hard" src=/
-	[ "$vers" = 3 ] && { opts="$opts,mountport=$PORT,mountproto=tcp"; src=$BED_EXPORT; }
-	mkdir -p "$mnt"
-	timeout 90 mount -t nfs -o "$opts" "127.0.0.1:$src" "$mnt"
-}
+mount_gw() { gw_mount "$1" "$2" nolock hard; }
 
 head -c $((32 << 20)) /dev/urandom >/tmp/big.bin
 sum=$(sha256sum /tmp/big.bin | cut -d' ' -f1)
@@ -277,6 +272,4 @@ assert_grep 'counter client_record_too_big = 1' "$out/gw.log"
 grep -E 'counter (calls_cancelled|client_garbage|client_io_error) ' "$out/gw.log" | sed 's/^/  seen: /' || true
 # the truncated call header is the one call finalized as failed
 assert_eq 1 "$(ctr calls_failed)" "calls_failed (the truncated call header only)"
-if grep -q 'ERROR: AddressSanitizer\|runtime error\|illegal_transition\|using the TCP fallback' "$out/gw.log"; then
-	bed_fail "sanitizer report, illegal transition or TCP fallback in the gateway log"
-fi
+gw_log_clean illegal-transition tcp-fallback

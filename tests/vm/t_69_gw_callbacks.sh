@@ -13,7 +13,7 @@ mkdir -p "$out"
 
 bed_nfsd_up
 bed_nfs_client_modules
-gw_start_rdma "$PORT" "$out"
+gw_start "$PORT" "$out"
 
 cat >"$out/cb.py" <<'PY'
 import fcntl, os, sys, time
@@ -60,9 +60,8 @@ deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states
 
 for vers in 4.1 4.2; do
 	mnt=/mnt/gw${vers/./}
-	mkdir -p "$mnt"
 	step "[$vers] mount through the gateway"
-	timeout 90 mount -t nfs -o "vers=$vers,proto=tcp,port=$PORT" 127.0.0.1:/ "$mnt"
+	gw_mount "$vers" "$mnt"
 	assert_mount_opt "$mnt" "vers=$vers"
 	bed_wait 20 "[$vers] the session's back channel bound to the client's connection" \
 		sh -c "[ \$(grep -c 'back channel on client' '$out/gw.log') -ge ${vers#4.} ]"

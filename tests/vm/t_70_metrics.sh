@@ -9,7 +9,6 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 CTL=${BUILD:-build}/rpcrdma-gwctl
 GW_PORT=20490
 ADMIN=127.0.0.1:9466
@@ -32,33 +31,9 @@ metric() {	# NAME_WITH_LABELS_PREFIX -> first value
 bed_nfsd_up
 bed_nfs_client_modules
 
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$GW_PORT
-admin_listen = $ADMIN
-control_socket = $out/control
-[backend nfsd]
-address = $BED_IP
-port = $BED_NFS_PORT
-credits = 32
-[route nfs]
-program = nfs
-transport = rdma
-[route mount]
-program = mount
-transport = tcp
-CONF
-
-step "start rpcrdma-gw (admin $ADMIN, control $out/control)"
-"$GW" -c "$out/gw.conf" >"$out/gw.log" 2>&1 &
-gw_pid=$!
-out_gw() { sed 's/^/  gw: /' "$out/gw.log" | tail -40; }
-# Keeps the exit status for bed_on_exit (its PASS/FAIL line reads $?).
-stop_gw() { local rc=$?; kill -TERM "$gw_pid" 2>/dev/null || true; return "$rc"; }
-trap 'stop_gw; bed_on_exit' EXIT
+gw_start "$GW_PORT" "$out" "gateway.admin_listen=$ADMIN" "gateway.control_socket=$out/control" \
+	"backend.port=$BED_NFS_PORT" backend.credits=32
 bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
-bed_wait 20 "the gateway's RDMA path to nfsd up" grep -q 'path nfs/nfsd: transport rdma up' "$out/gw.log" ||
-	{ out_gw; false; }
 
 step "/healthz and /readyz"
 http_get "http://$ADMIN/healthz" >/dev/null
@@ -67,9 +42,7 @@ http_get "http://$ADMIN/readyz" >/dev/null
 assert_eq 200 "$(cat "$out/code")" "/readyz status"
 
 step "IO through the gateway: mount vers=3, write and read 2 MiB, ls, stat"
-mkdir -p /mnt/m70
-timeout 90 mount -t nfs -o "vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock" \
-	"127.0.0.1:$BED_EXPORT" /mnt/m70 || { out_gw; false; }
+gw_mount 3 /mnt/m70 nolock
 head -c $((2 << 20)) /dev/urandom >/tmp/m70.bin
 cp /tmp/m70.bin /mnt/m70/m70.bin
 sync
@@ -119,8 +92,7 @@ fi
 timeout 60 umount /mnt/m70
 
 step "NFSv4.1 through the gateway: write and read 2 MiB; per-operation counters"
-mkdir -p /mnt/m70b
-timeout 90 mount -t nfs -o "vers=4.1,proto=tcp,port=$GW_PORT" 127.0.0.1:/ /mnt/m70b || { out_gw; false; }
+gw_mount 4.1 /mnt/m70b
 cp /tmp/m70.bin /mnt/m70b/m70v4.bin
 sync
 echo 3 >/proc/sys/vm/drop_caches
@@ -145,10 +117,5 @@ if [ -x "$CTL" ]; then
 fi
 
 step "SIGTERM: clean shutdown"
-kill -TERM "$gw_pid"
-rc=0
-wait "$gw_pid" || rc=$?
-assert_eq 0 "$rc" "gateway exit status"
-if grep -q 'ERROR: AddressSanitizer\|runtime error' "$out/gw.log"; then
-	bed_fail "sanitizer report in the gateway log"
-fi
+gw_stop
+gw_log_clean

@@ -17,7 +17,7 @@ mkdir -p "$out" /run/rpcrdma-gw
 
 bed_nfsd_up
 bed_nfs_client_modules
-gw_start_rdma "$PORT" "$out"
+gw_start "$PORT" "$out"
 conf=$out/gw.conf
 cp_pid=
 # On failure a hard mount whose gateway is gone would hang the guest's exit.
@@ -47,34 +47,26 @@ paused() {	# rpcrdma_gw_flow_control_total{cause="client_paused"}
 conn_counter() {	# accepted|closed -> rpcrdma_gw_client_connections_total{event=...}
 	ctl metrics | awk -v e="rpcrdma_gw_client_connections_total{event=\"$1\"}" '$1 == e { print $2 }'
 }
-# The configuration of gw_start_rdma with extra [gateway] keys ($1) and
-# extra sections ($2); routes name their backend (required with two).
+# The configuration of gw_start (gw_conf) with extra [gateway] lines
+# "KEY = VALUE" ($1) and extra sections ($2) appended; routes name their
+# backend (required with two).
 write_conf() {
-	cat >"$conf.new" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-${1:-}
-[backend nfsd]
-address = $BED_IP
-[route nfs]
-program = nfs
-transport = rdma
-backend = nfsd
-[route mount]
-program = mount
-transport = tcp
-backend = nfsd
-${2:-}
-CONF
-	mv "$conf.new" "$conf"
+	local -a opts=(nfs.backend=nfsd mount.backend=nfsd)
+	local l
+	while read -r l; do
+		[ -z "$l" ] || opts+=("gateway.${l/ = /=}")
+	done <<<"${1:-}"
+	mkdir -p "$out/next"
+	gw_conf "$PORT" "$out/next" "${opts[@]}"
+	printf '%s\n' "${2:-}" >>"$out/next/gw.conf"
+	mv "$out/next/gw.conf" "$conf"
 }
 
 bed_wait 10 "the control socket" test -S /run/rpcrdma-gw/control
 assert_eq 128 "$(jget status 'd["limits"]["calls_per_client"]')" "calls_per_client at start"
 
 step "mount vers=4.1 through the gateway; start copying $MIB MiB"
-mkdir -p /mnt/gw71
-timeout 90 mount -t nfs -o "vers=4.1,proto=tcp,port=$PORT" 127.0.0.1:/ /mnt/gw71
+gw_mount 4.1 /mnt/gw71
 head -c $((MIB << 20)) /dev/urandom >"$out/src.bin"
 want=$(sha256sum "$out/src.bin" | cut -d' ' -f1)
 accepted0=$(conn_counter accepted)

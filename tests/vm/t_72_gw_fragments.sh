@@ -13,7 +13,7 @@ out=/tmp/t72
 mkdir -p "$out"
 
 BED_NFSD_MAX_BLOCK=1048576 bed_nfsd_up
-gw_start_rdma "$PORT" "$out"
+gw_start "$PORT" "$out"
 SIZE=$(cat /proc/fs/nfsd/max_block_size)
 assert_eq 1048576 "$SIZE" "nfsd's max_block_size"
 

@@ -13,25 +13,8 @@ mkdir -p "$out"
 
 bed_nfsd_up
 bed_nfs_client_modules
-gw_out=$out
-cat >"$out/gw.conf" <<CONF
-[gateway]
-listen = 127.0.0.1:$PORT
-log_level = info
-[backend nfsd]
-address = $BED_IP
-port = $BED_NFS_PORT
-[route nfs]
-program = nfs
-transport = tcp
-[route nfs_acl]
-program = nfs_acl
-transport = tcp
-[route mount]
-program = mount
-transport = tcp
-CONF
-gw_run "127.0.0.1:$PORT (nfs and nfs_acl over tcp to one port)" 'path nfs/nfsd: transport tcp up'
+gw_start "$PORT" "$out" gateway.log_level=info backend.port="$BED_NFS_PORT" nfs.transport=tcp \
+	nfs_acl.transport=tcp
 bed_wait 10 "the nfs_acl path up too" grep -q 'path nfs_acl/nfsd: transport tcp up' "$out/gw.log"
 
 step "two connections from the gateway to $BED_IP:$BED_NFS_PORT, reserved source ports, distinct"
@@ -42,9 +25,7 @@ assert_eq 2 "$(sort -u "$out/ports" | awk '$1 < 1024' | wc -l)" "distinct reserv
 
 step "vers=3 mount through the gateway: read a file, its ACL"
 echo "acl test" >"$BED_EXPORT/acl.txt"
-mkdir -p /mnt/t73
-timeout 60 mount -t nfs -o "vers=3,proto=tcp,port=$PORT,mountport=$PORT,mountproto=tcp,nolock" \
-	"127.0.0.1:$BED_EXPORT" /mnt/t73
+gw_mount 3 /mnt/t73 nolock
 assert_eq "acl test" "$(cat /mnt/t73/acl.txt)" "file read through the gateway"
 # The client asks NFSACL for system.posix_acl_access; tmpfs has none set,
 # so ENODATA is the answer; EOPNOTSUPP or a hang would mean no nfs_acl path.
@@ -60,8 +41,9 @@ except OSError as e:
 sed 's/^/  /' "$out/acl"
 umount /mnt/t73
 gw_alive
-if grep -q 'EADDRNOTAVAIL\|Cannot assign requested address\|ERROR: AddressSanitizer\|runtime error' "$out/gw.log"; then
+gw_log_clean
+if grep -q 'Cannot assign requested address' "$out/gw.log"; then
 	gw_log_tail 20
-	bed_fail "address collision or sanitizer report in the gateway log"
+	bed_fail "a source port collision in the gateway log"
 fi
 step "PASS"
