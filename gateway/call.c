@@ -156,9 +156,6 @@ struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)
 	c->ca_gw = gw;
 	gw_rec_init(&c->ca_rec);
 	gw_rec_init(&c->ca_reply_rec);
-	c->ca_reply_iov = NULL;
-	c->ca_reply_niov = 0;
-	c->ca_reply_len = 0;
 	c->ca_tp_priv = NULL;
 	c->ca_state = GW_CALL_FREE;
 	gw_call_set_state(c, GW_CALL_NEW);
@@ -192,30 +189,4 @@ void gw_call_put(struct gw_call *c)
 	gw_call_set_state(c, GW_CALL_FREE);
 	TAILQ_INSERT_HEAD(&cp->cp_free, c, ca_free_link);
 	cp->cp_avail++;
-}
-
-unsigned gw_call_reply_iov(const struct gw_call *c, struct iovec *iov, unsigned max)
-{
-	unsigned n = 0;
-	size_t skip = 4;	/* the gateway XID: replaced by ca_mark[4..7] */
-
-	if (max == 0)
-		return 0;
-	iov[n++] = (struct iovec){ (void *)c->ca_mark, sizeof(c->ca_mark) };
-	for (unsigned i = 0; i < c->ca_reply_niov && n < max; i++) {
-		size_t l = c->ca_reply_iov[i].iov_len;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		iov[n++] = (struct iovec){ (uint8_t *)c->ca_reply_iov[i].iov_base + skip, l - skip };
-		skip = 0;
-	}
-	return n;
-}
-
-size_t gw_call_reply_bytes(const struct gw_call *c)
-{
-	return c->ca_reply_len < 4 ? 0 : c->ca_reply_len + 4;
 }

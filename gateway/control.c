@@ -34,7 +34,7 @@
 
 #include "chunking.h"
 #include "config.h"
-#include "frontend.h"
+#include "client.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
@@ -66,7 +66,7 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const char *cfgp = ct->ct_hooks.ch_config_path ? ct->ct_hooks.ch_config_path(ct->ct_hooks.ch_arg)
 			   : NULL;
 	unsigned uptime = (unsigned)((gw_now_ms() - ct->ct_start_ms) / 1000);
-	unsigned nclients = gw_ctx_frontend(gw) ? fe_nconns(gw_ctx_frontend(gw)) : 0;
+	unsigned nclients = gw_ctx_nclients(gw);
 	unsigned inflight = gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw);
 	const char *lvl = cfg_log_level_str(gw_ctx_log(gw)->gl_level < 0 ? 0
 					    : (enum cfg_log_level)gw_ctx_log(gw)->gl_level);
@@ -213,13 +213,12 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 
 static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 {
-	struct fe_frontend *fe = gw_ctx_frontend(ct->ct_gw);
-	struct fe_conn_info *ci = calloc(GW_CTL_MAX_CLIENTS, sizeof(*ci));
+	struct gw_client_info *ci = calloc(GW_CTL_MAX_CLIENTS, sizeof(*ci));
 	unsigned n = 0, all;
 
 	if (!ci)
 		return;
-	all = fe ? fe_conn_list(fe, ci, GW_CTL_MAX_CLIENTS) : 0;
+	all = gw_ctx_client_list(ct->ct_gw, ci, GW_CTL_MAX_CLIENTS);
 	n = all < GW_CTL_MAX_CLIENTS ? all : GW_CTL_MAX_CLIENTS;
 	if (json) {
 		evbuffer_add_printf(o, "{\"count\":%u,\"clients\":[", all);
@@ -227,18 +226,18 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			evbuffer_add_printf(o, "%s{\"id\":%" PRIu64 ",\"peer\":\"%s\",\"calls\":%u,"
 					    "\"bytes_queued\":%zu,\"bytes_received\":%" PRIu64 ","
 					    "\"idle_ms\":%" PRIu64 ",\"paused\":%s}", i ? "," : "",
-					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
-					    ci[i].fi_rx_bytes, ci[i].fi_idle_ms,
-					    ci[i].fi_paused ? "true" : "false");
+					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
+					    ci[i].gci_rx_bytes, ci[i].gci_idle_ms,
+					    ci[i].gci_paused ? "true" : "false");
 		evbuffer_add_printf(o, "]}\n");
 	} else {
 		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %s\n", "id", "peer", "calls",
 				    "queued", "received", "idle_s", "paused");
 		for (unsigned i = 0; i < n; i++)
 			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %s\n",
-					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
-					    ci[i].fi_rx_bytes, (double)ci[i].fi_idle_ms / 1000.0,
-					    ci[i].fi_paused ? "yes" : "no");
+					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
+					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
+					    ci[i].gci_paused ? "yes" : "no");
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	}

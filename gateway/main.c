@@ -331,7 +331,6 @@ static int gw_main_setup(struct gw_main *m)
 	m->m_fe = fe_new(&fp);
 	if (!m->m_fe)
 		return -ENOMEM;
-	gw_ctx_set_frontend(m->m_gw, m->m_fe);
 	err = gw_ctx_start(m->m_gw);
 	if (err < 0)
 		return err;
@@ -382,10 +381,6 @@ static void gw_main_teardown(struct gw_main *m)
 	gw_admin_free(m->m_admin);
 	fe_free(m->m_fe);
 	m->m_fe = NULL;
-	/* Calls ended by the transports' teardown must not resume clients of
-	 * the freed frontend (gw_call_finalize -> fe_resume_held). */
-	if (m->m_gw)
-		gw_ctx_set_frontend(m->m_gw, NULL);
 	gw_ctx_free(m->m_gw);
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)

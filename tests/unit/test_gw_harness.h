@@ -267,7 +267,6 @@ static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	gw_ctx_set_frontend(h->gw, h->fe);
 	if (!h->base || !h->pool || !h->gw || !h->fe || gw_ctx_start(h->gw) < 0)
 		abort();
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "call.h"
+#include "client.h"
 #include "log.h"
 #include "pool.h"
 #include "xmap.h"
@@ -175,13 +176,11 @@ static void t05_refcount(void **state)
 	gw_call_get(c);			/* transport */
 	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
 	assert_int_equal(gw_call_set_state(c, GW_CALL_REPLIED), 0);
-	c->ca_reply_iov = c->ca_rec.rc_iov;
-	c->ca_reply_niov = 1;
-	c->ca_reply_len = 100;
-	assert_int_equal(gw_call_reply_iov(c, iov, 4), 2);
+	gw_out_set(&c->ca_out, c->ca_rec.rc_iov, 1, 0x1234);
+	assert_int_equal(gw_out_iov(&c->ca_out, iov, 4), 2);
 	assert_int_equal(iov[0].iov_len, 8);
 	assert_int_equal(iov[1].iov_len, 96);
-	assert_int_equal(gw_call_reply_bytes(c), 104);
+	assert_int_equal(gw_out_bytes(&c->ca_out), 104);
 	assert_int_equal(gw_call_set_state(c, GW_CALL_DONE), 0);
 	gw_call_put(c);
 	assert_int_equal(gw_call_pool_avail(cp), 0);
