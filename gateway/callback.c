@@ -6,7 +6,7 @@
  * CB_COMPOUND and in a client's COMPOUND call or reply, the session map
  * (which client connection owns which session's back channel) and the
  * relay table (callbacks forwarded, waiting for the client's REPLY).  The
- * glue with calls, transports and the frontend is in gateway.c.
+ * glue with calls, transports and clients is in relay.c.
  *
  * Ownership rule (data exposure): a callback goes only to the connection
  * that bound the session's back channel, as the server itself decides it

@@ -15,7 +15,7 @@
 struct gw_path;
 
 /* ------------------------------------------------------------------------
- * Backchannel relay - callback.c (pure pieces; the glue is in gateway.c)
+ * Backchannel relay - callback.c (pure pieces; the glue is in relay.c)
  *
  * The server sends NFSv4.1 callbacks on the RDMA connection a session's
  * CREATE_SESSION (or BIND_CONN_TO_SESSION) came on, i.e. to the gateway.
@@ -46,7 +46,7 @@ bool gw_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid
 bool gw_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
 
 /* Session map: sessionid -> owning client connection (opaque pointer)
- * and the client key it had (fe_conn_key). */
+ * and the client key it had (gw_client_key). */
 struct gw_cb_sessions;
 struct gw_cb_sessions *gw_cbs_new(unsigned capacity);
 void gw_cbs_free(struct gw_cb_sessions *m);

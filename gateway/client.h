@@ -36,7 +36,7 @@ struct gw_client;
 struct gw_ctx;
 struct gw_rec;
 
-/* What gw_out_done() does with a written item (gateway side). */
+/* What gw_on_out_done() does with a written item. */
 enum gw_out_kind {
 	GW_OUT_REPLY = 0,	/* the reply of a call: the call is finalized */
 	GW_OUT_CALLBACK,	/* a relayed callback CALL: its relay output slot is freed */

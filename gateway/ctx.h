@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <event2/util.h>
+
 #include "call.h"
 #include "client.h"
 #include "config.h"
@@ -116,6 +118,9 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
 /* Answer a server's callback CALL through the path's transport (niov 0:
  * only release the handle); -ENOTSUP when the transport has no backchannel. */
 int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, unsigned niov);
+
+/* reload.c: frees what retired paths and backends left (event loop). */
+void gw_reap_cb(evutil_socket_t fd, short what, void *arg);
 
 /* client.c */
 void gw_client_call_add(struct gw_client *cl, struct gw_call *c);

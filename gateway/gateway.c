@@ -39,7 +39,6 @@ const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_lo
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw) { return gw->gw_p.gp_stats; }
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw) { return gw->gw_p.gp_cfg; }
-struct event_base *gw_ctx_base(const struct gw_ctx *gw) { return gw->gw_p.gp_base; }
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw) { return gw_call_pool_avail(gw->gw_calls); }
 void *gw_ctx_rdma_arg(const struct gw_ctx *gw) { return gw->gw_p.gp_rdma_arg; }
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw) { return gw->gw_p.gp_ncalls; }
@@ -76,26 +75,6 @@ int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, 
 	if (!pa->pa_ops || !pa->pa_ops->to_cb_reply || !pa->pa_tp)
 		return -ENOTSUP;
 	return pa->pa_ops->to_cb_reply(pa->pa_tp, handle, iov, niov);
-}
-
-static void gw_reap_cb(evutil_socket_t fd, short what, void *arg);
-
-/* ---- slots ---- */
-
-static struct gw_backend *gw_backend_slot(struct gw_ctx *gw)
-{
-	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
-		if (!gw->gw_bslots[i].bk_used)
-			return &gw->gw_bslots[i];
-	return NULL;
-}
-
-static struct gw_path *gw_path_slot(struct gw_ctx *gw)
-{
-	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
-		if (!gw->gw_pslots[i].pa_used)
-			return &gw->gw_pslots[i];
-	return NULL;
 }
 
 struct gw_xmap *gw_xmap_for_backend(struct gw_ctx *gw)
@@ -190,8 +169,8 @@ int gw_path_start(struct gw_ctx *gw, struct gw_path *pa)
 		if (gw->gw_p.gp_rdma_ops)
 			pa->pa_ops = gw->gw_p.gp_rdma_ops;
 		else
-			gw_warn(LG(gw), "route %s: transport rdma is not wired yet; "
-				"using the TCP fallback to %s port %u", r->cr_name,
+			gw_warn(LG(gw), "route %s: no RDMA transport (it could not "
+				"start); using the TCP fallback to %s port %u", r->cr_name,
 				pa->pa_backend->bk_cfg->cb_host,
 				r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
 	}
@@ -280,7 +259,7 @@ static void gw_xent_settle(struct gw_call *c)
 	struct gw_ctx *gw = c->ca_gw;
 
 	if (c->ca_xent && c->ca_path) {
-		if (c->ca_xent->xe_call == c)
+		if (c->ca_xent->xn_call == c)
 			gw_xmap_settle(c->ca_path->pa_backend->bk_xmap, c->ca_xent, gw_now_ms(),
 				       gw->gw_p.gp_cfg->cf_drc_window_ms);
 		c->ca_xent = NULL;
@@ -493,9 +472,9 @@ struct gw_call *gw_path_lookup(struct gw_path *pa, uint32_t gxid)
 {
 	struct gw_xent *xe = gw_xmap_by_gxid(pa->pa_backend->bk_xmap, gxid);
 
-	if (!xe || !xe->xe_call || xe->xe_call->ca_path != pa || xe->xe_call->ca_state != GW_CALL_SENT)
+	if (!xe || !xe->xn_call || xe->xn_call->ca_path != pa || xe->xn_call->ca_state != GW_CALL_SENT)
 		return NULL;
-	return xe->xe_call;
+	return xe->xn_call;
 }
 
 /* ---- a record from a client ---- */
@@ -518,17 +497,17 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 	bool evicted;
 
 	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c->ca_start_ms);
-	if (xe && xe->xe_call) {
+	if (xe && xe->xn_call) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
 		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
-			c->ca_cxid, gw_client_name(c->ca_cl), xe->xe_gxid);
+			c->ca_cxid, gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_call_finalize(c, GW_END_RETRANS);
 		return false;
 	}
 	if (xe) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
 		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
-			gw_client_name(c->ca_cl), xe->xe_gxid);
+			gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
 	} else {
 		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms,
@@ -542,21 +521,84 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 		}
 	}
 	c->ca_xent = xe;
-	c->ca_gxid = xe->xe_gxid;
+	c->ca_gxid = xe->xn_gxid;
 	gw_rec_put_be32(&c->ca_rec, 0, c->ca_gxid);
 	return true;
+}
+
+/* Decode c's header and find its path.  NULL when the call was answered
+ * locally (*rc stays 0) or its header is not decodable (finalized,
+ * *rc = -EPROTO: the frontend closes the client). */
+static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc,
+				     int *rc)
+{
+	struct rpc_call_hdr *hdr = &c->ca_hdr;
+	struct rpc_reply_hdr st = { 0 };
+	struct gw_path *pa;
+
+	if (!rpc_call_decode(xc, hdr)) {
+		if (hdr->rc_auth_stat) {
+			st.rr_stat = RPC_MSG_DENIED;
+			st.rr_reject_stat = RPC_AUTH_ERROR;
+			st.rr_auth_stat = hdr->rc_auth_stat;
+			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+			return NULL;
+		}
+		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
+					.le_client = gw_client_name(c->ca_cl),
+					.le_error = xdr_err_str(xc->xc_err) };
+
+		gw_log_ev(LG(gw), CFG_LOG_ERR, &ev, "xid %#x from %s: undecodable call header (%s)",
+			  c->ca_cxid, gw_client_name(c->ca_cl), xdr_err_str(xc->xc_err));
+		gw_call_finalize(c, GW_END_FAILED);
+		*rc = -EPROTO;
+		return NULL;
+	}
+	gw_stats_proc(ST(gw), hdr->rc_prog, hdr->rc_vers, hdr->rc_proc);
+	if (hdr->rc_rpcvers != RPC_VERS) {
+		st.rr_stat = RPC_MSG_DENIED;
+		st.rr_reject_stat = RPC_MISMATCH;
+		st.rr_low = st.rr_high = RPC_VERS;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
+		return NULL;
+	}
+	if (hdr->rc_cred.oa_flavor == RPC_AUTH_TLS) {
+		/* RFC 9289 4.1: a server without RPC-with-TLS rejects the probe;
+		 * the gateway does not offer TLS yet, whatever the server does. */
+		st.rr_stat = RPC_MSG_DENIED;
+		st.rr_reject_stat = RPC_AUTH_ERROR;
+		st.rr_auth_stat = RPC_AUTH_BADCRED;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+		return NULL;
+	}
+	pa = gw_route(gw, hdr->rc_prog);
+	if (!pa) {
+		st.rr_stat = RPC_MSG_ACCEPTED;
+		st.rr_accept_stat = RPC_PROG_UNAVAIL;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
+		return NULL;
+	}
+	if (hdr->rc_vers < pa->pa_route->cr_vers_low || hdr->rc_vers > pa->pa_route->cr_vers_high) {
+		st.rr_stat = RPC_MSG_ACCEPTED;
+		st.rr_accept_stat = RPC_PROG_MISMATCH;
+		st.rr_low = pa->pa_route->cr_vers_low;
+		st.rr_high = pa->pa_route->cr_vers_high;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_MISMATCH);
+		return NULL;
+	}
+	return pa;
 }
 
 int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 {
 	struct gw_ctx *gw = cl->gcl_gw;
-	struct rpc_reply_hdr st = { 0 };
 	struct rpc_call_hdr *hdr;
 	enum chk_walk_err werr;
 	struct xdr_cur xc;
 	struct gw_call *c;
 	struct gw_path *pa;
 	uint32_t xid, mtype;
+	int rc = 0;
 
 	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
 	if (!xdr_get_u32(&xc, &xid) || !xdr_get_u32(&xc, &mtype) ||
@@ -588,55 +630,10 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	gw_client_call_add(cl, c);
 
 	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
+	pa = gw_call_admit(gw, c, &xc, &rc);
+	if (!pa)
+		return rc;
 	hdr = &c->ca_hdr;
-	if (!rpc_call_decode(&xc, hdr)) {
-		if (hdr->rc_auth_stat) {
-			st.rr_stat = RPC_MSG_DENIED;
-			st.rr_reject_stat = RPC_AUTH_ERROR;
-			st.rr_auth_stat = hdr->rc_auth_stat;
-			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
-			return 0;
-		}
-		struct gw_log_ev ev = { .le_xid = xid, .le_has_xid = true,
-					.le_client = gw_client_name(cl), .le_error = xdr_err_str(xc.xc_err) };
-
-		gw_log_ev(LG(gw), CFG_LOG_ERR, &ev, "xid %#x from %s: undecodable call header (%s)", xid,
-			  gw_client_name(cl), xdr_err_str(xc.xc_err));
-		gw_call_finalize(c, GW_END_FAILED);
-		return -EPROTO;
-	}
-	gw_stats_proc(ST(gw), hdr->rc_prog, hdr->rc_vers, hdr->rc_proc);
-	if (hdr->rc_rpcvers != RPC_VERS) {
-		st.rr_stat = RPC_MSG_DENIED;
-		st.rr_reject_stat = RPC_MISMATCH;
-		st.rr_low = st.rr_high = RPC_VERS;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
-		return 0;
-	}
-	if (hdr->rc_cred.oa_flavor == RPC_AUTH_TLS) {
-		/* RFC 9289 4.1: a server without RPC-with-TLS rejects the probe;
-		 * the gateway does not offer TLS yet, whatever the server does. */
-		st.rr_stat = RPC_MSG_DENIED;
-		st.rr_reject_stat = RPC_AUTH_ERROR;
-		st.rr_auth_stat = RPC_AUTH_BADCRED;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
-		return 0;
-	}
-	pa = gw_route(gw, hdr->rc_prog);
-	if (!pa) {
-		st.rr_stat = RPC_MSG_ACCEPTED;
-		st.rr_accept_stat = RPC_PROG_UNAVAIL;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
-		return 0;
-	}
-	if (hdr->rc_vers < pa->pa_route->cr_vers_low || hdr->rc_vers > pa->pa_route->cr_vers_high) {
-		st.rr_stat = RPC_MSG_ACCEPTED;
-		st.rr_accept_stat = RPC_PROG_MISMATCH;
-		st.rr_low = pa->pa_route->cr_vers_low;
-		st.rr_high = pa->pa_route->cr_vers_high;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_MISMATCH);
-		return 0;
-	}
 	c->ca_path = pa;
 	/* RPCSEC_GSS integrity/privacy bodies cannot be reduced (RFC 8166
 	 * 8.2.2.3): the walkers take the service and offer no DDP then. */
@@ -653,255 +650,5 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 		 hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, gw_client_name(cl), c->ca_gxid, pa->pa_name);
 	gw_stats_nfs4_ops(ST(gw), &c->ca_walk);	/* once per call, not per submit */
 	gw_path_submit(pa, c);
-	return 0;
-}
-
-/* ---- reload: routes and backends (gw_ctx_reload) ---- */
-
-static struct gw_backend *gw_backend_active(struct gw_ctx *gw, const char *name)
-{
-	for (unsigned i = 0; i < gw->gw_nbackends; i++)
-		if (!gw->gw_backends[i]->bk_retiring && !strcmp(gw->gw_backends[i]->bk_cfg->cb_name, name))
-			return gw->gw_backends[i];
-	return NULL;
-}
-
-static struct gw_path *gw_path_active(struct gw_ctx *gw, const char *route)
-{
-	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		if (!strcmp(gw->gw_paths[i]->pa_route->cr_name, route))
-			return gw->gw_paths[i];
-	return NULL;
-}
-
-/* A retired path's held calls were never given to its transport: route
- * them again, as new calls would be.  Their XID moves to the new backend's
- * map (a retransmission of an answered call finds its old gateway XID when
- * the backend is the same). */
-static void gw_path_rehome_held(struct gw_ctx *gw, struct gw_path *old)
-{
-	struct gw_call *c;
-	unsigned moved = 0, failed = 0;
-
-	while ((c = TAILQ_FIRST(&old->pa_held))) {
-		struct gw_path *np = gw_route(gw, c->ca_hdr.rc_prog);
-
-		if (!np) {
-			failed++;
-			gw_call_finalize(c, GW_END_FAILED);	/* the client's retry gets PROG_UNAVAIL */
-			continue;
-		}
-		TAILQ_REMOVE(&old->pa_held, c, ca_path_link);
-		old->pa_nheld--;
-		old->pa_ncalls--;
-		if (c->ca_xent) {
-			if (c->ca_xent->xe_call == c)
-				gw_xmap_remove(old->pa_backend->bk_xmap, c->ca_xent);
-			c->ca_xent = NULL;
-		}
-		c->ca_path = np;
-		np->pa_ncalls++;
-		if (!gw_call_map_xid(np, c))
-			continue;
-		TAILQ_INSERT_TAIL(&np->pa_held, c, ca_path_link);
-		np->pa_nheld++;
-		moved++;
-	}
-	if (moved || failed)
-		gw_info(LG(gw), "path %s: %u held calls moved to their new path, %u without a route "
-			"ended", old->pa_name, moved, failed);
-	if (old->pa_blocking) {
-		old->pa_blocking = false;
-		gw_clients_resume(gw);
-	}
-}
-
-static void gw_path_retire(struct gw_ctx *gw, struct gw_path *pa, const char *why)
-{
-	pa->pa_retiring = true;
-	pa->pa_draining = true;		/* the drain machinery: nothing new is submitted */
-	gw->gw_retiring[gw->gw_nretiring++] = pa;
-	gw_info(LG(gw), "path %s: removed by reload (%s); %u calls to finish", pa->pa_name, why,
-		pa->pa_ncalls - pa->pa_nheld);
-}
-
-static void gw_reap_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct gw_ctx *gw = arg;
-	unsigned n = 0;
-
-	(void)fd;
-	(void)what;
-	for (unsigned i = 0; i < gw->gw_nretiring; i++) {
-		struct gw_path *pa = gw->gw_retiring[i];
-
-		if (pa->pa_ncalls > 0) {
-			gw->gw_retiring[n++] = pa;
-			continue;
-		}
-		gw_info(LG(gw), "path %s: drained; transport closed", pa->pa_name);
-		gw_path_destroy(pa);
-	}
-	gw->gw_nretiring = n;
-	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++) {
-		struct gw_backend *bk = &gw->gw_bslots[i];
-
-		if (bk->bk_used && bk->bk_retiring && bk->bk_npaths == 0) {
-			gw_info(LG(gw), "backend %s: removed", bk->bk_cfg->cb_name);
-			gw_backend_destroy(bk);
-		}
-	}
-}
-
-int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d, char *err,
-		  size_t errlen)
-{
-	struct gw_backend *nb[CFG_MAX_BACKENDS] = { NULL };
-	struct gw_path *np[CFG_MAX_ROUTES] = { NULL };
-	struct gw_xmap *xm[CFG_MAX_BACKENDS] = { NULL };
-	struct gw_path *retire[CFG_MAX_ROUTES];
-	const char *retire_why[CFG_MAX_ROUTES];
-	unsigned nretire = 0, bfree = 0, pfree = 0, badd = 0, padd = 0, nstarted = 0;
-	unsigned nadded[CFG_MAX_ROUTES];
-
-	if (d->cd_nrestart) {
-		snprintf(err, errlen, "a restart-only key changed");
-		return -EINVAL;
-	}
-	/* 1. Room and memory first: after this nothing fails but a transport. */
-	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
-		bfree += !gw->gw_bslots[i].bk_used;
-	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
-		pfree += !gw->gw_pslots[i].pa_used;
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
-
-		badd += a->ca_kind == CFG_ACT_BACKEND_ADD ||
-			(a->ca_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name));
-		padd += a->ca_kind == CFG_ACT_ROUTE_ADD ||
-			(a->ca_kind == CFG_ACT_ROUTE_KEEP && !gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name));
-	}
-	if (badd > bfree || padd > pfree) {
-		snprintf(err, errlen, "%u new backends and %u new routes, room for %u and %u while "
-			 "%u removed paths still finish their calls; reload again later", badd, padd,
-			 bfree, pfree, gw->gw_nretiring);
-		return -ENOSPC;
-	}
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
-		struct gw_backend *bk;
-
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
-			continue;
-		bk = a->ca_kind == CFG_ACT_BACKEND_KEEP ? gw_backend_active(gw, cf->cf_backends[a->ca_new].cb_name)
-			: NULL;
-		if (bk)
-			continue;
-		xm[a->ca_new] = gw_xmap_for_backend(gw);
-		if (!xm[a->ca_new]) {
-			for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
-				gw_xmap_free(xm[i]);
-			snprintf(err, errlen, "no memory for the XID map of backend %s",
-				 cf->cf_backends[a->ca_new].cb_name);
-			return -ENOMEM;
-		}
-	}
-
-	/* 2. Backends: kept ones take the new copy, removed ones retire,
-	 *    new ones take a slot. */
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
-
-		if (a->ca_kind == CFG_ACT_BACKEND_REMOVE) {
-			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ca_old].cb_name);
-
-			if (bk) {
-				bk->bk_retiring = true;
-				gw_info(LG(gw), "backend %s: removed by reload (%s)", bk->bk_cfg->cb_name,
-					a->ca_what);
-			}
-		}
-	}
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
-		const struct cfg_backend *cb;
-
-		if (a->ca_kind != CFG_ACT_BACKEND_ADD && a->ca_kind != CFG_ACT_BACKEND_KEEP)
-			continue;
-		cb = &cf->cf_backends[a->ca_new];
-		if (!xm[a->ca_new]) {
-			nb[a->ca_new] = gw_backend_active(gw, cb->cb_name);
-			nb[a->ca_new]->bk_ccfg = *cb;
-			continue;
-		}
-		nb[a->ca_new] = gw_backend_slot(gw);
-		gw_backend_init(gw, nb[a->ca_new], cb, xm[a->ca_new]);
-		gw_info(LG(gw), "backend %s: added (%s)", cb->cb_name, cb->cb_host);
-	}
-
-	/* 3. Routes. */
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
-		struct gw_path *pa;
-
-		if (a->ca_kind == CFG_ACT_ROUTE_REMOVE) {
-			pa = gw_path_active(gw, gw_ctx_cfg(gw)->cf_routes[a->ca_old].cr_name);
-			if (pa) {
-				retire_why[nretire] = a->ca_what;
-				retire[nretire++] = pa;
-			}
-			continue;
-		}
-		if (a->ca_kind != CFG_ACT_ROUTE_ADD && a->ca_kind != CFG_ACT_ROUTE_KEEP)
-			continue;
-		pa = a->ca_kind == CFG_ACT_ROUTE_KEEP ? gw_path_active(gw, cf->cf_routes[a->ca_new].cr_name)
-		     : NULL;
-		if (pa) {
-			pa->pa_rcfg = cf->cf_routes[a->ca_new];	/* versions may have moved */
-			np[a->ca_new] = pa;
-			continue;
-		}
-		pa = gw_path_slot(gw);
-		gw_path_init(gw, pa, &cf->cf_routes[a->ca_new], nb[cf->cf_routes[a->ca_new].cr_backend]);
-		np[a->ca_new] = pa;
-		nadded[nstarted++] = a->ca_new;
-	}
-
-	/* 4. Swap: the new table routes from now on. */
-	gw->gw_p.gp_cfg = cf;
-	gw->gw_nbackends = cf->cf_nbackends;
-	for (unsigned i = 0; i < cf->cf_nbackends; i++)
-		gw->gw_backends[i] = nb[i];
-	for (unsigned i = 0; i < nretire; i++)
-		gw_path_retire(gw, retire[i], retire_why[i]);
-	gw->gw_npaths = 0;
-	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
-		bool added = false;
-
-		for (unsigned j = 0; j < nstarted; j++)
-			added |= nadded[j] == i;
-		if (added && gw_path_start(gw, np[i]) < 0) {
-			np[i]->pa_used = false;		/* its program gets PROG_UNAVAIL */
-			np[i]->pa_backend->bk_npaths--;
-			gw_stat_inc(ST(gw), GW_CTR_RELOAD_FAILED);
-			continue;
-		}
-		gw->gw_paths[gw->gw_npaths++] = np[i];
-	}
-	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
-		if (gw->gw_pslots[i].pa_used)
-			gw->gw_pslots[i].pa_info.pi_cfg = cf;
-	gw->gw_nseen_up = 0;
-	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		gw->gw_nseen_up += gw->gw_paths[i]->pa_seen_up;
-
-	/* 5. What the retired paths held goes to the new ones; wake those. */
-	for (unsigned i = 0; i < nretire; i++)
-		gw_path_rehome_held(gw, retire[i]);
-	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		if (gw->gw_paths[i]->pa_nheld && gw->gw_paths[i]->pa_tp)
-			gw_path_ready(gw->gw_paths[i], gw->gw_paths[i]->pa_up);
-	if (gw->gw_reap_ev)
-		event_active(gw->gw_reap_ev, 0, 0);
 	return 0;
 }

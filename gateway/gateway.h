@@ -80,7 +80,6 @@ const struct gw_log *gw_ctx_log(const struct gw_ctx *gw);
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw);
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw);
-struct event_base *gw_ctx_base(const struct gw_ctx *gw);
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw);
 void *gw_ctx_rdma_arg(const struct gw_ctx *gw);
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw);

@@ -139,7 +139,7 @@ enum gw_ctr {
 	GW_CTR_CB_TIMEOUT,	/* client did not answer a callback in time: SYSTEM_ERR */
 	GW_CTR_CB_CLIENT_GONE,	/* client closed with a callback pending: SYSTEM_ERR */
 	GW_CTR_CB_BAD,		/* malformed callback or callback reply: dropped */
-	GW_CTR_CB_FAILED,	/* no room (call object, buffer, relay slot) or send failed */
+	GW_CTR_CB_FAILED,	/* no room (output slot, buffer, relay slot) or send failed */
 	GW_CTR_CB_SESSIONS_BOUND,	/* NFSv4.1 sessions bound to a client connection */
 	GW_CTR__COUNT
 };

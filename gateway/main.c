@@ -191,10 +191,10 @@ static void gw_main_rpcb_setup(struct gw_main *m)
 		return;
 	while (n < CFG_MAX_LISTEN && fe_listen_sockaddr(m->m_fe, n, &addrs[n]) == 0)
 		n++;
-	m->m_rpcb.rr_ops = &gw_rpcb_tirpc;
-	m->m_rpcb.rr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rr_e, GW_RPCB_MAX);
+	m->m_rpcb.rgr_ops = &gw_rpcb_tirpc;
+	m->m_rpcb.rgr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rgr_e, GW_RPCB_MAX);
 	gw_info(&m->m_log, "rpcbind_register: %u of %u program/version/netid registered",
-		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rr_n);
+		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rgr_n);
 }
 
 static void usage(FILE *f)
@@ -375,7 +375,7 @@ static void gw_main_teardown(struct gw_main *m)
 {
 	/* Reverse order: rpcbind first (new clients stop finding us),
 	 * operations, clients (their calls end), transports, memory. */
-	if (m->m_rpcb.rr_ops)
+	if (m->m_rpcb.rgr_ops)
 		gw_rpcb_unregister(&m->m_rpcb, &m->m_log, &m->m_stats);
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 	rc = gw_main_setup(&m);
 	if (rc == 0)
 		event_base_dispatch(m.m_base);
-	if (m.m_rpcb.rr_ops)	/* before the counters are logged (teardown again: no-op) */
+	if (m.m_rpcb.rgr_ops)	/* before the counters are logged (teardown again: no-op) */
 		gw_rpcb_unregister(&m.m_rpcb, &m.m_log, &m.m_stats);
 	gw_stats_log(&m.m_stats, &m.m_log);
 	gw_main_teardown(&m);

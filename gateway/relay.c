@@ -40,11 +40,11 @@ struct gw_cb_out {
 };
 
 struct gw_relay {
-	struct gw_ctx *rl_gw;
-	struct gw_cb_sessions *rl_cbs;
-	struct gw_cb_relay *rl_cbr;
-	struct event *rl_timer;		/* callback timeouts, armed while any is pending */
-	struct gw_cb_out rl_out[GW_CB_PENDING];
+	struct gw_ctx *ry_gw;
+	struct gw_cb_sessions *ry_cbs;
+	struct gw_cb_relay *ry_cbr;
+	struct event *ry_timer;		/* callback timeouts, armed while any is pending */
+	struct gw_cb_out ry_out[GW_CB_PENDING];
 };
 
 static void gw_relay_tick(evutil_socket_t fd, short what, void *arg);
@@ -56,17 +56,17 @@ struct gw_relay *gw_relay_new(struct gw_ctx *gw)
 
 	if (!r)
 		return NULL;
-	r->rl_gw = gw;
+	r->ry_gw = gw;
 	if (getrandom(&first, sizeof(first), 0) != sizeof(first))
 		first = (uint32_t)gw_now_ms() * 2246822519u;
-	r->rl_cbs = gw_cbs_new(GW_CB_SESSIONS);
-	r->rl_cbr = gw_cbr_new(GW_CB_PENDING, first);
-	if (!r->rl_cbs || !r->rl_cbr)
+	r->ry_cbs = gw_cbs_new(GW_CB_SESSIONS);
+	r->ry_cbr = gw_cbr_new(GW_CB_PENDING, first);
+	if (!r->ry_cbs || !r->ry_cbr)
 		goto err;
-	if (gw->gw_p.gp_base && !(r->rl_timer = evtimer_new(gw->gw_p.gp_base, gw_relay_tick, r)))
+	if (gw->gw_p.gp_base && !(r->ry_timer = evtimer_new(gw->gw_p.gp_base, gw_relay_tick, r)))
 		goto err;
 	for (unsigned i = 0; i < GW_CB_PENDING; i++)
-		r->rl_out[i].cbo_out.ou_kind = GW_OUT_CALLBACK;
+		r->ry_out[i].cbo_out.ou_kind = GW_OUT_CALLBACK;
 	return r;
 err:
 	gw_relay_free(r);
@@ -75,7 +75,7 @@ err:
 
 static void gw_relay_out_free(struct gw_relay *r, struct gw_cb_out *so)
 {
-	gw_buf_put(r->rl_gw->gw_p.gp_pool, so->cbo_buf);
+	gw_buf_put(r->ry_gw->gw_p.gp_pool, so->cbo_buf);
 	so->cbo_buf = NULL;
 	so->cbo_cl = NULL;
 }
@@ -88,20 +88,20 @@ void gw_relay_free(struct gw_relay *r)
 		return;
 	/* Callbacks still pending: their server CALLs are released (no reply:
 	 * the connections are going) before the transports go. */
-	while (r->rl_cbr && (cp = gw_cbr_first_of(r->rl_cbr, NULL))) {
+	while (r->ry_cbr && (cp = gw_cbr_first_of(r->ry_cbr, NULL))) {
 		struct gw_path *pa = cp->cbp_path;
 		void *h = cp->cbp_handle;
 
-		gw_cbr_remove(r->rl_cbr, cp);
+		gw_cbr_remove(r->ry_cbr, cp);
 		gw_path_cb_reply(pa, h, NULL, 0);
 	}
 	for (unsigned i = 0; i < GW_CB_PENDING; i++)
-		if (r->rl_out[i].cbo_buf)
-			gw_relay_out_free(r, &r->rl_out[i]);
-	if (r->rl_timer)
-		event_free(r->rl_timer);
-	gw_cbr_free(r->rl_cbr);
-	gw_cbs_free(r->rl_cbs);
+		if (r->ry_out[i].cbo_buf)
+			gw_relay_out_free(r, &r->ry_out[i]);
+	if (r->ry_timer)
+		event_free(r->ry_timer);
+	gw_cbr_free(r->ry_cbr);
+	gw_cbs_free(r->ry_cbs);
 	free(r);
 }
 
@@ -135,28 +135,28 @@ static void gw_cb_answer_pend(struct gw_relay *r, struct gw_cb_pend *cp, uint32_
 	void *h = cp->cbp_handle;
 	uint32_t sxid = cp->cbp_sxid;
 
-	gw_cbr_remove(r->rl_cbr, cp);
+	gw_cbr_remove(r->ry_cbr, cp);
 	gw_cb_answer(pa, h, sxid, accept_stat);
 }
 
 static void gw_relay_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct gw_relay *r = arg;
-	struct gw_ctx *gw = r->rl_gw;
+	struct gw_ctx *gw = r->ry_gw;
 	struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
 	uint64_t now = gw_now_ms();
 	struct gw_cb_pend *cp;
 
 	(void)fd;
 	(void)what;
-	while ((cp = gw_cbr_first_expired(r->rl_cbr, now))) {
+	while ((cp = gw_cbr_first_expired(r->ry_cbr, now))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_TIMEOUT);
 		gw_warn(LG(gw), "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
 			cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
 		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
 	}
-	if (gw_cbr_count(r->rl_cbr) > 0)
-		evtimer_add(r->rl_timer, &tv);
+	if (gw_cbr_count(r->ry_cbr) > 0)
+		evtimer_add(r->ry_timer, &tv);
 }
 
 /* The client that owns the callback's session, or NULL after answering
@@ -164,7 +164,7 @@ static void gw_relay_tick(evutil_socket_t fd, short what, void *arg)
 static struct gw_client *gw_cb_route(struct gw_relay *r, struct gw_path *pa, void *handle,
 				     const struct gw_cb_msg *m, char *sidstr)
 {
-	struct gw_ctx *gw = r->rl_gw;
+	struct gw_ctx *gw = r->ry_gw;
 	struct gw_client *owner;
 
 	if (m->cm_proc == 0) {
@@ -184,7 +184,7 @@ static struct gw_client *gw_cb_route(struct gw_relay *r, struct gw_path *pa, voi
 		return NULL;
 	}
 	gw_cb_sid_str(m->cm_sid, sidstr);
-	owner = gw_cbs_owner(r->rl_cbs, m->cm_sid);
+	owner = gw_cbs_owner(r->ry_cbs, m->cm_sid);
 	if (!owner) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_NO_OWNER);
 		gw_warn(LG(gw), "callback xid %#x: session %s has no client connection: SYSTEM_ERR",
@@ -197,8 +197,8 @@ static struct gw_client *gw_cb_route(struct gw_relay *r, struct gw_path *pa, voi
 static struct gw_cb_out *gw_relay_out_slot(struct gw_relay *r)
 {
 	for (unsigned i = 0; i < GW_CB_PENDING; i++)
-		if (!r->rl_out[i].cbo_buf)
-			return &r->rl_out[i];
+		if (!r->ry_out[i].cbo_buf)
+			return &r->ry_out[i];
 	return NULL;
 }
 
@@ -233,7 +233,7 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	if (!owner)
 		return;
 	if (len > gw_pool_buf_size(pool) || !(so = gw_relay_out_slot(r)) || !(b = gw_buf_get(pool)) ||
-	    !(cp = gw_cbr_add(r->rl_cbr, owner, m.cm_xid, handle, pa,
+	    !(cp = gw_cbr_add(r->ry_cbr, owner, m.cm_xid, handle, pa,
 			      gw_now_ms() + GW_CB_TIMEOUT_MS))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
 		gw_err(LG(gw), "callback xid %#x (%zu bytes) for %s: no %s: SYSTEM_ERR", m.cm_xid, len,
@@ -256,10 +256,10 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	gw_info(LG(gw), "callback xid %#x (session %s, %zu bytes) -> client %s as xid %#x",
 		m.cm_xid, sidstr, len, gw_client_name(owner), cp->cbp_cxid);
 	gw_client_deliver(owner, &so->cbo_out);
-	if (r->rl_timer && !evtimer_pending(r->rl_timer, NULL)) {
+	if (r->ry_timer && !evtimer_pending(r->ry_timer, NULL)) {
 		struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
 
-		evtimer_add(r->rl_timer, &tv);
+		evtimer_add(r->ry_timer, &tv);
 	}
 }
 
@@ -275,8 +275,8 @@ void gw_relay_out_done(struct gw_relay *r, struct gw_out *o)
 
 void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *rec, uint32_t xid)
 {
-	struct gw_ctx *gw = r->rl_gw;
-	struct gw_cb_pend *cp = gw_cbr_find(r->rl_cbr, cl, xid);
+	struct gw_ctx *gw = r->ry_gw;
+	struct gw_cb_pend *cp = gw_cbr_find(r->ry_cbr, cl, xid);
 	struct gw_path *pa;
 	void *h;
 	uint32_t sxid;
@@ -292,7 +292,7 @@ void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *
 	pa = cp->cbp_path;
 	h = cp->cbp_handle;
 	sxid = cp->cbp_sxid;
-	gw_cbr_remove(r->rl_cbr, cp);
+	gw_cbr_remove(r->ry_cbr, cp);
 	gw_rec_put_be32(rec, 0, sxid);
 	rc = gw_path_cb_reply(pa, h, rec->rc_iov, rec->rc_niov);
 	if (rc == 0) {
@@ -312,12 +312,12 @@ void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *
 void gw_relay_learn_reply(struct gw_relay *r, struct gw_call *c, const struct iovec *iov,
 			  unsigned niov)
 {
-	struct gw_ctx *gw = r->rl_gw;
+	struct gw_ctx *gw = r->ry_gw;
 	uint8_t sid[GW_CB_SESSIONID_LEN];
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 
 	if (!gw_cb_parse_bind_reply(iov, niov, sid) ||
-	    !gw_cbs_bind(r->rl_cbs, sid, c->ca_cl, gw_client_key(c->ca_cl)))
+	    !gw_cbs_bind(r->ry_cbs, sid, c->ca_cl, gw_client_key(c->ca_cl)))
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
@@ -328,13 +328,13 @@ void gw_relay_learn_reply(struct gw_relay *r, struct gw_call *c, const struct io
  * same client back on a new connection takes its session again. */
 void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 {
-	struct gw_ctx *gw = r->rl_gw;
+	struct gw_ctx *gw = r->ry_gw;
 	uint8_t sid[GW_CB_SESSIONID_LEN];
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 
-	if (gw_cbs_ownerless(r->rl_cbs) == 0 ||
+	if (gw_cbs_ownerless(r->ry_cbs) == 0 ||
 	    !gw_cb_parse_sequence(c->ca_rec.rc_iov, c->ca_rec.rc_niov, sid) ||
-	    !gw_cbs_seen(r->rl_cbs, sid, c->ca_cl, c->ca_client))
+	    !gw_cbs_seen(r->ry_cbs, sid, c->ca_cl, c->ca_client))
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
@@ -344,22 +344,22 @@ void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 
 void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl)
 {
-	struct gw_ctx *gw = r->rl_gw;
+	struct gw_ctx *gw = r->ry_gw;
 	struct gw_cb_pend *cp;
 
 	/* Callbacks waiting for this client: the server gets SYSTEM_ERR now
 	 * rather than waiting for its own timeout. */
-	while ((cp = gw_cbr_first_of(r->rl_cbr, cl))) {
+	while ((cp = gw_cbr_first_of(r->ry_cbr, cl))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_CLIENT_GONE);
 		gw_warn(LG(gw), "callback xid %#x (client xid %#x): client %s closed before replying",
 			cp->cbp_sxid, cp->cbp_cxid, gw_client_name(cl));
 		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
 	}
-	gw_cbs_owner_gone(r->rl_cbs, cl);
+	gw_cbs_owner_gone(r->ry_cbs, cl);
 	/* Callback CALLs still queued: the frontend forgets them. */
 	for (unsigned i = 0; i < GW_CB_PENDING; i++)
-		if (r->rl_out[i].cbo_buf && r->rl_out[i].cbo_cl == cl) {
-			gw_relay_out_free(r, &r->rl_out[i]);
+		if (r->ry_out[i].cbo_buf && r->ry_out[i].cbo_cl == cl) {
+			gw_relay_out_free(r, &r->ry_out[i]);
 			cl->gcl_ncalls--;
 		}
 }
