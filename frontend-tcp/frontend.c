@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * This file contains the TCP frontend: listeners, client connections,
- * record reception into pool buffers, the reply output queue, backpressure
- * and timeouts (see frontend.h for the contract).
+ * record reception into pool buffers, the output queue, backpressure and
+ * timeouts (see frontend.h for the contract).  It implements the client
+ * seam's ops (gateway/client.h) and calls the gateway only through the
+ * seam's entry points.
  *
  * A client connection reads only when every one of these holds:
  *   - it is not closing,
- *   - calls in flight < calls_per_client and bytes queued < bytes_per_client,
+ *   - calls in flight < calls_per_client and bytes (call records counted by
+ *     the gateway, plus queued output) < bytes_per_client,
  *   - the gateway does not hold it (its backend's hold queue is full),
  *   - a pool buffer and a call object are free ("starved" otherwise: a
  *     short retry timer looks again, since the pool has no waiter list).
@@ -15,11 +18,12 @@
  * hold complete records while the socket itself is quiet, so resuming
  * also activates the read event once by hand.
  *
- * Output: replies are queued in completion order (RPC over TCP matches
- * replies by XID, not by order) and written with writev() gathering up to
- * FE_WRITE_IOV pieces of several replies.  fc_out_off counts the bytes of
- * the head reply already written.  A fully written reply finalizes its
- * call, which gives its buffers back.
+ * Output: items (replies, relayed callback CALLs) are queued in delivery
+ * order (RPC over TCP matches replies by XID, not by order) and written
+ * with writev() gathering up to FE_WRITE_IOV pieces of several items.
+ * fc_out_off counts the bytes of the head item already written.  A fully
+ * written item goes back to the gateway (gw_on_out_done), which gives its
+ * buffers back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +39,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "call.h"
+#include "client.h"
 #include "config.h"
 #include "frontend.h"
 #include "gateway.h"
@@ -54,6 +58,7 @@ struct fe_listener {
 };
 
 TAILQ_HEAD(fe_conn_list, fe_conn);
+TAILQ_HEAD(fe_out_list, gw_out);
 
 struct fe_frontend {
 	struct fe_params fe_p;
@@ -70,18 +75,15 @@ struct fe_conn {
 	struct fe_frontend *fc_fe;
 	int fc_fd;
 	uint64_t fc_id;
-	uint64_t fc_key;		/* XID map client key */
 	char fc_name[80];
+	struct gw_client *fc_cl;	/* the gateway's side of the connection */
 	struct event *fc_rev, *fc_wev, *fc_timer;
 	struct gw_rx fc_rx;
 	struct gw_rec fc_rec;		/* record handed to the gateway */
-	struct gw_call_list fc_calls;	/* every live call of this client */
-	unsigned fc_ncalls;
-	size_t fc_bytes;		/* call records + queued replies */
-	struct gw_call_list fc_outq;	/* replies to write, in order */
-	size_t fc_out_off;		/* bytes of the head reply written */
+	struct fe_out_list fc_outq;	/* output items to write, in order */
+	size_t fc_out_bytes;		/* bytes of the items queued */
+	size_t fc_out_off;		/* bytes of the head item written */
 	bool fc_reading;		/* read event added */
-	bool fc_hold;			/* gateway: hold queue full */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;
 	uint64_t fc_last_ms;		/* last activity */
@@ -93,32 +95,7 @@ static void fe_conn_update(struct fe_conn *c);
 
 static const struct cfg *fe_cfg(const struct fe_conn *c) { return c->fc_fe->fe_p.fp_cfg; }
 
-uint64_t fe_conn_key(const struct fe_conn *c) { return c->fc_key; }
-const char *fe_conn_name(const struct fe_conn *c) { return c->fc_name; }
 unsigned fe_nconns(const struct fe_frontend *fe) { return fe->fe_nconns; }
-
-unsigned fe_conn_list(const struct fe_frontend *fe, struct fe_conn_info *out, unsigned max)
-{
-	const struct fe_conn *c;
-	uint64_t now = gw_now_ms();
-	unsigned n = 0;
-
-	TAILQ_FOREACH(c, &fe->fe_conns, fc_link) {
-		if (n < max) {
-			struct fe_conn_info *fi = &out[n];
-
-			snprintf(fi->fi_name, sizeof(fi->fi_name), "%s", c->fc_name);
-			fi->fi_id = c->fc_id;
-			fi->fi_calls = c->fc_ncalls;
-			fi->fi_bytes = c->fc_bytes;
-			fi->fi_idle_ms = now - c->fc_last_ms;
-			fi->fi_rx_bytes = c->fc_rx.rx_bytes;
-			fi->fi_paused = !c->fc_reading;
-		}
-		n++;
-	}
-	return n;
-}
 
 void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 {
@@ -167,7 +144,10 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 	event_free(c->fc_rev);
 	event_free(c->fc_wev);
 	event_free(c->fc_timer);
-	gw_on_conn_close(fe->fe_p.fp_gw, c);
+	/* The gateway reclaims the items still queued: forget them first. */
+	TAILQ_INIT(&c->fc_outq);
+	c->fc_out_bytes = c->fc_out_off = 0;
+	gw_client_close(c->fc_cl);
 	gw_rec_release(fe->fe_p.fp_pool, &c->fc_rec);
 	gw_rx_destroy(&c->fc_rx);
 	close(c->fc_fd);
@@ -177,79 +157,45 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 	fe_listen_update(fe);
 }
 
-void fe_conn_finalize_calls(struct fe_conn *c, enum gw_end why)
+/* ---- the client seam's ops ---- */
+
+static void fe_cop_deliver(void *arg, struct gw_out *o)
 {
-	struct gw_call *call;
+	struct fe_conn *c = arg;
 
-	while ((call = TAILQ_FIRST(&c->fc_calls)))
-		gw_call_finalize(call, why);	/* calls fe_conn_call_remove() */
-}
-
-/* ---- the gateway's side ---- */
-
-void fe_conn_call_add(struct fe_conn *c, struct gw_call *call)
-{
-	call->ca_conn = c;
-	call->ca_client = c->fc_key;
-	call->ca_bytes = call->ca_rec.rc_len;
-	TAILQ_INSERT_TAIL(&c->fc_calls, call, ca_conn_link);
-	c->fc_ncalls++;
-	c->fc_bytes += call->ca_bytes;
-}
-
-void fe_conn_call_remove(struct fe_conn *c, struct gw_call *call)
-{
-	/* A reply still queued leaves the output queue (client closing, or
-	 * the gateway dropped it); a partly written one cannot: the stream
-	 * would be corrupt, so only the closing path gets here with it. */
-	for (struct gw_call *q = TAILQ_FIRST(&c->fc_outq); q; q = TAILQ_NEXT(q, ca_out_link))
-		if (q == call) {
-			if (q == TAILQ_FIRST(&c->fc_outq))
-				c->fc_out_off = 0;
-			TAILQ_REMOVE(&c->fc_outq, call, ca_out_link);
-			break;
-		}
-	TAILQ_REMOVE(&c->fc_calls, call, ca_conn_link);
-	c->fc_ncalls--;
-	c->fc_bytes -= call->ca_bytes;
-	call->ca_conn = NULL;
-	if (!c->fc_closing)
-		fe_conn_update(c);
-}
-
-void fe_conn_reply(struct fe_conn *c, struct gw_call *call)
-{
-	size_t n = gw_call_reply_bytes(call);
-
-	call->ca_bytes += n;
-	c->fc_bytes += n;
-	TAILQ_INSERT_TAIL(&c->fc_outq, call, ca_out_link);
+	c->fc_out_bytes += gw_out_bytes(o);
+	TAILQ_INSERT_TAIL(&c->fc_outq, o, ou_link);
 	/* Write from the loop, not from here (the caller may be inside a
 	 * backend callback), but without registering the write event with
-	 * epoll first: a socket with room needs no poll, and replies completed
+	 * epoll first: a socket with room needs no poll, and items delivered
 	 * in the same loop pass still share one writev().  fe_conn_on_write()
 	 * adds the event only when the socket is full. */
 	if (!c->fc_closing)
 		event_active(c->fc_wev, EV_WRITE, 0);
 }
 
-void fe_conn_hold(struct fe_conn *c, bool hold)
+static void fe_cop_update(void *arg)
 {
-	if (c->fc_hold == hold)
-		return;
-	c->fc_hold = hold;
-	fe_conn_update(c);
+	fe_conn_update(arg);
 }
 
-void fe_resume_held(struct fe_frontend *fe)
+static void fe_cop_info(void *arg, struct gw_client_info *ci)
 {
-	struct fe_conn *c, *next;
+	const struct fe_conn *c = arg;
 
-	for (c = TAILQ_FIRST(&fe->fe_conns); c; c = next) {
-		next = TAILQ_NEXT(c, fc_link);
-		fe_conn_hold(c, false);
-	}
+	snprintf(ci->gci_name, sizeof(ci->gci_name), "%s", c->fc_name);
+	ci->gci_id = c->fc_id;
+	ci->gci_bytes += c->fc_out_bytes;
+	ci->gci_idle_ms = gw_now_ms() - c->fc_last_ms;
+	ci->gci_rx_bytes = c->fc_rx.rx_bytes;
+	ci->gci_paused = !c->fc_reading;
 }
+
+static const struct gw_client_ops fe_client_ops = {
+	.cop_deliver = fe_cop_deliver,
+	.cop_update = fe_cop_update,
+	.cop_info = fe_cop_info,
+};
 
 /* ---- reading ---- */
 
@@ -257,8 +203,15 @@ static bool fe_conn_can_read(const struct fe_conn *c)
 {
 	const struct cfg *cf = fe_cfg(c);
 
-	return !c->fc_closing && !c->fc_hold && c->fc_ncalls < cf->cf_calls_per_client &&
-	       c->fc_bytes < cf->cf_bytes_per_client;
+	return !c->fc_closing && !gw_client_held(c->fc_cl) &&
+	       gw_client_ncalls(c->fc_cl) < cf->cf_calls_per_client &&
+	       gw_client_bytes(c->fc_cl) + c->fc_out_bytes < cf->cf_bytes_per_client;
+}
+
+/* Nothing in flight and nothing to write: the idle timeout runs. */
+static bool fe_conn_quiet(const struct fe_conn *c)
+{
+	return gw_client_ncalls(c->fc_cl) == 0 && TAILQ_EMPTY(&c->fc_outq);
 }
 
 static void fe_timer_arm(struct fe_conn *c)
@@ -272,7 +225,7 @@ static void fe_timer_arm(struct fe_conn *c)
 	} else if (gw_rx_partial(&c->fc_rx) && c->fc_reading) {
 		if (cf->cf_record_timeout_ms)
 			deadline = c->fc_rec_start_ms + cf->cf_record_timeout_ms;
-	} else if (c->fc_ncalls == 0 && cf->cf_idle_timeout_ms) {
+	} else if (fe_conn_quiet(c) && cf->cf_idle_timeout_ms) {
 		deadline = c->fc_last_ms + cf->cf_idle_timeout_ms;
 	}
 	if (!deadline) {
@@ -337,7 +290,7 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 		case GW_RX_RECORD:
 			records++;
 			c->fc_last_ms = gw_now_ms();
-			if (gw_on_record(gw, c, &c->fc_rec) < 0) {
+			if (gw_on_record(c->fc_cl, &c->fc_rec) < 0) {
 				fe_conn_close(c, GW_CTR_CLIENT_GARBAGE, "record is not an RPC call");
 				return;
 			}
@@ -391,7 +344,7 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
 		return;
 	}
-	if (!gw_rx_partial(&c->fc_rx) && c->fc_ncalls == 0 && cf->cf_idle_timeout_ms &&
+	if (!gw_rx_partial(&c->fc_rx) && fe_conn_quiet(c) && cf->cf_idle_timeout_ms &&
 	    now >= c->fc_last_ms + cf->cf_idle_timeout_ms) {
 		fe_conn_close(c, GW_CTR_CLIENT_IDLE_TIMEOUT, "idle (idle_timeout)");
 		return;
@@ -410,15 +363,14 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 	while (!TAILQ_EMPTY(&c->fc_outq)) {
 		struct iovec iov[FE_WRITE_IOV];
 		unsigned n = 0;
-		struct gw_call *call;
+		struct gw_out *o;
 		ssize_t w;
 		size_t skip = c->fc_out_off;
 
-		for (call = TAILQ_FIRST(&c->fc_outq); call && n < FE_WRITE_IOV - 1;
-		     call = TAILQ_NEXT(call, ca_out_link)) {
-			unsigned k = gw_call_reply_iov(call, iov + n, FE_WRITE_IOV - n);
+		for (o = TAILQ_FIRST(&c->fc_outq); o && n < FE_WRITE_IOV - 1; o = TAILQ_NEXT(o, ou_link)) {
+			unsigned k = gw_out_iov(o, iov + n, FE_WRITE_IOV - n);
 
-			/* Skip what was written of the head reply. */
+			/* Skip what was written of the head item. */
 			while (skip && k) {
 				if (skip >= iov[n].iov_len) {
 					skip -= iov[n].iov_len;
@@ -449,9 +401,9 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		c->fc_last_ms = gw_now_ms();
-		/* Retire every reply written in full. */
-		while ((call = TAILQ_FIRST(&c->fc_outq))) {
-			size_t left = gw_call_reply_bytes(call) - c->fc_out_off;
+		/* Give back every item written in full. */
+		while ((o = TAILQ_FIRST(&c->fc_outq))) {
+			size_t bytes = gw_out_bytes(o), left = bytes - c->fc_out_off;
 
 			if ((size_t)w < left) {
 				c->fc_out_off += (size_t)w;
@@ -459,9 +411,10 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			w -= (ssize_t)left;
 			c->fc_out_off = 0;
-			TAILQ_REMOVE(&c->fc_outq, call, ca_out_link);
+			TAILQ_REMOVE(&c->fc_outq, o, ou_link);
+			c->fc_out_bytes -= bytes;
 			gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_REPLIES);
-			gw_call_finalize(call, GW_END_REPLIED);
+			gw_on_out_done(c->fc_cl, o);
 		}
 		if (w > 0 && TAILQ_EMPTY(&c->fc_outq))
 			break;	/* cannot happen: writev wrote what it was given */
@@ -507,8 +460,10 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	c->fc_fe = fe;
 	c->fc_fd = fd;
 	c->fc_id = ++fe->fe_next_id;
-	c->fc_key = key;
 	snprintf(c->fc_name, sizeof(c->fc_name), "%s#%llu", name, (unsigned long long)c->fc_id);
+	c->fc_cl = gw_client_open(fe->fe_p.fp_gw, &fe_client_ops, c, c->fc_name, key);
+	if (!c->fc_cl)
+		goto err_cl;
 	c->fc_rev = event_new(base, fd, EV_READ | EV_PERSIST, fe_conn_on_read, c);
 	if (!c->fc_rev)
 		goto err_rev;
@@ -521,7 +476,6 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
 			  fe->fe_reserve);
 	gw_rec_init(&c->fc_rec);
-	TAILQ_INIT(&c->fc_calls);
 	TAILQ_INIT(&c->fc_outq);
 	c->fc_last_ms = gw_now_ms();
 	TAILQ_INSERT_TAIL(&fe->fe_conns, c, fc_link);
@@ -541,6 +495,8 @@ err_timer:
 err_wev:
 	event_free(c->fc_rev);
 err_rev:
+	gw_client_close(c->fc_cl);
+err_cl:
 	free(c);
 err_alloc:
 	close(fd);

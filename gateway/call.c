@@ -42,13 +42,13 @@
 #include "pool.h"
 
 struct gw_call_pool {
-	struct gw_call *cp_calls;
-	unsigned cp_n;
-	unsigned cp_avail;
-	struct gw_call_list cp_free;
-	struct gw_pool *cp_bufs;
-	struct gw_stats *cp_stats;
-	const struct gw_log *cp_log;
+	struct gw_call *cpo_calls;
+	unsigned cpo_n;
+	unsigned cpo_avail;
+	struct gw_call_list cpo_free;
+	struct gw_pool *cpo_bufs;
+	struct gw_stats *cpo_stats;
+	const struct gw_log *cpo_log;
 };
 
 static const char *const gw_call_state_names[GW_CALL__COUNT] = {
@@ -92,8 +92,8 @@ bool gw_call_transition_ok(enum gw_call_state from, enum gw_call_state to)
 int gw_call_set_state(struct gw_call *c, enum gw_call_state to)
 {
 	if (!gw_call_transition_ok(c->ca_state, to) || (to == GW_CALL_FREE && c->ca_refs != 0)) {
-		gw_stat_inc(c->ca_cpool->cp_stats, GW_CTR_ILLEGAL_TRANSITION);
-		gw_err(c->ca_cpool->cp_log, "xid %#x: refused state change %s -> %s", c->ca_cxid,
+		gw_stat_inc(c->ca_cpool->cpo_stats, GW_CTR_ILLEGAL_TRANSITION);
+		gw_err(c->ca_cpool->cpo_log, "xid %#x: refused state change %s -> %s", c->ca_cxid,
 		       gw_call_state_str(c->ca_state), gw_call_state_str(to));
 		return -EINVAL;
 	}
@@ -109,20 +109,20 @@ struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct g
 	cp = calloc(1, sizeof(*cp));
 	if (!cp)
 		return NULL;
-	cp->cp_calls = calloc(n, sizeof(*cp->cp_calls));
-	if (!cp->cp_calls) {
+	cp->cpo_calls = calloc(n, sizeof(*cp->cpo_calls));
+	if (!cp->cpo_calls) {
 		free(cp);
 		return NULL;
 	}
-	cp->cp_n = cp->cp_avail = n;
-	cp->cp_bufs = bufs;
-	cp->cp_stats = st;
-	cp->cp_log = lg;
-	TAILQ_INIT(&cp->cp_free);
+	cp->cpo_n = cp->cpo_avail = n;
+	cp->cpo_bufs = bufs;
+	cp->cpo_stats = st;
+	cp->cpo_log = lg;
+	TAILQ_INIT(&cp->cpo_free);
 	for (unsigned i = 0; i < n; i++) {
-		cp->cp_calls[i].ca_index = i;
-		cp->cp_calls[i].ca_cpool = cp;
-		TAILQ_INSERT_TAIL(&cp->cp_free, &cp->cp_calls[i], ca_free_link);
+		cp->cpo_calls[i].ca_index = i;
+		cp->cpo_calls[i].ca_cpool = cp;
+		TAILQ_INSERT_TAIL(&cp->cpo_free, &cp->cpo_calls[i], ca_free_link);
 	}
 	return cp;
 }
@@ -131,24 +131,24 @@ void gw_call_pool_free(struct gw_call_pool *cp)
 {
 	if (!cp)
 		return;
-	free(cp->cp_calls);
+	free(cp->cpo_calls);
 	free(cp);
 }
 
 unsigned gw_call_pool_avail(const struct gw_call_pool *cp)
 {
-	return cp->cp_avail;
+	return cp->cpo_avail;
 }
 
 struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)
 {
-	struct gw_call *c = TAILQ_FIRST(&cp->cp_free);
+	struct gw_call *c = TAILQ_FIRST(&cp->cpo_free);
 	uint32_t idx;
 
 	if (!c)
 		return NULL;
-	TAILQ_REMOVE(&cp->cp_free, c, ca_free_link);
-	cp->cp_avail--;
+	TAILQ_REMOVE(&cp->cpo_free, c, ca_free_link);
+	cp->cpo_avail--;
 	idx = c->ca_index;
 	memset(c, 0, offsetof(struct gw_call, ca_rec));
 	c->ca_index = idx;
@@ -156,9 +156,6 @@ struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)
 	c->ca_gw = gw;
 	gw_rec_init(&c->ca_rec);
 	gw_rec_init(&c->ca_reply_rec);
-	c->ca_reply_iov = NULL;
-	c->ca_reply_niov = 0;
-	c->ca_reply_len = 0;
 	c->ca_tp_priv = NULL;
 	c->ca_state = GW_CALL_FREE;
 	gw_call_set_state(c, GW_CALL_NEW);
@@ -182,40 +179,14 @@ void gw_call_put(struct gw_call *c)
 	if (c->ca_state != GW_CALL_DONE) {
 		/* Broken invariant: the last owner left before finalize.  Refuse
 		 * to recycle (leak one call) rather than corrupt the pool. */
-		gw_stat_inc(cp->cp_stats, GW_CTR_ILLEGAL_TRANSITION);
-		gw_err(cp->cp_log, "xid %#x: last reference dropped in state %s", c->ca_cxid,
+		gw_stat_inc(cp->cpo_stats, GW_CTR_ILLEGAL_TRANSITION);
+		gw_err(cp->cpo_log, "xid %#x: last reference dropped in state %s", c->ca_cxid,
 		       gw_call_state_str(c->ca_state));
 		return;
 	}
-	gw_rec_release(cp->cp_bufs, &c->ca_rec);
-	gw_rec_release(cp->cp_bufs, &c->ca_reply_rec);
+	gw_rec_release(cp->cpo_bufs, &c->ca_rec);
+	gw_rec_release(cp->cpo_bufs, &c->ca_reply_rec);
 	gw_call_set_state(c, GW_CALL_FREE);
-	TAILQ_INSERT_HEAD(&cp->cp_free, c, ca_free_link);
-	cp->cp_avail++;
-}
-
-unsigned gw_call_reply_iov(const struct gw_call *c, struct iovec *iov, unsigned max)
-{
-	unsigned n = 0;
-	size_t skip = 4;	/* the gateway XID: replaced by ca_mark[4..7] */
-
-	if (max == 0)
-		return 0;
-	iov[n++] = (struct iovec){ (void *)c->ca_mark, sizeof(c->ca_mark) };
-	for (unsigned i = 0; i < c->ca_reply_niov && n < max; i++) {
-		size_t l = c->ca_reply_iov[i].iov_len;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		iov[n++] = (struct iovec){ (uint8_t *)c->ca_reply_iov[i].iov_base + skip, l - skip };
-		skip = 0;
-	}
-	return n;
-}
-
-size_t gw_call_reply_bytes(const struct gw_call *c)
-{
-	return c->ca_reply_len < 4 ? 0 : c->ca_reply_len + 4;
+	TAILQ_INSERT_HEAD(&cp->cpo_free, c, ca_free_link);
+	cp->cpo_avail++;
 }

@@ -13,9 +13,10 @@
 #include <sys/uio.h>
 
 #include "chunking.h"
+#include "client.h"
 #include "pool.h"
 
-struct fe_conn;
+struct gw_client;
 struct gw_ctx;
 struct gw_log;
 struct gw_path;
@@ -61,7 +62,7 @@ struct gw_call {
 	uint32_t ca_index;
 	struct gw_call_pool *ca_cpool;
 	struct gw_ctx *ca_gw;
-	struct fe_conn *ca_conn;	/* client connection; NULL once it is gone */
+	struct gw_client *ca_cl;	/* client connection; NULL once it is gone */
 	struct gw_path *ca_path;	/* route/transport; NULL for local replies */
 	struct gw_xent *ca_xent;	/* XID mapping, NULL for local replies */
 	uint32_t ca_cxid;		/* client's XID */
@@ -75,23 +76,18 @@ struct gw_call {
 	uint64_t ca_start_ms;
 	uint64_t ca_start_us;		/* latency histogram */
 	bool ca_tp_owned;		/* the transport holds a reference */
-	size_t ca_bytes;		/* bytes counted against the client's cap */
+	size_t ca_bytes;		/* record bytes counted against the client's cap */
+	/* The reply as the client gets it: iovecs valid until the
+	 * transport's release (the server's reply, or ca_local). */
+	struct gw_out ca_out;
 	struct gw_rec ca_rec;		/* the call message, gateway XID patched in */
-	/* Reply: iovecs valid until the transport's release.  The first 4
-	 * bytes (the gateway XID) are never sent: ca_mark carries the record
-	 * mark and the client XID in their place. */
-	const struct iovec *ca_reply_iov;
-	unsigned ca_reply_niov;
-	size_t ca_reply_len;
 	struct gw_rec ca_reply_rec;	/* storage for transports that receive into the pool */
-	uint8_t ca_mark[8];
 	uint8_t ca_local[64];		/* local reply (rpc_local_reply) */
 	struct iovec ca_local_iov;
 	/* transport scratch */
 	uint8_t ca_tp_mark[4];		/* TCP transport: record mark of the call */
 	void *ca_tp_priv;
-	TAILQ_ENTRY(gw_call) ca_conn_link;	/* client's calls */
-	TAILQ_ENTRY(gw_call) ca_out_link;	/* client's output queue */
+	TAILQ_ENTRY(gw_call) ca_cl_link;	/* client's calls */
 	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
 	TAILQ_ENTRY(gw_call) ca_free_link;
 };
@@ -116,10 +112,5 @@ void gw_call_put(struct gw_call *c);
  * shutdown): leaves every queue, cancels or releases the transport's
  * share, settles the XID mapping, drops the client-side reference. */
 void gw_call_finalize(struct gw_call *c, enum gw_end why);
-/* iovecs to write for the reply: mark+client XID, then the reply from its
- * 5th byte.  Returns the count (<= max). */
-unsigned gw_call_reply_iov(const struct gw_call *c, struct iovec *iov, unsigned max);
-/* Bytes gw_call_reply_iov() describes. */
-size_t gw_call_reply_bytes(const struct gw_call *c);
 
 #endif /* RPCRDMA_GW_CALL_H */

@@ -5,8 +5,7 @@
  * session map (which client connection owns which session's back channel)
  * and the relay table (callbacks forwarded, waiting for the client's
  * REPLY).  The decoders that find the session IDs are chunking's
- * (nfs_cb.c); the glue with calls, transports and the frontend is in
- * gateway.c.
+ * (nfs_cb.c); the glue with calls, transports and clients is in relay.c.
  *
  * Ownership rule (data exposure): a callback goes only to the connection
  * that bound the session's back channel, as the server itself decides it

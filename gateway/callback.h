@@ -17,7 +17,7 @@
 struct gw_path;
 
 /* ------------------------------------------------------------------------
- * Backchannel relay - callback.c (pure state; the glue is in gateway.c)
+ * Backchannel relay - callback.c (pure state; the glue is in relay.c)
  *
  * The server sends NFSv4.1 callbacks on the RDMA connection a session's
  * CREATE_SESSION (or BIND_CONN_TO_SESSION) came on, i.e. to the gateway.
@@ -33,7 +33,7 @@ struct gw_path;
 /* The decoders it routes by are chunking's chk_cb_parse_*() (nfs_cb.c). */
 
 /* Session map: sessionid -> owning client connection (opaque pointer)
- * and the client key it had (fe_conn_key). */
+ * and the client key it had (gw_client_key). */
 struct gw_cb_sessions;
 struct gw_cb_sessions *gw_cbs_new(unsigned capacity);
 void gw_cbs_free(struct gw_cb_sessions *m);

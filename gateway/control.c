@@ -36,7 +36,7 @@
 
 #include "chunking.h"
 #include "config.h"
-#include "frontend.h"
+#include "client.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
@@ -98,8 +98,7 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	gw_jadd(o, "config", gw_jstr(cfgp));
 	gw_jadd(o, "ready", json_object_new_boolean(gw_ctx_ready(gw)));
 	gw_jadd(o, "log_level", gw_jstr(lvl));
-	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_frontend(gw) ?
-						     fe_nconns(gw_ctx_frontend(gw)) : 0));
+	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_nclients(gw)));
 	gw_jadd(o, "calls_in_flight", json_object_new_int64(gw_ctx_ncalls(gw) -
 							     gw_ctx_calls_avail(gw)));
 	/* The values a reload changes, as running now. */
@@ -134,7 +133,7 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const char *cfgp = ct->ct_hooks.ch_config_path ? ct->ct_hooks.ch_config_path(ct->ct_hooks.ch_arg)
 			   : NULL;
 	unsigned uptime = (unsigned)((gw_now_ms() - ct->ct_start_ms) / 1000);
-	unsigned nclients = gw_ctx_frontend(gw) ? fe_nconns(gw_ctx_frontend(gw)) : 0;
+	unsigned nclients = gw_ctx_nclients(gw);
 	unsigned inflight = gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw);
 	const char *lvl = cfg_log_level_str(gw_ctx_log(gw)->gl_level < 0 ? 0
 					    : (enum cfg_log_level)gw_ctx_log(gw)->gl_level);
@@ -270,13 +269,12 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 
 static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 {
-	struct fe_frontend *fe = gw_ctx_frontend(ct->ct_gw);
-	struct fe_conn_info *ci = calloc(GW_CTL_MAX_CLIENTS, sizeof(*ci));
+	struct gw_client_info *ci = calloc(GW_CTL_MAX_CLIENTS, sizeof(*ci));
 	unsigned n = 0, all;
 
 	if (!ci)
 		return;
-	all = fe ? fe_conn_list(fe, ci, GW_CTL_MAX_CLIENTS) : 0;
+	all = gw_ctx_client_list(ct->ct_gw, ci, GW_CTL_MAX_CLIENTS);
 	n = all < GW_CTL_MAX_CLIENTS ? all : GW_CTL_MAX_CLIENTS;
 	if (json) {
 		struct json_object *jo = json_object_new_object(), *arr = json_object_new_array();
@@ -285,13 +283,13 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 		for (unsigned i = 0; i < n; i++) {
 			struct json_object *c = json_object_new_object();
 
-			gw_jadd(c, "id", json_object_new_uint64(ci[i].fi_id));
-			gw_jadd(c, "peer", gw_jstr(ci[i].fi_name));
-			gw_jadd(c, "calls", json_object_new_int64(ci[i].fi_calls));
-			gw_jadd(c, "bytes_queued", json_object_new_uint64(ci[i].fi_bytes));
-			gw_jadd(c, "bytes_received", json_object_new_uint64(ci[i].fi_rx_bytes));
-			gw_jadd(c, "idle_ms", json_object_new_uint64(ci[i].fi_idle_ms));
-			gw_jadd(c, "paused", json_object_new_boolean(ci[i].fi_paused));
+			gw_jadd(c, "id", json_object_new_uint64(ci[i].gci_id));
+			gw_jadd(c, "peer", gw_jstr(ci[i].gci_name));
+			gw_jadd(c, "calls", json_object_new_int64(ci[i].gci_calls));
+			gw_jadd(c, "bytes_queued", json_object_new_uint64(ci[i].gci_bytes));
+			gw_jadd(c, "bytes_received", json_object_new_uint64(ci[i].gci_rx_bytes));
+			gw_jadd(c, "idle_ms", json_object_new_uint64(ci[i].gci_idle_ms));
+			gw_jadd(c, "paused", json_object_new_boolean(ci[i].gci_paused));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
@@ -301,9 +299,9 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 				    "queued", "received", "idle_s", "paused");
 		for (unsigned i = 0; i < n; i++)
 			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %s\n",
-					    ci[i].fi_id, ci[i].fi_name, ci[i].fi_calls, ci[i].fi_bytes,
-					    ci[i].fi_rx_bytes, (double)ci[i].fi_idle_ms / 1000.0,
-					    ci[i].fi_paused ? "yes" : "no");
+					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
+					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
+					    ci[i].gci_paused ? "yes" : "no");
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	}

@@ -2,13 +2,14 @@
 /*
  * gateway.h - the gateway context of rpcrdma-gw (prefix gw_): routing of
  * RPC programs to paths (route + backend + transport), the hold queues,
- * the frontend's entry points (gw_on_record, gw_on_conn_close) and what
- * the operations interfaces read of paths.
+ * and what the operations interfaces read of paths.  The frontend talks
+ * to the gateway through the client seam (client.h).
  *
  * The other modules of gateway/ have their own headers: log.h (logging,
  * counters, statistics), pool.h (buffers, records), record.h (record
- * receiver), xmap.h, call.h, transport.h (the transport seam), callback.h
- * (backchannel relay), ops.h (metrics, admin, control), rpcb_reg.h.
+ * receiver), xmap.h, call.h, client.h (the client seam), transport.h (the
+ * transport seam), callback.h (backchannel relay), ops.h (metrics, admin,
+ * control), rpcb_reg.h; ctx.h is private to the context's own files.
  *
  * Return conventions: 0 or a negative errno for actions, bool for
  * predicates and parsers, NULL for constructors.  Nothing here uses a
@@ -23,13 +24,10 @@
 #include "config.h"
 
 struct event_base;
-struct fe_conn;
-struct fe_frontend;
 struct gw_ctx;
 struct gw_log;
 struct gw_path;
 struct gw_pool;
-struct gw_rec;
 struct gw_stats;
 struct gw_tp_info;
 struct gw_transport_ops;
@@ -54,7 +52,6 @@ struct gw_ctx_params {
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */
 int gw_ctx_start(struct gw_ctx *gw);
-void gw_ctx_set_frontend(struct gw_ctx *gw, struct fe_frontend *fe);
 /* Reload with routes and backends: apply d = cfg_diff(running, cf), which
  * must have no CFG_ACT_RESTART.  Added backends and routes get new paths
  * whose transports connect; removed or changed ones are retired: no new
@@ -83,23 +80,13 @@ const struct gw_log *gw_ctx_log(const struct gw_ctx *gw);
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw);
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw);
-struct event_base *gw_ctx_base(const struct gw_ctx *gw);
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw);
 void *gw_ctx_rdma_arg(const struct gw_ctx *gw);
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw);
 
-/* Frontend -> gateway: a complete record from a client; the gateway takes
- * the record's buffer references.  Returns 0, or -EPROTO when the record is
- * not an RPC call header at all (the frontend closes the client). */
-int gw_on_record(struct gw_ctx *gw, struct fe_conn *conn, struct gw_rec *rec);
-/* Frontend -> gateway: a client connection is closing: every call it still
- * has is finalized (GW_END_CLIENT_GONE). */
-void gw_on_conn_close(struct gw_ctx *gw, struct fe_conn *conn);
-
 /* Introspection and operator actions (admin listener, control socket). */
 unsigned gw_ctx_npaths(const struct gw_ctx *gw);
 struct gw_path *gw_ctx_path(struct gw_ctx *gw, unsigned i);
-struct fe_frontend *gw_ctx_frontend(const struct gw_ctx *gw);
 bool gw_path_up(const struct gw_path *pa);
 bool gw_path_draining(const struct gw_path *pa);
 unsigned gw_path_nheld(const struct gw_path *pa);

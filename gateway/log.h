@@ -140,7 +140,7 @@ enum gw_ctr {
 	GW_CTR_CB_TIMEOUT,	/* client did not answer a callback in time: SYSTEM_ERR */
 	GW_CTR_CB_CLIENT_GONE,	/* client closed with a callback pending: SYSTEM_ERR */
 	GW_CTR_CB_BAD,		/* malformed callback or callback reply: dropped */
-	GW_CTR_CB_FAILED,	/* no room (call object, buffer, relay slot) or send failed */
+	GW_CTR_CB_FAILED,	/* no room (output slot, buffer, relay slot) or send failed */
 	GW_CTR_CB_SESSIONS_BOUND,	/* NFSv4.1 sessions bound to a client connection */
 	GW_CTR_ADMIN_BAD_METHOD,	/* admin HTTP: not GET or HEAD, answered 405 */
 	GW_CTR_ADMIN_CONN_LIMIT,	/* admin HTTP: GW_ADMIN_MAX_CONNS reached, accepting paused */

@@ -191,10 +191,10 @@ static void gw_main_rpcb_setup(struct gw_main *m)
 		return;
 	while (n < CFG_MAX_LISTEN && fe_listen_sockaddr(m->m_fe, n, &addrs[n]) == 0)
 		n++;
-	m->m_rpcb.rr_ops = &gw_rpcb_tirpc;
-	m->m_rpcb.rr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rr_e, GW_RPCB_MAX);
+	m->m_rpcb.rgr_ops = &gw_rpcb_tirpc;
+	m->m_rpcb.rgr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rgr_e, GW_RPCB_MAX);
 	gw_info(&m->m_log, "rpcbind_register: %u of %u program/version/netid registered",
-		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rr_n);
+		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rgr_n);
 }
 
 static void usage(FILE *f)
@@ -333,7 +333,6 @@ static int gw_main_setup(struct gw_main *m)
 	m->m_fe = fe_new(&fp);
 	if (!m->m_fe)
 		return -ENOMEM;
-	gw_ctx_set_frontend(m->m_gw, m->m_fe);
 	err = gw_ctx_start(m->m_gw);
 	if (err < 0)
 		return err;
@@ -378,16 +377,12 @@ static void gw_main_teardown(struct gw_main *m)
 {
 	/* Reverse order: rpcbind first (new clients stop finding us),
 	 * operations, clients (their calls end), transports, memory. */
-	if (m->m_rpcb.rr_ops)
+	if (m->m_rpcb.rgr_ops)
 		gw_rpcb_unregister(&m->m_rpcb, &m->m_log, &m->m_stats);
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
 	fe_free(m->m_fe);
 	m->m_fe = NULL;
-	/* Calls ended by the transports' teardown must not resume clients of
-	 * the freed frontend (gw_call_finalize -> fe_resume_held). */
-	if (m->m_gw)
-		gw_ctx_set_frontend(m->m_gw, NULL);
 	gw_ctx_free(m->m_gw);
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)
@@ -504,7 +499,7 @@ int main(int argc, char **argv)
 	rc = gw_main_setup(&m);
 	if (rc == 0)
 		event_base_dispatch(m.m_base);
-	if (m.m_rpcb.rr_ops)	/* before the counters are logged (teardown again: no-op) */
+	if (m.m_rpcb.rgr_ops)	/* before the counters are logged (teardown again: no-op) */
 		gw_rpcb_unregister(&m.m_rpcb, &m.m_log, &m.m_stats);
 	gw_stats_log(&m.m_stats, &m.m_log);
 	gw_main_teardown(&m);

@@ -21,7 +21,7 @@
 #include "backend.h"
 #include "chunking.h"
 #include "config.h"
-#include "frontend.h"
+#include "client.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
@@ -462,8 +462,7 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls).");
 	evbuffer_add_printf(o, P "call_slots %u\n", gw_ctx_ncalls(gw));
 	gw_head(o, "client_connections", "gauge", "Client connections open now.");
-	evbuffer_add_printf(o, P "client_connections %u\n",
-			    gw_ctx_frontend(gw) ? fe_nconns(gw_ctx_frontend(gw)) : 0);
+	evbuffer_add_printf(o, P "client_connections %u\n", gw_ctx_nclients(gw));
 	gw_head(o, "pool_buffers_free", "gauge", "Free buffers of the buffer pool.");
 	evbuffer_add_printf(o, P "pool_buffers_free %u\n", gw_pool_avail(gw_ctx_pool(gw)));
 	gw_paths_render(o, gw);

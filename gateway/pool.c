@@ -21,17 +21,17 @@ struct gw_pool_reg {
 };
 
 struct gw_pool {
-	uint8_t *po_base;
-	size_t po_len;
-	uint32_t po_buf_size;
-	unsigned po_nbufs;
-	unsigned po_avail;
-	unsigned po_promised;		/* <= po_avail, always */
-	bool po_huge;
-	struct gw_buf *po_bufs;		/* descriptors, one per buffer */
-	struct gw_buf *po_free;
-	unsigned po_nregs;
-	struct gw_pool_reg po_regs[GW_POOL_MAX_REGS];
+	uint8_t *gpo_base;
+	size_t gpo_len;
+	uint32_t gpo_buf_size;
+	unsigned gpo_nbufs;
+	unsigned gpo_avail;
+	unsigned gpo_promised;		/* <= gpo_avail, always */
+	bool gpo_huge;
+	struct gw_buf *gpo_bufs;		/* descriptors, one per buffer */
+	struct gw_buf *gpo_free;
+	unsigned gpo_nregs;
+	struct gw_pool_reg gpo_regs[GW_POOL_MAX_REGS];
 };
 
 struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
@@ -45,41 +45,41 @@ struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
 	if (!p)
 		return NULL;
 	len = (size_t)buf_size * nbufs;
-	p->po_base = MAP_FAILED;
+	p->gpo_base = MAP_FAILED;
 	if (hugepages) {
 		size_t hlen = (len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
 
-		p->po_base = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+		p->gpo_base = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-		if (p->po_base != MAP_FAILED) {
+		if (p->gpo_base != MAP_FAILED) {
 			len = hlen;
-			p->po_huge = true;
+			p->gpo_huge = true;
 		}
 	}
-	if (p->po_base == MAP_FAILED)
-		p->po_base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p->po_base == MAP_FAILED)
+	if (p->gpo_base == MAP_FAILED)
+		p->gpo_base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->gpo_base == MAP_FAILED)
 		goto err_map;
-	p->po_len = len;
-	p->po_buf_size = buf_size;
-	p->po_nbufs = nbufs;
-	p->po_bufs = calloc(nbufs, sizeof(*p->po_bufs));
-	if (!p->po_bufs)
+	p->gpo_len = len;
+	p->gpo_buf_size = buf_size;
+	p->gpo_nbufs = nbufs;
+	p->gpo_bufs = calloc(nbufs, sizeof(*p->gpo_bufs));
+	if (!p->gpo_bufs)
 		goto err_desc;
 	for (unsigned i = nbufs; i-- > 0;) {
-		struct gw_buf *b = &p->po_bufs[i];
+		struct gw_buf *b = &p->gpo_bufs[i];
 
-		b->gb_data = p->po_base + (size_t)i * buf_size;
+		b->gb_data = p->gpo_base + (size_t)i * buf_size;
 		b->gb_size = buf_size;
 		b->gb_index = i;
-		b->gb_next_free = p->po_free;
-		p->po_free = b;
+		b->gb_next_free = p->gpo_free;
+		p->gpo_free = b;
 	}
-	p->po_avail = nbufs;
+	p->gpo_avail = nbufs;
 	return p;
 
 err_desc:
-	munmap(p->po_base, len);
+	munmap(p->gpo_base, len);
 err_map:
 	free(p);
 	return NULL;
@@ -89,14 +89,14 @@ void gw_pool_free(struct gw_pool *p)
 {
 	if (!p)
 		return;
-	while (p->po_nregs > 0) {
-		struct gw_pool_reg *r = &p->po_regs[--p->po_nregs];
+	while (p->gpo_nregs > 0) {
+		struct gw_pool_reg *r = &p->gpo_regs[--p->gpo_nregs];
 
 		if (r->pr_dereg && r->pr_reg)
 			r->pr_dereg(r->pr_arg, r->pr_reg);
 	}
-	munmap(p->po_base, p->po_len);
-	free(p->po_bufs);
+	munmap(p->gpo_base, p->gpo_len);
+	free(p->gpo_bufs);
 	free(p);
 }
 
@@ -107,16 +107,16 @@ int gw_pool_register(struct gw_pool *p, gw_pool_reg_fn reg, gw_pool_dereg_fn der
 
 	/* A slot freed by gw_pool_unregister (a backend removed by a reload)
 	 * is taken again: indexes of the others do not move. */
-	for (i = 0; i < p->po_nregs && p->po_regs[i].pr_reg; i++)
+	for (i = 0; i < p->gpo_nregs && p->gpo_regs[i].pr_reg; i++)
 		;
 	if (i == GW_POOL_MAX_REGS)
 		return -ENOSPC;
-	r = reg(arg, p->po_base, p->po_len);
+	r = reg(arg, p->gpo_base, p->gpo_len);
 	if (!r)
 		return -EIO;
-	p->po_regs[i] = (struct gw_pool_reg){ r, dereg, arg };
-	if (i == p->po_nregs)
-		p->po_nregs++;
+	p->gpo_regs[i] = (struct gw_pool_reg){ r, dereg, arg };
+	if (i == p->gpo_nregs)
+		p->gpo_nregs++;
 	return (int)i;
 }
 
@@ -124,9 +124,9 @@ void gw_pool_unregister(struct gw_pool *p, int idx)
 {
 	struct gw_pool_reg *r;
 
-	if (idx < 0 || (unsigned)idx >= p->po_nregs || !p->po_regs[idx].pr_reg)
+	if (idx < 0 || (unsigned)idx >= p->gpo_nregs || !p->gpo_regs[idx].pr_reg)
 		return;
-	r = &p->po_regs[idx];
+	r = &p->gpo_regs[idx];
 	if (r->pr_dereg)
 		r->pr_dereg(r->pr_arg, r->pr_reg);
 	r->pr_reg = NULL;	/* the slot stays: indexes of others do not move */
@@ -135,31 +135,31 @@ void gw_pool_unregister(struct gw_pool *p, int idx)
 
 void *gw_pool_registration(const struct gw_pool *p, int idx)
 {
-	if (idx < 0 || (unsigned)idx >= p->po_nregs)
+	if (idx < 0 || (unsigned)idx >= p->gpo_nregs)
 		return NULL;
-	return p->po_regs[idx].pr_reg;
+	return p->gpo_regs[idx].pr_reg;
 }
 
 void gw_pool_region(const struct gw_pool *p, void **addr, size_t *len)
 {
-	*addr = p->po_base;
-	*len = p->po_len;
+	*addr = p->gpo_base;
+	*len = p->gpo_len;
 }
 
-bool gw_pool_hugepages(const struct gw_pool *p) { return p->po_huge; }
-uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->po_buf_size; }
-unsigned gw_pool_avail(const struct gw_pool *p) { return p->po_avail; }
-unsigned gw_pool_count(const struct gw_pool *p) { return p->po_nbufs; }
+bool gw_pool_hugepages(const struct gw_pool *p) { return p->gpo_huge; }
+uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->gpo_buf_size; }
+unsigned gw_pool_avail(const struct gw_pool *p) { return p->gpo_avail; }
+unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
 
 struct gw_buf *gw_buf_get(struct gw_pool *p)
 {
-	struct gw_buf *b = p->po_free;
+	struct gw_buf *b = p->gpo_free;
 
 	/* Promised buffers are not for anyone else. */
-	if (!b || p->po_avail == p->po_promised)
+	if (!b || p->gpo_avail == p->gpo_promised)
 		return NULL;
-	p->po_free = b->gb_next_free;
-	p->po_avail--;
+	p->gpo_free = b->gb_next_free;
+	p->gpo_avail--;
 	b->gb_next_free = NULL;
 	b->gb_refs = 1;
 	b->gb_used = 0;
@@ -180,9 +180,9 @@ void gw_buf_put(struct gw_pool *p, struct gw_buf *b)
 	if (--b->gb_refs > 0)
 		return;
 	b->gb_used = 0;
-	b->gb_next_free = p->po_free;
-	p->po_free = b;
-	p->po_avail++;
+	b->gb_next_free = p->gpo_free;
+	p->gpo_free = b;
+	p->gpo_avail++;
 }
 
 struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr)
@@ -190,36 +190,36 @@ struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr)
 	const uint8_t *a = addr;
 	size_t off;
 
-	if (a < p->po_base || a >= p->po_base + (size_t)p->po_buf_size * p->po_nbufs)
+	if (a < p->gpo_base || a >= p->gpo_base + (size_t)p->gpo_buf_size * p->gpo_nbufs)
 		return NULL;
-	off = (size_t)(a - p->po_base);
-	return &p->po_bufs[off / p->po_buf_size];
+	off = (size_t)(a - p->gpo_base);
+	return &p->gpo_bufs[off / p->gpo_buf_size];
 }
 
 bool gw_pool_promise(struct gw_pool *p, unsigned n, unsigned keep_free)
 {
-	if (p->po_avail - p->po_promised < (uint64_t)n + keep_free)
+	if (p->gpo_avail - p->gpo_promised < (uint64_t)n + keep_free)
 		return false;
-	p->po_promised += n;
+	p->gpo_promised += n;
 	return true;
 }
 
 void gw_pool_unpromise(struct gw_pool *p, unsigned n)
 {
-	if (n > p->po_promised)
+	if (n > p->gpo_promised)
 		abort();	/* broken invariant */
-	p->po_promised -= n;
+	p->gpo_promised -= n;
 }
 
 struct gw_buf *gw_buf_get_promised(struct gw_pool *p)
 {
-	if (p->po_promised == 0)
+	if (p->gpo_promised == 0)
 		abort();	/* broken invariant: no promise held */
-	p->po_promised--;
+	p->gpo_promised--;
 	return gw_buf_get(p);
 }
 
 unsigned gw_pool_unpromised(const struct gw_pool *p)
 {
-	return p->po_avail - p->po_promised;
+	return p->gpo_avail - p->gpo_promised;
 }

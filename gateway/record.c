@@ -176,7 +176,7 @@ static bool gw_rx_append(struct gw_rx *rx, struct gw_buf *b, uint8_t *p, size_t 
 	return true;
 }
 
-uint32_t gw_rx_lowat(uint32_t buf_size)
+static uint32_t gw_rx_lowat(uint32_t buf_size)
 {
 	return buf_size / 8 < 4096 ? buf_size / 8 : 4096;
 }

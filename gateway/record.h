@@ -49,8 +49,6 @@ void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
 /* Client side: promises per fragment, never touches the last `reserve`
  * unpromised buffers (they carry replies). */
 void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve);
-/* Buffers a receiver may switch away from unfilled (rx_lowat). */
-uint32_t gw_rx_lowat(uint32_t buf_size);
 /* Buffers one record of max_record bytes may need, worst case. */
 unsigned gw_rx_record_buffers(uint32_t buf_size, uint32_t max_record);
 void gw_rx_reset(struct gw_rx *rx);	/* drop partial state (reconnect) */

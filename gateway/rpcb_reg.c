@@ -106,8 +106,8 @@ unsigned gw_rpcb_register(struct gw_rpcb_reg *rr, const struct gw_log *lg, struc
 {
 	unsigned ours = 0;
 
-	for (unsigned i = 0; i < rr->rr_n; i++) {
-		struct gw_rpcb_entry *e = &rr->rr_e[i];
+	for (unsigned i = 0; i < rr->rgr_n; i++) {
+		struct gw_rpcb_entry *e = &rr->rgr_e[i];
 		char msg[256] = "";
 		uint16_t holder = 0;
 		int rc;
@@ -116,7 +116,7 @@ unsigned gw_rpcb_register(struct gw_rpcb_reg *rr, const struct gw_log *lg, struc
 			ours++;
 			continue;
 		}
-		rc = rr->rr_ops->ro_set(e->re_prog, e->re_vers, e->re_netid, e->re_uaddr, &holder, msg,
+		rc = rr->rgr_ops->ro_set(e->re_prog, e->re_vers, e->re_netid, e->re_uaddr, &holder, msg,
 					sizeof(msg));
 		if (rc == 1 && holder == e->re_port) {
 			/* Our own entry left by a gateway that did not exit
@@ -150,15 +150,15 @@ unsigned gw_rpcb_register(struct gw_rpcb_reg *rr, const struct gw_log *lg, struc
 
 void gw_rpcb_unregister(struct gw_rpcb_reg *rr, const struct gw_log *lg, struct gw_stats *st)
 {
-	for (unsigned i = 0; i < rr->rr_n; i++) {
-		struct gw_rpcb_entry *e = &rr->rr_e[i];
+	for (unsigned i = 0; i < rr->rgr_n; i++) {
+		struct gw_rpcb_entry *e = &rr->rgr_e[i];
 		char msg[256] = "";
 		int rc;
 
 		if (!e->re_ours)
 			continue;
 		e->re_ours = false;
-		rc = rr->rr_ops->ro_unset(e->re_prog, e->re_vers, e->re_netid, e->re_port, msg,
+		rc = rr->rgr_ops->ro_unset(e->re_prog, e->re_vers, e->re_netid, e->re_port, msg,
 					  sizeof(msg));
 		if (rc == 0) {
 			gw_stat_inc(st, GW_CTR_RPCB_UNREGISTERED);

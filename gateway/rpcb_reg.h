@@ -55,9 +55,9 @@ struct gw_rpcb_ops {
 extern const struct gw_rpcb_ops gw_rpcb_tirpc;	/* the local rpcbind via libtirpc */
 
 struct gw_rpcb_reg {
-	const struct gw_rpcb_ops *rr_ops;
-	struct gw_rpcb_entry rr_e[GW_RPCB_MAX];
-	unsigned rr_n;
+	const struct gw_rpcb_ops *rgr_ops;
+	struct gw_rpcb_entry rgr_e[GW_RPCB_MAX];
+	unsigned rgr_n;
 };
 
 /* Sets every planned entry; a conflict or failure is logged, counted and

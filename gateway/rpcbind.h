@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rpcbind.h - port lookup through the server's rpcbind (libtirpc).  Kept
- * apart from gateway.h because <rpc/rpc.h> and chunking.h both define
- * RPC_SUCCESS and RPC_MISMATCH.  Blocking: call it off the event loop.
+ * apart from the other gateway headers because <rpc/rpc.h> and chunking.h
+ * both define RPC_SUCCESS and RPC_MISMATCH.  Blocking: call it off the
+ * event loop.
  */
 #ifndef RPCRDMA_GW_RPCBIND_H
 #define RPCRDMA_GW_RPCBIND_H

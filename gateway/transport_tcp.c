@@ -63,14 +63,14 @@ enum gt_state {
 
 struct gt_resolve {
 	/* filled by the helper thread, read after it wrote to the pipe */
-	char rs_host[CFG_HOST_MAX];
-	uint32_t rs_prog, rs_vers;
-	uint16_t rs_port;		/* 0: ask rpcbind */
-	struct sockaddr_storage rs_addr;
-	socklen_t rs_addrlen;
-	int rs_err;			/* 0, or EAI_* / -1 for rpcbind */
-	char rs_msg[128];
-	int rs_wfd;
+	char rsv_host[CFG_HOST_MAX];
+	uint32_t rsv_prog, rsv_vers;
+	uint16_t rsv_port;		/* 0: ask rpcbind */
+	struct sockaddr_storage rsv_addr;
+	socklen_t rsv_addrlen;
+	int rsv_err;			/* 0, or EAI_* / -1 for rpcbind */
+	char rsv_msg[128];
+	int rsv_wfd;
 };
 
 struct gw_tcp {
@@ -127,27 +127,27 @@ static void *gt_resolve_thread(void *arg)
 	char one = 1;
 	int rc;
 
-	rc = getaddrinfo(rs->rs_host, NULL, &hints, &ai);
+	rc = getaddrinfo(rs->rsv_host, NULL, &hints, &ai);
 	if (rc != 0) {
-		rs->rs_err = rc;
-		snprintf(rs->rs_msg, sizeof(rs->rs_msg), "%s", gai_strerror(rc));
+		rs->rsv_err = rc;
+		snprintf(rs->rsv_msg, sizeof(rs->rsv_msg), "%s", gai_strerror(rc));
 		goto out;
 	}
-	memcpy(&rs->rs_addr, ai->ai_addr, ai->ai_addrlen);
-	rs->rs_addrlen = ai->ai_addrlen;
+	memcpy(&rs->rsv_addr, ai->ai_addr, ai->ai_addrlen);
+	rs->rsv_addrlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	if (rs->rs_port == 0 &&
-	    gw_rpcbind_getport(rs->rs_host, rs->rs_addr.ss_family, rs->rs_prog, rs->rs_vers,
-			       &rs->rs_port, rs->rs_msg, sizeof(rs->rs_msg)) < 0) {
-		rs->rs_err = -1;
+	if (rs->rsv_port == 0 &&
+	    gw_rpcbind_getport(rs->rsv_host, rs->rsv_addr.ss_family, rs->rsv_prog, rs->rsv_vers,
+			       &rs->rsv_port, rs->rsv_msg, sizeof(rs->rsv_msg)) < 0) {
+		rs->rsv_err = -1;
 		goto out;
 	}
-	if (rs->rs_addr.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&rs->rs_addr)->sin6_port = htons(rs->rs_port);
+	if (rs->rsv_addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&rs->rsv_addr)->sin6_port = htons(rs->rsv_port);
 	else
-		((struct sockaddr_in *)&rs->rs_addr)->sin_port = htons(rs->rs_port);
+		((struct sockaddr_in *)&rs->rsv_addr)->sin_port = htons(rs->rsv_port);
 out:
-	if (write(rs->rs_wfd, &one, 1) != 1) {
+	if (write(rs->rsv_wfd, &one, 1) != 1) {
 		/* nothing to do: the loop then never learns; cannot happen on a pipe */
 	}
 	return NULL;
@@ -307,20 +307,20 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 	gt->gt_thread_running = false;
 	if (gt->gt_destroying)
 		return;
-	if (rs->rs_err) {
-		if (rs->rs_err == -1)
+	if (rs->rsv_err) {
+		if (rs->rsv_err == -1)
 			gw_stat_inc(gt_st(gt), GW_CTR_RPCBIND_FAILED);
-		gt_connect_failed(gt, rs->rs_msg);
+		gt_connect_failed(gt, rs->rsv_msg);
 		return;
 	}
-	gt->gt_fd = socket(rs->rs_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	gt->gt_fd = socket(rs->rsv_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (gt->gt_fd < 0) {
 		gt_connect_failed(gt, strerror(errno));
 		return;
 	}
-	gt_bind_source(gt, gt->gt_fd, rs->rs_addr.ss_family);
+	gt_bind_source(gt, gt->gt_fd, rs->rsv_addr.ss_family);
 	gt->gt_state = GT_CONNECTING;
-	if (connect(gt->gt_fd, (struct sockaddr *)&rs->rs_addr, rs->rs_addrlen) == 0) {
+	if (connect(gt->gt_fd, (struct sockaddr *)&rs->rsv_addr, rs->rsv_addrlen) == 0) {
 		gt_up(gt);
 		return;
 	}
@@ -354,12 +354,12 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	if (gt->gt_state != GT_DOWN || gt->gt_thread_running)
 		return;
 	memset(rs, 0, sizeof(*rs));
-	snprintf(rs->rs_host, sizeof(rs->rs_host), "%s", b->cb_host);
-	rs->rs_prog = r->cr_prog;
-	rs->rs_vers = gt_rpcbind_vers(r);
-	rs->rs_port = r->cr_port ? r->cr_port
+	snprintf(rs->rsv_host, sizeof(rs->rsv_host), "%s", b->cb_host);
+	rs->rsv_prog = r->cr_prog;
+	rs->rsv_vers = gt_rpcbind_vers(r);
+	rs->rsv_port = r->cr_port ? r->cr_port
 		      : (r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL) ? b->cb_port : 0;
-	rs->rs_wfd = gt->gt_pipe[1];
+	rs->rsv_wfd = gt->gt_pipe[1];
 	gt->gt_state = GT_RESOLVING;
 	if (pthread_create(&gt->gt_thread, NULL, gt_resolve_thread, rs) != 0) {
 		gt_connect_failed(gt, "cannot start the resolver thread");

@@ -12,8 +12,8 @@
  *
  * Entries live in a fixed array (no malloc after start) and sit on two
  * hash chains: by (client key, client XID) and by gateway XID.  An entry
- * is "in flight" (xe_call set) or "settled" (answered or cancelled; kept
- * until xe_expires on a list in settle order, which is expiry order since
+ * is "in flight" (xn_call set) or "settled" (answered or cancelled; kept
+ * until xn_expires on a list in settle order, which is expiry order since
  * every entry gets the same window).  When the array is full the oldest
  * settled entry is evicted early.
  *
@@ -74,7 +74,7 @@ struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid)
 	TAILQ_INIT(&m->xm_free);
 	TAILQ_INIT(&m->xm_settled);
 	for (unsigned i = 0; i < capacity; i++)
-		TAILQ_INSERT_TAIL(&m->xm_free, &m->xm_ents[i], xe_link);
+		TAILQ_INSERT_TAIL(&m->xm_free, &m->xm_ents[i], xn_link);
 	m->xm_next_gxid = first_xid;
 	return m;
 }
@@ -98,22 +98,22 @@ void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe)
 {
 	struct gw_xent **pp;
 
-	if (!xe->xe_used)
+	if (!xe->xn_used)
 		return;
-	for (pp = &m->xm_chash[gw_xmap_chash(m, xe->xe_client, xe->xe_cxid)]; *pp; pp = &(*pp)->xe_cnext)
+	for (pp = &m->xm_chash[gw_xmap_chash(m, xe->xn_client, xe->xn_cxid)]; *pp; pp = &(*pp)->xn_cnext)
 		if (*pp == xe) {
-			*pp = xe->xe_cnext;
+			*pp = xe->xn_cnext;
 			break;
 		}
-	for (pp = &m->xm_ghash[gw_xmap_ghash(m, xe->xe_gxid)]; *pp; pp = &(*pp)->xe_gnext)
+	for (pp = &m->xm_ghash[gw_xmap_ghash(m, xe->xn_gxid)]; *pp; pp = &(*pp)->xn_gnext)
 		if (*pp == xe) {
-			*pp = xe->xe_gnext;
+			*pp = xe->xn_gnext;
 			break;
 		}
-	if (!xe->xe_call)
-		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
+	if (!xe->xn_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
 	memset(xe, 0, sizeof(*xe));
-	TAILQ_INSERT_TAIL(&m->xm_free, xe, xe_link);
+	TAILQ_INSERT_TAIL(&m->xm_free, xe, xn_link);
 	m->xm_count--;
 }
 
@@ -121,7 +121,7 @@ void gw_xmap_expire(struct gw_xmap *m, uint64_t now)
 {
 	struct gw_xent *xe;
 
-	while ((xe = TAILQ_FIRST(&m->xm_settled)) && xe->xe_expires <= now)
+	while ((xe = TAILQ_FIRST(&m->xm_settled)) && xe->xn_expires <= now)
 		gw_xmap_remove(m, xe);
 }
 
@@ -130,8 +130,8 @@ struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, 
 	struct gw_xent *xe;
 
 	gw_xmap_expire(m, now);
-	for (xe = m->xm_chash[gw_xmap_chash(m, client, cxid)]; xe; xe = xe->xe_cnext)
-		if (xe->xe_client == client && xe->xe_cxid == cxid)
+	for (xe = m->xm_chash[gw_xmap_chash(m, client, cxid)]; xe; xe = xe->xn_cnext)
+		if (xe->xn_client == client && xe->xn_cxid == cxid)
 			return xe;
 	return NULL;
 }
@@ -140,8 +140,8 @@ struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid)
 {
 	struct gw_xent *xe;
 
-	for (xe = m->xm_ghash[gw_xmap_ghash(m, gxid)]; xe; xe = xe->xe_gnext)
-		if (xe->xe_gxid == gxid)
+	for (xe = m->xm_ghash[gw_xmap_ghash(m, gxid)]; xe; xe = xe->xn_gnext)
+		if (xe->xn_gxid == gxid)
 			return xe;
 	return NULL;
 }
@@ -163,21 +163,21 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 		*evicted = true;
 		xe = TAILQ_FIRST(&m->xm_free);
 	}
-	TAILQ_REMOVE(&m->xm_free, xe, xe_link);
+	TAILQ_REMOVE(&m->xm_free, xe, xn_link);
 	/* At most xm_cap values are mapped, so this ends quickly. */
 	do
-		xe->xe_gxid = m->xm_next_gxid++;
-	while (gw_xmap_by_gxid(m, xe->xe_gxid));
-	xe->xe_client = client;
-	xe->xe_cxid = cxid;
-	xe->xe_call = call;
-	xe->xe_expires = 0;
-	xe->xe_used = true;
+		xe->xn_gxid = m->xm_next_gxid++;
+	while (gw_xmap_by_gxid(m, xe->xn_gxid));
+	xe->xn_client = client;
+	xe->xn_cxid = cxid;
+	xe->xn_call = call;
+	xe->xn_expires = 0;
+	xe->xn_used = true;
 	h = gw_xmap_chash(m, client, cxid);
-	xe->xe_cnext = m->xm_chash[h];
+	xe->xn_cnext = m->xm_chash[h];
 	m->xm_chash[h] = xe;
-	h = gw_xmap_ghash(m, xe->xe_gxid);
-	xe->xe_gnext = m->xm_ghash[h];
+	h = gw_xmap_ghash(m, xe->xn_gxid);
+	xe->xn_gnext = m->xm_ghash[h];
 	m->xm_ghash[h] = xe;
 	m->xm_count++;
 	return xe;
@@ -185,17 +185,17 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 
 void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms)
 {
-	if (!xe->xe_call)
-		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
-	xe->xe_call = NULL;
-	xe->xe_expires = now + window_ms;
-	TAILQ_INSERT_TAIL(&m->xm_settled, xe, xe_link);
+	if (!xe->xn_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
+	xe->xn_call = NULL;
+	xe->xn_expires = now + window_ms;
+	TAILQ_INSERT_TAIL(&m->xm_settled, xe, xn_link);
 }
 
 void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call)
 {
-	if (!xe->xe_call)
-		TAILQ_REMOVE(&m->xm_settled, xe, xe_link);
-	xe->xe_call = call;
-	xe->xe_expires = 0;
+	if (!xe->xn_call)
+		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
+	xe->xn_call = call;
+	xe->xn_expires = 0;
 }

@@ -19,19 +19,19 @@
  * gateway XID while the original is in flight or for drc_window after it
  * was answered, so the server's duplicate request cache recognises it.
  * The client key identifies the client endpoint (peer address and port,
- * see fe_conn_key()), which the Linux client keeps across reconnects.
+ * see gw_client_key()), which the Linux client keeps across reconnects.
  * ------------------------------------------------------------------------ */
 struct gw_call;
 struct gw_xent {
-	uint64_t xe_client;
-	uint32_t xe_cxid;
-	uint32_t xe_gxid;
-	struct gw_call *xe_call;	/* in flight; NULL once answered/cancelled */
-	uint64_t xe_expires;		/* ms; meaningful when xe_call == NULL */
-	struct gw_xent *xe_cnext;	/* chain by (client, client XID) */
-	struct gw_xent *xe_gnext;	/* chain by gateway XID */
-	TAILQ_ENTRY(gw_xent) xe_link;	/* free list or settled list (oldest first) */
-	bool xe_used;
+	uint64_t xn_client;
+	uint32_t xn_cxid;
+	uint32_t xn_gxid;
+	struct gw_call *xn_call;	/* in flight; NULL once answered/cancelled */
+	uint64_t xn_expires;		/* ms; meaningful when xn_call == NULL */
+	struct gw_xent *xn_cnext;	/* chain by (client, client XID) */
+	struct gw_xent *xn_gnext;	/* chain by gateway XID */
+	TAILQ_ENTRY(gw_xent) xn_link;	/* free list or settled list (oldest first) */
+	bool xn_used;
 };
 struct gw_xmap;
 struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid);
@@ -49,6 +49,7 @@ void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigne
 /* A retransmission takes a settled entry back in flight. */
 void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call);
 void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe);
+/* Drops the settled entries whose window ended by now (find and add do it too). */
 void gw_xmap_expire(struct gw_xmap *m, uint64_t now);
 unsigned gw_xmap_count(const struct gw_xmap *m);
 

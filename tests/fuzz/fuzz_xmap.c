@@ -139,7 +139,7 @@ static void mx_op_call(struct gw_xmap *m, struct mx_model *mm, uint64_t client, 
 	do
 		gxid = mm->mm_next_gxid++;
 	while (mx_gxid_mapped(mm, gxid));
-	MX_CHECK(xe->xe_gxid == gxid);
+	MX_CHECK(xe->xn_gxid == gxid);
 	*e = (struct mx_ent){ .me_used = true, .me_client = client, .me_cxid = cxid,
 			      .me_gxid = gxid, .me_call = call, .me_xe = xe };
 }
@@ -155,10 +155,10 @@ static void mx_check(struct gw_xmap *m, struct mx_model *mm)
 			continue;
 		used++;
 		MX_CHECK(gw_xmap_by_gxid(m, e->me_gxid) == e->me_xe);
-		MX_CHECK(e->me_xe->xe_used && e->me_xe->xe_client == e->me_client &&
-			 e->me_xe->xe_cxid == e->me_cxid && e->me_xe->xe_gxid == e->me_gxid &&
-			 e->me_xe->xe_call == (e->me_call ? mx_call(e->me_call) : NULL));
-		MX_CHECK(e->me_call || e->me_xe->xe_expires == e->me_expires);
+		MX_CHECK(e->me_xe->xn_used && e->me_xe->xn_client == e->me_client &&
+			 e->me_xe->xn_cxid == e->me_cxid && e->me_xe->xn_gxid == e->me_gxid &&
+			 e->me_xe->xn_call == (e->me_call ? mx_call(e->me_call) : NULL));
+		MX_CHECK(e->me_call || e->me_xe->xn_expires == e->me_expires);
 		for (unsigned j = 0; j < i; j++)
 			MX_CHECK(!mm->mm_e[j].me_used || mm->mm_e[j].me_gxid != e->me_gxid);
 	}
@@ -214,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				uint32_t g = mm.mm_next_gxid - 1 - b;
 				struct gw_xent *xe = gw_xmap_by_gxid(m, g);
 
-				MX_CHECK(mx_gxid_mapped(&mm, g) ? xe && xe->xe_gxid == g : !xe);
+				MX_CHECK(mx_gxid_mapped(&mm, g) ? xe && xe->xn_gxid == g : !xe);
 			}
 			break;
 		}

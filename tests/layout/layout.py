@@ -180,8 +180,11 @@ def check_exports():
                 continue
             n += 1
             word = re.compile(r"\b%s\b" % re.escape(name))
+            # A module header's prototype is no use; its macros are, and so
+            # is all of a test header (test harnesses hold code).
             users = [p for p, t in texts.items()
-                     if p != path and word.search(macro_text(t) if p.endswith(".h") else t)]
+                     if p != path and word.search(macro_text(t) if p.endswith(".h") and
+                                                  not p.startswith("tests/") else t)]
             if not users:
                 bad.append(f"{path}:{a}: {name}() is exported but used nowhere else")
     return bad, f"exports: {n} exported functions, each used outside its file"

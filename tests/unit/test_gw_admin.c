@@ -37,6 +37,7 @@
 #include <json.h>
 
 #include "backend.h"
+#include "call.h"
 #include "config.h"
 #include "gateway.h"
 #include "log.h"

@@ -181,9 +181,9 @@ struct fake {
 	struct iovec riov[FK_MAX];
 	/* to_cb_reply */
 	unsigned ncb;
-	void *cb_handle;
-	uint8_t cb_msg[512];
-	size_t cb_len;
+	void *fcb_handle;
+	uint8_t fcb_msg[512];
+	size_t fcb_len;
 };
 
 static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
@@ -233,12 +233,12 @@ static int fk_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned
 	struct fake *f = tp;
 
 	f->ncb++;
-	f->cb_handle = handle;
-	f->cb_len = 0;
+	f->fcb_handle = handle;
+	f->fcb_len = 0;
 	for (unsigned i = 0; i < niov; i++) {
-		assert_true(f->cb_len + iov[i].iov_len <= sizeof(f->cb_msg));
-		memcpy(f->cb_msg + f->cb_len, iov[i].iov_base, iov[i].iov_len);
-		f->cb_len += iov[i].iov_len;
+		assert_true(f->fcb_len + iov[i].iov_len <= sizeof(f->fcb_msg));
+		memcpy(f->fcb_msg + f->fcb_len, iov[i].iov_base, iov[i].iov_len);
+		f->fcb_len += iov[i].iov_len;
 	}
 	return 0;
 }
@@ -273,7 +273,6 @@ static void start(struct h_gw *h, struct fake *f)
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	gw_ctx_set_frontend(h->gw, h->fe);
 	assert_int_equal(gw_ctx_start(h->gw), 0);
 }
 
@@ -339,10 +338,10 @@ static void t06_relay(void **state)
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
 	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.cb_handle, (void *)0x1234);
-	assert_int_equal(f.cb_len, rep.n);
-	assert_int_equal(chk_be32(f.cb_msg), 0x5e4e4);
-	assert_memory_equal(f.cb_msg + 4, rep.b + 4, rep.n - 4);
+	assert_ptr_equal(f.fcb_handle, (void *)0x1234);
+	assert_int_equal(f.fcb_len, rep.n);
+	assert_int_equal(chk_be32(f.fcb_msg), 0x5e4e4);
+	assert_memory_equal(f.fcb_msg + 4, rep.b + 4, rep.n - 4);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_RELAYED], 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CALLS], 1);
 	/* 6.3 the same REPLY again: nobody's, dropped */
@@ -377,16 +376,16 @@ static void t07_null_no_owner_foreign(void **state)
 	v = io(&cb);
 	gw_cb_call(f.path, (void *)1, &v, 1);
 	assert_int_equal(f.ncb, 1);
-	assert_int_equal(chk_be32(f.cb_msg), 0x77);
-	assert_int_equal(chk_be32(f.cb_msg + 4), 1);	/* REPLY */
-	assert_int_equal(chk_be32(f.cb_msg + 20), 0);	/* SUCCESS */
+	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
+	assert_int_equal(chk_be32(f.fcb_msg + 4), 1);	/* REPLY */
+	assert_int_equal(chk_be32(f.fcb_msg + 20), 0);	/* SUCCESS */
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NULL_LOCAL], 1);
 	/* 7.2 unknown session: SYSTEM_ERR, nothing on either client */
 	server_cb(&f, &cb, 0x78, 0xa0, (void *)2);
 	assert_int_equal(f.ncb, 2);
-	assert_ptr_equal(f.cb_handle, (void *)2);
-	assert_int_equal(chk_be32(f.cb_msg), 0x78);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_ptr_equal(f.fcb_handle, (void *)2);
+	assert_int_equal(chk_be32(f.fcb_msg), 0x78);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 100), -1);
 	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
@@ -405,8 +404,8 @@ static void t07_null_no_owner_foreign(void **state)
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
 	assert_int_equal(f.ncb, 3);
-	assert_ptr_equal(f.cb_handle, (void *)3);
-	assert_int_equal(chk_be32(f.cb_msg), 0x79);
+	assert_ptr_equal(f.fcb_handle, (void *)3);
+	assert_int_equal(chk_be32(f.fcb_msg), 0x79);
 	close(fd);
 	close(other);
 	h_pump(&h, 20);
@@ -432,13 +431,13 @@ static void t08_client_gone(void **state)
 	close(fd);
 	h_pump(&h, 50);
 	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.cb_handle, (void *)8);
-	assert_int_equal(chk_be32(f.cb_msg), 0x81);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_ptr_equal(f.fcb_handle, (void *)8);
+	assert_int_equal(chk_be32(f.fcb_msg), 0x81);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CLIENT_GONE], 1);
 	server_cb(&f, &cb, 0x82, 0x90, (void *)9);
 	assert_int_equal(f.ncb, 2);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_gw_stop(&h), 0);
 }
@@ -467,7 +466,7 @@ static void t09_timeout(void **state)
 		h_pump(&h, 20);
 	assert_int_equal(f.ncb, 1);
 	assert_true(gw_now_ms() >= t0 + GW_CB_TIMEOUT_MS);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_TIMEOUT], 1);
 	wreply_ok(&rep, gx);
 	rm_encode_hdr(buf, (uint32_t)rep.n, true);
@@ -499,8 +498,8 @@ static void t10_shutdown_pending(void **state)
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	assert_int_equal(h_gw_stop(&h), 0);
 	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.cb_handle, (void *)11);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_ptr_equal(f.fcb_handle, (void *)11);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	close(fd);
 }
 
@@ -533,7 +532,7 @@ static void t11_no_steal_by_sequence(void **state)
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
 	server_cb(&f, &cb, 0xb1, 0x90, (void *)12);
 	assert_int_equal(f.ncb, 1);
-	assert_int_equal(chk_be32(f.cb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
 	close(other);

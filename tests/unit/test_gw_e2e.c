@@ -24,6 +24,15 @@ static void conf(char *buf, size_t cap, uint16_t port, const char *extra)
 		 extra, port);
 }
 
+/* The gateway of this test, routing NFS to the fixture's server. */
+static void gw_up(struct h_env *e, const char *extra)
+{
+	char text[1024];
+
+	conf(text, sizeof(text), e->he_srv.port, extra);
+	h_env_gw(e, text);
+}
+
 static uint32_t reply_xid(const uint8_t *r) { return chk_be32(r); }
 static uint32_t reply_tag(const uint8_t *r) { return chk_be32(r + 24); }
 
@@ -31,67 +40,57 @@ static uint32_t reply_tag(const uint8_t *r) { return chk_be32(r + 24); }
  * server saw a different (gateway) XID. */
 static void t01_one_call(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd, n;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_env_listen(e);
+	gw_up(e, "");
+	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x11111111, 2, NFS, 3, 0xa1));
-	n = h_reply(&h, fd, buf, sizeof(buf), 3000);
+	n = h_reply(h, fd, buf, sizeof(buf), 3000);
 	assert_int_equal(n, 28);
 	assert_int_equal(reply_xid(buf), 0x11111111);
 	assert_int_equal(reply_tag(buf), 0xa1);
-	assert_int_equal(h_server_calls(&s), 1);
-	assert_int_not_equal(h_server_xid(&s, 0), 0x11111111);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_REPLIES], 1);
+	assert_int_equal(h_server_calls(s), 1);
+	assert_int_not_equal(h_server_xid(s, 0), 0x11111111);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_REPLIES], 1);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 2. Interleaved clients using the same XIDs each get their own replies;
  * the server sees distinct gateway XIDs. */
 static void t02_interleaved(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd[3];
 
-	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
+	h_env_listen(e);
+	gw_up(e, "");
 	for (int i = 0; i < 3; i++)
-		fd[i] = h_client(&h);
+		fd[i] = h_client(h);
 	for (uint32_t round = 0; round < 4; round++)
 		for (int i = 0; i < 3; i++)
 			h_send(fd[i], buf, h_call(buf, 100 + round, 2, NFS, 3, (uint32_t)(i << 8) | round));
 	for (int i = 0; i < 3; i++)
 		for (uint32_t round = 0; round < 4; round++) {
-			assert_int_equal(h_reply(&h, fd[i], buf, sizeof(buf), 3000), 28);
+			assert_int_equal(h_reply(h, fd[i], buf, sizeof(buf), 3000), 28);
 			assert_int_equal(reply_xid(buf), 100 + round);
 			assert_int_equal(reply_tag(buf), (uint32_t)(i << 8) | round);
 		}
-	assert_int_equal(h_server_calls(&s), 12);
+	assert_int_equal(h_server_calls(s), 12);
 	for (unsigned a = 0; a < 12; a++)
 		for (unsigned b = a + 1; b < 12; b++)
-			assert_int_not_equal(h_server_xid(&s, a), h_server_xid(&s, b));
+			assert_int_not_equal(h_server_xid(s, a), h_server_xid(s, b));
 	for (int i = 0; i < 3; i++)
 		close(fd[i]);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 3. Local replies, table: unrouted program, version outside the route,
@@ -107,21 +106,18 @@ static void t03_local_replies(void **state)
 		/* 2 PROG_MISMATCH */ { 2, NFS, 2, { 1, 0, 0, 0 }, 4 },
 		/* 3 RPC_MISMATCH: REPLY, MSG_DENIED, RPC_MISMATCH, low 2 */ { 3, NFS, 3, { 1, 1, 0, 2 }, 4 },
 	};
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd, n;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_env_listen(e);
+	gw_up(e, "");
+	fd = h_client(h);
 	for (unsigned i = 0; i < 3; i++) {
 		h_send(fd, buf, h_call(buf, 0x500 + i, t[i].rpcvers, t[i].prog, t[i].vers, 0));
-		n = h_reply(&h, fd, buf, sizeof(buf), 2000);
+		n = h_reply(h, fd, buf, sizeof(buf), 2000);
 		assert_true(n >= 20);
 		assert_int_equal(reply_xid(buf), 0x500 + i);
 		for (unsigned k = 0; k < t[i].nwords; k++)
@@ -138,151 +134,129 @@ static void t03_local_replies(void **state)
 	h_call(buf, 0x600, 2, NFS, 3, 0);
 	chk_put_be32(buf + 28, RPC_AUTH_TLS);
 	h_send(fd, buf, 48);
-	n = h_reply(&h, fd, buf, sizeof(buf), 2000);
+	n = h_reply(h, fd, buf, sizeof(buf), 2000);
 	assert_int_equal(n, 20);
 	assert_int_equal(chk_be32(buf + 8), 1);		/* MSG_DENIED */
 	assert_int_equal(chk_be32(buf + 12), 1);	/* AUTH_ERROR */
-	assert_int_equal(h_server_calls(&s), 0);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_PROG_UNAVAIL], 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_PROG_MISMATCH], 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_RPC_MISMATCH], 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_AUTH_ERROR], 1);
+	assert_int_equal(h_server_calls(s), 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_LOCAL_PROG_UNAVAIL], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_LOCAL_PROG_MISMATCH], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_LOCAL_RPC_MISMATCH], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_LOCAL_AUTH_ERROR], 1);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 4. A retransmission of an answered call goes out with the same gateway
  * XID (the server's DRC recognises it). */
 static void t04_retransmission(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_env_listen(e);
+	gw_up(e, "");
+	fd = h_client(h);
 	for (int i = 0; i < 2; i++) {
 		h_send(fd, buf, h_call(buf, 0x77, 2, NFS, 3, 9));
-		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 		assert_int_equal(reply_xid(buf), 0x77);
 	}
 	h_send(fd, buf, h_call(buf, 0x78, 2, NFS, 3, 9));
-	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
-	assert_int_equal(h_server_calls(&s), 3);
-	assert_int_equal(h_server_xid(&s, 0), h_server_xid(&s, 1));
-	assert_int_not_equal(h_server_xid(&s, 0), h_server_xid(&s, 2));
-	assert_int_equal(h.st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_server_calls(s), 3);
+	assert_int_equal(h_server_xid(s, 0), h_server_xid(s, 1));
+	assert_int_not_equal(h_server_xid(s, 0), h_server_xid(s, 2));
+	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 5. Backend not there at first: calls are held, never answered with an
  * error, and go through once it listens. */
 static void t05_held_until_up(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd;
 
-	(void)state;
-	h_server_init(&s);	/* port reserved, not listening: connection refused */
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	/* the server's port is reserved, not listening: connection refused */
+	gw_up(e, "");
+	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x42, 2, NFS, 3, 5));
-	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 200), -1);	/* nothing yet */
-	assert_true(h.st.gs_ctr[GW_CTR_CALLS_HELD] >= 1);
-	assert_true(h.st.gs_ctr[GW_CTR_BACKEND_CONNECT_FAILED] >= 1);
-	h_server_start(&s);
-	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 200), -1);	/* nothing yet */
+	assert_true(h->st.gs_ctr[GW_CTR_CALLS_HELD] >= 1);
+	assert_true(h->st.gs_ctr[GW_CTR_BACKEND_CONNECT_FAILED] >= 1);
+	h_env_listen(e);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(reply_xid(buf), 0x42);
 	assert_int_equal(reply_tag(buf), 5);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 6. The server drops the connection on the 2nd call without answering:
  * the gateway reconnects and re-sends it with the same gateway XID. */
 static void t06_reconnect_resend(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_set(&s, false, 2);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_server_set(s, false, 2);
+	h_env_listen(e);
+	gw_up(e, "");
+	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 1, 2, NFS, 3, 1));
-	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 	h_send(fd, buf, h_call(buf, 2, 2, NFS, 3, 2));
-	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(reply_xid(buf), 2);
 	assert_int_equal(reply_tag(buf), 2);
-	assert_int_equal(h_server_calls(&s), 3);
-	assert_int_equal(h_server_xid(&s, 1), h_server_xid(&s, 2));
-	assert_true(h.st.gs_ctr[GW_CTR_BACKEND_RESENT] >= 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_BACKEND_DISCONNECTS], 1);
+	assert_int_equal(h_server_calls(s), 3);
+	assert_int_equal(h_server_xid(s, 1), h_server_xid(s, 2));
+	assert_true(h->st.gs_ctr[GW_CTR_BACKEND_RESENT] >= 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_BACKEND_DISCONNECTS], 1);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 7. Backpressure: with calls_per_client = 2 and replies held back, the
  * server sees 2 calls, not 6; all 6 are answered once released. */
 static void t07_backpressure(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	bool seen[6] = { false };
 	int fd;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_set(&s, true, 0);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "calls_per_client = 2");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_server_set(s, true, 0);
+	h_env_listen(e);
+	gw_up(e, "calls_per_client = 2");
+	fd = h_client(h);
 	for (uint32_t i = 0; i < 6; i++)
 		h_send(fd, buf, h_call(buf, 10 + i, 2, NFS, 3, i));
-	h_pump(&h, 300);
-	assert_int_equal(h_server_calls(&s), 2);
-	assert_true(h.st.gs_ctr[GW_CTR_CLIENT_PAUSED] >= 1);
-	h_server_set(&s, false, 0);
+	h_pump(h, 300);
+	assert_int_equal(h_server_calls(s), 2);
+	assert_true(h->st.gs_ctr[GW_CTR_CLIENT_PAUSED] >= 1);
+	h_server_set(s, false, 0);
 	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 		assert_int_equal(reply_xid(buf), 10 + reply_tag(buf));
 		seen[reply_tag(buf)] = true;
 	}
 	for (int i = 0; i < 6; i++)
 		assert_true(seen[i]);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 /* 8. A client that disconnects with calls in flight: its calls are
@@ -290,34 +264,29 @@ static void t07_backpressure(void **state)
  * retransmission while in flight is dropped. */
 static void t08_client_gone(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	int fd;
 
-	(void)state;
-	h_server_init(&s);
-	h_server_set(&s, true, 0);
-	h_server_start(&s);
-	conf(text, sizeof(text), s.port, "");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	h_server_set(s, true, 0);
+	h_env_listen(e);
+	gw_up(e, "");
+	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x99, 2, NFS, 3, 1));
 	h_send(fd, buf, h_call(buf, 0x99, 2, NFS, 3, 1));	/* retransmission */
-	h_pump(&h, 200);
-	assert_int_equal(h_server_calls(&s), 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_RETRANS_INFLIGHT], 1);
+	h_pump(h, 200);
+	assert_int_equal(h_server_calls(s), 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_INFLIGHT], 1);
 	close(fd);
-	h_pump(&h, 100);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_CANCELLED], 1);
-	assert_int_equal(fe_nconns(h.fe), 0);
-	h_server_set(&s, false, 0);
-	h_pump(&h, 200);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_BACKEND_UNMATCHED], 1);
-	assert_int_equal(gw_ctx_calls_avail(h.gw), h.cf->cf_max_calls);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 100);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS_CANCELLED], 1);
+	assert_int_equal(fe_nconns(h->fe), 0);
+	h_server_set(s, false, 0);
+	h_pump(h, 200);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_BACKEND_UNMATCHED], 1);
+	assert_int_equal(gw_ctx_calls_avail(h->gw), h->cf->cf_max_calls);
 }
 
 /* 9. Hold queue bound: with held_calls = 2 and the server away, the client
@@ -325,50 +294,44 @@ static void t08_client_gone(void **state)
  * listens, every call is answered. */
 static void t09_hold_full(void **state)
 {
-	struct h_server s;
-	struct h_gw h;
-	char text[1024];
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
 	uint8_t buf[256];
 	bool seen[6] = { false };
 	int fd;
 
-	(void)state;
-	h_server_init(&s);
-	conf(text, sizeof(text), s.port, "held_calls = 2");
-	h_gw_start(&h, text);
-	fd = h_client(&h);
+	gw_up(e, "held_calls = 2");
+	fd = h_client(h);
 	for (uint32_t i = 0; i < 6; i++)
 		h_send(fd, buf, h_call(buf, 0x900 + i, 2, NFS, 3, i));
-	h_pump(&h, 200);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS], 3);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_HOLD_FULL], 1);
-	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 0);
-	h_server_start(&s);
+	h_pump(h, 200);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS], 3);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_HOLD_FULL], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS_FAILED], 0);
+	h_env_listen(e);
 	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 		assert_int_equal(reply_xid(buf), 0x900 + reply_tag(buf));
 		seen[reply_tag(buf)] = true;
 	}
 	for (int i = 0; i < 6; i++)
 		assert_true(seen[i]);
 	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
-	h_server_stop(&s, true);
+	h_pump(h, 20);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t01_one_call),
-		cmocka_unit_test(t02_interleaved),
-		cmocka_unit_test(t03_local_replies),
-		cmocka_unit_test(t04_retransmission),
-		cmocka_unit_test(t05_held_until_up),
-		cmocka_unit_test(t06_reconnect_resend),
-		cmocka_unit_test(t07_backpressure),
-		cmocka_unit_test(t08_client_gone),
-		cmocka_unit_test(t09_hold_full),
+		cmocka_unit_test_setup_teardown(t01_one_call, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t02_interleaved, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t03_local_replies, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t04_retransmission, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t05_held_until_up, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t06_reconnect_resend, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t07_backpressure, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t08_client_gone, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t09_hold_full, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -267,7 +267,6 @@ static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	gw_ctx_set_frontend(h->gw, h->fe);
 	if (!h->base || !h->pool || !h->gw || !h->fe || gw_ctx_start(h->gw) < 0)
 		abort();
 }
@@ -294,6 +293,56 @@ static __attribute__((unused)) void h_pump(struct h_gw *h, int ms)
 		event_base_loop(h->base, EVLOOP_NONBLOCK);
 		usleep(500);
 	} while (gw_now_ms() < end);
+}
+
+/* ---- cmocka fixture: a tiny server and the gateway in process ---- */
+
+struct h_env {
+	struct h_server he_srv;		/* port reserved by setup; listening once h_env_listen() */
+	struct h_gw he_gw;		/* running once h_env_gw() */
+	bool he_listening, he_running;
+};
+
+/* Group or test setup: a server whose port is reserved, not listening. */
+static __attribute__((unused)) int h_env_setup(void **state)
+{
+	struct h_env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	h_server_init(&e->he_srv);
+	*state = e;
+	return 0;
+}
+
+static __attribute__((unused)) void h_env_listen(struct h_env *e)
+{
+	h_server_start(&e->he_srv);
+	e->he_listening = true;
+}
+
+static __attribute__((unused)) void h_env_gw(struct h_env *e, const char *text)
+{
+	h_gw_start(&e->he_gw, text);
+	e->he_running = true;
+}
+
+/* Teardown: the gateway stops first and must give every buffer back (the
+ * test fails otherwise: a leak), then the server. */
+static __attribute__((unused)) int h_env_teardown(void **state)
+{
+	struct h_env *e = *state;
+	unsigned out = 0;
+
+	if (e->he_running)
+		out = h_gw_stop(&e->he_gw);
+	h_server_stop(&e->he_srv, e->he_listening);
+	free(e);
+	if (out) {
+		fprintf(stderr, "teardown: %u pool buffers still out (leak)\n", out);
+		return -1;
+	}
+	return 0;
 }
 
 /* A client: one end of a socketpair adopted by the frontend. */

@@ -199,7 +199,7 @@ static void t05_register_unregister(void **state)
 	struct sockaddr_storage a = sa("127.0.0.1", 20495);
 	struct gw_log lg = { .gl_level = -1 };
 	struct gw_stats st;
-	struct gw_rpcb_reg rr = { .rr_ops = &fk_ops };
+	struct gw_rpcb_reg rr = { .rgr_ops = &fk_ops };
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
@@ -207,8 +207,8 @@ static void t05_register_unregister(void **state)
 	fk.conflict_prog = CFG_PROG_NSM;	/* rpc.statd */
 	fk.conflict_port = 662;
 	fk.fail_prog = CFG_PROG_MOUNT;
-	rr.rr_n = gw_rpcb_plan(cf, &a, 1, rr.rr_e, GW_RPCB_MAX);
-	assert_int_equal(rr.rr_n, 4);
+	rr.rgr_n = gw_rpcb_plan(cf, &a, 1, rr.rgr_e, GW_RPCB_MAX);
+	assert_int_equal(rr.rgr_n, 4);
 	assert_int_equal(gw_rpcb_register(&rr, &lg, &st), 1);	/* NLM 4 only */
 	assert_string_equal(fk.calls, "set 100005/3/tcp set 100021/4/tcp set 100024/1/tcp "
 				      "set 100003/3/tcp");
@@ -242,7 +242,7 @@ static void t06_stale_and_gone(void **state)
 	struct sockaddr_storage a = sa("127.0.0.1", 20495);
 	struct gw_log lg = { .gl_level = -1 };
 	struct gw_stats st;
-	struct gw_rpcb_reg rr = { .rr_ops = &fk_ops };
+	struct gw_rpcb_reg rr = { .rgr_ops = &fk_ops };
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
@@ -250,7 +250,7 @@ static void t06_stale_and_gone(void **state)
 	fk.conflict_prog = CFG_PROG_NLM;
 	fk.conflict_port = 20495;	/* ours */
 	fk.gone_prog = CFG_PROG_NSM;
-	rr.rr_n = gw_rpcb_plan(cf, &a, 1, rr.rr_e, GW_RPCB_MAX);
+	rr.rgr_n = gw_rpcb_plan(cf, &a, 1, rr.rgr_e, GW_RPCB_MAX);
 	assert_int_equal(gw_rpcb_register(&rr, &lg, &st), 2);
 	assert_int_equal(st.gs_ctr[GW_CTR_RPCB_REGISTERED], 2);
 	assert_int_equal(st.gs_ctr[GW_CTR_RPCB_CONFLICT], 0);

@@ -146,7 +146,6 @@ static void start(struct h_gw *h, struct fake *f)
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	gw_ctx_set_frontend(h->gw, h->fe);
 	assert_int_equal(gw_ctx_start(h->gw), 0);
 	assert_int_equal(f->ncreate, 1);
 }

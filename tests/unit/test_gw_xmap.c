@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "call.h"
+#include "client.h"
 #include "log.h"
 #include "pool.h"
 #include "xmap.h"
@@ -27,17 +28,17 @@ static void t01_retransmission(void **state)
 	a = gw_xmap_add(m, 7, 0xabc, fake(1), 0, &ev);
 	assert_non_null(a);
 	assert_false(ev);
-	assert_int_equal(a->xe_gxid, 1000);
+	assert_int_equal(a->xn_gxid, 1000);
 	f = gw_xmap_find(m, 7, 0xabc, 10);
 	assert_ptr_equal(f, a);
-	assert_ptr_equal(f->xe_call, fake(1));			/* in flight */
+	assert_ptr_equal(f->xn_call, fake(1));			/* in flight */
 	assert_ptr_equal(gw_xmap_by_gxid(m, 1000), a);
 	gw_xmap_settle(m, a, 100, 50);
 	f = gw_xmap_find(m, 7, 0xabc, 149);
 	assert_ptr_equal(f, a);
-	assert_null(f->xe_call);				/* answered */
+	assert_null(f->xn_call);				/* answered */
 	gw_xmap_attach(m, f, fake(2));				/* resent: same gxid */
-	assert_int_equal(f->xe_gxid, 1000);
+	assert_int_equal(f->xn_gxid, 1000);
 	gw_xmap_settle(m, f, 200, 50);
 	assert_null(gw_xmap_find(m, 7, 0xabc, 250));		/* expired */
 	assert_null(gw_xmap_by_gxid(m, 1000));
@@ -61,11 +62,11 @@ static void t02_uniqueness(void **state)
 		e[i] = gw_xmap_add(m, k[i].client, k[i].cxid, fake(i + 1), 0, &ev);
 		assert_non_null(e[i]);
 		for (unsigned j = 0; j < i; j++)
-			assert_int_not_equal(e[i]->xe_gxid, e[j]->xe_gxid);
+			assert_int_not_equal(e[i]->xn_gxid, e[j]->xn_gxid);
 	}
 	for (unsigned i = 0; i < 6; i++) {
 		assert_ptr_equal(gw_xmap_find(m, k[i].client, k[i].cxid, 0), e[i]);
-		assert_ptr_equal(gw_xmap_by_gxid(m, e[i]->xe_gxid), e[i]);
+		assert_ptr_equal(gw_xmap_by_gxid(m, e[i]->xn_gxid), e[i]);
 	}
 	gw_xmap_free(m);
 }
@@ -90,7 +91,7 @@ static void t03_full(void **state)
 	assert_true(ev);
 	assert_null(gw_xmap_find(m, 1, 2, 1));		/* b was oldest settled */
 	assert_non_null(gw_xmap_find(m, 1, 1, 1));
-	assert_int_equal(d->xe_gxid, 13);
+	assert_int_equal(d->xn_gxid, 13);
 	(void)c;
 	gw_xmap_free(m);
 
@@ -175,13 +176,11 @@ static void t05_refcount(void **state)
 	gw_call_get(c);			/* transport */
 	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
 	assert_int_equal(gw_call_set_state(c, GW_CALL_REPLIED), 0);
-	c->ca_reply_iov = c->ca_rec.rc_iov;
-	c->ca_reply_niov = 1;
-	c->ca_reply_len = 100;
-	assert_int_equal(gw_call_reply_iov(c, iov, 4), 2);
+	gw_out_set(&c->ca_out, c->ca_rec.rc_iov, 1, 0x1234);
+	assert_int_equal(gw_out_iov(&c->ca_out, iov, 4), 2);
 	assert_int_equal(iov[0].iov_len, 8);
 	assert_int_equal(iov[1].iov_len, 96);
-	assert_int_equal(gw_call_reply_bytes(c), 104);
+	assert_int_equal(gw_out_bytes(&c->ca_out), 104);
 	assert_int_equal(gw_call_set_state(c, GW_CALL_DONE), 0);
 	gw_call_put(c);
 	assert_int_equal(gw_call_pool_avail(cp), 0);

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the gateway context's own structures and the
+ * functions its files share: gateway.c (context, paths, routing, the call
+ * path), client.c (the client seam), relay.c (the backchannel relay glue)
+ * and reload.c.  Nothing outside those files includes it: the frontend
+ * and the transports see only gateway.h, client.h and transport.h.
+ */
+#ifndef RPCRDMA_GW_CTX_H
+#define RPCRDMA_GW_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <event2/util.h>
+
+#include "call.h"
+#include "client.h"
+#include "config.h"
+#include "gateway.h"
+#include "transport.h"
+
+struct event;
+struct gw_relay;
+
+struct gw_backend {
+	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */
+	struct cfg_backend bk_ccfg;	/* own copy: outlives the cfg it came from */
+	struct gw_xmap *bk_xmap;
+	unsigned bk_slot;
+	unsigned bk_npaths;		/* paths (active or retiring) using it */
+	bool bk_used;
+	bool bk_retiring;		/* removed by a reload: freed with its last path */
+};
+
+struct gw_path {
+	struct gw_ctx *pa_gw;
+	struct gw_backend *pa_backend;
+	const struct cfg_route *pa_route;	/* = &pa_rcfg */
+	struct cfg_route pa_rcfg;
+	const struct gw_transport_ops *pa_ops;
+	void *pa_tp;
+	bool pa_used;
+	bool pa_retiring;		/* removed by a reload: finishes its calls, then freed */
+	bool pa_up;
+	bool pa_blocking;		/* some clients held for this queue */
+	bool pa_seen_up;		/* has been up at least once */
+	bool pa_draining;		/* operator drain (or retiring): new calls held */
+	struct gw_call_list pa_held;
+	unsigned pa_nheld;
+	unsigned pa_ncalls;		/* calls routed here and not finalized */
+	char pa_name[2 * CFG_NAME_MAX + 8];
+	struct gw_path_info pa_info;
+};
+
+/* A client connection as the gateway sees it (the frontend sees only the
+ * pointer). */
+struct gw_client {
+	struct gw_ctx *gcl_gw;
+	const struct gw_client_ops *gcl_ops;
+	void *gcl_arg;
+	const char *gcl_name;
+	uint64_t gcl_key;		/* XID map client key */
+	struct gw_call_list gcl_calls;	/* every live call of this client */
+	unsigned gcl_ncalls;		/* those calls and callbacks on their way to it */
+	size_t gcl_bytes;		/* call records of those calls */
+	bool gcl_hold;			/* a hold queue it feeds is full */
+	bool gcl_closing;
+	TAILQ_ENTRY(gw_client) gcl_link;
+};
+TAILQ_HEAD(gw_client_list, gw_client);
+
+/*
+ * Paths and backends live in slots that never move (calls and transports
+ * point at them).  The active ones are listed in configuration order; a
+ * reload retires what it removes into gw_retiring until the calls in
+ * flight are done, then gw_reap_cb frees the slot from the event loop
+ * (never from inside a transport callback, which may be what finalized the
+ * last call).
+ */
+struct gw_ctx {
+	struct gw_ctx_params gw_p;
+	struct gw_call_pool *gw_calls;
+	struct gw_client_list gw_clients;
+	unsigned gw_nclients;
+	struct gw_backend gw_bslots[GW_BACKEND_SLOTS];
+	struct gw_path gw_pslots[GW_PATH_SLOTS];
+	unsigned gw_nbackends;
+	struct gw_backend *gw_backends[CFG_MAX_BACKENDS];	/* active */
+	unsigned gw_npaths;
+	struct gw_path *gw_paths[CFG_MAX_ROUTES];		/* active, routable */
+	unsigned gw_nretiring;
+	struct gw_path *gw_retiring[GW_PATH_SLOTS];
+	struct event *gw_reap_ev;
+	unsigned gw_nseen_up;		/* active paths that have been up once */
+	bool gw_all_up_told;
+	unsigned gw_xcap;		/* XID map capacity per backend */
+	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
+};
+
+#define LG(gw) ((gw)->gw_p.gp_log)
+#define ST(gw) ((gw)->gw_p.gp_stats)
+
+/* gateway.c */
+struct gw_path *gw_route(struct gw_ctx *gw, uint32_t prog);
+struct gw_xmap *gw_xmap_for_backend(struct gw_ctx *gw);
+void gw_backend_init(struct gw_ctx *gw, struct gw_backend *bk, const struct cfg_backend *cb,
+		     struct gw_xmap *xm);
+void gw_backend_destroy(struct gw_backend *bk);
+void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route *r,
+		  struct gw_backend *bk);
+int gw_path_start(struct gw_ctx *gw, struct gw_path *pa);
+void gw_path_destroy(struct gw_path *pa);
+/* XID remapping of a call routed to pa; false when it was finalized. */
+bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
+/* Answer a server's callback CALL through the path's transport (niov 0:
+ * only release the handle); -ENOTSUP when the transport has no backchannel. */
+int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, unsigned niov);
+
+/* reload.c: frees what retired paths and backends left (event loop). */
+void gw_reap_cb(evutil_socket_t fd, short what, void *arg);
+
+/* client.c */
+void gw_client_call_add(struct gw_client *cl, struct gw_call *c);
+void gw_client_call_remove(struct gw_client *cl, struct gw_call *c);
+void gw_client_deliver(struct gw_client *cl, struct gw_out *o);
+void gw_client_hold(struct gw_client *cl);
+/* A hold queue drained: every held client may read again. */
+void gw_clients_resume(struct gw_ctx *gw);
+
+/* relay.c */
+struct gw_relay *gw_relay_new(struct gw_ctx *gw);
+/* Pending callbacks are released (no reply): call before the paths go. */
+void gw_relay_free(struct gw_relay *r);
+/* A REPLY record from cl: the answer to a callback relayed to it, or
+ * nobody's.  Takes the record. */
+void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *rec, uint32_t xid);
+/* A COMPOUND reply to c's client, before it is delivered (session binding). */
+void gw_relay_learn_reply(struct gw_relay *r, struct gw_call *c, const struct iovec *iov,
+			  unsigned niov);
+/* A COMPOUND call from c's client (SEQUENCE after a reconnect). */
+void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c);
+/* A relayed callback CALL was written to its client. */
+void gw_relay_out_done(struct gw_relay *r, struct gw_out *o);
+/* cl is closing: callbacks it owes get SYSTEM_ERR, its sessions become
+ * ownerless, its output slots are freed. */
+void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl);
+
+#endif /* RPCRDMA_GW_CTX_H */
