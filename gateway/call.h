@@ -14,6 +14,7 @@
 
 #include "chunking.h"
 #include "pool.h"
+#include "transport_rdma.h"
 
 struct fe_conn;
 struct gw_ctx;
@@ -90,6 +91,12 @@ struct gw_call {
 	/* transport scratch */
 	uint8_t ca_tp_mark[4];		/* TCP transport: record mark of the call */
 	void *ca_tp_priv;
+	/* Per-call state of the transport the call is routed to (zeroed at
+	 * the pool's start, left alone by gw_call_new: each transport keeps
+	 * its own state consistent across calls). */
+	union {
+		struct gw_rdma_call tu_rdma;	/* transport_rdma.c */
+	} ca_tp;
 	TAILQ_ENTRY(gw_call) ca_conn_link;	/* client's calls */
 	TAILQ_ENTRY(gw_call) ca_out_link;	/* client's output queue */
 	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
