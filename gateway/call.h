@@ -15,6 +15,7 @@
 #include "chunking.h"
 #include "client.h"
 #include "pool.h"
+#include "transport_rdma.h"
 
 struct gw_client;
 struct gw_ctx;
@@ -87,6 +88,12 @@ struct gw_call {
 	/* transport scratch */
 	uint8_t ca_tp_mark[4];		/* TCP transport: record mark of the call */
 	void *ca_tp_priv;
+	/* Per-call state of the transport the call is routed to (zeroed at
+	 * the pool's start, left alone by gw_call_new: each transport keeps
+	 * its own state consistent across calls). */
+	union {
+		struct gw_rdma_call tu_rdma;	/* transport_rdma.c */
+	} ca_tp;
 	TAILQ_ENTRY(gw_call) ca_cl_link;	/* client's calls */
 	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
 	TAILQ_ENTRY(gw_call) ca_free_link;

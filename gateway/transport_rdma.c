@@ -41,6 +41,9 @@
  * at its callback.  Backend errors (ERR_CHUNK, bad reply, too
  * many re-sends) drop the call, counted and logged, never an RPC error.
  *
+ * Per call: the transport's state (struct gw_rdma_call, transport_rdma.h)
+ * lives inside the gateway's call (ca_tp), one enum for where it stands.
+ *
  * Outage: the backend queues and re-sends by itself; its BE_POOL_UP/DOWN
  * events become gw_path_ready() so the gateway holds new calls meanwhile.
  */
@@ -61,10 +64,9 @@
 #include "log.h"
 #include "pool.h"
 #include "transport.h"
+#include "transport_rdma.h"
 
 #define GR_RETRY_MS	5
-#define GR_OUT_IOV	(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)
-#define GR_MAX_BUFS	((BE_MAX_WRITE_CHUNKS + 1) * BE_MAX_TARGET_IOV + 1)
 
 /* One server context: a be_ctx and the pool registered in it. */
 struct gr_server {
@@ -81,30 +83,6 @@ struct gw_rdma {
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
-/* Per-call state, indexed by the call's ca_index. */
-struct gr_call {
-	struct gr_path *gc_path;
-	struct gw_call *gc_call;
-	struct be_call *gc_be;
-	bool gc_busy;			/* submitted, callback not yet seen or not released */
-	bool gc_orphan;			/* cancelled: release at the callback */
-	bool gc_replied;		/* callback seen, reply handed to the gateway */
-	bool gc_done;			/* callback seen: the backend is done with our memory */
-	uint64_t gc_t0_us;		/* submitted (RDMA leg histogram) */
-	uint32_t gc_prog, gc_vers, gc_proc, gc_gss;
-	unsigned gc_nwrites;
-	struct be_target gc_wt[BE_MAX_WRITE_CHUNKS];
-	struct iovec gc_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
-	struct be_target gc_rt;
-	struct iovec gc_riov[BE_MAX_TARGET_IOV];
-	struct be_read_item gc_reads[BE_MAX_READ_ITEMS];
-	unsigned gc_nbufs;
-	struct gw_buf *gc_bufs[GR_MAX_BUFS];
-	struct iovec gc_body;		/* inline reply copied out of the receive buffer */
-	unsigned gc_nout;
-	struct iovec gc_out[GR_OUT_IOV];
-};
-
 struct gr_path {
 	struct gw_rdma *rp_ra;
 	struct gw_path *rp_path;
@@ -116,7 +94,6 @@ struct gr_path {
 	struct be_call **rp_relq;	/* [gw_ctx_ncalls()] waiting for rp_relev */
 	unsigned rp_nrelq;
 	unsigned rp_ncalls;
-	struct gr_call *rp_calls;	/* [gw_ctx_ncalls()] */
 	bool rp_destroying;
 };
 
@@ -223,9 +200,59 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 	return sv;
 }
 
+/* ---- the call's state (transport_rdma.h) ---- */
+
+/* The call that embeds gc (call.h, ca_tp). */
+static struct gw_call *gr_call_of(struct gw_rdma_call *gc)
+{
+	return (struct gw_call *)((char *)gc - offsetof(struct gw_call, ca_tp.tu_rdma));
+}
+
+static struct gw_rdma_call *gr_state(struct gw_call *c)
+{
+	return &c->ca_tp.tu_rdma;
+}
+
+static const char *const gr_state_name[GW_RDMA_CALL__COUNT] = {
+	"IDLE", "POSTED", "ORPHAN", "REPLIED", "FAILED",
+};
+
+/* The transitions of the diagram in transport_rdma.h. */
+static bool gr_transition_ok(enum gw_rdma_call_state from, enum gw_rdma_call_state to)
+{
+	switch (from) {
+	case GW_RDMA_CALL_IDLE:
+		return to == GW_RDMA_CALL_POSTED;
+	case GW_RDMA_CALL_POSTED:
+		return to == GW_RDMA_CALL_IDLE || to == GW_RDMA_CALL_ORPHAN ||
+		       to == GW_RDMA_CALL_REPLIED || to == GW_RDMA_CALL_FAILED;
+	case GW_RDMA_CALL_ORPHAN:
+	case GW_RDMA_CALL_REPLIED:
+	case GW_RDMA_CALL_FAILED:
+		return to == GW_RDMA_CALL_IDLE;
+	default:
+		return false;
+	}
+}
+
+/* The one writer of gc_state: an illegal change is a bug, counted,
+ * logged and refused. */
+static void gr_call_set(struct gr_path *rp, struct gw_rdma_call *gc, enum gw_rdma_call_state to)
+{
+	if (!gr_transition_ok(gc->gc_state, to)) {
+		struct gw_call *c = gr_call_of(gc);
+
+		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_ILLEGAL_TRANSITION);
+		gw_err(rp->rp_info->pi_log, "xid %#x (gw %#x): rdma call %s -> %s refused",
+		       c->ca_cxid, c->ca_gxid, gr_state_name[gc->gc_state], gr_state_name[to]);
+		return;
+	}
+	gc->gc_state = to;
+}
+
 /* ---- targets: pool buffers for write chunks and the reply chunk ---- */
 
-static void gr_call_drop_bufs(struct gr_path *rp, struct gr_call *gc)
+static void gr_call_drop_bufs(struct gr_path *rp, struct gw_rdma_call *gc)
 {
 	for (unsigned i = 0; i < gc->gc_nbufs; i++)
 		gw_buf_put(rp->rp_info->pi_pool, gc->gc_bufs[i]);
@@ -234,7 +261,7 @@ static void gr_call_drop_bufs(struct gr_path *rp, struct gr_call *gc)
 
 /* len bytes of pool buffers as an iovec list; false when the pool is dry
  * (buffers taken so far stay listed in gc_bufs). */
-static bool gr_target(struct gr_path *rp, struct gr_call *gc, uint32_t len, struct iovec *iov,
+static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len, struct iovec *iov,
 		      unsigned *niov)
 {
 	struct gw_pool *pool = rp->rp_info->pi_pool;
@@ -245,7 +272,7 @@ static bool gr_target(struct gr_path *rp, struct gr_call *gc, uint32_t len, stru
 		struct gw_buf *b = gw_buf_get(pool);
 		uint32_t n = len < bs ? len : bs;
 
-		if (!b || gc->gc_nbufs == GR_MAX_BUFS) {
+		if (!b || gc->gc_nbufs == GW_RDMA_MAX_BUFS) {
 			gw_buf_put(pool, b);
 			return false;
 		}
@@ -259,8 +286,8 @@ static bool gr_target(struct gr_path *rp, struct gr_call *gc, uint32_t len, stru
 /* ---- reply ---- */
 
 /* Append stream bytes [off, off + len) of iov[] to the reply iovecs. */
-static bool gr_out_range(struct gr_call *gc, const struct iovec *iov, unsigned niov, size_t off,
-			 size_t len)
+static bool gr_out_range(struct gw_rdma_call *gc, const struct iovec *iov, unsigned niov,
+			 size_t off, size_t len)
 {
 	for (unsigned i = 0; i < niov && len > 0; i++) {
 		size_t l = iov[i].iov_len;
@@ -272,7 +299,7 @@ static bool gr_out_range(struct gr_call *gc, const struct iovec *iov, unsigned n
 		l -= off;
 		if (l > len)
 			l = len;
-		if (gc->gc_nout == GR_OUT_IOV)
+		if (gc->gc_nout == GW_RDMA_OUT_IOV)
 			return false;
 		gc->gc_out[gc->gc_nout++] = (struct iovec){ (uint8_t *)iov[i].iov_base + off, l };
 		len -= l;
@@ -281,9 +308,10 @@ static bool gr_out_range(struct gr_call *gc, const struct iovec *iov, unsigned n
 	return len == 0;
 }
 
-static bool gr_assemble(struct gr_call *gc, const struct iovec *body, unsigned nbody,
+static bool gr_assemble(struct gw_rdma_call *gc, const struct iovec *body, unsigned nbody,
 			const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr)
 {
+	const struct gw_call *c = gr_call_of(gc);
 	struct chk_reply_walk rw;
 	struct rpc_reply_hdr rh;
 	struct xdr_cur xc;
@@ -297,9 +325,10 @@ static bool gr_assemble(struct gr_call *gc, const struct iovec *body, unsigned n
 	}
 	/* Plain results only for accepted, successful, non-GSS-wrapped replies. */
 	if (rh.rr_stat == RPC_MSG_ACCEPTED && rh.rr_accept_stat == RPC_SUCCESS &&
-	    (gc->gc_gss == 0 || gc->gc_gss == RPC_GSS_SVC_NONE))
-		prog = gc->gc_prog;
-	if (!chk_reply_walk(&xc, 0, prog, gc->gc_vers, gc->gc_proc, wlen, nw, &rw, werr))
+	    (c->ca_gss == 0 || c->ca_gss == RPC_GSS_SVC_NONE))
+		prog = c->ca_hdr.rc_prog;
+	if (!chk_reply_walk(&xc, 0, prog, c->ca_hdr.rc_vers, c->ca_hdr.rc_proc, wlen, nw, &rw,
+			    werr))
 		return false;
 	gc->gc_nout = 0;
 	for (unsigned i = 0; i < rw.rw_npieces; i++) {
@@ -316,7 +345,7 @@ static bool gr_assemble(struct gr_call *gc, const struct iovec *body, unsigned n
 					  gc->gc_wt[pc->pc_chunk].bt_niov, pc->pc_off, pc->pc_len);
 			break;
 		default:
-			ok = gc->gc_nout < GR_OUT_IOV;
+			ok = gc->gc_nout < GW_RDMA_OUT_IOV;
 			if (ok)
 				gc->gc_out[gc->gc_nout++] = (struct iovec){ (void *)chk_zero_pad, pc->pc_len };
 			break;
@@ -330,30 +359,28 @@ static bool gr_assemble(struct gr_call *gc, const struct iovec *body, unsigned n
 }
 
 /* Everything of the call given back; the transport's reference dropped. */
-static void gr_call_done(struct gr_path *rp, struct gr_call *gc)
+static void gr_call_done(struct gr_path *rp, struct gw_rdma_call *gc)
 {
-	struct gw_call *c = gc->gc_call;
+	struct gw_call *c = gr_call_of(gc);
 
 	be_call_release(gc->gc_be);
 	gc->gc_be = NULL;
 	gr_call_drop_bufs(rp, gc);
-	gc->gc_busy = false;
-	gc->gc_call = NULL;
+	gr_call_set(rp, gc, GW_RDMA_CALL_IDLE);
 	rp->rp_ncalls--;
 	gw_call_put(c);
 }
 
 static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 {
-	struct gr_call *gc = arg;
+	struct gw_rdma_call *gc = arg;
 	struct gr_path *rp = gc->gc_path;
-	struct gw_call *c = gc->gc_call;
+	struct gw_call *c = gr_call_of(gc);
 	const struct gw_log *lg = rp->rp_info->pi_log;
 	enum chk_walk_err werr;
 
 	gc->gc_be = bc;
-	gc->gc_done = true;
-	if (gc->gc_orphan) {
+	if (gc->gc_state == GW_RDMA_CALL_ORPHAN) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_UNMATCHED);
 		gr_call_done(rp, gc);
 		return;
@@ -364,7 +391,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
 		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
 		       gw_path_name(rp->rp_path), be_err_str(r->br_err));
-		gc->gc_orphan = true;		/* finalize -> cancel -> done */
+		gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);	/* finalize -> cancel -> done */
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;
 	}
@@ -383,7 +410,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gw_stat_add(rp->rp_info->pi_stats, r->br_proc == RPCRDMA_NOMSG ? GW_CTR_BYTES_REPLY_CHUNK
 			    : GW_CTR_BYTES_INLINE_REPLY, r->br_body_len);
 		if (r->br_proc != RPCRDMA_NOMSG && r->br_body_len <= gw_pool_buf_size(pool) &&
-		    gc->gc_nbufs < GR_MAX_BUFS && (b = gw_buf_get(pool))) {
+		    gc->gc_nbufs < GW_RDMA_MAX_BUFS && (b = gw_buf_get(pool))) {
 			size_t off = 0;
 
 			for (unsigned i = 0; i < nbody; i++) {
@@ -404,7 +431,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		}
 		ok = gr_assemble(gc, body, nbody, wlen, nw, &werr);
 		if (ok) {
-			gc->gc_replied = true;
+			gr_call_set(rp, gc, GW_RDMA_CALL_REPLIED);
 			gw_call_complete(c, gc->gc_out, gc->gc_nout);
 			return;
 		}
@@ -412,7 +439,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 	gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
 	gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
 	       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
-	gc->gc_orphan = true;
+	gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);
 	gw_call_finalize(c, GW_END_FAILED);
 }
 
@@ -458,7 +485,7 @@ static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 	gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 }
 
-static int gr_refuse(struct gr_path *rp, struct gr_call *gc)
+static int gr_refuse(struct gr_path *rp, struct gw_rdma_call *gc)
 {
 	struct timeval tv = { 0, GR_RETRY_MS * 1000 };
 
@@ -470,24 +497,19 @@ static int gr_refuse(struct gr_path *rp, struct gr_call *gc)
 static int gr_submit(void *tp, struct gw_call *c)
 {
 	struct gr_path *rp = tp;
-	struct gr_call *gc = &rp->rp_calls[c->ca_index];
+	struct gw_rdma_call *gc = gr_state(c);
 	struct chk_rdma_params prm;
 	struct chk_decision dc;
 	struct be_conn_info ci;
 	struct be_call_desc d;
 	unsigned nreads = 0, n;
 
-	if (gc->gc_busy)	/* cannot happen: one gw_call, one slot */
+	if (gc->gc_state != GW_RDMA_CALL_IDLE)	/* cannot happen: one transport at a time */
 		return -EBUSY;
 	if (c->ca_rec.rc_niov > BE_MAX_MSG_IOV)
 		return -EMSGSIZE;
-	memset(gc, 0, offsetof(struct gr_call, gc_wiov));
+	memset(gc, 0, offsetof(struct gw_rdma_call, gc_wiov));	/* IDLE stays IDLE */
 	gc->gc_path = rp;
-	gc->gc_call = c;
-	gc->gc_prog = c->ca_hdr.rc_prog;	/* decoded and walked once, by the gateway */
-	gc->gc_vers = c->ca_hdr.rc_vers;
-	gc->gc_proc = c->ca_hdr.rc_proc;
-	gc->gc_gss = c->ca_gss;
 	chk_rdma_params_default(&prm);
 	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
 		prm.rp_send_threshold = ci.ci_send_threshold;
@@ -530,7 +552,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		gc->gc_rt = (struct be_target){ gc->gc_riov, n };
 		d.cd_reply = &gc->gc_rt;
 	}
-	gc->gc_busy = true;
+	gr_call_set(rp, gc, GW_RDMA_CALL_POSTED);
 	gw_call_get(c);
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
@@ -539,7 +561,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	if (!gc->gc_be) {
 		int err = errno;
 
-		gc->gc_busy = false;
+		gr_call_set(rp, gc, GW_RDMA_CALL_IDLE);
 		c->ca_tp_owned = false;
 		rp->rp_ncalls--;
 		gw_call_put(c);		/* the client side still holds one */
@@ -572,15 +594,15 @@ static void gr_release(void *tp, struct gw_call *c)
 {
 	struct gr_path *rp = tp;
 
-	gr_call_done(rp, &rp->rp_calls[c->ca_index]);
+	gr_call_done(rp, gr_state(c));
 }
 
 static void gr_cancel(void *tp, struct gw_call *c)
 {
 	struct gr_path *rp = tp;
-	struct gr_call *gc = &rp->rp_calls[c->ca_index];
+	struct gw_rdma_call *gc = gr_state(c);
 
-	if (gc->gc_done) {
+	if (gc->gc_state == GW_RDMA_CALL_REPLIED || gc->gc_state == GW_RDMA_CALL_FAILED) {
 		/* finalize from our own callback (error): the backend is done */
 		gr_call_done(rp, gc);
 		return;
@@ -593,7 +615,7 @@ static void gr_cancel(void *tp, struct gw_call *c)
 	}
 	/* On the wire: the server may still write into the targets until
 	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when. */
-	gc->gc_orphan = true;
+	gr_call_set(rp, gc, GW_RDMA_CALL_ORPHAN);
 }
 
 static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
@@ -637,7 +659,6 @@ static void gr_destroy(void *tp)
 	event_free(rp->rp_relev);
 	free(rp->rp_relq);
 	gr_server_put(rp->rp_ra, rp->rp_server);
-	free(rp->rp_calls);
 	free(rp);
 }
 
@@ -659,11 +680,10 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_ra = ra;
 	rp->rp_path = path;
 	rp->rp_info = pi;
-	rp->rp_calls = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_calls));
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
 	rp->rp_relev = event_new(pi->pi_base, -1, 0, gr_release_cb, rp);
 	rp->rp_relq = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_relq));
-	if (!rp->rp_calls || !rp->rp_retry || !rp->rp_relev || !rp->rp_relq)
+	if (!rp->rp_retry || !rp->rp_relev || !rp->rp_relq)
 		goto err;
 	/* Start-up only: a name lookup may block here. */
 	snprintf(port, sizeof(port), "%u", b->cb_rdma_port);
@@ -695,7 +715,6 @@ err:
 	if (rp->rp_relev)
 		event_free(rp->rp_relev);
 	free(rp->rp_relq);
-	free(rp->rp_calls);
 	free(rp);
 	return NULL;
 }

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the RPC-over-RDMA transport's per-call state
+ * (transport_rdma.c), embedded in the gateway's call (call.h, ca_tp) the way
+ * the kernel embeds its rpcrdma_req in the rpc_rqst: no parallel array per
+ * path, the call reached back with container_of.
+ */
+#ifndef RPCRDMA_GW_TRANSPORT_RDMA_H
+#define RPCRDMA_GW_TRANSPORT_RDMA_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "backend.h"
+#include "chunking.h"
+
+#define GW_RDMA_OUT_IOV		(2 * BE_MAX_TARGET_IOV + 3 * CHK_WALK_MAX_ITEMS + 8)
+#define GW_RDMA_MAX_BUFS	((BE_MAX_WRITE_CHUNKS + 1) * BE_MAX_TARGET_IOV + 1)
+
+struct gr_path;
+struct gw_buf;
+
+/*
+ * One state for what the transport and the backend hold of a call
+ * (gr_call_set() in transport_rdma.c is the only writer):
+ *
+ *   IDLE -> POSTED -> REPLIED -> IDLE     reply handed to the gateway, released
+ *             |   \-> FAILED  -> IDLE     backend error or reply not fitting: finalized
+ *             |   \-> ORPHAN  -> IDLE     cancelled on the wire: ends at its callback
+ *             \-> IDLE                    refused by the backend, or cancelled while queued
+ */
+enum gw_rdma_call_state {
+	GW_RDMA_CALL_IDLE = 0,	/* not the transport's (zero: the pool's calloc) */
+	GW_RDMA_CALL_POSTED,	/* submitted to the backend, callback awaited */
+	GW_RDMA_CALL_ORPHAN,	/* cancelled on the wire, callback awaited */
+	GW_RDMA_CALL_REPLIED,	/* callback seen, reply iovecs handed to the gateway */
+	GW_RDMA_CALL_FAILED,	/* callback seen, call being finalized (cancel ends it) */
+	GW_RDMA_CALL__COUNT
+};
+
+struct gw_rdma_call {
+	enum gw_rdma_call_state gc_state;
+	struct gr_path *gc_path;
+	struct be_call *gc_be;
+	uint64_t gc_t0_us;		/* submitted (RDMA leg histogram) */
+	unsigned gc_nwrites;
+	unsigned gc_nbufs;
+	unsigned gc_nout;
+	struct be_target gc_wt[BE_MAX_WRITE_CHUNKS];
+	struct be_target gc_rt;
+	struct be_read_item gc_reads[BE_MAX_READ_ITEMS];
+	struct iovec gc_body;		/* inline reply copied out of the receive buffer */
+	struct iovec gc_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
+	struct iovec gc_riov[BE_MAX_TARGET_IOV];
+	struct gw_buf *gc_bufs[GW_RDMA_MAX_BUFS];
+	struct iovec gc_out[GW_RDMA_OUT_IOV];	/* the reply as the client gets it */
+};
+
+#endif /* RPCRDMA_GW_TRANSPORT_RDMA_H */
