@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the test tiers and ends with one line: `check: N passed, N failed`.
-#   tests/check.sh all|unit|fuzz|vm
+#   tests/check.sh all|layout|unit|fuzz|vm|pkg
 # Unit tests count per cmocka case (TAP output); each fuzz target and each
 # VM scenario counts as one (a scenario run again on the second reference
 # kernel as NAME@6.12).  A tier that cannot run says so loudly; with
@@ -156,6 +156,21 @@ run_vm_second() {
 	done
 }
 
+# Structure of the production tree (tests/layout/layout.py): module arrows
+# one way, sizes, no dead export, the architecture page's arrows current.
+run_layout() {
+	local c out
+	for c in includes sizes exports doc; do
+		out="$LOGDIR/layout-$c.log"
+		if python3 tests/layout/layout.py "$c" >"$out" 2>&1; then
+			passed=$((passed + 1)); echo "ok:   layout $(tail -1 "$out")"
+		else
+			fail "layout $c (log $out)"
+			head -15 "$out" | sed 's/^/    /'
+		fi
+	done
+}
+
 run_pkg() {
 	local t name
 	for t in tests/pkg/check-*.sh; do
@@ -175,8 +190,9 @@ unit) run_unit ;;
 fuzz) run_fuzz ;;
 vm) run_vm ;;
 pkg) run_pkg ;;
-all) run_unit; run_pkg; run_fuzz; run_vm ;;
-*) echo "usage: $0 all|unit|fuzz|vm|pkg" >&2; exit 2 ;;
+layout) run_layout ;;
+all) run_layout; run_unit; run_pkg; run_fuzz; run_vm ;;
+*) echo "usage: $0 all|layout|unit|fuzz|vm|pkg" >&2; exit 2 ;;
 esac
 
 if [ ${#failures[@]} -gt 0 ]; then
