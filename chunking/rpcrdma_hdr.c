@@ -50,7 +50,7 @@ const char *rpcrdma_hdr_err_str(enum rpcrdma_hdr_err err)
 }
 
 /*
- * Defaults follow the reference peer (KERNEL-PEER.md): svcrdma accepts write
+ * Defaults follow the reference peer (docs/protocol.md): svcrdma accepts write
  * chunks of up to 259 segments (RPCSVC_MAXPAGES: 1 MiB of 4 KiB pages + 3);
  * read and write-chunk counts are the compile-time capacity.
  */
@@ -202,7 +202,7 @@ static bool rpcrdma_hdr_check(struct hdr_dec *d)
 		 * Position and the Responder concatenates them "in list
 		 * order"; a chunk is therefore a run of equal positions, and
 		 * the list is kept in payload order (non-decreasing), which is
-		 * also what svcrdma requires (KERNEL-PEER.md: misaligned or
+		 * also what svcrdma requires (docs/protocol.md: misaligned or
 		 * inconsistent positions -> ERR_CHUNK). */
 		if (i > 0 && pos < h->rh_reads[i - 1].rd_position)
 			return hd_fail(d, RPCRDMA_HDR_BAD_POSITION);
@@ -439,7 +439,7 @@ bool rpcrdma_hdr_encode(struct xdr_enc *xe, const struct rpcrdma_hdr *h)
  * Must match rpcrdma_hdr_encode() word for word.  The Reply chunk is an
  * optional-data item: its discriminator word is always there, and when
  * present it is followed by a count word and the segments - the miscount
- * KERNEL-PEER.md lists (a mount hung at EXCHANGE_ID) forgot the count.
+ * docs/protocol.md lists (a mount hung at EXCHANGE_ID) forgot the count.
  */
 size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h)
 {

@@ -3,7 +3,7 @@
  * Unit tests for the RPC-over-RDMA version 1 transport header codec
  * (chunking/rpcrdma_hdr.c).  Vectors are written by hand from RFC 8166
  * 4.1.2/4.7 and draft-ietf-nfsv4-rpcrdma-08 4.3, plus the bytes the Linux
- * nfsd sent (KERNEL-PEER.md).  Each table row cites its section.
+ * nfsd sent (docs/protocol.md).  Each table row cites its section.
  *
  * Also holds the no-allocation proof (case 14): decoding a 1 KiB RPC call
  * and its transport header with malloc/calloc/realloc counted.
@@ -308,7 +308,7 @@ static void t03_round_trip(void **state)
 	}
 }
 
-/* 4. KERNEL-PEER.md: the measured reply of Linux nfsd to a NULL call.
+/* 4. the measured reply of Linux nfsd to a NULL call.
  * Transport header (RFC 8166 4.2: credit 0x40 = 64 granted), then the RPC
  * reply (RFC 5531 9: accepted, AUTH_NONE verifier, SUCCESS). */
 static void t04_kernel_null_reply(void **state)

@@ -2,7 +2,7 @@
 /*
  * Unit tests for the RFC 8797 CM private data codec (chunking/rpcrdma_pd.c).
  * Vectors from RFC 8797 section 4 and the bytes the Linux nfsd sent
- * (KERNEL-PEER.md).
+ * (docs/protocol.md).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "chunking.h"
 #include "vectors.h"
 
-/* 1. KERNEL-PEER.md: f6 ab 0e 18 01 00 03 03 + 188 zeros.  RFC 8797 4.2:
+/* 1. Measured: f6 ab 0e 18 01 00 03 03 + 188 zeros.  RFC 8797 4.2:
  * (3 + 1) * 1024 = 4096 both ways; flags 0 -> no remote invalidation. */
 static void t01_kernel_vector(void **state)
 {

@@ -2,7 +2,7 @@
 /*
  * This file contains the byte vectors shared by the wire-format tests and
  * fuzzers (see vectors.h).  The kernel vectors are the measured bytes listed
- * in KERNEL-PEER.md.
+ * in docs/protocol.md.
  */
 #include <string.h>
 

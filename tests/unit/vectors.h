@@ -13,7 +13,7 @@
 /* Writes n 32-bit words big-endian into out; returns 4 * n. */
 size_t vec_words(uint8_t *out, const uint32_t *w, size_t n);
 
-/* Measured from Linux nfsd 6.1 (KERNEL-PEER.md): its reply to a user-space
+/* Measured from Linux nfsd 6.1 (docs/protocol.md): its reply to a user-space
  * NULL call, transport header (28 bytes) then RPC reply (24 bytes). */
 #define VEC_KERNEL_NULL_REPLY_LEN	52
 #define VEC_KERNEL_NULL_REPLY_HDR_LEN	28
