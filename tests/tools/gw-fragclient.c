@@ -500,5 +500,9 @@ int main(int argc, char **argv)
 	}
 	if (rc == 0)
 		printf("%s: %u bytes written and read back equal\n", vers, len);
+	free(c.fb_p);
+	free(r.fb_p);
+	free(data);
+	free(back);
 	return rc ? 1 : 0;
 }
