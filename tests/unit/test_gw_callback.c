@@ -12,6 +12,7 @@
 
 #include "call.h"
 #include "callback.h"
+#include "cb_enc.h"
 #include "chunking.h"
 #include "config.h"
 #include "gateway.h"
@@ -20,66 +21,8 @@
 #include "test_gw_harness.h"
 #include "transport.h"
 
-#define NFS 100003u
-#define CB_PROG 0x40000000u
-
-/* ---- XDR builders ---- */
-
-struct wb {
-	uint8_t b[512];
-	size_t n;
-};
-static void w32(struct wb *w, uint32_t v)
-{
-	chk_put_be32(w->b + w->n, v);
-	w->n += 4;
-}
-static void wsid(struct wb *w, uint8_t seed)
-{
-	for (unsigned i = 0; i < 16; i++)
-		w->b[w->n++] = (uint8_t)(seed + i);
-}
-static void wcall(struct wb *w, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc)
-{
-	w->n = 0;
-	w32(w, xid), w32(w, 0), w32(w, 2), w32(w, prog), w32(w, vers), w32(w, proc);
-	w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);	/* AUTH_NONE cred and verf */
-}
-static void wreply_ok(struct wb *w, uint32_t xid)
-{
-	w->n = 0;
-	w32(w, xid), w32(w, 1), w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);
-}
-/* CB_COMPOUND: tag "", minorversion, ident, CB_SEQUENCE(sid) + CB_RECALL */
-static void wcb_compound(struct wb *w, uint32_t xid, uint32_t minor, uint8_t seed)
-{
-	wcall(w, xid, CB_PROG, 1, 1);
-	w32(w, 0), w32(w, minor), w32(w, 0), w32(w, 2);
-	if (minor) {
-		w32(w, 11);
-		wsid(w, seed);
-		w32(w, 1), w32(w, 0), w32(w, 0), w32(w, 0), w32(w, 0);
-	}
-	w32(w, 4), w32(w, 0);	/* CB_RECALL (args cut short: not decoded) */
-}
-/* COMPOUND reply with one op: CREATE_SESSION (flags) or BIND_CONN (dir) */
-static void wbind_reply(struct wb *w, uint32_t xid, uint32_t op, uint32_t opstatus, uint8_t seed,
-			uint32_t flags_or_dir)
-{
-	wreply_ok(w, xid);
-	w32(w, opstatus), w32(w, 0), w32(w, 1), w32(w, op), w32(w, opstatus);
-	if (opstatus)
-		return;
-	wsid(w, seed);
-	if (op == 43)
-		w32(w, 1);	/* csr_sequence */
-	w32(w, flags_or_dir);
-	w32(w, 0);
-}
-static struct iovec io(struct wb *w)
-{
-	return (struct iovec){ w->b, w->n };
-}
+#define NFS CBE_NFS
+#define CB_PROG CBE_CB_PROG
 
 /* ---- 4: session map ---- */
 
@@ -177,7 +120,7 @@ struct fake {
 	struct gw_path *path;
 	struct gw_call *calls[FK_MAX];
 	unsigned ncalls;
-	struct wb reply[FK_MAX];
+	struct cbe_buf reply[FK_MAX];
 	struct iovec riov[FK_MAX];
 	/* to_cb_reply */
 	unsigned ncb;
@@ -287,8 +230,8 @@ static void bind_session(struct h_gw *h, struct fake *f, int fd, uint32_t xid)
 	h_pump(h, 20);
 	assert_int_equal(f->ncalls, 1);
 	c = f->calls[0];
-	wbind_reply(&f->reply[0], c->ca_gxid, 43, 0, 0x90, 0x2);
-	f->riov[0] = io(&f->reply[0]);
+	cbe_bind_reply(&f->reply[0], c->ca_gxid, 43, 0, 0x90, 0x2);
+	f->riov[0] = cbe_io(&f->reply[0]);
 	fk_forget(f, c);
 	gw_call_complete(c, &f->riov[0], 1);
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), (int)f->reply[0].n);
@@ -296,12 +239,12 @@ static void bind_session(struct h_gw *h, struct fake *f, int fd, uint32_t xid)
 }
 
 /* Send a server CALL (CB_COMPOUND of session seed) through the path. */
-static void server_cb(struct fake *f, struct wb *w, uint32_t sxid, uint8_t seed, void *handle)
+static void server_cb(struct fake *f, struct cbe_buf *w, uint32_t sxid, uint8_t seed, void *handle)
 {
 	struct iovec v;
 
-	wcb_compound(w, sxid, 1, seed);
-	v = io(w);
+	cbe_cb_compound(w, sxid, 1, seed);
+	v = cbe_io(w);
 	gw_cb_call(f->path, handle, &v, 1);
 }
 
@@ -311,7 +254,7 @@ static void t06_relay(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb, rep;
+	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	uint32_t gx;
 	int fd, len;
@@ -331,8 +274,8 @@ static void t06_relay(void **state)
 	assert_memory_equal(buf + 4, cb.b + 4, cb.n - 4);
 	assert_int_equal(f.ncb, 0);
 	/* 6.2 the client's REPLY goes back with the server's XID */
-	wreply_ok(&rep, gx);
-	w32(&rep, 0), w32(&rep, 0), w32(&rep, 0);	/* CB_COMPOUND4res: OK, "", 0 */
+	cbe_reply_ok(&rep, gx);
+	cbe_32(&rep, 0), cbe_32(&rep, 0), cbe_32(&rep, 0);	/* CB_COMPOUND4res: OK, "", 0 */
 	rm_encode_hdr(buf, (uint32_t)rep.n, true);
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(fd, buf, rep.n + 4);
@@ -360,7 +303,7 @@ static void t07_null_no_owner_foreign(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb, rep;
+	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	struct iovec v;
 	uint32_t gx;
@@ -372,8 +315,8 @@ static void t07_null_no_owner_foreign(void **state)
 	other = h_client(&h);
 	bind_session(&h, &f, fd, 0x200);
 	/* 7.1 CB_NULL */
-	wcall(&cb, 0x77, CB_PROG, 1, 0);
-	v = io(&cb);
+	cbe_call(&cb, 0x77, CB_PROG, 1, 0);
+	v = cbe_io(&cb);
 	gw_cb_call(f.path, (void *)1, &v, 1);
 	assert_int_equal(f.ncb, 1);
 	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
@@ -394,7 +337,7 @@ static void t07_null_no_owner_foreign(void **state)
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	assert_int_equal(h_reply(&h, other, buf + 256, 256, 100), -1);
 	gx = chk_be32(buf);
-	wreply_ok(&rep, gx);
+	cbe_reply_ok(&rep, gx);
 	rm_encode_hdr(buf, (uint32_t)rep.n, true);
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(other, buf, rep.n + 4);
@@ -418,7 +361,7 @@ static void t08_client_gone(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb;
+	struct cbe_buf cb;
 	uint8_t buf[512];
 	int fd;
 
@@ -448,7 +391,7 @@ static void t09_timeout(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb, rep;
+	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	uint64_t t0;
 	uint32_t gx;
@@ -468,7 +411,7 @@ static void t09_timeout(void **state)
 	assert_true(gw_now_ms() >= t0 + GW_CB_TIMEOUT_MS);
 	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_TIMEOUT], 1);
-	wreply_ok(&rep, gx);
+	cbe_reply_ok(&rep, gx);
 	rm_encode_hdr(buf, (uint32_t)rep.n, true);
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(fd, buf, rep.n + 4);
@@ -486,7 +429,7 @@ static void t10_shutdown_pending(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb;
+	struct cbe_buf cb;
 	uint8_t buf[512];
 	int fd;
 
@@ -510,7 +453,7 @@ static void t11_no_steal_by_sequence(void **state)
 {
 	struct h_gw h;
 	struct fake f;
-	struct wb cb, call;
+	struct cbe_buf cb, call;
 	uint8_t buf[512];
 	int fd, other;
 
@@ -521,9 +464,9 @@ static void t11_no_steal_by_sequence(void **state)
 	bind_session(&h, &f, fd, 0x600);
 	close(fd);
 	h_pump(&h, 30);
-	wcall(&call, 0x601, NFS, 4, 1);
-	w32(&call, 0), w32(&call, 1), w32(&call, 1), w32(&call, 53);
-	wsid(&call, 0x90);
+	cbe_call(&call, 0x601, NFS, 4, 1);
+	cbe_32(&call, 0), cbe_32(&call, 1), cbe_32(&call, 1), cbe_32(&call, 53);
+	cbe_sid(&call, 0x90);
 	rm_encode_hdr(buf, (uint32_t)call.n, true);
 	memcpy(buf + 4, call.b, call.n);
 	h_send(other, buf, call.n + 4);
