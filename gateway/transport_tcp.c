@@ -273,7 +273,7 @@ static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
  * kernel picks an ordinary port at connect(). */
 static void gt_bind_source(struct gw_tcp *gt, int fd, int family)
 {
-	int one = 1, port;
+	int one = 1, zero = 0, port;
 
 	if (gt->gt_src_port) {
 		struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
@@ -286,8 +286,10 @@ static void gt_bind_source(struct gw_tcp *gt, int fd, int family)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(fd, (struct sockaddr *)&ss, len) == 0)
 			return;
+		/* Taken meanwhile: a fresh reserved port in this same attempt
+		 * (unbound after the failed bind; SO_REUSEADDR off again). */
 		gt->gt_src_port = 0;
-		return;		/* the socket has SO_REUSEADDR now: the next attempt binds afresh */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &zero, sizeof(zero));
 	}
 	port = gw_rpcbind_bindresv(fd);
 	if (port > 0)
