@@ -317,6 +317,23 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 	gw_client_deliver(c->ca_cl, &c->ca_out);
 }
 
+/* A call that cannot be carried (refused for good, the server's reply
+ * unusable) still gets an answer: the client would otherwise wait for ever
+ * on a connection that stays up.  RFC 5531 section 9: SYSTEM_ERR is the
+ * accept status for "errors like memory allocation failure" on the
+ * server's side, which is what the client's server (the gateway) had. */
+void gw_call_system_err(struct gw_call *c)
+{
+	struct rpc_reply_hdr st = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SYSTEM_ERR };
+
+	if (c->ca_state != GW_CALL_SENT && c->ca_state != GW_CALL_NEW) {
+		gw_call_finalize(c, GW_END_FAILED);
+		return;
+	}
+	gw_stat_inc(ST(c->ca_gw), GW_CTR_CALLS_FAILED);
+	gw_local_reply(c->ca_gw, c, &st, GW_CTR_LOCAL_SYSTEM_ERR);
+}
+
 /* ---- finalize: the one end of every call ---- */
 
 void gw_call_finalize(struct gw_call *c, enum gw_end why)
@@ -413,7 +430,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	}
 	gw_err(LG(gw), "xid %#x (gw %#x): path %s refused the call: %s", c->ca_cxid, c->ca_gxid,
 	       pa->pa_name, strerror(-rc));
-	gw_call_finalize(c, GW_END_FAILED);
+	gw_call_system_err(c);
 	return true;
 }
 
