@@ -147,5 +147,8 @@ void gw_relay_out_done(struct gw_relay *r, struct gw_out *o);
 /* cl is closing: callbacks it owes get SYSTEM_ERR, its sessions become
  * ownerless, its output slots are freed. */
 void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl);
+/* pa's transport is about to be destroyed: callbacks that came over it are
+ * answered SYSTEM_ERR and forgotten (their handles die with it). */
+void gw_relay_path_gone(struct gw_relay *r, struct gw_path *pa);
 
 #endif /* RPCRDMA_GW_CTX_H */

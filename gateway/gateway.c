@@ -212,6 +212,8 @@ void gw_path_destroy(struct gw_path *pa)
 
 	while ((c = TAILQ_FIRST(&pa->pa_held)))
 		gw_call_finalize(c, GW_END_SHUTDOWN);
+	if (pa->pa_gw->gw_relay && pa->pa_tp)
+		gw_relay_path_gone(pa->pa_gw->gw_relay, pa);
 	if (pa->pa_tp)
 		pa->pa_ops->to_destroy(pa->pa_tp);
 	pa->pa_tp = NULL;
