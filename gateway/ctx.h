@@ -94,6 +94,7 @@ struct gw_ctx {
 	unsigned gw_nretiring;
 	struct gw_path *gw_retiring[GW_PATH_SLOTS];
 	struct event *gw_reap_ev;
+	struct event *gw_sweep_ev;	/* call_timeout: one sweep for every call */
 	unsigned gw_nseen_up;		/* active paths that have been up once */
 	bool gw_all_up_told;
 	unsigned gw_xcap;		/* XID map capacity per backend */

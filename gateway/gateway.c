@@ -35,6 +35,8 @@
 #include "transport.h"
 #include "xmap.h"
 
+#define GW_SWEEP_MS	250	/* call_timeout granularity */
+
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw) { return gw->gw_p.gp_stats; }
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
@@ -115,6 +117,61 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 	};
 }
 
+/*
+ * call_timeout.  A server that never answers a call (nfsd dropped it, or
+ * lost it) would keep the call, its RDMA windows and its XID mapping for
+ * ever, and the client's every retransmission would be dropped as "in
+ * flight".  The gateway does what nfsd does when it drops a request on a
+ * connection-oriented transport: it closes the client's connection (RFC
+ * 7530 section 3.1.1: a server must not drop a request without closing
+ * the connection; NFSv3 clients over TCP recover the same way).  The call
+ * is cancelled in its transport (RDMA: windows invalidated before its
+ * buffers go back) with the rest of the client's calls, and the client
+ * reconnects and retransmits them, on the same gateway XIDs within
+ * drc_window.  A SYSTEM_ERR reply instead would be an EIO to the
+ * application for what may be a server's transient trouble.  One sweep a
+ * GW_SWEEP_MS over the call objects, no timer per call.
+ */
+static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
+{
+	struct gw_client *cl = c->ca_cl;
+	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
+				.le_client = cl ? gw_client_name(cl) : NULL,
+				.le_backend = c->ca_path ? c->ca_path->pa_name : NULL,
+				.le_prog = c->ca_hdr.rc_prog, .le_vers = c->ca_hdr.rc_vers,
+				.le_proc = c->ca_hdr.rc_proc, .le_error = "call_timeout" };
+
+	gw_stat_inc(ST(gw), GW_CTR_CALL_TIMEOUTS);
+	gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply within "
+		  "%u ms: call cancelled, client connection closed", c->ca_cxid, c->ca_gxid,
+		  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);
+	if (cl && !cl->gcl_closing && cl->gcl_ops->cop_close)
+		cl->gcl_ops->cop_close(cl->gcl_arg, "a call had no reply within call_timeout");
+	else
+		gw_call_finalize(c, GW_END_TIMEOUT);
+}
+
+static void gw_call_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw_ctx *gw = arg;
+	unsigned tmo = gw->gw_p.gp_cfg->cf_call_timeout_ms;
+	unsigned n = gw_call_pool_size(gw->gw_calls);
+	uint64_t now = gw_now_ms();
+
+	(void)fd;
+	(void)what;
+	if (tmo == 0)
+		return;
+	/* Closing a client finalizes its other calls too: each is looked at
+	 * in its own state, never through a pointer kept across the close. */
+	for (unsigned i = 0; i < n; i++) {
+		struct gw_call *c = gw_call_pool_call(gw->gw_calls, i);
+
+		if (c->ca_state == GW_CALL_SENT && now - c->ca_sent_ms >= tmo)
+			gw_call_timeout(gw, c, tmo);
+	}
+}
+
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 {
 	const struct cfg *cf = p->gp_cfg;
@@ -127,8 +184,11 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	if (!gw->gw_calls)
 		goto err;
 	if (p->gp_base) {
+		struct timeval tv = { 0, GW_SWEEP_MS * 1000 };
+
 		gw->gw_reap_ev = event_new(p->gp_base, -1, 0, gw_reap_cb, gw);
-		if (!gw->gw_reap_ev)
+		gw->gw_sweep_ev = event_new(p->gp_base, -1, EV_PERSIST, gw_call_sweep, gw);
+		if (!gw->gw_reap_ev || !gw->gw_sweep_ev || event_add(gw->gw_sweep_ev, &tv) < 0)
 			goto err;
 	}
 	TAILQ_INIT(&gw->gw_clients);
@@ -244,6 +304,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 			gw_backend_destroy(&gw->gw_bslots[i]);
 	if (gw->gw_reap_ev)
 		event_free(gw->gw_reap_ev);
+	if (gw->gw_sweep_ev)
+		event_free(gw->gw_sweep_ev);
 	gw_call_pool_free(gw->gw_calls);
 	free(gw);
 }
@@ -423,6 +485,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
+	c->ca_sent_ms = gw_now_ms();
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
 	if (rc == 0)
 		return true;

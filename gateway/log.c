@@ -86,6 +86,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_SERVER_BAD_LENGTH] = "server_bad_length_mismatch",
 	[GW_CTR_SERVER_BAD_DECODE] = "server_bad_undecodable",
 	[GW_CTR_SERVER_BAD_HEADER] = "server_bad_header",
+	[GW_CTR_CALL_TIMEOUTS] = "call_timeout",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -153,6 +153,7 @@ enum gw_ctr {
 	GW_CTR_SERVER_BAD_LENGTH,
 	GW_CTR_SERVER_BAD_DECODE,
 	GW_CTR_SERVER_BAD_HEADER,
+	GW_CTR_CALL_TIMEOUTS,		/* no server reply within call_timeout: client closed */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
