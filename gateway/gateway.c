@@ -128,9 +128,14 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
  * is cancelled in its transport (RDMA: windows invalidated before its
  * buffers go back) with the rest of the client's calls, and the client
  * reconnects and retransmits them, on the same gateway XIDs within
- * drc_window.  A SYSTEM_ERR reply instead would be an EIO to the
- * application for what may be a server's transient trouble.  One sweep a
- * GW_SWEEP_MS over the call objects, no timer per call.
+ * drc_window, except the timed-out call: it gets a fresh one, since its
+ * old one may stay bound in the server's transport (RDMA: refused until
+ * the original's windows are invalidated, which would hold the whole
+ * path) or in the server's DRC as "in progress" (dropped again).  Its
+ * original got no reply: the DRC has nothing to replay for it.  A
+ * SYSTEM_ERR reply instead would be an EIO to the application for what
+ * may be a server's transient trouble.  One sweep a GW_SWEEP_MS over the
+ * call objects, no timer per call.
  */
 static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 {
@@ -145,6 +150,10 @@ static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 	gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply within "
 		  "%u ms: call cancelled, client connection closed", c->ca_cxid, c->ca_gxid,
 		  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);
+	if (c->ca_xent && c->ca_path && c->ca_xent->xn_call == c) {
+		gw_xmap_remove(c->ca_path->pa_backend->bk_xmap, c->ca_xent);
+		c->ca_xent = NULL;
+	}
 	if (cl && !cl->gcl_closing && cl->gcl_ops->cop_close)
 		cl->gcl_ops->cop_close(cl->gcl_arg, "a call had no reply within call_timeout");
 	else
