@@ -90,12 +90,15 @@ $(BUILD)/tests/bench/%: $(BUILD)/tests/bench/%.o $(UNIT_HELP_OBJS) $(LIB)
 
 fuzz-build: $(FUZZ_BINS)
 # Targets over a pure file of gateway/ link that file too: fuzz_callback the
-# relay's session map (callback.c), fuzz_xmap the XID map (xmap.c).
+# relay's session map (callback.c), fuzz_xmap the XID map (xmap.c),
+# fuzz_rdma_reply the reply translation (rdma_reply.c, with the backend's
+# pure reply check in be_marshal.c).
 $(FUZZ_BUILD)/fuzz_callback: gateway/callback.c gateway/callback.h
 $(FUZZ_BUILD)/fuzz_xmap: gateway/xmap.c gateway/xmap.h
-$(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap: $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+$(FUZZ_BUILD)/fuzz_rdma_reply: gateway/rdma_reply.c gateway/transport_rdma.h backend-rdma/be_marshal.c
+$(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap $(FUZZ_BUILD)/fuzz_rdma_reply: $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< $(filter gateway/%.c,$^) $(FUZZ_LIBSRC)
+	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< $(filter gateway/%.c backend-rdma/%.c,$^) $(FUZZ_LIBSRC)
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)

@@ -107,6 +107,7 @@ struct cfg {
 	unsigned cf_record_timeout_ms;
 	unsigned cf_reconnect_ms;
 	unsigned cf_drc_window_ms;	/* keep answered XIDs this long */
+	unsigned cf_call_timeout_ms;	/* no server reply by then: client closed; 0 never */
 	/* operations (gateway/admin.c, gateway/control.c) */
 	char cf_admin_listen[CFG_HOST_MAX + 8];	/* HTTP /metrics /healthz /readyz; "" = off */
 	struct sockaddr_storage cf_admin_addr;

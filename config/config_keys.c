@@ -78,6 +78,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_reconnect_ms) },
 	{ KEY(GATEWAY, "drc_window", DURATION), RANGE(0, UINT_MAX), .ky_def = 120 * 1000,
 	  MEMBER(cfg, cf_drc_window_ms) },
+	{ KEY(GATEWAY, "call_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 120 * 1000,
+	  MEMBER(cfg, cf_call_timeout_ms) },
 	{ KEY(GATEWAY, "admin_listen", ADDR), .ky_def_text = CFG_DEFAULT_ADMIN,
 	  MEMBER(cfg, cf_admin_listen), RESTART(NULL) },
 	{ KEY(GATEWAY, "control_socket", PATH), .ky_def_text = CFG_DEFAULT_CONTROL,

@@ -191,10 +191,17 @@ static void fe_cop_info(void *arg, struct gw_client_info *ci)
 	ci->gci_paused = !c->fc_reading;
 }
 
+/* The gateway gave up on one of the client's calls (call_timeout). */
+static void fe_cop_close(void *arg, const char *reason)
+{
+	fe_conn_close(arg, GW_CTR__COUNT, reason);
+}
+
 static const struct gw_client_ops fe_client_ops = {
 	.cop_deliver = fe_cop_deliver,
 	.cop_update = fe_cop_update,
 	.cop_info = fe_cop_info,
+	.cop_close = fe_cop_close,
 };
 
 /* ---- reading ---- */

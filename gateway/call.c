@@ -60,6 +60,7 @@ static const char *const gw_end_names[GW_END__COUNT] = {
 	[GW_END_REPLIED] = "replied", [GW_END_CLIENT_GONE] = "client gone",
 	[GW_END_RETRANS] = "retransmission in flight", [GW_END_NOT_A_CALL] = "not a call",
 	[GW_END_SHUTDOWN] = "shutdown", [GW_END_FAILED] = "transport failed",
+	[GW_END_TIMEOUT] = "no reply within call_timeout",
 };
 
 /* The transition table of the essay above. */
@@ -138,6 +139,16 @@ void gw_call_pool_free(struct gw_call_pool *cp)
 unsigned gw_call_pool_avail(const struct gw_call_pool *cp)
 {
 	return cp->cpo_avail;
+}
+
+unsigned gw_call_pool_size(const struct gw_call_pool *cp)
+{
+	return cp->cpo_n;
+}
+
+struct gw_call *gw_call_pool_call(struct gw_call_pool *cp, unsigned i)
+{
+	return i < cp->cpo_n ? &cp->cpo_calls[i] : NULL;
 }
 
 struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)

@@ -53,6 +53,7 @@ enum gw_end {
 	GW_END_NOT_A_CALL,	/* client sent a REPLY message */
 	GW_END_SHUTDOWN,	/* gateway stopping */
 	GW_END_FAILED,		/* transport refused the call for good */
+	GW_END_TIMEOUT,		/* no server reply within call_timeout */
 	GW_END__COUNT
 };
 const char *gw_end_str(enum gw_end e);
@@ -76,6 +77,7 @@ struct gw_call {
 	uint64_t ca_client;		/* client key (XID map) */
 	uint64_t ca_start_ms;
 	uint64_t ca_start_us;		/* latency histogram */
+	uint64_t ca_sent_ms;		/* last submitted to its transport (call_timeout) */
 	bool ca_tp_owned;		/* the transport holds a reference */
 	size_t ca_bytes;		/* record bytes counted against the client's cap */
 	/* The reply as the client gets it: iovecs valid until the
@@ -106,6 +108,9 @@ struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct g
 				      const struct gw_log *lg);
 void gw_call_pool_free(struct gw_call_pool *cp);
 unsigned gw_call_pool_avail(const struct gw_call_pool *cp);
+/* Every call object, free or not, by index < gw_call_pool_size() (sweeps). */
+unsigned gw_call_pool_size(const struct gw_call_pool *cp);
+struct gw_call *gw_call_pool_call(struct gw_call_pool *cp, unsigned i);
 /* FREE -> NEW with one reference (the client side); NULL when exhausted. */
 struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw);
 /* The one function that changes ca_state: refuses (returns -EINVAL,

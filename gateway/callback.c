@@ -237,6 +237,14 @@ struct gw_cb_pend *gw_cbr_first_of(struct gw_cb_relay *r, const void *conn)
 	return NULL;
 }
 
+struct gw_cb_pend *gw_cbr_first_of_path(struct gw_cb_relay *r, const struct gw_path *path)
+{
+	for (unsigned i = 0; i < r->cbr_cap; i++)
+		if (r->cbr_ent[i].cbp_used && r->cbr_ent[i].cbp_path == path)
+			return &r->cbr_ent[i];
+	return NULL;
+}
+
 struct gw_cb_pend *gw_cbr_first_expired(struct gw_cb_relay *r, uint64_t now_ms)
 {
 	for (unsigned i = 0; i < r->cbr_cap; i++)

@@ -71,6 +71,8 @@ void gw_cbr_remove(struct gw_cb_relay *r, struct gw_cb_pend *p);
 /* Any pending entry with conn (NULL: any at all) / with a deadline <= now. */
 struct gw_cb_pend *gw_cbr_first_of(struct gw_cb_relay *r, const void *conn);
 struct gw_cb_pend *gw_cbr_first_expired(struct gw_cb_relay *r, uint64_t now_ms);
+/* Any pending entry whose server CALL came over path. */
+struct gw_cb_pend *gw_cbr_first_of_path(struct gw_cb_relay *r, const struct gw_path *path);
 unsigned gw_cbr_count(const struct gw_cb_relay *r);
 
 #endif /* RPCRDMA_GW_CALLBACK_H */

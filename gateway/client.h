@@ -79,6 +79,10 @@ struct gw_client_ops {
 	void (*cop_update)(void *arg);
 	/* Fill what the frontend knows (name, id, idle, received, paused). */
 	void (*cop_info)(void *arg, struct gw_client_info *ci);
+	/* Close the connection now (gw_client_close() included), as a server
+	 * that dropped a request does; called from the event loop only, never
+	 * from inside another op.  Optional: NULL, and the gateway drops. */
+	void (*cop_close)(void *arg, const char *reason);
 };
 
 /* A new connection: name (kept as a pointer: it must live as long as the

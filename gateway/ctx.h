@@ -94,6 +94,7 @@ struct gw_ctx {
 	unsigned gw_nretiring;
 	struct gw_path *gw_retiring[GW_PATH_SLOTS];
 	struct event *gw_reap_ev;
+	struct event *gw_sweep_ev;	/* call_timeout: one sweep for every call */
 	unsigned gw_nseen_up;		/* active paths that have been up once */
 	bool gw_all_up_told;
 	unsigned gw_xcap;		/* XID map capacity per backend */
@@ -147,5 +148,8 @@ void gw_relay_out_done(struct gw_relay *r, struct gw_out *o);
 /* cl is closing: callbacks it owes get SYSTEM_ERR, its sessions become
  * ownerless, its output slots are freed. */
 void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl);
+/* pa's transport is about to be destroyed: callbacks that came over it are
+ * answered SYSTEM_ERR and forgotten (their handles die with it). */
+void gw_relay_path_gone(struct gw_relay *r, struct gw_path *pa);
 
 #endif /* RPCRDMA_GW_CTX_H */

@@ -35,6 +35,8 @@
 #include "transport.h"
 #include "xmap.h"
 
+#define GW_SWEEP_MS	250	/* call_timeout granularity */
+
 const struct gw_log *gw_ctx_log(const struct gw_ctx *gw) { return gw->gw_p.gp_log; }
 struct gw_stats *gw_ctx_stats(struct gw_ctx *gw) { return gw->gw_p.gp_stats; }
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
@@ -115,6 +117,70 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 	};
 }
 
+/*
+ * call_timeout.  A server that never answers a call (nfsd dropped it, or
+ * lost it) would keep the call, its RDMA windows and its XID mapping for
+ * ever, and the client's every retransmission would be dropped as "in
+ * flight".  The gateway does what nfsd does when it drops a request on a
+ * connection-oriented transport: it closes the client's connection (RFC
+ * 7530 section 3.1.1: a server must not drop a request without closing
+ * the connection; NFSv3 clients over TCP recover the same way).  The call
+ * is cancelled in its transport (RDMA: windows invalidated before its
+ * buffers go back) with the rest of the client's calls, and the client
+ * reconnects and retransmits them, on the same gateway XIDs within
+ * drc_window, except the timed-out call: it gets a fresh one, since its
+ * old one may stay bound in the server's transport (RDMA: refused until
+ * the original's windows are invalidated, which would hold the whole
+ * path) or in the server's DRC as "in progress" (dropped again).  Its
+ * original got no reply: the DRC has nothing to replay for it.  A
+ * SYSTEM_ERR reply instead would be an EIO to the application for what
+ * may be a server's transient trouble.  One sweep a GW_SWEEP_MS over the
+ * call objects, no timer per call.
+ */
+static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
+{
+	struct gw_client *cl = c->ca_cl;
+	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
+				.le_client = cl ? gw_client_name(cl) : NULL,
+				.le_backend = c->ca_path ? c->ca_path->pa_name : NULL,
+				.le_prog = c->ca_hdr.rc_prog, .le_vers = c->ca_hdr.rc_vers,
+				.le_proc = c->ca_hdr.rc_proc, .le_error = "call_timeout" };
+
+	gw_stat_inc(ST(gw), GW_CTR_CALL_TIMEOUTS);
+	gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply within "
+		  "%u ms: call cancelled, client connection closed", c->ca_cxid, c->ca_gxid,
+		  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);
+	if (c->ca_xent && c->ca_path && c->ca_xent->xn_call == c) {
+		gw_xmap_remove(c->ca_path->pa_backend->bk_xmap, c->ca_xent);
+		c->ca_xent = NULL;
+	}
+	if (cl && !cl->gcl_closing && cl->gcl_ops->cop_close)
+		cl->gcl_ops->cop_close(cl->gcl_arg, "a call had no reply within call_timeout");
+	else
+		gw_call_finalize(c, GW_END_TIMEOUT);
+}
+
+static void gw_call_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw_ctx *gw = arg;
+	unsigned tmo = gw->gw_p.gp_cfg->cf_call_timeout_ms;
+	unsigned n = gw_call_pool_size(gw->gw_calls);
+	uint64_t now = gw_now_ms();
+
+	(void)fd;
+	(void)what;
+	if (tmo == 0)
+		return;
+	/* Closing a client finalizes its other calls too: each is looked at
+	 * in its own state, never through a pointer kept across the close. */
+	for (unsigned i = 0; i < n; i++) {
+		struct gw_call *c = gw_call_pool_call(gw->gw_calls, i);
+
+		if (c->ca_state == GW_CALL_SENT && now - c->ca_sent_ms >= tmo)
+			gw_call_timeout(gw, c, tmo);
+	}
+}
+
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 {
 	const struct cfg *cf = p->gp_cfg;
@@ -127,8 +193,11 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	if (!gw->gw_calls)
 		goto err;
 	if (p->gp_base) {
+		struct timeval tv = { 0, GW_SWEEP_MS * 1000 };
+
 		gw->gw_reap_ev = event_new(p->gp_base, -1, 0, gw_reap_cb, gw);
-		if (!gw->gw_reap_ev)
+		gw->gw_sweep_ev = event_new(p->gp_base, -1, EV_PERSIST, gw_call_sweep, gw);
+		if (!gw->gw_reap_ev || !gw->gw_sweep_ev || event_add(gw->gw_sweep_ev, &tv) < 0)
 			goto err;
 	}
 	TAILQ_INIT(&gw->gw_clients);
@@ -212,6 +281,8 @@ void gw_path_destroy(struct gw_path *pa)
 
 	while ((c = TAILQ_FIRST(&pa->pa_held)))
 		gw_call_finalize(c, GW_END_SHUTDOWN);
+	if (pa->pa_gw->gw_relay && pa->pa_tp)
+		gw_relay_path_gone(pa->pa_gw->gw_relay, pa);
 	if (pa->pa_tp)
 		pa->pa_ops->to_destroy(pa->pa_tp);
 	pa->pa_tp = NULL;
@@ -242,6 +313,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 			gw_backend_destroy(&gw->gw_bslots[i]);
 	if (gw->gw_reap_ev)
 		event_free(gw->gw_reap_ev);
+	if (gw->gw_sweep_ev)
+		event_free(gw->gw_sweep_ev);
 	gw_call_pool_free(gw->gw_calls);
 	free(gw);
 }
@@ -315,6 +388,23 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 			  c->ca_cxid, c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, gw_client_name(c->ca_cl), gw_ctr_str(ctr));
 	}
 	gw_client_deliver(c->ca_cl, &c->ca_out);
+}
+
+/* A call that cannot be carried (refused for good, the server's reply
+ * unusable) still gets an answer: the client would otherwise wait for ever
+ * on a connection that stays up.  RFC 5531 section 9: SYSTEM_ERR is the
+ * accept status for "errors like memory allocation failure" on the
+ * server's side, which is what the client's server (the gateway) had. */
+void gw_call_system_err(struct gw_call *c)
+{
+	struct rpc_reply_hdr st = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SYSTEM_ERR };
+
+	if (c->ca_state != GW_CALL_SENT && c->ca_state != GW_CALL_NEW) {
+		gw_call_finalize(c, GW_END_FAILED);
+		return;
+	}
+	gw_stat_inc(ST(c->ca_gw), GW_CTR_CALLS_FAILED);
+	gw_local_reply(c->ca_gw, c, &st, GW_CTR_LOCAL_SYSTEM_ERR);
 }
 
 /* ---- finalize: the one end of every call ---- */
@@ -404,6 +494,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
+	c->ca_sent_ms = gw_now_ms();
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
 	if (rc == 0)
 		return true;
@@ -413,7 +504,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	}
 	gw_err(LG(gw), "xid %#x (gw %#x): path %s refused the call: %s", c->ca_cxid, c->ca_gxid,
 	       pa->pa_name, strerror(-rc));
-	gw_call_finalize(c, GW_END_FAILED);
+	gw_call_system_err(c);
 	return true;
 }
 

@@ -80,6 +80,13 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_ADMIN_BAD_METHOD] = "admin_bad_method",
 	[GW_CTR_ADMIN_CONN_LIMIT] = "admin_conn_limit",
 	[GW_CTR_ADMIN_UNSERVED] = "admin_unserved",
+	[GW_CTR_LOCAL_SYSTEM_ERR] = "local_system_err",
+	[GW_CTR_SERVER_BAD_OVERRUN] = "server_bad_overrun",
+	[GW_CTR_SERVER_BAD_SHAPE] = "server_bad_shape",
+	[GW_CTR_SERVER_BAD_LENGTH] = "server_bad_length_mismatch",
+	[GW_CTR_SERVER_BAD_DECODE] = "server_bad_undecodable",
+	[GW_CTR_SERVER_BAD_HEADER] = "server_bad_header",
+	[GW_CTR_CALL_TIMEOUTS] = "call_timeout",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

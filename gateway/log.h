@@ -145,6 +145,15 @@ enum gw_ctr {
 	GW_CTR_ADMIN_BAD_METHOD,	/* admin HTTP: not GET or HEAD, answered 405 */
 	GW_CTR_ADMIN_CONN_LIMIT,	/* admin HTTP: GW_ADMIN_MAX_CONNS reached, accepting paused */
 	GW_CTR_ADMIN_UNSERVED,		/* admin HTTP: closed with a request unanswered (too large...) */
+	GW_CTR_LOCAL_SYSTEM_ERR,	/* call failed for good (refused, bad server reply): SYSTEM_ERR */
+	/* server_bad_reply_total{reason}: RDMA replies that would hand out
+	 * more than the server placed (transport_rdma.h, enum gw_rdma_bad order) */
+	GW_CTR_SERVER_BAD_OVERRUN,
+	GW_CTR_SERVER_BAD_SHAPE,
+	GW_CTR_SERVER_BAD_LENGTH,
+	GW_CTR_SERVER_BAD_DECODE,
+	GW_CTR_SERVER_BAD_HEADER,
+	GW_CTR_CALL_TIMEOUTS,		/* no server reply within call_timeout: client closed */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

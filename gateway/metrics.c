@@ -155,7 +155,8 @@ struct gw_fam {
 enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
+	F_CALL_TIMEOUT, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -195,6 +196,11 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			      "HEAD), connection_limit (accepting paused at the cap), unserved "
 			      "(closed with a request unanswered: too large, malformed, timed out).",
 			      "reason" },
+	[F_SERVER_BAD] = { "server_bad_reply_total", "RPC-over-RDMA replies refused because they "
+			   "report more than the server placed or than the call offered, by reason; "
+			   "the client gets SYSTEM_ERR.", "reason" },
+	[F_CALL_TIMEOUT] = { "call_timeouts_total", "Calls with no server reply within "
+			     "call_timeout: cancelled, their client's connection closed.", NULL },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -263,6 +269,13 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
+	[GW_CTR_LOCAL_SYSTEM_ERR] = { F_LOCAL, "system_err" },
+	[GW_CTR_SERVER_BAD_OVERRUN] = { F_SERVER_BAD, "overrun" },
+	[GW_CTR_SERVER_BAD_SHAPE] = { F_SERVER_BAD, "shape" },
+	[GW_CTR_SERVER_BAD_LENGTH] = { F_SERVER_BAD, "length_mismatch" },
+	[GW_CTR_SERVER_BAD_DECODE] = { F_SERVER_BAD, "undecodable" },
+	[GW_CTR_SERVER_BAD_HEADER] = { F_SERVER_BAD, "bad_header" },
+	[GW_CTR_CALL_TIMEOUTS] = { F_CALL_TIMEOUT, NULL },
 };
 
 #define P "rpcrdma_gw_"

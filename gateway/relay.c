@@ -342,6 +342,24 @@ void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 		sidstr, gw_client_name(c->ca_cl));
 }
 
+void gw_relay_path_gone(struct gw_relay *r, struct gw_path *pa)
+{
+	struct gw_ctx *gw = r->ry_gw;
+	struct gw_cb_pend *cp;
+
+	/* The path's transport is going, and with it every handle of its
+	 * server CALLs (the backchannel's receive buffers): answer SYSTEM_ERR
+	 * while they are valid, so that neither the client's late REPLY nor
+	 * the timeout reaches a freed handle, or a new transport in the same
+	 * path slot. */
+	while ((cp = gw_cbr_first_of_path(r->ry_cbr, pa))) {
+		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
+		gw_warn(LG(gw), "callback xid %#x (client xid %#x): path %s going away: SYSTEM_ERR",
+			cp->cbp_sxid, cp->cbp_cxid, pa->pa_name);
+		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
+	}
+}
+
 void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl)
 {
 	struct gw_ctx *gw = r->ry_gw;

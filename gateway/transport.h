@@ -93,6 +93,10 @@ struct gw_transport_ops {
 
 /* Transport -> gateway */
 void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov);
+/* Instead of a reply: the call failed for good (its reply from the server
+ * is unusable); the client gets MSG_ACCEPTED SYSTEM_ERR and the call goes
+ * on as replied (release, not cancel, gives the transport's share back). */
+void gw_call_system_err(struct gw_call *c);
 void gw_path_ready(struct gw_path *path, bool up);
 /* The in-flight call of this path carrying gateway XID gxid, or NULL. */
 struct gw_call *gw_path_lookup(struct gw_path *path, uint32_t gxid);

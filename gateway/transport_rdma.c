@@ -26,7 +26,8 @@
  * client must not hold them.  So the inline body, at most the receive
  * threshold (a few KiB, never bulk data), is copied into a pool buffer and
  * the receive buffer given back at once; bulk data arrives in write chunks
- * or the reply chunk, which are pool buffers already.  The reply walker (chk_reply_walk) lists the pieces of the
+ * or the reply chunk, which are pool buffers already.  The reply walker
+ * (chk_reply_walk, through rdma_reply.c) lists the pieces of the
  * TCP reply: inline bytes from the reply body (receive buffer or reply
  * chunk), write-chunk data from our target buffers, XDR pads; they become
  * the reply's iovecs, no copy.  They stay valid until release, which gives
@@ -38,8 +39,10 @@
  * call on the wire: the server may still write into the target buffers
  * until the backend has invalidated them, which it reports through the
  * callback (BE_ERR_CANCELLED).  So it is kept, marked orphan, and released
- * at its callback.  Backend errors (ERR_CHUNK, bad reply, too
- * many re-sends) drop the call, counted and logged, never an RPC error.
+ * at its callback.  Backend errors (ERR_CHUNK, too many re-sends) drop
+ * the call, counted and logged, never an RPC error.  A reply that would
+ * hand out more than the server placed (rdma_reply.c: bounds, zeroed
+ * targets) fails the call: SYSTEM_ERR to the client.
  *
  * Per call: the transport's state (struct gw_rdma_call, transport_rdma.h)
  * lives inside the gateway's call (ca_tp), one enum for where it stands.
@@ -285,79 +288,6 @@ static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len,
 
 /* ---- reply ---- */
 
-/* Append stream bytes [off, off + len) of iov[] to the reply iovecs. */
-static bool gr_out_range(struct gw_rdma_call *gc, const struct iovec *iov, unsigned niov,
-			 size_t off, size_t len)
-{
-	for (unsigned i = 0; i < niov && len > 0; i++) {
-		size_t l = iov[i].iov_len;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		l -= off;
-		if (l > len)
-			l = len;
-		if (gc->gc_nout == GW_RDMA_OUT_IOV)
-			return false;
-		gc->gc_out[gc->gc_nout++] = (struct iovec){ (uint8_t *)iov[i].iov_base + off, l };
-		len -= l;
-		off = 0;
-	}
-	return len == 0;
-}
-
-static bool gr_assemble(struct gw_rdma_call *gc, const struct iovec *body, unsigned nbody,
-			const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr)
-{
-	const struct gw_call *c = gr_call_of(gc);
-	struct chk_reply_walk rw;
-	struct rpc_reply_hdr rh;
-	struct xdr_cur xc;
-	uint32_t prog = 0;
-
-	*werr = CHK_WALK_OK;
-	xdr_cur_init(&xc, body, nbody);
-	if (!rpc_reply_decode(&xc, &rh)) {
-		*werr = CHK_WALK_XDR;
-		return false;
-	}
-	/* Plain results only for accepted, successful, non-GSS-wrapped replies. */
-	if (rh.rr_stat == RPC_MSG_ACCEPTED && rh.rr_accept_stat == RPC_SUCCESS &&
-	    (c->ca_gss == 0 || c->ca_gss == RPC_GSS_SVC_NONE))
-		prog = c->ca_hdr.rc_prog;
-	if (!chk_reply_walk(&xc, 0, prog, c->ca_hdr.rc_vers, c->ca_hdr.rc_proc, wlen, nw, &rw,
-			    werr))
-		return false;
-	gc->gc_nout = 0;
-	for (unsigned i = 0; i < rw.rw_npieces; i++) {
-		const struct chk_piece *pc = &rw.rw_pieces[i];
-		bool ok;
-
-		switch (pc->pc_kind) {
-		case CHK_PIECE_INLINE:
-			ok = gr_out_range(gc, body, nbody, pc->pc_off, pc->pc_len);
-			break;
-		case CHK_PIECE_CHUNK:
-			ok = pc->pc_chunk < gc->gc_nwrites &&
-			     gr_out_range(gc, gc->gc_wt[pc->pc_chunk].bt_iov,
-					  gc->gc_wt[pc->pc_chunk].bt_niov, pc->pc_off, pc->pc_len);
-			break;
-		default:
-			ok = gc->gc_nout < GW_RDMA_OUT_IOV;
-			if (ok)
-				gc->gc_out[gc->gc_nout++] = (struct iovec){ (void *)chk_zero_pad, pc->pc_len };
-			break;
-		}
-		if (!ok) {
-			*werr = CHK_WALK_TOO_MANY;
-			return false;
-		}
-	}
-	return true;
-}
-
 /* Everything of the call given back; the transport's reference dropped. */
 static void gr_call_done(struct gr_path *rp, struct gw_rdma_call *gc)
 {
@@ -371,13 +301,67 @@ static void gr_call_done(struct gr_path *rp, struct gw_rdma_call *gc)
 	gw_call_put(c);
 }
 
+/* The server's reply would hand out what it did not place: the call fails,
+ * the client gets SYSTEM_ERR rather than another client's stale bytes or
+ * nothing; counted by reason, logged with the server's name (the per-peer
+ * rate limit holds a server that does it for every reply). */
+static void gr_bad_reply(struct gr_path *rp, struct gw_rdma_call *gc, enum gw_rdma_bad why,
+			 const char *detail)
+{
+	struct gw_call *c = gr_call_of(gc);
+	const struct cfg_backend *b = rp->rp_info->pi_backend;
+	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true, .le_backend = b->cb_name,
+				.le_error = gw_rdma_bad_str(why) };
+
+	_Static_assert(GW_CTR_SERVER_BAD_HEADER - GW_CTR_SERVER_BAD_OVERRUN ==
+		       GW_RDMA_BAD_HEADER - GW_RDMA_BAD_OVERRUN, "one counter per reason");
+	gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_SERVER_BAD_OVERRUN + (why - GW_RDMA_BAD_OVERRUN));
+	gw_log_ev(rp->rp_info->pi_log, CFG_LOG_ERR, &ev, "server %s (%s) path %s: bad reply to xid "
+		  "%#x (gw %#x): %s (%s); SYSTEM_ERR to the client", b->cb_name, b->cb_host,
+		  gw_path_name(rp->rp_path), c->ca_cxid, c->ca_gxid, gw_rdma_bad_str(why), detail);
+	gc->gc_nout = 0;
+	gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);	/* reply written -> release -> done */
+	gw_call_system_err(c);
+}
+
+/* An inline reply body out of its receive buffer into a pool buffer (the
+ * server's credit comes back at once); false when none is free. */
+static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct be_call *bc,
+			   const struct be_reply *r)
+{
+	struct gw_pool *pool = rp->rp_info->pi_pool;
+	struct gw_buf *b;
+	size_t off = 0;
+
+	if (r->br_proc == RPCRDMA_NOMSG || r->br_body_len > gw_pool_buf_size(pool) ||
+	    gc->gc_nbufs >= GW_RDMA_MAX_BUFS || !(b = gw_buf_get(pool)))
+		return false;
+	for (unsigned i = 0; i < r->br_nbody; i++) {
+		memcpy(b->gb_data + off, r->br_body[i].iov_base, r->br_body[i].iov_len);
+		off += r->br_body[i].iov_len;
+	}
+	gc->gc_bufs[gc->gc_nbufs++] = b;
+	gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_COPIED, off);
+	gc->gc_body = (struct iovec){ b->gb_data, off };
+	/* Receive buffer back (credit) right after this callback: releasing
+	 * inside it would free what the backend still walks. */
+	rp->rp_relq[rp->rp_nrelq++] = bc;
+	event_active(rp->rp_relev, EV_TIMEOUT, 0);
+	gc->gc_be = NULL;
+	return true;
+}
+
 static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 {
 	struct gw_rdma_call *gc = arg;
 	struct gr_path *rp = gc->gc_path;
 	struct gw_call *c = gr_call_of(gc);
 	const struct gw_log *lg = rp->rp_info->pi_log;
-	enum chk_walk_err werr;
+	uint32_t wlen[BE_MAX_WRITE_CHUNKS];
+	enum chk_walk_err werr = CHK_WALK_OK;
+	const struct iovec *body;
+	enum gw_rdma_bad bad;
+	unsigned nbody, nw;
 
 	gc->gc_be = bc;
 	if (gc->gc_state == GW_RDMA_CALL_ORPHAN) {
@@ -385,8 +369,11 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gr_call_done(rp, gc);
 		return;
 	}
-	if (r->br_err == BE_OK)
-		gw_stats_observe(rp->rp_info->pi_stats, GW_HIST_RDMA, gw_now_us() - gc->gc_t0_us);
+	if (r->br_err == BE_ERR_OVERRUN || r->br_err == BE_ERR_BAD_REPLY) {
+		gr_bad_reply(rp, gc, r->br_err == BE_ERR_OVERRUN ? GW_RDMA_BAD_OVERRUN
+			     : GW_RDMA_BAD_HEADER, be_err_str(r->br_err));
+		return;
+	}
 	if (r->br_err != BE_OK) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
 		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
@@ -395,52 +382,32 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;
 	}
-	{
-		uint32_t wlen[BE_MAX_WRITE_CHUNKS];
-		unsigned nw = r->br_nwrites < BE_MAX_WRITE_CHUNKS ? r->br_nwrites : BE_MAX_WRITE_CHUNKS;
-		const struct iovec *body = r->br_body;
-		unsigned nbody = r->br_nbody;
-		struct gw_pool *pool = rp->rp_info->pi_pool;
-		struct gw_buf *b = NULL;
-		bool ok;
-
-		memcpy(wlen, r->br_write_len, nw * sizeof(wlen[0]));
-		for (unsigned i = 0; i < nw; i++)
-			gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_WRITE_CHUNK, wlen[i]);
-		gw_stat_add(rp->rp_info->pi_stats, r->br_proc == RPCRDMA_NOMSG ? GW_CTR_BYTES_REPLY_CHUNK
-			    : GW_CTR_BYTES_INLINE_REPLY, r->br_body_len);
-		if (r->br_proc != RPCRDMA_NOMSG && r->br_body_len <= gw_pool_buf_size(pool) &&
-		    gc->gc_nbufs < GW_RDMA_MAX_BUFS && (b = gw_buf_get(pool))) {
-			size_t off = 0;
-
-			for (unsigned i = 0; i < nbody; i++) {
-				memcpy(b->gb_data + off, body[i].iov_base, body[i].iov_len);
-				off += body[i].iov_len;
-			}
-			gc->gc_bufs[gc->gc_nbufs++] = b;
-			gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_COPIED, off);
-			gc->gc_body = (struct iovec){ b->gb_data, off };
-			body = &gc->gc_body;
-			nbody = 1;
-			/* Receive buffer back (credit) right after this callback:
-			 * releasing inside it would free what the backend still
-			 * walks. */
-			rp->rp_relq[rp->rp_nrelq++] = bc;
-			event_active(rp->rp_relev, EV_TIMEOUT, 0);
-			gc->gc_be = NULL;
-		}
-		ok = gr_assemble(gc, body, nbody, wlen, nw, &werr);
-		if (ok) {
-			gr_call_set(rp, gc, GW_RDMA_CALL_REPLIED);
-			gw_call_complete(c, gc->gc_out, gc->gc_nout);
-			return;
-		}
+	gw_stats_observe(rp->rp_info->pi_stats, GW_HIST_RDMA, gw_now_us() - gc->gc_t0_us);
+	bad = gw_rdma_reply_bound(gc, r);
+	if (bad != GW_RDMA_BAD_NONE) {
+		gr_bad_reply(rp, gc, bad, "beyond what the call offered");
+		return;
+	}
+	nw = r->br_nwrites;
+	memcpy(wlen, r->br_write_len, nw * sizeof(wlen[0]));
+	for (unsigned i = 0; i < nw; i++)
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_WRITE_CHUNK, wlen[i]);
+	gw_stat_add(rp->rp_info->pi_stats, r->br_proc == RPCRDMA_NOMSG ? GW_CTR_BYTES_REPLY_CHUNK
+		    : GW_CTR_BYTES_INLINE_REPLY, r->br_body_len);
+	body = r->br_body;
+	nbody = r->br_nbody;
+	if (gr_copy_inline(rp, gc, bc, r)) {
+		body = &gc->gc_body;
+		nbody = 1;
+	}
+	bad = gw_rdma_reply_assemble(gc, &c->ca_hdr, c->ca_gss, body, nbody, wlen, nw, &werr);
+	if (bad == GW_RDMA_BAD_NONE) {
+		gr_call_set(rp, gc, GW_RDMA_CALL_REPLIED);
+		gw_call_complete(c, gc->gc_out, gc->gc_nout);
+		return;
 	}
 	gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_GARBAGE);
-	gw_err(lg, "xid %#x (gw %#x) path %s: reply does not fit the call (%s); dropped",
-	       c->ca_cxid, c->ca_gxid, gw_path_name(rp->rp_path), chk_walk_err_str(werr));
-	gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);
-	gw_call_finalize(c, GW_END_FAILED);
+	gr_bad_reply(rp, gc, bad, chk_walk_err_str(werr));
 }
 
 /* ---- backchannel (RFC 8167): the server's CALLs go to the gateway ---- */
@@ -552,6 +519,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 		gc->gc_rt = (struct be_target){ gc->gc_riov, n };
 		d.cd_reply = &gc->gc_rt;
 	}
+	gw_rdma_scrub_targets(gc);
 	gr_call_set(rp, gc, GW_RDMA_CALL_POSTED);
 	gw_call_get(c);
 	c->ca_tp_owned = true;

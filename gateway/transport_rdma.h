@@ -56,4 +56,27 @@ struct gw_rdma_call {
 	struct iovec gc_out[GW_RDMA_OUT_IOV];	/* the reply as the client gets it */
 };
 
+/* What a server's reply did wrong (rdma_reply.c); append-only, the
+ * metric server_bad_reply_total{reason} names them. */
+enum gw_rdma_bad {
+	GW_RDMA_BAD_NONE = 0,
+	GW_RDMA_BAD_OVERRUN,	/* reported more than was offered, or placed it elsewhere */
+	GW_RDMA_BAD_SHAPE,	/* lengths that do not add up, too many pieces */
+	GW_RDMA_BAD_LENGTH,	/* a result's length word is not what its chunk received */
+	GW_RDMA_BAD_DECODE,	/* the RPC reply does not decode as the call's reply */
+	GW_RDMA_BAD_HEADER,	/* transport header undecodable or of the wrong shape (backend) */
+	GW_RDMA_BAD__COUNT
+};
+const char *gw_rdma_bad_str(enum gw_rdma_bad why);
+/* Zero what gc offers the server to write (write chunks, reply chunk). */
+void gw_rdma_scrub_targets(struct gw_rdma_call *gc);
+/* r (a BE_OK reply of gc's call) against what gc offered. */
+enum gw_rdma_bad gw_rdma_reply_bound(const struct gw_rdma_call *gc, const struct be_reply *r);
+/* The TCP reply's iovecs (gc_out, gc_nout) from the RPC reply body and the
+ * write-chunk data (wlen[i] bytes placed in chunk i of nw); hdr and gss
+ * (the walkers' view of the flavor) are the call's. */
+enum gw_rdma_bad gw_rdma_reply_assemble(struct gw_rdma_call *gc, const struct rpc_call_hdr *hdr,
+					uint32_t gss, const struct iovec *body, unsigned nbody,
+					const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr);
+
 #endif /* RPCRDMA_GW_TRANSPORT_RDMA_H */

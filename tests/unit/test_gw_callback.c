@@ -127,6 +127,9 @@ struct fake {
 	void *fcb_handle;
 	uint8_t fcb_msg[512];
 	size_t fcb_len;
+	/* 12: a heap handle that dies with the transport, like a be_bc */
+	uint32_t *heap_handle;
+	unsigned ndestroy;
 };
 
 static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
@@ -149,6 +152,9 @@ static void fk_destroy(void *tp)
 {
 	struct fake *f = tp;
 
+	f->ndestroy++;
+	free(f->heap_handle);	/* be_pool_free frees its backchannel CALLs */
+	f->heap_handle = NULL;
 	while (f->ncalls)
 		gw_call_finalize(f->calls[0], GW_END_SHUTDOWN);
 }
@@ -177,6 +183,15 @@ static int fk_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned
 
 	f->ncb++;
 	f->fcb_handle = handle;
+	if (f->heap_handle && handle == f->heap_handle) {
+		assert_int_equal(*f->heap_handle, 0xcb);	/* use: ASan sees a stale one */
+		free(f->heap_handle);			/* be_bc_reply consumes it */
+		f->heap_handle = NULL;
+	} else if ((uintptr_t)handle > 0x10000) {
+		/* a heap handle of a destroyed transport: never valid here */
+		assert_int_equal(*(volatile uint32_t *)handle, 0xcb);
+		fail_msg("callback reply through a handle its transport no longer has");
+	}
 	f->fcb_len = 0;
 	for (unsigned i = 0; i < niov; i++) {
 		assert_true(f->fcb_len + iov[i].iov_len <= sizeof(f->fcb_msg));
@@ -483,6 +498,89 @@ static void t11_no_steal_by_sequence(void **state)
 	assert_int_equal(h_gw_stop(&h), 0);
 }
 
+static int reload(struct h_gw *h, const char *text)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(text, "cb", NULL, err, sizeof(err));
+	struct cfg_diff d;
+	int rc;
+
+	if (!cf)
+		fail_msg("config: %s", err);
+	cfg_diff(h->cf, cf, &d);
+	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
+	if (rc < 0) {
+		cfg_free(cf);
+		return rc;
+	}
+	fe_set_cfg(h->fe, cf);
+	cfg_free(h->cf);
+	h->cf = cf;
+	return 0;
+}
+
+/* 12. A reload takes away the path a pending callback came over: the
+ * server gets SYSTEM_ERR while the handle is valid, and the client's late
+ * REPLY no longer reaches that handle through whatever transport took the
+ * path's slot since (on main: a use after free, seen by ASan). */
+static void t12_path_gone(void **state)
+{
+	static const char gwk[] =
+		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
+		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
+		"[backend b]\naddress = 127.0.0.2\n";
+	struct h_gw h;
+	struct fake f;
+	struct cbe_buf cb, rep;
+	uint8_t buf[512];
+	char text[512];
+	uint32_t *hd;
+	uint32_t gx;
+	int fd;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	bind_session(&h, &f, fd, 0x600);
+	hd = malloc(sizeof(*hd));
+	assert_non_null(hd);
+	*hd = 0xcb;
+	f.heap_handle = hd;
+	server_cb(&f, &cb, 0x77, 0x90, hd);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
+	gx = chk_be32(buf);
+	/* 12.1 the route moves to backend b: the old path retires, is reaped */
+	snprintf(text, sizeof(text), "%s[route nfs]\nprogram = nfs\ntransport = rdma\nbackend = b\n",
+		 gwk);
+	assert_int_equal(reload(&h, text), 0);
+	h_pump(&h, 30);
+	assert_int_equal(f.ndestroy, 1);
+	assert_int_equal(gw_ctx_nretiring(h.gw), 0);
+	/* 12.2 a new route takes the freed path slot */
+	snprintf(text, sizeof(text), "%s[route nfs]\nprogram = nfs\ntransport = rdma\nbackend = b\n"
+		 "[route acl]\nprogram = 100227\ntransport = rdma\nbackend = b\n", gwk);
+	assert_int_equal(reload(&h, text), 0);
+	h_pump(&h, 20);
+	/* 12.3 the client answers late: nobody's now */
+	cbe_reply_ok(&rep, gx);
+	cbe_32(&rep, 0), cbe_32(&rep, 0), cbe_32(&rep, 0);
+	rm_encode_hdr(buf, (uint32_t)rep.n, true);
+	memcpy(buf + 4, rep.b, rep.n);
+	h_send(fd, buf, rep.n + 4);
+	h_pump(&h, 30);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_RELAYED], 0);
+	/* 12.4 the server was answered SYSTEM_ERR at the path's end, once */
+	assert_int_equal(f.ncb, 1);
+	assert_ptr_equal(f.fcb_handle, hd);
+	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
+	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	close(fd);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(f.ncb, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +592,7 @@ int main(void)
 		cmocka_unit_test(t09_timeout),
 		cmocka_unit_test(t10_shutdown_pending),
 		cmocka_unit_test(t11_no_steal_by_sequence),
+		cmocka_unit_test(t12_path_gone),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

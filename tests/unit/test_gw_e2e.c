@@ -320,6 +320,44 @@ static void t09_hold_full(void **state)
 	h_pump(h, 20);
 }
 
+/* 10. call_timeout: a call the server never answers is cancelled and the
+ * client's connection closed (as nfsd closes a connection it dropped a
+ * request on); the client reconnects, retransmits and is answered. */
+static void t10_call_timeout(void **state)
+{
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[256];
+	uint64_t t0;
+	int fd;
+
+	h_server_set(s, true, 0);		/* the server keeps its replies */
+	h_env_listen(e);
+	gw_up(e, "call_timeout = 300ms");
+	fd = h_client(h);
+	t0 = gw_now_ms();
+	h_send(fd, buf, h_call(buf, 0x501, 2, NFS, 3, 1));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 0);	/* closed */
+	assert_true(gw_now_ms() - t0 >= 300);
+	assert_int_equal(h_server_calls(s), 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALL_TIMEOUTS], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS_CANCELLED], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CLIENTS_CLOSED], 1);
+	assert_int_equal(gw_ctx_calls_avail(h->gw), 64);
+	close(fd);
+	/* the client is back: its retransmission is answered */
+	h_server_set(s, false, 0);
+	fd = h_client(h);
+	h_send(fd, buf, h_call(buf, 0x501, 2, NFS, 3, 1));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(reply_xid(buf), 0x501);
+	assert_int_equal(reply_tag(buf), 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_CALL_TIMEOUTS], 1);
+	close(fd);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t07_backpressure, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t08_client_gone, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t09_hold_full, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t10_call_timeout, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

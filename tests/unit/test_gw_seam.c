@@ -211,7 +211,8 @@ static void t02_eagain_then_ready(void **state)
 }
 
 /* 3. Client gone while the transport owns calls: cancel, one per call,
- * nothing leaks; a hard submit error drops the call, counted. */
+ * nothing leaks; a hard submit error fails the call, counted, and the
+ * client gets SYSTEM_ERR (it used to get nothing and hung). */
 static void t03_cancel_and_fail(void **state)
 {
 	struct h_gw h;
@@ -236,8 +237,15 @@ static void t03_cancel_and_fail(void **state)
 	f.submit_rc = -EMSGSIZE;
 	fd = h_client(&h);
 	h_send(fd, buf, h_call(buf, 200, 2, NFS, 3, 0));
+	/* refused for good: the client is answered MSG_ACCEPTED SYSTEM_ERR */
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), 24);
+	assert_int_equal(chk_be32(buf), 200);
+	assert_int_equal(chk_be32(buf + 4), 1);			/* REPLY */
+	assert_int_equal(chk_be32(buf + 8), RPC_MSG_ACCEPTED);
+	assert_int_equal(chk_be32(buf + 20), RPC_SYSTEM_ERR);
 	h_pump(&h, 30);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_SYSTEM_ERR], 1);
 	assert_int_equal(gw_ctx_calls_avail(h.gw), 16);
 	close(fd);
 	h_pump(&h, 20);
@@ -266,6 +274,41 @@ static void t04_shutdown_owned(void **state)
 	close(fd);
 }
 
+/* 5. A transport whose server reply is unusable answers with
+ * gw_call_system_err(): the client gets SYSTEM_ERR under its own XID, and
+ * the transport's share comes back through release, not cancel. */
+static void t05_system_err_from_transport(void **state)
+{
+	struct h_gw h;
+	struct fake f;
+	uint8_t buf[64];
+	struct gw_call *c;
+	int fd;
+
+	(void)state;
+	start(&h, &f);
+	fd = h_client(&h);
+	h_send(fd, buf, h_call(buf, 0xbad, 2, NFS, 3, 1));
+	h_pump(&h, 30);
+	assert_int_equal(f.ncalls, 1);
+	c = f.calls[0];
+	fk_forget(&f, c);
+	gw_call_system_err(c);
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), 24);
+	assert_int_equal(chk_be32(buf), 0xbad);
+	assert_int_equal(chk_be32(buf + 8), RPC_MSG_ACCEPTED);
+	assert_int_equal(chk_be32(buf + 20), RPC_SYSTEM_ERR);
+	h_pump(&h, 20);
+	assert_int_equal(f.nrel, 1);
+	assert_int_equal(f.ncancel, 0);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_SYSTEM_ERR], 1);
+	assert_int_equal(gw_ctx_calls_avail(h.gw), 16);
+	close(fd);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +316,7 @@ int main(void)
 		cmocka_unit_test(t02_eagain_then_ready),
 		cmocka_unit_test(t03_cancel_and_fail),
 		cmocka_unit_test(t04_shutdown_owned),
+		cmocka_unit_test(t05_system_err_from_transport),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
