@@ -155,7 +155,7 @@ struct gw_fam {
 enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
-	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F__COUNT
+	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_ADMISSION, F_AUTHPOL, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -195,6 +195,12 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			      "HEAD), connection_limit (accepting paused at the cap), unserved "
 			      "(closed with a request unanswered: too large, malformed, timed out).",
 			      "reason" },
+	[F_ADMISSION] = { "admission_refused_total", "Client connections refused at admission, by "
+			  "reason: deny, not_allowed (allow = set), insecure_port (secure_port), "
+			  "per_source_cap (max_conns_per_source), proxy (PROXY v2 header).", "reason" },
+	[F_AUTHPOL] = { "auth_policy_total", "Calls the credential policy acted on: squashed "
+			"(AUTH_SYS rewritten), auth_none (AUTH_TOOWEAK), badcred (AUTH_SYS "
+			"undecodable under squash).", "action" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -263,6 +269,14 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
+	[GW_CTR_ADM_DENY] = { F_ADMISSION, "deny" },
+	[GW_CTR_ADM_NOT_ALLOWED] = { F_ADMISSION, "not_allowed" },
+	[GW_CTR_ADM_INSECURE_PORT] = { F_ADMISSION, "insecure_port" },
+	[GW_CTR_ADM_PER_SOURCE_CAP] = { F_ADMISSION, "per_source_cap" },
+	[GW_CTR_ADM_PROXY] = { F_ADMISSION, "proxy" },
+	[GW_CTR_AUTHPOL_SQUASHED] = { F_AUTHPOL, "squashed" },
+	[GW_CTR_AUTHPOL_AUTH_NONE] = { F_AUTHPOL, "auth_none" },
+	[GW_CTR_AUTHPOL_BADCRED] = { F_AUTHPOL, "badcred" },
 };
 
 #define P "rpcrdma_gw_"
