@@ -11,13 +11,9 @@
  * length, so no byte of the call moves.  AUTH_SYS (RFC 5531 appendix A):
  *   stamp, machinename<255>, uid, gid, gids<16>
  */
-#include <string.h>
 
 #include "authpol.h"
 #include "log.h"
-
-#define AP_MACHINE_MAX	255
-#define AP_GIDS_MAX	16
 
 static uint32_t ap_squash_id(const struct cfg *cf, uint32_t id, uint32_t anon)
 {
@@ -26,33 +22,29 @@ static uint32_t ap_squash_id(const struct cfg *cf, uint32_t id, uint32_t anon)
 	return id;
 }
 
-/* Rewrite the AUTH_SYS body at [pos, pos + len) of rec.  false: the body
- * is not an authsys_parms. */
-static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, size_t pos, size_t len, bool *changed)
+/* Rewrite the AUTH_SYS body of hdr in rec.  false: the body is not an
+ * authsys_parms (rpc_auth_sys_decode). */
+static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, const struct rpc_call_hdr *hdr,
+		      bool *changed)
 {
-	uint8_t b[RPC_AUTH_MAX_BODY];
-	size_t off, mlen, n;
+	struct rpc_auth_sys as;
+	struct xdr_cur xc;
+	size_t at;
 
-	if (len > sizeof(b) || len < 8 || gw_rec_copyout(rec, pos, b, len) != len)
+	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
+	if (!rpc_auth_sys_decode(&xc, &hdr->rc_cred.oa_body, &as))
 		return false;
-	mlen = chk_be32(b + 4);
-	if (mlen > AP_MACHINE_MAX)
-		return false;
-	off = 8 + ((mlen + 3) & ~(size_t)3);
-	if (off + 12 > len)
-		return false;
-	n = chk_be32(b + off + 8);
-	if (n > AP_GIDS_MAX || off + 12 + 4 * n != len)
-		return false;
+	/* uid after the stamp and the padded machine name, then gid, the
+	 * count, the gids */
+	at = hdr->rc_cred.oa_body.xs_pos + 8 + ((as.as_namelen + 3) & ~3u);
 	*changed = false;
-	/* uid, gid, then the n gids after their count word */
-	for (size_t i = 0; i < 2 + n; i++) {
-		size_t at = i < 2 ? off + 4 * i : off + 12 + 4 * (i - 2);
-		uint32_t v = chk_be32(b + at);
+	for (uint32_t i = 0; i < 2 + as.as_ngids; i++) {
+		uint32_t v = i == 0 ? as.as_uid : i == 1 ? as.as_gid : as.as_gids[i - 2];
 		uint32_t nv = ap_squash_id(cf, v, i == 0 ? cf->cf_anonuid : cf->cf_anongid);
+		size_t off = at + 4 * i + (i >= 2 ? 4 : 0);
 
 		if (nv != v) {
-			gw_rec_put_be32(rec, pos + at, nv);
+			gw_rec_put_be32(rec, off, nv);
 			*changed = true;
 		}
 	}
@@ -74,8 +66,7 @@ uint32_t gw_authpol_apply(const struct cfg *cf, struct gw_rec *rec, const struct
 	case RPC_AUTH_SYS:
 		if (cf->cf_squash == CFG_SQUASH_NONE)
 			return RPC_AUTH_OK;
-		if (!ap_squash(cf, rec, hdr->rc_cred.oa_body.xs_pos, hdr->rc_cred.oa_body.xs_len,
-			       &changed)) {
+		if (!ap_squash(cf, rec, hdr, &changed)) {
 			gw_stat_inc(st, GW_CTR_AUTHPOL_BADCRED);
 			return RPC_AUTH_BADCRED;
 		}
