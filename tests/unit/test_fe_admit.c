@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <event2/buffer.h>
+
 #include "fe_admit.h"
+#include "ops.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u
@@ -60,6 +63,20 @@ static void fx_stop(struct fx *f)
 }
 
 static uint64_t ctr(struct fx *f, enum gw_ctr c) { return f->h.st.gs_ctr[c]; }
+
+/* Does /metrics hold this line? */
+static bool metrics_has(struct fx *f, const char *line)
+{
+	struct evbuffer *b = evbuffer_new();
+	bool found;
+
+	assert_non_null(b);
+	gw_metrics_render(b, &f->h.st, f->h.gw);
+	evbuffer_add(b, "", 1);
+	found = strstr((const char *)evbuffer_pullup(b, -1), line) != NULL;
+	evbuffer_free(b);
+	return found;
+}
 
 /* Connect to the listener; from a reserved port (below 1024) if resv.
  * -1 when no reserved port can be bound (not root). */
@@ -191,6 +208,8 @@ static void t02_secure_port(void **state)
 	close(fd);
 	assert_int_equal(ctr(&f, GW_CTR_ADM_INSECURE_PORT), 1);
 	assert_int_equal(ctr(&f, GW_CTR_CLIENTS_ACCEPTED), 0);
+	assert_true(metrics_has(&f, "rpcrdma_gw_admission_refused_total{reason=\"insecure_port\"} 1\n"));
+	assert_true(metrics_has(&f, "rpcrdma_gw_admission_refused_total{reason=\"deny\"} 0\n"));
 	fd = fx_connect(&f, true);
 	if (fd < 0) {
 		fx_stop(&f);
@@ -520,6 +539,7 @@ static void t08_auth_none_badcred_gss(void **state)
 	expect_auth_error(&f, fd, 0x801, RPC_AUTH_TOOWEAK);
 	assert_int_equal(h_server_calls(&f.s), 0);
 	assert_int_equal(ctr(&f, GW_CTR_AUTHPOL_AUTH_NONE), 1);
+	assert_true(metrics_has(&f, "rpcrdma_gw_auth_policy_total{action=\"auth_none\"} 1\n"));
 	h_send(fd, buf, call_cred(buf, 0x802, 0, RPC_AUTH_NONE, cred, 0));
 	assert_int_equal(h_reply(&f.h, fd, buf, sizeof(buf), 3000), 28);
 	clen = authsys(cred, 1000, 100, NULL, 0);
