@@ -99,6 +99,10 @@ $(FUZZ_BUILD)/fuzz_rdma_reply: gateway/rdma_reply.c gateway/transport_rdma.h bac
 $(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap $(FUZZ_BUILD)/fuzz_rdma_reply: $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -Iconfig -Igateway -Ibackend-rdma -Ifrontend-tcp -o $@ $< $(filter gateway/%.c backend-rdma/%.c,$^) $(FUZZ_LIBSRC)
+# fuzz_proxy: the PROXY v2 decoder of the frontend's admission (fe_admit.c).
+$(FUZZ_BUILD)/fuzz_proxy: tests/fuzz/fuzz_proxy.c frontend-tcp/fe_admit.c frontend-tcp/fe_admit.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -Iconfig -Ifrontend-tcp -o $@ $< frontend-tcp/fe_admit.c
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)

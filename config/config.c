@@ -245,6 +245,10 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		snprintf(cp->cp_rb[r - cf->cf_routes], CFG_NAME_MAX, "%s", value);
 		cp->cp_rb_line[r - cf->cf_routes] = line;
 		return true;
+	case CFG_KT_NETS:
+		if (!cfg_parse_nets(value, (struct cfg_nets *)member))
+			break;
+		return true;
 	}
 	cfg_key_hint(k, hint, sizeof(hint));
 	return cfg_fail(cp, line, "%s: invalid value '%s' (%s)", k->ky_name, value, hint);

@@ -38,6 +38,8 @@
 #define CFG_DEFAULT_ADMIN	"127.0.0.1:9466"
 #define CFG_DEFAULT_CONTROL	"/run/rpcrdma-gw/control"
 #define CFG_FILE_MAX		(1u << 20)	/* bytes of a configuration file */
+#define CFG_MAX_NETS		16	/* networks of one allow = or deny = */
+#define CFG_ANON_ID		65534	/* anonuid, anongid: nobody, nogroup */
 
 /* Well-known programs the default routes name (numbers: chunking.h). */
 #define CFG_PROG_NFS		((uint32_t)CHK_PROG_NFS)
@@ -49,6 +51,19 @@
 enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };
 enum cfg_regmode { CFG_REG_MW = 0, CFG_REG_REG, CFG_REG_PERSISTENT };
+enum cfg_squash { CFG_SQUASH_NONE = 0, CFG_SQUASH_ROOT, CFG_SQUASH_ALL };
+
+/* One network of allow = or deny =: IPv4 is kept IPv4-mapped
+ * (::ffff:a.b.c.d, prefix + 96), so one match covers both families. */
+struct cfg_net {
+	uint8_t nt_addr[16];
+	unsigned nt_bits;			/* prefix length, 0..128 */
+};
+struct cfg_nets {
+	unsigned ns_n;
+	struct cfg_net ns_net[CFG_MAX_NETS];
+	char ns_text[CFG_HOST_MAX];		/* as written, for dump and diff */
+};
 
 struct cfg_listen {
 	struct sockaddr_storage cl_addr;
@@ -114,6 +129,16 @@ struct cfg {
 	socklen_t cf_admin_addrlen;
 	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
 	bool cf_rpcbind_register;	/* register the listeners with the local rpcbind */
+	/* admission, checked at accept on every listener (frontend-tcp/fe_admit.c) */
+	struct cfg_nets cf_allow;	/* empty: every address */
+	struct cfg_nets cf_deny;	/* wins over allow */
+	bool cf_secure_port;		/* source port < 1024 required */
+	unsigned cf_max_conns_per_source;
+	bool cf_proxy_protocol;		/* connections start with a PROXY v2 header */
+	/* credential policy of calls (gateway/authpol.c) */
+	enum cfg_squash cf_squash;	/* AUTH_SYS */
+	uint32_t cf_anonuid, cf_anongid;
+	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
@@ -146,6 +171,7 @@ enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_PROG,		/* RPC program: number or name */
 	CFG_KT_VERSIONS,	/* N or LOW-HIGH: cr_vers_low, cr_vers_high */
 	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
+	CFG_KT_NETS,		/* CIDR list (struct cfg_nets), may be empty */
 };
 /* What a reload does when the key's value changes (cfg_diff). */
 enum cfg_reload {

@@ -42,6 +42,8 @@ void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj
 
 bool cfg_parse_prog(const char *s, uint32_t *prog);
 bool cfg_parse_versions(const char *s, uint32_t *lo, uint32_t *hi);
+/* allow =, deny =: networks separated by blanks or commas. */
+bool cfg_parse_nets(const char *s, struct cfg_nets *out);
 /* A [backend NAME] or [route NAME] name: 1..31 of A-Z a-z 0-9 . _ - */
 bool cfg_name_ok(const char *name);
 

@@ -30,6 +30,9 @@ static const char *const cfg_transport_names[] = {
 static const char *const cfg_regmode_names[] = {
 	[CFG_REG_MW] = "mw", [CFG_REG_REG] = "reg", [CFG_REG_PERSISTENT] = "persistent",
 };
+static const char *const cfg_squash_names[] = {
+	[CFG_SQUASH_NONE] = "none", [CFG_SQUASH_ROOT] = "root", [CFG_SQUASH_ALL] = "all",
+};
 /* The first name of a program is the one cfg_dump() writes. */
 static const struct { const char *name; uint32_t prog; } cfg_prog_names[] = {
 	{ "nfs", CFG_PROG_NFS }, { "mount", CFG_PROG_MOUNT }, { "mountd", CFG_PROG_MOUNT },
@@ -87,6 +90,25 @@ static const struct cfg_key cfg_key_table[] = {
 	/* Registrations are made once at start (rpcb_reg.c). */
 	{ KEY(GATEWAY, "rpcbind_register", BOOL), RANGE(0, 1), .ky_def = 0,
 	  MEMBER(cfg, cf_rpcbind_register), RESTART(NULL) },
+	/* Admission: read at every accept, so a reload applies them to new
+	 * connections (frontend-tcp/fe_admit.c). */
+	{ KEY(GATEWAY, "allow", NETS), .ky_def_text = "", MEMBER(cfg, cf_allow) },
+	{ KEY(GATEWAY, "deny", NETS), .ky_def_text = "", MEMBER(cfg, cf_deny) },
+	{ KEY(GATEWAY, "secure_port", BOOL), RANGE(0, 1), .ky_def = 1,
+	  MEMBER(cfg, cf_secure_port) },
+	{ KEY(GATEWAY, "max_conns_per_source", UINT), RANGE(1, 1u << 20), .ky_def = 64,
+	  MEMBER(cfg, cf_max_conns_per_source) },
+	{ KEY(GATEWAY, "proxy_protocol", BOOL), RANGE(0, 1), .ky_def = 0,
+	  MEMBER(cfg, cf_proxy_protocol) },
+	/* Credential policy of each call (gateway/authpol.c). */
+	{ KEY(GATEWAY, "squash", ENUM), RANGE(0, CFG_SQUASH_ALL), .ky_def = CFG_SQUASH_NONE,
+	  .ky_names = cfg_squash_names, MEMBER(cfg, cf_squash) },
+	{ KEY(GATEWAY, "anonuid", UINT), RANGE(0, UINT32_MAX), .ky_def = CFG_ANON_ID,
+	  MEMBER(cfg, cf_anonuid) },
+	{ KEY(GATEWAY, "anongid", UINT), RANGE(0, UINT32_MAX), .ky_def = CFG_ANON_ID,
+	  MEMBER(cfg, cf_anongid) },
+	{ KEY(GATEWAY, "reject_auth_none", BOOL), RANGE(0, 1), .ky_def = 0,
+	  MEMBER(cfg, cf_reject_auth_none) },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,
@@ -364,6 +386,57 @@ bool cfg_parse_sockaddr(const char *text, uint16_t default_port, struct sockaddr
 	return false;
 }
 
+/* One network: ADDRESS or ADDRESS/PREFIX, IPv4 or IPv6.  Bits past the
+ * prefix must be zero: "10.1.2.3/8" is refused as a likely typo. */
+static bool parse_net(const char *s, struct cfg_net *n)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	size_t len = slash ? (size_t)(slash - s) : strlen(s);
+	uint64_t bits;
+	unsigned max;
+
+	if (len == 0 || len >= sizeof(host))
+		return false;
+	memcpy(host, s, len);
+	host[len] = '\0';
+	memset(n, 0, sizeof(*n));
+	if (inet_pton(AF_INET, host, n->nt_addr + 12) == 1) {
+		n->nt_addr[10] = n->nt_addr[11] = 0xff;
+		max = 32;
+	} else if (inet_pton(AF_INET6, host, n->nt_addr) == 1) {
+		max = 128;
+	} else {
+		return false;
+	}
+	bits = max;
+	if (slash && (!parse_u64(slash + 1, &bits) || bits > max))
+		return false;
+	n->nt_bits = (unsigned)bits + (128 - max);
+	for (unsigned b = n->nt_bits; b < 128; b++)
+		if (n->nt_addr[b / 8] & (0x80u >> (b % 8)))
+			return false;
+	return true;
+}
+
+bool cfg_parse_nets(const char *s, struct cfg_nets *out)
+{
+	char buf[CFG_HOST_MAX];
+	char *save = NULL, *tok;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	memset(out, 0, sizeof(*out));
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		if (out->ns_n == CFG_MAX_NETS || !parse_net(tok, &out->ns_net[out->ns_n]))
+			return false;
+		out->ns_n++;
+	}
+	snprintf(out->ns_text, sizeof(out->ns_text), "%s", s);
+	return true;
+}
+
 /* ---- keys: number values, members, messages, text ---- */
 
 bool cfg_key_number(const struct cfg_key *k, const char *s, uint64_t *out)
@@ -530,6 +603,10 @@ void cfg_key_hint(const struct cfg_key *k, char *buf, size_t len)
 	case CFG_KT_BACKEND:
 		snprintf(buf, len, "a backend name");
 		break;
+	case CFG_KT_NETS:
+		snprintf(buf, len, "up to %d of ADDRESS[/PREFIX], IPv4 or IPv6, host bits zero; "
+			 "or empty", CFG_MAX_NETS);
+		break;
 	}
 }
 
@@ -582,6 +659,9 @@ void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj
 	case CFG_KT_BACKEND:
 		snprintf(buf, len, "%s", r->cr_backend < cf->cf_nbackends
 			 ? cf->cf_backends[r->cr_backend].cb_name : "");
+		break;
+	case CFG_KT_NETS:
+		snprintf(buf, len, "%s", ((const struct cfg_nets *)((const char *)obj + k->ky_off))->ns_text);
 		break;
 	}
 }

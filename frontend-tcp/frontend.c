@@ -41,6 +41,7 @@
 
 #include "client.h"
 #include "config.h"
+#include "fe_admit.h"
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
@@ -69,6 +70,7 @@ struct fe_frontend {
 	unsigned fe_nconns;
 	uint64_t fe_next_id;
 	unsigned fe_reserve;		/* pool buffers left to replies */
+	struct fe_pw *fe_pw;		/* sockets waiting for a PROXY header */
 };
 
 struct fe_conn {
@@ -88,6 +90,8 @@ struct fe_conn {
 	bool fc_closing;
 	uint64_t fc_last_ms;		/* last activity */
 	uint64_t fc_rec_start_ms;	/* when the partial record began */
+	uint8_t fc_src[16];		/* admitted source address (fe_adm_addr16) */
+	bool fc_has_src;		/* counts against max_conns_per_source */
 	TAILQ_ENTRY(fe_conn) fc_link;
 };
 
@@ -111,7 +115,7 @@ void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 
 static void fe_listen_update(struct fe_frontend *fe)
 {
-	bool full = fe->fe_nconns >= fe->fe_p.fp_cfg->cf_max_clients;
+	bool full = fe->fe_nconns + fe_pw_npending(fe->fe_pw) >= fe->fe_p.fp_cfg->cf_max_clients;
 
 	if (full == fe->fe_listen_paused)
 		return;
@@ -512,21 +516,89 @@ err_alloc:
 	return NULL;
 }
 
+/* Connections already served from addr (the per-source cap). */
+static unsigned fe_conns_from(const struct fe_frontend *fe, const uint8_t addr[16])
+{
+	const struct fe_conn *c;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
+		n += c->fc_has_src && !memcmp(c->fc_src, addr, sizeof(c->fc_src));
+	return n;
+}
+
+_Static_assert(GW_CTR_ADM_PROXY - GW_CTR_ADM_DENY == FE_ADM_PROXY - FE_ADM_DENY,
+	       "admission counters follow enum fe_adm_verdict");
+
+static void fe_refuse(struct fe_frontend *fe, const struct sockaddr *sa, enum fe_adm_verdict v,
+		      const char *why)
+{
+	char name[INET6_ADDRSTRLEN + 16], host[INET6_ADDRSTRLEN];
+	/* Rate-limited per source host, not per connection (journal.c). */
+	struct gw_log_ev ev = { .le_client = host, .le_error = fe_adm_verdict_str(v) };
+
+	fe_adm_peer_name(sa, name, sizeof(name), host, sizeof(host));
+	gw_stat_inc(fe->fe_p.fp_stats, (enum gw_ctr)(GW_CTR_ADM_DENY + (v - FE_ADM_DENY)));
+	gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: %s", name, why);
+}
+
+/* Admission of a connection whose client is sa (the socket's peer, or the
+ * address its PROXY header gave), then service. */
+static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_t salen,
+		     uint16_t lport)
+{
+	static const char *const why[] = {
+		[FE_ADM_DENY] = "address in deny", [FE_ADM_NOT_ALLOWED] = "address not in allow",
+		[FE_ADM_INSECURE_PORT] = "source port not below 1024 (secure_port)",
+		[FE_ADM_PER_SOURCE_CAP] = "max_conns_per_source reached",
+		[FE_ADM_PROXY] = "PROXY header",
+	};
+	char name[INET6_ADDRSTRLEN + 16];
+	uint8_t src[16];
+	uint16_t port;
+	bool has_src = fe_adm_addr16(sa, src, &port);
+	enum fe_adm_verdict v = fe_adm_check(fe->fe_p.fp_cfg, sa, has_src ? fe_conns_from(fe, src) : 0);
+	struct fe_conn *c;
+
+	if (v != FE_ADM_OK) {
+		close(fd);
+		fe_refuse(fe, sa, v, why[v]);
+		return;
+	}
+	fe_adm_peer_name(sa, name, sizeof(name), NULL, 0);
+	c = fe_conn_new(fe, fd, name, fe_key_of(sa, salen, lport));
+	if (c && has_src) {
+		memcpy(c->fc_src, src, sizeof(src));
+		c->fc_has_src = true;
+	}
+}
+
+static void fe_on_proxy_done(void *arg, int fd, bool ok, const struct sockaddr *src, socklen_t srclen,
+			     uint16_t lport, const char *why)
+{
+	struct fe_frontend *fe = arg;
+
+	if (ok)
+		fe_admit(fe, fd, src, srclen, lport);
+	else
+		fe_refuse(fe, src, FE_ADM_PROXY, why);
+	fe_listen_update(fe);
+}
+
 static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 			 int salen, void *arg)
 {
 	struct fe_frontend *fe = arg;
-	char host[INET6_ADDRSTRLEN + 8], name[INET6_ADDRSTRLEN + 16];
+	const struct cfg *cf = fe->fe_p.fp_cfg;
 	struct sockaddr_storage local;
 	socklen_t llen = sizeof(local);
 	uint16_t lport = 0;
 	int one = 1;
 
 	(void)lev;
-	if (fe->fe_nconns >= fe->fe_p.fp_cfg->cf_max_clients) {
+	if (fe->fe_nconns + fe_pw_npending(fe->fe_pw) >= cf->cf_max_clients) {
 		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
-		gw_warn(fe->fe_p.fp_log, "client refused: max_clients %u reached",
-			fe->fe_p.fp_cfg->cf_max_clients);
+		gw_warn(fe->fe_p.fp_log, "client refused: max_clients %u reached", cf->cf_max_clients);
 		close(fd);
 		return;
 	}
@@ -535,21 +607,19 @@ static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct 
 	if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
 		lport = local.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port)
 						    : ntohs(((struct sockaddr_in *)&local)->sin_port);
-	host[0] = '\0';
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
-		snprintf(name, sizeof(name), "%s:%u", host, ntohs(s->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
-		snprintf(name, sizeof(name), "[%s]:%u", host, ntohs(s->sin6_port));
-	} else {
-		snprintf(name, sizeof(name), "local");
+	if (!cf->cf_proxy_protocol) {
+		fe_admit(fe, fd, sa, (socklen_t)salen, lport);
+		return;
 	}
-	fe_conn_new(fe, fd, name, fe_key_of(sa, (socklen_t)salen, lport));
+	/* The header must come within record_timeout (30 s if that is off). */
+	if (fe_pw_start(fe->fe_pw, fd, sa, (socklen_t)salen, lport,
+			cf->cf_record_timeout_ms ? cf->cf_record_timeout_ms : 30000) < 0) {
+		close(fd);
+		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
+		gw_err(fe->fe_p.fp_log, "client refused: out of memory");
+		return;
+	}
+	fe_listen_update(fe);
 }
 
 static void fe_on_accept_error(struct evconnlistener *lev, void *arg)
@@ -658,6 +728,11 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 		return NULL;
 	fe->fe_p = *p;
 	TAILQ_INIT(&fe->fe_conns);
+	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
+	if (!fe->fe_pw) {
+		free(fe);
+		return NULL;
+	}
 	/* One record's worth of buffers per route, for servers' replies. */
 	fe->fe_reserve = p->fp_cfg->cf_nroutes *
 			 gw_rx_record_buffers(gw_pool_buf_size(p->fp_pool), p->fp_cfg->cf_max_record);
@@ -673,6 +748,8 @@ void fe_free(struct fe_frontend *fe)
 	for (unsigned i = 0; i < fe->fe_nlisteners; i++)
 		evconnlistener_free(fe->fe_listeners[i].fl_lev);
 	fe->fe_nlisteners = 0;
+	fe_pw_free(fe->fe_pw);
+	fe->fe_pw = NULL;
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
 	free(fe);

@@ -16,6 +16,10 @@
  * backend's hold queue is full).  Reading resumes when the reason goes
  * away.
  *
+ * Admission (fe_admit.h) runs at accept: allow/deny, secure_port,
+ * max_conns_per_source, and with proxy_protocol the PROXY v2 header first;
+ * a refused socket is closed before any byte of it is read.
+ *
  * Faults close that client only: a record above max_record, a record that
  * is not an RPC call, an I/O error, the idle timeout (no call in flight)
  * or the record timeout (a record left unfinished).  Each has a counter and

@@ -24,6 +24,7 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "authpol.h"
 #include "call.h"
 #include "chunking.h"
 #include "client.h"
@@ -659,6 +660,13 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_AUTH_ERROR;
 		st.rr_auth_stat = RPC_AUTH_BADCRED;
+		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+		return NULL;
+	}
+	st.rr_auth_stat = gw_authpol_apply(gw->gw_p.gp_cfg, &c->ca_rec, hdr, ST(gw));
+	if (st.rr_auth_stat) {	/* squash, reject_auth_none: authpol.c */
+		st.rr_stat = RPC_MSG_DENIED;
+		st.rr_reject_stat = RPC_AUTH_ERROR;
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 		return NULL;
 	}

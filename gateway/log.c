@@ -87,6 +87,14 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_SERVER_BAD_DECODE] = "server_bad_undecodable",
 	[GW_CTR_SERVER_BAD_HEADER] = "server_bad_header",
 	[GW_CTR_CALL_TIMEOUTS] = "call_timeout",
+	[GW_CTR_ADM_DENY] = "admission_deny",
+	[GW_CTR_ADM_NOT_ALLOWED] = "admission_not_allowed",
+	[GW_CTR_ADM_INSECURE_PORT] = "admission_insecure_port",
+	[GW_CTR_ADM_PER_SOURCE_CAP] = "admission_per_source_cap",
+	[GW_CTR_ADM_PROXY] = "admission_proxy",
+	[GW_CTR_AUTHPOL_SQUASHED] = "auth_squashed",
+	[GW_CTR_AUTHPOL_AUTH_NONE] = "auth_none_rejected",
+	[GW_CTR_AUTHPOL_BADCRED] = "auth_sys_badcred",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -154,6 +154,16 @@ enum gw_ctr {
 	GW_CTR_SERVER_BAD_DECODE,
 	GW_CTR_SERVER_BAD_HEADER,
 	GW_CTR_CALL_TIMEOUTS,		/* no server reply within call_timeout: client closed */
+	/* admission (frontend-tcp/fe_admit.h): in enum fe_adm_verdict order */
+	GW_CTR_ADM_DENY,		/* address in deny = */
+	GW_CTR_ADM_NOT_ALLOWED,		/* allow = set, address not in it */
+	GW_CTR_ADM_INSECURE_PORT,	/* secure_port: source port >= 1024 */
+	GW_CTR_ADM_PER_SOURCE_CAP,	/* max_conns_per_source reached */
+	GW_CTR_ADM_PROXY,		/* PROXY v2 header absent, malformed or late */
+	/* credential policy (gateway/authpol.c) */
+	GW_CTR_AUTHPOL_SQUASHED,	/* AUTH_SYS credential rewritten by squash */
+	GW_CTR_AUTHPOL_AUTH_NONE,	/* AUTH_NONE call refused: AUTH_TOOWEAK */
+	GW_CTR_AUTHPOL_BADCRED,		/* AUTH_SYS body undecodable under squash: AUTH_BADCRED */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -156,7 +156,7 @@ enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
-	F_CALL_TIMEOUT, F__COUNT
+	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -201,6 +201,12 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			   "the client gets SYSTEM_ERR.", "reason" },
 	[F_CALL_TIMEOUT] = { "call_timeouts_total", "Calls with no server reply within "
 			     "call_timeout: cancelled, their client's connection closed.", NULL },
+	[F_ADMISSION] = { "admission_refused_total", "Client connections refused at admission, by "
+			  "reason: deny, not_allowed (allow = set), insecure_port (secure_port), "
+			  "per_source_cap (max_conns_per_source), proxy (PROXY v2 header).", "reason" },
+	[F_AUTHPOL] = { "auth_policy_total", "Calls the credential policy acted on: squashed "
+			"(AUTH_SYS rewritten), auth_none (AUTH_TOOWEAK), badcred (AUTH_SYS "
+			"undecodable under squash).", "action" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -276,6 +282,14 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_SERVER_BAD_DECODE] = { F_SERVER_BAD, "undecodable" },
 	[GW_CTR_SERVER_BAD_HEADER] = { F_SERVER_BAD, "bad_header" },
 	[GW_CTR_CALL_TIMEOUTS] = { F_CALL_TIMEOUT, NULL },
+	[GW_CTR_ADM_DENY] = { F_ADMISSION, "deny" },
+	[GW_CTR_ADM_NOT_ALLOWED] = { F_ADMISSION, "not_allowed" },
+	[GW_CTR_ADM_INSECURE_PORT] = { F_ADMISSION, "insecure_port" },
+	[GW_CTR_ADM_PER_SOURCE_CAP] = { F_ADMISSION, "per_source_cap" },
+	[GW_CTR_ADM_PROXY] = { F_ADMISSION, "proxy" },
+	[GW_CTR_AUTHPOL_SQUASHED] = { F_AUTHPOL, "squashed" },
+	[GW_CTR_AUTHPOL_AUTH_NONE] = { F_AUTHPOL, "auth_none" },
+	[GW_CTR_AUTHPOL_BADCRED] = { F_AUTHPOL, "badcred" },
 };
 
 #define P "rpcrdma_gw_"

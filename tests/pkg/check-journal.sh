@@ -31,6 +31,7 @@ read -r p_listen p_srv < <(python3 "$H" ports 2)
 cat >"$tmp/gw.conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
+secure_port = no
 admin_listen =
 control_socket =
 max_record = 64k

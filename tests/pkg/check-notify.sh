@@ -42,6 +42,7 @@ python3 "$H" notify "$tmp/notify" "$tmp/notify.log" & pids+=("$!")
 cat >"$tmp/gw.conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
+secure_port = no
 admin_listen =
 control_socket =
 reconnect_interval = 100ms

@@ -53,6 +53,7 @@ conf="$tmp/gw \"q\" \\.conf"	# JSON must escape it
 cat >"$conf" <<CONF
 [gateway]
 listen = 127.0.0.1:$p_listen
+secure_port = no
 admin_listen = 127.0.0.1:$p_admin
 control_socket = $tmp/control
 reconnect_interval = 100ms

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <rpc/rpc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -433,6 +434,10 @@ static int connect_to(const char *host, const char *port)
 	if (getaddrinfo(host, port, &hints, &ai))
 		return -1;
 	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	/* A reserved source port, as kernel clients use: the gateway's
+	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
+	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
+		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
 	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
 		close(fd);
 		fd = -1;

@@ -227,14 +227,15 @@ static void t06_byte_cap(void **state)
 	fx_stop(&f);
 }
 
-/* 7. Real listeners on 127.0.0.1 and ::1 (port 0), a TCP client each. */
+/* 7. Real listeners on 127.0.0.1 and ::1 (port 0), a TCP client each
+ * (from an ordinary port: secure_port is test_fe_admit's). */
 static void t07_tcp_listeners(void **state)
 {
 	static const char *addrs[] = { "127.0.0.1:1", "[::1]:1" };
 	struct fx f;
 
 	(void)state;
-	fx_start(&f, "");
+	fx_start(&f, "secure_port = no\n");
 	for (unsigned i = 0; i < 2; i++) {
 		struct sockaddr_storage ss;
 		socklen_t len;

@@ -50,6 +50,8 @@ struct h_server {
 	unsigned ncalls;	/* calls seen */
 	unsigned nconns;	/* connections accepted */
 	uint32_t xids[1024];
+	uint8_t last[512];	/* first bytes of the last call record (no mark) */
+	size_t last_len;	/* its whole length */
 };
 
 static __attribute__((unused)) bool h_read_full(int fd, void *buf, size_t n, struct h_server *s)
@@ -151,6 +153,8 @@ static __attribute__((unused)) void *h_server_main(void *arg)
 			pthread_mutex_lock(&s->mu);
 			if (s->ncalls < 1024)
 				s->xids[s->ncalls] = xid;
+			memcpy(s->last, body, len < sizeof(s->last) ? len : sizeof(s->last));
+			s->last_len = len;
 			s->ncalls++;
 			if (s->drop_at && (int)s->ncalls == s->drop_at) {
 				s->drop_at = 0;
@@ -219,6 +223,18 @@ static __attribute__((unused)) unsigned h_server_calls(struct h_server *s)
 
 	pthread_mutex_lock(&s->mu);
 	n = s->ncalls;
+	pthread_mutex_unlock(&s->mu);
+	return n;
+}
+
+/* Copy of the last call the server received (up to cap bytes); its length. */
+static __attribute__((unused)) size_t h_server_last(struct h_server *s, uint8_t *buf, size_t cap)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->last_len;
+	memcpy(buf, s->last, cap < sizeof(s->last) ? cap : sizeof(s->last));
 	pthread_mutex_unlock(&s->mu);
 	return n;
 }

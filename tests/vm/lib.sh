@@ -303,7 +303,10 @@ gw_stop() {
 	return "$rc"
 }
 # gw_conf PORT OUTDIR [SECTION.KEY=VALUE...]: only writes OUTDIR/gw.conf as
-# gw_start would (for --check-config before the start).
+# gw_start would (for --check-config before the start).  secure_port = no
+# unless gateway.secure_port is given: the scenarios' python and libnfs
+# clients connect from ordinary ports (the kernel client and gw-fragclient
+# bind reserved ones; t_72 and t_73 run with secure_port = yes).
 gw_nfs_tp=rdma
 gw_port=
 gw_conf() {
@@ -328,6 +331,10 @@ gw_conf() {
 	done
 	{
 		printf '[gateway]\nlisten = 127.0.0.1:%s\n%s' "$port" "${extra[gateway]:-}"
+		case "${extra[gateway]:-}" in
+		*secure_port*) ;;
+		*) printf 'secure_port = no\n' ;;
+		esac
 		printf '[backend nfsd]\naddress = %s\n%s' "$BED_IP" "${extra[backend]:-}"
 		printf '[route nfs]\nprogram = nfs\n'
 		printf 'transport = %s\n' "$gw_nfs_tp"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: a client that writes every RPC record in small fragments (RFC 5531 section 11: any number) gets the same service through rpcrdma-gw as from nfsd directly: NFSv3 and NFSv4.0 WRITE and READ of 1 MiB (nfsd's max_block_size raised to it) sent in 2 KiB, 512 B and mixed 1..4096 B fragments go through the gateway over RDMA to nfsd, the server's file equals the data written, and the gateway keeps the connection
+# claim: a client that writes every RPC record in small fragments (RFC 5531 section 11: any number) gets the same service through rpcrdma-gw as from nfsd directly: NFSv3 and NFSv4.0 WRITE and READ of 1 MiB (nfsd's max_block_size raised to it) sent in 2 KiB, 512 B and mixed 1..4096 B fragments go through the gateway over RDMA to nfsd, the server's file equals the data written, and the gateway keeps the connection; gw-fragclient connects from a reserved port (bindresvport_sa) and the gateway runs with secure_port = yes
 #
 #   gw-fragclient (tests/tools, records in N-byte fragments) --tcp--> rpcrdma-gw 127.0.0.1:20498
 #       --rdma 10.99.0.1:20049--> kernel nfsd (tmpfs /srv/nfs)      (MOUNT over tcp to mountd)
@@ -13,7 +13,7 @@ out=/tmp/t72
 mkdir -p "$out"
 
 BED_NFSD_MAX_BLOCK=1048576 bed_nfsd_up
-gw_start "$PORT" "$out"
+gw_start "$PORT" "$out" gateway.secure_port=yes
 SIZE=$(cat /proc/fs/nfsd/max_block_size)
 assert_eq 1048576 "$SIZE" "nfsd's max_block_size"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: two TCP paths of rpcrdma-gw to one server port (nfs and nfs_acl, both to nfsd's 2049) both connect, each from a reserved source port of its own, and a vers=3 mount through the gateway reads a file and asks its POSIX ACL (NFSACL GETACL) over them; before, both took port 1023 and the second looped on EADDRNOTAVAIL
+# claim: two TCP paths of rpcrdma-gw to one server port (nfs and nfs_acl, both to nfsd's 2049) both connect, each from a reserved source port of its own, and a vers=3 mount through the gateway reads a file and asks its POSIX ACL (NFSACL GETACL) over them (the gateway with secure_port = yes admits the kernel client, which connects from a reserved port); before, both took port 1023 and the second looped on EADDRNOTAVAIL
 #
 #   kernel client (vers=3) --tcp--> rpcrdma-gw 127.0.0.1:20499 --tcp 10.99.0.1:2049 (nfs, source port A < 1024)--> nfsd
 #                                                               --tcp 10.99.0.1:2049 (nfs_acl, port B < 1024, B != A)-->
@@ -13,7 +13,7 @@ mkdir -p "$out"
 
 bed_nfsd_up
 bed_nfs_client_modules
-gw_start "$PORT" "$out" gateway.log_level=info backend.port="$BED_NFS_PORT" nfs.transport=tcp \
+gw_start "$PORT" "$out" gateway.secure_port=yes gateway.log_level=info backend.port="$BED_NFS_PORT" nfs.transport=tcp \
 	nfs_acl.transport=tcp
 bed_wait 10 "the nfs_acl path up too" grep -q 'path nfs_acl/nfsd: transport tcp up' "$out/gw.log"
 
