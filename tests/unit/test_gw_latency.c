@@ -24,6 +24,9 @@
  *      two answers only, and a reset counter as a whole.
  */
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
