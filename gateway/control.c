@@ -291,23 +291,21 @@ static uint64_t gw_ctl_top_key(const struct gw_client_info *c, enum gw_top_by by
 	}
 }
 
+static int gw_ctl_top_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct gw_client_info *a = pa, *b = pb;
+	enum gw_top_by by = *(const enum gw_top_by *)arg;
+	uint64_t ka = gw_ctl_top_key(a, by), kb = gw_ctl_top_key(b, by);
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return a->gci_id < b->gci_id ? -1 : a->gci_id > b->gci_id;
+}
+
 void gw_ctl_top_sort(struct gw_client_info *ci, unsigned n, enum gw_top_by by)
 {
-	/* Insertion sort: a control command over at most the clients open. */
-	for (unsigned i = 1; i < n; i++) {
-		struct gw_client_info t = ci[i];
-		uint64_t k = gw_ctl_top_key(&t, by);
-		unsigned j;
-
-		for (j = i; j > 0; j--) {
-			uint64_t kp = gw_ctl_top_key(&ci[j - 1], by);
-
-			if (kp > k || (kp == k && ci[j - 1].gci_id <= t.gci_id))
-				break;
-			ci[j] = ci[j - 1];
-		}
-		ci[j] = t;
-	}
+	/* n log n: the event loop waits while thousands of clients sort. */
+	qsort_r(ci, n, sizeof(*ci), gw_ctl_top_cmp, &by);
 }
 
 /* "top=N" and "by=calls|bytes|latency", in any order: *top 0 = no top. */
