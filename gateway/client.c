@@ -113,6 +113,9 @@ unsigned gw_ctx_client_list(const struct gw_ctx *gw, struct gw_client_info *out,
 			memset(ci, 0, sizeof(*ci));
 			ci->gci_calls = cl->gcl_ncalls;
 			ci->gci_bytes = cl->gcl_bytes;
+			ci->gci_done = cl->gcl_done;
+			ci->gci_done_bytes = cl->gcl_done_bytes;
+			ci->gci_done_us = cl->gcl_done_us;
 			cl->gcl_ops->cop_info(cl->gcl_arg, ci);
 		}
 		n++;

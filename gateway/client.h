@@ -68,6 +68,9 @@ struct gw_client_info {
 	uint64_t gci_idle_ms;		/* since the last activity */
 	uint64_t gci_rx_bytes;		/* bytes received */
 	bool gci_paused;		/* not reading (hold, starved or a cap) */
+	uint64_t gci_done;		/* forwarded calls replied to */
+	uint64_t gci_done_bytes;	/* their call and reply bytes */
+	uint64_t gci_done_us;		/* their durations, summed */
 };
 
 /* Implemented by the frontend; arg is the one given to gw_client_open. */

@@ -11,7 +11,8 @@
  *            then a last line "." when the command succeeded or
  *            "!ERR reason" when it did not; then the server closes.
  *
- * Commands: status, stats, clients, backends, drain PATH|BACKEND,
+ * Commands: status, stats [ops], clients [top=N] [by=calls|bytes|latency],
+ * backends, drain PATH|BACKEND,
  * undrain PATH|BACKEND (PATH is route/backend; route->backend, the
  * form of older releases, is accepted), reload, log-level error|warn|info|debug, metrics
  * (the Prometheus exposition), help.  A request longer than
@@ -45,6 +46,7 @@
 #define GW_CTL_MAX_LINE		512
 #define GW_CTL_TIMEOUT_S	5
 #define GW_CTL_MAX_CLIENTS	64	/* rows of `clients` */
+#define GW_CTL_MAX_TOP		1024	/* rows of `clients top=N` */
 
 struct gw_ctl {
 	struct evconnlistener *ct_lis;
@@ -267,15 +269,92 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 }
 
-static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
+/* `stats ops`: latency by NFS operation and by path (opstats.c). */
+static void gw_ctl_stats_ops(struct gw_ctl *ct, struct evbuffer *o, bool json)
 {
-	struct gw_client_info *ci = calloc(GW_CTL_MAX_CLIENTS, sizeof(*ci));
-	unsigned n = 0, all;
+	struct json_object *jo = gw_ops_json(gw_ctx_stats(ct->ct_gw), ct->ct_gw);
+
+	if (json) {
+		gw_jemit(o, jo);
+		return;
+	}
+	gw_ops_table(NULL, jo, o, false);
+	json_object_put(jo);
+}
+
+static uint64_t gw_ctl_top_key(const struct gw_client_info *c, enum gw_top_by by)
+{
+	switch (by) {
+	case GW_TOP_BYTES: return c->gci_done_bytes;
+	case GW_TOP_LATENCY: return c->gci_done ? c->gci_done_us / c->gci_done : 0;
+	default: return c->gci_done;
+	}
+}
+
+static int gw_ctl_top_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct gw_client_info *a = pa, *b = pb;
+	enum gw_top_by by = *(const enum gw_top_by *)arg;
+	uint64_t ka = gw_ctl_top_key(a, by), kb = gw_ctl_top_key(b, by);
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return a->gci_id < b->gci_id ? -1 : a->gci_id > b->gci_id;
+}
+
+void gw_ctl_top_sort(struct gw_client_info *ci, unsigned n, enum gw_top_by by)
+{
+	/* n log n: the event loop waits while thousands of clients sort. */
+	qsort_r(ci, n, sizeof(*ci), gw_ctl_top_cmp, &by);
+}
+
+/* "top=N" and "by=calls|bytes|latency", in any order: *top 0 = no top. */
+static int gw_ctl_top_args(const char *a, const char *b, unsigned *top, enum gw_top_by *by)
+{
+	const char *args[2] = { a, b };
+
+	*top = 0;
+	*by = GW_TOP_CALLS;
+	for (unsigned i = 0; i < 2 && args[i]; i++) {
+		char *end;
+
+		if (!strncmp(args[i], "top=", 4)) {
+			unsigned long v = strtoul(args[i] + 4, &end, 10);
+
+			if (end == args[i] + 4 || *end || v < 1 || v > GW_CTL_MAX_TOP)
+				return -EINVAL;
+			*top = (unsigned)v;
+		} else if (!strcmp(args[i], "by=calls")) {
+			*by = GW_TOP_CALLS;
+		} else if (!strcmp(args[i], "by=bytes")) {
+			*by = GW_TOP_BYTES;
+		} else if (!strcmp(args[i], "by=latency")) {
+			*by = GW_TOP_LATENCY;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (a && !*top)		/* by= alone: the whole list, sorted */
+		*top = GW_CTL_MAX_TOP;
+	return 0;
+}
+
+static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, unsigned top,
+			   enum gw_top_by by)
+{
+	unsigned all = gw_ctx_client_list(ct->ct_gw, NULL, 0);
+	unsigned cap = top ? (all ? all : 1) : GW_CTL_MAX_CLIENTS;
+	struct gw_client_info *ci = calloc(cap, sizeof(*ci));
+	unsigned n = 0;
 
 	if (!ci)
 		return;
-	all = gw_ctx_client_list(ct->ct_gw, ci, GW_CTL_MAX_CLIENTS);
-	n = all < GW_CTL_MAX_CLIENTS ? all : GW_CTL_MAX_CLIENTS;
+	all = gw_ctx_client_list(ct->ct_gw, ci, cap);
+	n = all < cap ? all : cap;
+	if (top) {
+		gw_ctl_top_sort(ci, n, by);
+		n = n < top ? n : top;
+	}
 	if (json) {
 		struct json_object *jo = json_object_new_object(), *arr = json_object_new_array();
 
@@ -290,10 +369,25 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			gw_jadd(c, "bytes_received", json_object_new_uint64(ci[i].gci_rx_bytes));
 			gw_jadd(c, "idle_ms", json_object_new_uint64(ci[i].gci_idle_ms));
 			gw_jadd(c, "paused", json_object_new_boolean(ci[i].gci_paused));
+			gw_jadd(c, "calls_done", json_object_new_uint64(ci[i].gci_done));
+			gw_jadd(c, "bytes_done", json_object_new_uint64(ci[i].gci_done_bytes));
+			gw_jadd(c, "mean_us", json_object_new_uint64(gw_ctl_top_key(&ci[i],
+								    GW_TOP_LATENCY)));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
 		gw_jemit(o, jo);
+	} else if (top) {
+		evbuffer_add_printf(o, "%-6s %-32s %12s %14s %10s %6s\n", "id", "peer", "calls_done",
+				    "bytes_done", "mean_ms", "calls");
+		for (unsigned i = 0; i < n; i++)
+			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %12" PRIu64 " %14" PRIu64
+					    " %10.3f %6u\n", ci[i].gci_id, ci[i].gci_name, ci[i].gci_done,
+					    ci[i].gci_done_bytes,
+					    (double)gw_ctl_top_key(&ci[i], GW_TOP_LATENCY) / 1000.0,
+					    ci[i].gci_calls);
+		if (all > n)
+			evbuffer_add_printf(o, "... %u more\n", all - n);
 	} else {
 		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %s\n", "id", "peer", "calls",
 				    "queued", "received", "idle_s", "paused");
@@ -416,7 +510,7 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 	struct gw_stats *st = gw_ctx_stats(ct->ct_gw);
 	const struct gw_log *lg = gw_ctx_log(ct->ct_gw);
 	char buf[GW_CTL_MAX_LINE], msg[256] = "";
-	char *cmd, *arg, *save = NULL;
+	char *cmd, *arg, *arg2, *save = NULL;
 	bool json = false;
 	int rc = 0;
 
@@ -427,15 +521,30 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 		cmd = strtok_r(NULL, " \t\r\n", &save);
 	}
 	arg = cmd ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+	arg2 = arg ? strtok_r(NULL, " \t\r\n", &save) : NULL;	/* clients top=N by=KEY */
 	if (!cmd) {
 		rc = -EINVAL;
 		snprintf(msg, sizeof(msg), "empty command");
 	} else if (!strcmp(cmd, "status")) {
 		gw_ctl_status(ct, o, json);
-	} else if (!strcmp(cmd, "stats")) {
+	} else if (!strcmp(cmd, "stats") && !arg) {
 		gw_ctl_stats(ct, o, json);
+	} else if (!strcmp(cmd, "stats")) {
+		if (strcmp(arg, "ops")) {
+			rc = -EINVAL;
+			snprintf(msg, sizeof(msg), "stats takes no argument or ops");
+		} else {
+			gw_ctl_stats_ops(ct, o, json);
+		}
 	} else if (!strcmp(cmd, "clients")) {
-		gw_ctl_clients(ct, o, json);
+		unsigned top;
+		enum gw_top_by by;
+
+		if ((rc = gw_ctl_top_args(arg, arg2, &top, &by)) < 0)
+			snprintf(msg, sizeof(msg), "clients takes top=N (1-%u) and by=calls|bytes|latency",
+				 GW_CTL_MAX_TOP);
+		else
+			gw_ctl_clients(ct, o, json, top, by);
 	} else if (!strcmp(cmd, "backends")) {
 		gw_ctl_backends(ct, o, json);
 	} else if (!strcmp(cmd, "metrics")) {
@@ -475,8 +584,9 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 			evbuffer_add_printf(o, "log level %s\n", arg);
 		}
 	} else if (!strcmp(cmd, "help")) {
-		evbuffer_add_printf(o, "commands: status stats clients backends metrics drain NAME "
-				    "undrain NAME reload log-level LEVEL; prefix json for JSON\n");
+		evbuffer_add_printf(o, "commands: status stats [ops] clients [top=N] [by=calls|bytes|"
+				    "latency] backends metrics drain NAME undrain NAME reload "
+				    "log-level LEVEL; prefix json for JSON\n");
 	} else {
 		rc = -EINVAL;
 		snprintf(msg, sizeof(msg), "unknown command '%s' (try help)", cmd);

@@ -2,9 +2,10 @@
 /*
  * This file contains the gateway context's own structures and the
  * functions its files share: gateway.c (context, paths, routing, the call
- * path), client.c (the client seam), relay.c (the backchannel relay glue)
- * and reload.c.  Nothing outside those files includes it: the frontend
- * and the transports see only gateway.h, client.h and transport.h.
+ * path), client.c (the client seam), relay.c (the backchannel relay glue),
+ * reload.c and metrics.c (per-path and per-client latency).  Nothing
+ * outside those files includes it: the frontend and the transports see
+ * only gateway.h, client.h and transport.h.
  */
 #ifndef RPCRDMA_GW_CTX_H
 #define RPCRDMA_GW_CTX_H
@@ -20,6 +21,7 @@
 #include "client.h"
 #include "config.h"
 #include "gateway.h"
+#include "log.h"
 #include "transport.h"
 
 struct event;
@@ -53,6 +55,7 @@ struct gw_path {
 	unsigned pa_ncalls;		/* calls routed here and not finalized */
 	char pa_name[2 * CFG_NAME_MAX + 8];
 	struct gw_path_info pa_info;
+	struct gw_hist pa_hist;		/* backend_duration_seconds (metrics.c) */
 };
 
 /* A client connection as the gateway sees it (the frontend sees only the
@@ -68,6 +71,11 @@ struct gw_client {
 	size_t gcl_bytes;		/* call records of those calls */
 	bool gcl_hold;			/* a hold queue it feeds is full */
 	bool gcl_closing;
+	/* Forwarded calls replied to, their call and reply bytes and summed
+	 * durations (gw_call_observe: clients --top). */
+	uint64_t gcl_done;
+	uint64_t gcl_done_bytes;
+	uint64_t gcl_done_us;
 	TAILQ_ENTRY(gw_client) gcl_link;
 };
 TAILQ_HEAD(gw_client_list, gw_client);

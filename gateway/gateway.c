@@ -32,6 +32,7 @@
 #include "ctx.h"
 #include "gateway.h"
 #include "log.h"
+#include "ops.h"
 #include "pool.h"
 #include "transport.h"
 #include "xmap.h"
@@ -421,7 +422,7 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 	if (gw_call_set_state(c, GW_CALL_DONE) < 0)
 		return;
 	if (why == GW_END_REPLIED && pa)
-		gw_stats_observe(ST(gw), GW_HIST_CALL, gw_now_us() - c->ca_start_us);
+		gw_call_observe(c, gw_now_us());
 	if (prev == GW_CALL_HELD) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
@@ -496,6 +497,8 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
+	if (!c->ca_sent_us)
+		c->ca_sent_us = gw_now_us();
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
 	if (rc == 0)
 		return true;

@@ -169,8 +169,9 @@ enum gw_ctr {
 const char *gw_ctr_str(enum gw_ctr c);
 
 /* Latency histograms (metrics.c): fixed buckets, non-cumulative counts;
- * bounds in gw_hist_bound_us[], the last bucket is +Inf. */
-#define GW_HIST_NBUCKETS	16
+ * bounds in gw_hist_bound_us[] (5 us to 10 s in 1-2-5 steps), the last
+ * bucket is +Inf. */
+#define GW_HIST_NBUCKETS	21
 enum gw_hist_id {
 	GW_HIST_CALL = 0,	/* client call received -> reply queued to the client */
 	GW_HIST_RDMA,		/* RDMA leg: be_call_submit -> reply callback */
@@ -192,9 +193,17 @@ struct gw_proc_stat {
  * section 16.2, RFC 7863, RFC 8276: 3..75); slot 0 counts any other
  * number (OP_ILLEGAL, future operations). */
 #define GW_NFS4_OPS		76
+/* Latency by NFS operation (gw_op_slot): the NFSv2 and NFSv3 procedures,
+ * then NFSv4: the NULL procedure, a COMPOUND without operations, and a
+ * COMPOUND by its main operation (GW_NFS4_OPS slots as gs_nfs4_op). */
+#define GW_OPH_NFS2		0
+#define GW_OPH_NFS3		18	/* RFC 1094: 18 procedures */
+#define GW_OPH_NFS4		(GW_OPH_NFS3 + 22)	/* RFC 1813: 22 procedures */
+#define GW_OPH_SLOTS		(GW_OPH_NFS4 + 2 + GW_NFS4_OPS)
 struct gw_stats {
 	uint64_t gs_ctr[GW_CTR__COUNT];
 	struct gw_hist gs_hist[GW_HIST__COUNT];
+	struct gw_hist gs_op_hist[GW_OPH_SLOTS];
 	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
 	uint64_t gs_proc_overflow;	/* calls not counted: table full */
 	uint64_t gs_nfs4_op[GW_NFS4_OPS];
@@ -203,6 +212,16 @@ struct gw_stats {
 uint64_t gw_now_us(void);
 void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
 void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec);
+void gw_hist_add(struct gw_hist *gh, uint64_t usec);
+/* The q-quantile (0..1) in microseconds, interpolated linearly inside the
+ * bucket that holds it (as Prometheus' histogram_quantile); a quantile in
+ * the +Inf bucket is the last finite bound; 0 with no observation. */
+double gw_hist_quantile(const uint64_t *bucket, double q);
+/* Slot of gs_op_hist for a call (the walk is read for NFSv4 COMPOUND), or
+ * -1 when it is no NFS procedure the table has. */
+int gw_op_slot(uint32_t prog, uint32_t vers, uint32_t proc, const struct chk_call_walk *cw);
+/* Labels of a slot: operation name and NFS version ("2", "3", "4"). */
+const char *gw_op_slot_name(unsigned slot, const char **vers);
 /* Count the operations of a walked NFSv4 COMPOUND (nothing for other calls). */
 void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw);
 extern const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1];

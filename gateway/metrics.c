@@ -19,18 +19,22 @@
 #include <event2/buffer.h>
 
 #include "backend.h"
+#include "call.h"
 #include "chunking.h"
 #include "config.h"
 #include "client.h"
+#include "ctx.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
 #include "pool.h"
 #include "transport.h"
 
+/* 5 us to 10 s in 1-2-5 steps: a Soft-RoCE or LAN round trip is tens of
+ * microseconds, a COMMIT to a slow disk seconds. */
 const uint64_t gw_hist_bound_us[GW_HIST_NBUCKETS - 1] = {
-	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
-	1000000, 2500000,
+	5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000,
+	500000, 1000000, 2000000, 5000000, 10000000,
 };
 
 uint64_t gw_now_us(void)
@@ -41,19 +45,146 @@ uint64_t gw_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec)
+void gw_hist_add(struct gw_hist *gh, uint64_t usec)
 {
-	struct gw_hist *gh;
 	unsigned i;
 
-	if (!st || (unsigned)h >= GW_HIST__COUNT)
-		return;
-	gh = &st->gs_hist[h];
+	/* Bucket i holds bound[i - 1] < usec <= bound[i] (Prometheus "le"). */
 	for (i = 0; i < GW_HIST_NBUCKETS - 1 && usec > gw_hist_bound_us[i]; i++)
 		;
 	gh->gh_bucket[i]++;
 	gh->gh_count++;
 	gh->gh_sum_us += usec;
+}
+
+void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec)
+{
+	if (st && (unsigned)h < GW_HIST__COUNT)
+		gw_hist_add(&st->gs_hist[h], usec);
+}
+
+double gw_hist_quantile(const uint64_t *bucket, double q)
+{
+	uint64_t total = 0, cum = 0;
+	double rank, lo, hi;
+	unsigned i;
+
+	for (i = 0; i < GW_HIST_NBUCKETS; i++)
+		total += bucket[i];
+	if (!total)
+		return 0;
+	rank = (q < 0 ? 0 : q > 1 ? 1 : q) * (double)total;
+	for (i = 0; i < GW_HIST_NBUCKETS - 1; i++) {
+		if (bucket[i] && (double)(cum + bucket[i]) >= rank)
+			break;
+		cum += bucket[i];
+	}
+	if (i == GW_HIST_NBUCKETS - 1)	/* +Inf: nothing to interpolate to */
+		return (double)gw_hist_bound_us[GW_HIST_NBUCKETS - 2];
+	lo = i ? (double)gw_hist_bound_us[i - 1] : 0;
+	hi = (double)gw_hist_bound_us[i];
+	return lo + (hi - lo) * (rank - (double)cum) / (double)bucket[i];
+}
+
+/* ---- per operation, per path, per client ---- */
+
+static unsigned gw_nfs4_op_index(uint16_t op)
+{
+	return op >= 3 && op < GW_NFS4_OPS ? op : 0;
+}
+
+/* The main operation of a COMPOUND: the first one that only sets up the
+ * request (SEQUENCE, the PUT*FH, SAVEFH, RESTOREFH) is skipped, so that
+ * SEQUENCE PUTFH READ counts as READ and SEQUENCE PUTFH SAVEFH PUTFH RENAME
+ * as RENAME; a COMPOUND of such operations only counts as its first. */
+static int gw_nfs4_main_op(const struct chk_call_walk *cw)
+{
+	unsigned n = cw ? cw->cw_nops_listed : 0;
+
+	if (n > CHK_WALK_MAX_OPS)
+		n = CHK_WALK_MAX_OPS;
+	for (unsigned i = 0; i < n; i++) {
+		switch (cw->cw_op[i]) {
+		case CHK_OP_SEQUENCE: case CHK_OP_PUTFH: case CHK_OP_PUTPUBFH:
+		case CHK_OP_PUTROOTFH: case CHK_OP_SAVEFH: case CHK_OP_RESTOREFH:
+			continue;
+		default:
+			return (int)gw_nfs4_op_index(cw->cw_op[i]);
+		}
+	}
+	return n ? (int)gw_nfs4_op_index(cw->cw_op[0]) : -1;
+}
+
+int gw_op_slot(uint32_t prog, uint32_t vers, uint32_t proc, const struct chk_call_walk *cw)
+{
+	int op;
+
+	if (prog != CFG_PROG_NFS)
+		return -1;
+	if (vers == 2 && proc < GW_OPH_NFS3 - GW_OPH_NFS2)
+		return GW_OPH_NFS2 + (int)proc;
+	if (vers == 3 && proc < GW_OPH_NFS4 - GW_OPH_NFS3)
+		return GW_OPH_NFS3 + (int)proc;
+	if (vers != 4 || proc > 1)
+		return -1;
+	if (proc == 0)
+		return GW_OPH_NFS4;
+	/* No operation read (none, or RPCSEC_GSS privacy): COMPOUND. */
+	op = gw_nfs4_main_op(cw);
+	return op < 0 ? GW_OPH_NFS4 + 1 : GW_OPH_NFS4 + 2 + op;
+}
+
+static const char *const gw_nfs2_ops[] = {
+	"NULL", "GETATTR", "SETATTR", "ROOT", "LOOKUP", "READLINK", "READ", "WRITECACHE",
+	"WRITE", "CREATE", "REMOVE", "RENAME", "LINK", "SYMLINK", "MKDIR", "RMDIR", "READDIR",
+	"STATFS",
+};
+static const char *const gw_nfs3_ops[] = {
+	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ", "WRITE", "CREATE",
+	"MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR", "RENAME", "LINK", "READDIR",
+	"READDIRPLUS", "FSSTAT", "FSINFO", "PATHCONF", "COMMIT",
+};
+_Static_assert(sizeof(gw_nfs2_ops) / sizeof(gw_nfs2_ops[0]) == GW_OPH_NFS3 - GW_OPH_NFS2, "v2");
+_Static_assert(sizeof(gw_nfs3_ops) / sizeof(gw_nfs3_ops[0]) == GW_OPH_NFS4 - GW_OPH_NFS3, "v3");
+
+const char *gw_op_slot_name(unsigned slot, const char **vers)
+{
+	const char *on;
+
+	*vers = slot < GW_OPH_NFS3 ? "2" : slot < GW_OPH_NFS4 ? "3" : "4";
+	if (slot < GW_OPH_NFS3)
+		return gw_nfs2_ops[slot - GW_OPH_NFS2];
+	if (slot < GW_OPH_NFS4)
+		return gw_nfs3_ops[slot - GW_OPH_NFS3];
+	if (slot == GW_OPH_NFS4)
+		return "NULL";
+	if (slot == GW_OPH_NFS4 + 1 || slot >= GW_OPH_SLOTS)
+		return "COMPOUND";
+	on = slot > GW_OPH_NFS4 + 2 ? chk_nfs4_op_name(slot - GW_OPH_NFS4 - 2) : NULL;
+	return on ? on : "OTHER";
+}
+
+const struct gw_hist *gw_path_hist(struct gw_path *pa)
+{
+	return &pa->pa_hist;
+}
+
+void gw_call_observe(struct gw_call *c, uint64_t now_us)
+{
+	struct gw_stats *st = gw_ctx_stats(c->ca_gw);
+	uint64_t us = now_us - c->ca_start_us;
+	int slot = gw_op_slot(c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, c->ca_hdr.rc_proc, &c->ca_walk);
+
+	gw_stats_observe(st, GW_HIST_CALL, us);
+	if (st && slot >= 0)
+		gw_hist_add(&st->gs_op_hist[slot], us);
+	if (c->ca_path && c->ca_sent_us)
+		gw_hist_add(&c->ca_path->pa_hist, now_us - c->ca_sent_us);
+	if (c->ca_cl) {
+		c->ca_cl->gcl_done++;
+		c->ca_cl->gcl_done_bytes += c->ca_bytes + c->ca_out.ou_len;
+		c->ca_cl->gcl_done_us += us;
+	}
 }
 
 void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw)
@@ -299,22 +430,68 @@ static void gw_head(struct evbuffer *o, const char *name, const char *type, cons
 	evbuffer_add_printf(o, "# HELP " P "%s %s\n# TYPE " P "%s %s\n", name, help, name, type);
 }
 
-static void gw_hist_render(struct evbuffer *o, const char *name, const char *help,
-			   const struct gw_hist *gh)
+/* The samples of one histogram; labels: NULL, or "k=\"v\",..." put before le. */
+static void gw_hist_samples(struct evbuffer *o, const char *name, const char *labels,
+			    const struct gw_hist *gh)
 {
+	const char *sep = labels ? "," : "";
 	uint64_t cum = 0;
 
-	gw_head(o, name, "histogram", help);
+	if (!labels)
+		labels = "";
 	for (unsigned i = 0; i < GW_HIST_NBUCKETS; i++) {
 		cum += gh->gh_bucket[i];
 		if (i < GW_HIST_NBUCKETS - 1)
-			evbuffer_add_printf(o, P "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name,
-					    (double)gw_hist_bound_us[i] / 1e6, cum);
+			evbuffer_add_printf(o, P "%s_bucket{%s%sle=\"%g\"} %" PRIu64 "\n", name, labels,
+					    sep, (double)gw_hist_bound_us[i] / 1e6, cum);
 		else
-			evbuffer_add_printf(o, P "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, cum);
+			evbuffer_add_printf(o, P "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name,
+					    labels, sep, cum);
 	}
-	evbuffer_add_printf(o, P "%s_sum %.6f\n" P "%s_count %" PRIu64 "\n", name,
-			    (double)gh->gh_sum_us / 1e6, name, gh->gh_count);
+	if (*labels)
+		evbuffer_add_printf(o, P "%s_sum{%s} %.6f\n" P "%s_count{%s} %" PRIu64 "\n", name,
+				    labels, (double)gh->gh_sum_us / 1e6, name, labels, gh->gh_count);
+	else
+		evbuffer_add_printf(o, P "%s_sum %.6f\n" P "%s_count %" PRIu64 "\n", name,
+				    (double)gh->gh_sum_us / 1e6, name, gh->gh_count);
+}
+
+static void gw_hist_render(struct evbuffer *o, const char *name, const char *help,
+			   const struct gw_hist *gh)
+{
+	gw_head(o, name, "histogram", help);
+	gw_hist_samples(o, name, NULL, gh);
+}
+
+/* op_duration_seconds: operations seen so far only (up to GW_OPH_SLOTS). */
+static void gw_ops_render(struct evbuffer *o, const struct gw_stats *st)
+{
+	gw_head(o, "op_duration_seconds", "histogram", "Forwarded NFS calls by operation (v2/v3 "
+		"procedure, v4 COMPOUND by its main operation): received to replied.");
+	for (unsigned i = 0; i < GW_OPH_SLOTS; i++) {
+		const char *vers, *op;
+		char lb[96];
+
+		if (!st->gs_op_hist[i].gh_count)
+			continue;
+		op = gw_op_slot_name(i, &vers);
+		snprintf(lb, sizeof(lb), "op=\"%s\",vers=\"%s\"", op, vers);
+		gw_hist_samples(o, "op_duration_seconds", lb, &st->gs_op_hist[i]);
+	}
+}
+
+/* backend_duration_seconds: every active path. */
+static void gw_backend_hist_render(struct evbuffer *o, struct gw_ctx *gw)
+{
+	gw_head(o, "backend_duration_seconds", "histogram", "Forwarded calls by path: first "
+		"hand-off to the path's transport to the reply (hold-queue wait before excluded).");
+	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
+		struct gw_path *pa = gw_ctx_path(gw, i);
+		char lb[3 * CFG_NAME_MAX + 16];
+
+		snprintf(lb, sizeof(lb), "path=\"%s\"", gw_path_name(pa));
+		gw_hist_samples(o, "backend_duration_seconds", lb, &pa->pa_hist);
+	}
 }
 
 static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
@@ -482,8 +659,10 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 	gw_hist_render(o, "rdma_duration_seconds",
 		       "RDMA leg: call handed to the RDMA backend to its reply.",
 		       &st->gs_hist[GW_HIST_RDMA]);
+	gw_ops_render(o, st);
 	if (!gw)
 		return;
+	gw_backend_hist_render(o, gw);
 	gw_head(o, "calls_in_flight", "gauge", "Call objects in use (calls between decode and reply).");
 	evbuffer_add_printf(o, P "calls_in_flight %u\n", gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw));
 	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls).");

@@ -13,8 +13,13 @@
 
 struct event_base;
 struct evbuffer;
+struct gw_call;
+struct gw_client_info;
 struct gw_ctx;
+struct gw_hist;
+struct gw_path;
 struct gw_stats;
+struct json_object;
 
 /*
  * Operations interfaces of rpcrdma-gw (prefix gw_): metrics in the
@@ -35,6 +40,21 @@ const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
 const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
 /* Ready: at least one path's transport is up. */
 bool gw_ctx_ready(struct gw_ctx *gw);
+/* A forwarded call was replied to (gw_call_finalize): its durations go to
+ * call_duration_seconds, op_duration_seconds (its NFS operation),
+ * backend_duration_seconds (its path, from ca_sent_us) and its client's
+ * totals (clients --top).  No allocation. */
+void gw_call_observe(struct gw_call *c, uint64_t now_us);
+const struct gw_hist *gw_path_hist(struct gw_path *pa);
+
+/* opstats.c: `stats ops`.  The JSON answer: bounds_us, then ops (vers, op)
+ * and backends (path) with count, sum_us and the non-cumulative buckets;
+ * the caller puts it. */
+struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
+/* The table of count, mean, p50, p99 of cur (a gw_ops_json answer) minus
+ * prev (NULL: all of cur); json: one line of JSON instead. */
+void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
+		  bool json);
 
 /* admin.c: HTTP on cf_admin_listen.  GET and HEAD only; a request head
  * above GW_ADMIN_MAX_HEAD or a body above GW_ADMIN_MAX_BODY bytes closes the
@@ -65,5 +85,8 @@ struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char
 void gw_ctl_free(struct gw_ctl *ctl);
 /* Run one command line and append the answer to out (also used by tests). */
 void gw_ctl_exec(struct gw_ctl *ctl, const char *line, struct evbuffer *out);
+/* `clients top=N by=KEY`: the order, highest first (ties by id). */
+enum gw_top_by { GW_TOP_CALLS = 0, GW_TOP_BYTES, GW_TOP_LATENCY };
+void gw_ctl_top_sort(struct gw_client_info *ci, unsigned n, enum gw_top_by by);
 
 #endif /* RPCRDMA_GW_OPS_H */

@@ -2,8 +2,9 @@
 # Claim: a running gateway answers rpcrdma-gwctl on its control socket (mode
 # 0600) and Prometheus scrapes on admin_listen: after calls through it,
 # `rpcrdma-gwctl backends` shows the path up, `stats` counts the procedures
-# used, drain holds new calls until undrain, /metrics counts them by
-# procedure, /healthz is 200 and /readyz follows the backend (200 up, 503
+# used, `stats --ops` their latency by NFS operation and path (-i: the
+# interval's only), drain holds new calls until undrain, /metrics counts them by
+# procedure and operation, /healthz is 200 and /readyz follows the backend (200 up, 503
 # down).  The configuration file's name holds '"', '\' and a blank: `--json
 # status` still parses and gives the name back unchanged.
 #
@@ -97,6 +98,44 @@ if echo "$out" | grep -Eq '^getattr +5 ' && echo "$out" | grep -Eq '^null +2 '; 
 else
 	bad "gwctl stats table"
 fi
+out=$("$CTL" -s "$tmp/control" stats --ops)
+echo "$out" | sed -n '1,4p' | sed 's/^/    /'
+if echo "$out" | grep -Eq '^3 +GETATTR +5 ' && echo "$out" | grep -Eq '^3 +NULL +2 ' &&
+	echo "$out" | grep -Eq '^nfs/srv +7 '; then
+	ok "gwctl stats --ops: GETATTR 5, NULL 2, path nfs/srv 7"
+else
+	bad "gwctl stats --ops table"
+fi
+if "$CTL" -s "$tmp/control" --json stats --ops | python3 -c 'import json,sys; d=json.load(sys.stdin); r=[o for o in d["ops"] if o["op"]=="GETATTR" and o["vers"]=="3"]; sys.exit(0 if r and r[0]["count"]==5 and len(r[0]["buckets"])==len(d["bounds_us"])+1 else 1)'; then
+	ok "gwctl --json stats --ops parses: GETATTR 5, one bucket more than bounds"
+else
+	bad "gwctl --json stats --ops"
+fi
+# -i: the second answer minus the first, i.e. only the calls of the interval.
+"$CTL" -s "$tmp/control" stats --ops -i 2 -c 1 >"$tmp/interval" &
+ipid=$!
+sleep 0.5
+python3 "$H" call "$p_listen" 100003 3 1 3 >/dev/null
+wait "$ipid"
+rc=$?
+sed 's/^/    /' "$tmp/interval"
+if [ "$rc" = 0 ] && grep -Eq '^3 +GETATTR +3 ' "$tmp/interval" && ! grep -q NULL "$tmp/interval"; then
+	ok "gwctl stats --ops -i 2 -c 1: the interval's 3 GETATTR only"
+else
+	bad "gwctl stats --ops -i (rc $rc)"
+fi
+if "$CTL" -s "$tmp/control" clients --top 3 --by latency | grep -q '^id .*calls_done .*mean_ms'; then
+	ok "gwctl clients --top 3 --by latency"
+else
+	bad "gwctl clients --top"
+fi
+bads=0
+for args in "clients --top 0" "clients --by speed" "status --ops" "clients --ops" "stats -i 1" "stats --top 2"; do
+	# shellcheck disable=SC2086
+	"$CTL" -s "$tmp/control" $args >/dev/null 2>&1
+	[ $? = 2 ] || { bads=$((bads + 1)); echo "    '$args' not refused with exit 2"; }
+done
+if [ "$bads" = 0 ]; then ok "gwctl refuses misplaced --ops, -i, --top, --by (exit 2)"; else bad "gwctl option checks"; fi
 out=$("$CTL" -s "$tmp/control" --json status)
 if echo "$out" | CONF="$conf" python3 -c 'import json,os,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" and d["config"]==os.environ["CONF"] else 1)'; then
 	ok "gwctl --json status parses, ready, path up, configuration name unchanged"
@@ -131,7 +170,11 @@ if "$CTL" -s "$tmp/control" reload | grep -q reloaded; then ok "gwctl reload"; e
 
 curl -s "http://127.0.0.1:$p_admin/metrics" >"$tmp/metrics"
 v=$(sed -n 's/^rpcrdma_gw_calls_total{program="100003",name="nfs",version="3",procedure="1",procname="getattr"} //p' "$tmp/metrics")
-if [ "$v" = 5 ]; then ok "/metrics: getattr = 5"; else bad "/metrics: getattr = '$v'"; fi
+if [ "$v" = 8 ]; then ok "/metrics: getattr = 8"; else bad "/metrics: getattr = '$v'"; fi
+v=$(sed -n 's/^rpcrdma_gw_op_duration_seconds_count{op="GETATTR",vers="3"} //p' "$tmp/metrics")
+if [ "$v" = 8 ]; then ok "/metrics: op_duration_seconds GETATTR v3 = 8"; else bad "/metrics: op_duration_seconds GETATTR '$v'"; fi
+v=$(sed -n 's/^rpcrdma_gw_backend_duration_seconds_count{path="nfs\/srv"} //p' "$tmp/metrics")
+if [ "${v:-0}" -ge 11 ]; then ok "/metrics: backend_duration_seconds nfs/srv $v"; else bad "/metrics: backend_duration_seconds '$v'"; fi
 v=$(sed -n 's/^rpcrdma_gw_call_duration_seconds_count //p' "$tmp/metrics")
 if [ "${v:-0}" -ge 8 ]; then ok "/metrics: call_duration_seconds_count $v"; else bad "/metrics: call_duration_seconds_count '$v'"; fi
 if grep -q '^# TYPE rpcrdma_gw_call_duration_seconds histogram' "$tmp/metrics"; then ok "/metrics: histogram TYPE"; else bad "/metrics: histogram TYPE"; fi

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -77,6 +77,13 @@ v=$(metric 'rpcrdma_gw_rdma_credits_granted{path="nfs/nfsd"')
 echo "  credits granted by nfsd: $v"
 v=$(metric 'rpcrdma_gw_path_up{path="nfs/nfsd"')
 assert_eq 1 "$v" "path_up of nfs/nfsd"
+for op in READ WRITE GETATTR; do
+	v=$(metric "rpcrdma_gw_op_duration_seconds_count{op=\"$op\",vers=\"3\"}")
+	[ "${v:-0}" -gt 0 ] || bed_fail "op_duration_seconds: no NFSv3 $op (got '${v:-none}')"
+done
+v=$(metric 'rpcrdma_gw_backend_duration_seconds_count{path="nfs/nfsd"}')
+[ "${v:-0}" -gt 0 ] || bed_fail "backend_duration_seconds of nfs/nfsd empty"
+echo "  backend_duration_seconds_count{path=\"nfs/nfsd\"}: $v"
 
 if [ -x "$CTL" ]; then
 	step "rpcrdma-gwctl backends / stats"
@@ -113,6 +120,21 @@ if [ -x "$CTL" ]; then
 	sed -n '/nfs v4 operations/,/^$/p' "$out/stats" | sed 's/^/  /'
 	for op in SEQUENCE PUTFH READ WRITE; do
 		grep -Eq "^$op +[1-9]" "$out/stats" || bed_fail "gwctl stats: no NFSv4 op $op"
+	done
+fi
+grep -E '^rpcrdma_gw_op_duration_seconds_count\{.*vers="4"' "$out/metrics" | sed 's/^/  /'
+for op in READ WRITE; do
+	v=$(metric "rpcrdma_gw_op_duration_seconds_count{op=\"$op\",vers=\"4\"}")
+	[ "${v:-0}" -gt 0 ] || bed_fail "op_duration_seconds: no NFSv4 COMPOUND under $op (got '${v:-none}')"
+done
+if grep -q '^rpcrdma_gw_op_duration_seconds_count{op="PUTFH",vers="4"}' "$out/metrics"; then
+	bed_fail "a COMPOUND counted under PUTFH (set-up operations are skipped)"
+fi
+if [ -x "$CTL" ]; then
+	"$CTL" -s "$out/control" stats --ops >"$out/ops"
+	sed 's/^/  /' "$out/ops"
+	for row in '3 +WRITE' '4 +READ' 'nfs/nfsd'; do
+		grep -Eq "^$row +[1-9]" "$out/ops" || bed_fail "gwctl stats --ops: no row '$row'"
 	done
 fi
 

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the operator's view of the latency histograms
+ * (`rpcrdma-gwctl stats --ops`): the control socket's JSON answer of
+ * `stats ops` (gw_ops_json: per NFS operation and per path, the raw
+ * buckets), and the table made from one such answer or from the
+ * difference of two (gw_ops_table: the `-i N` interval mode, as nfsstat -i
+ * and mountstats do).  The table shows count, mean, p50 and p99; the
+ * percentiles are interpolated inside the bucket that holds them
+ * (gw_hist_quantile), so they are only as fine as the bucket bounds.
+ *
+ * Used by the daemon (control.c) and by rpcrdma-gwctl, which links the
+ * same library; nothing here is on the data path.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <json.h>
+
+#include "client.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "transport.h"
+
+static struct json_object *gw_ops_hist_json(const struct gw_hist *gh)
+{
+	struct json_object *r = json_object_new_object(), *b = json_object_new_array();
+
+	json_object_object_add(r, "count", json_object_new_uint64(gh->gh_count));
+	json_object_object_add(r, "sum_us", json_object_new_uint64(gh->gh_sum_us));
+	for (unsigned i = 0; i < GW_HIST_NBUCKETS; i++)
+		json_object_array_add(b, json_object_new_uint64(gh->gh_bucket[i]));
+	json_object_object_add(r, "buckets", b);
+	return r;
+}
+
+struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
+{
+	struct json_object *o = json_object_new_object(), *ops = json_object_new_array(),
+			   *bk = json_object_new_array(), *bounds = json_object_new_array();
+
+	for (unsigned i = 0; i < GW_HIST_NBUCKETS - 1; i++)
+		json_object_array_add(bounds, json_object_new_uint64(gw_hist_bound_us[i]));
+	json_object_object_add(o, "bounds_us", bounds);
+	for (unsigned i = 0; st && i < GW_OPH_SLOTS; i++) {
+		struct json_object *r;
+		const char *vers, *op;
+
+		if (!st->gs_op_hist[i].gh_count)
+			continue;
+		op = gw_op_slot_name(i, &vers);
+		r = gw_ops_hist_json(&st->gs_op_hist[i]);
+		json_object_object_add(r, "vers", json_object_new_string(vers));
+		json_object_object_add(r, "op", json_object_new_string(op));
+		json_object_array_add(ops, r);
+	}
+	json_object_object_add(o, "ops", ops);
+	for (unsigned i = 0; gw && i < gw_ctx_npaths(gw); i++) {
+		struct gw_path *pa = gw_ctx_path(gw, i);
+		struct json_object *r = gw_ops_hist_json(gw_path_hist(pa));
+
+		json_object_object_add(r, "path", json_object_new_string(gw_path_name(pa)));
+		json_object_array_add(bk, r);
+	}
+	json_object_object_add(o, "backends", bk);
+	return o;
+}
+
+/* ---- the table ---- */
+
+static const char *gw_ops_str(struct json_object *r, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(r, key, &v) ? json_object_get_string(v) : "";
+}
+
+static uint64_t gw_ops_u64(struct json_object *r, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(r, key, &v) ? json_object_get_uint64(v) : 0;
+}
+
+/* A row's key: "vers op" or the path. */
+static void gw_ops_key(struct json_object *r, bool path, char *buf, size_t len)
+{
+	if (path)
+		snprintf(buf, len, "%s", gw_ops_str(r, "path"));
+	else
+		snprintf(buf, len, "%s %s", gw_ops_str(r, "vers"), gw_ops_str(r, "op"));
+}
+
+/* The row of prev (array) with the same key as r, or NULL. */
+static struct json_object *gw_ops_find(struct json_object *prev, struct json_object *r, bool path)
+{
+	char want[128], have[128];
+
+	gw_ops_key(r, path, want, sizeof(want));
+	for (size_t i = 0; prev && i < json_object_array_length(prev); i++) {
+		struct json_object *p = json_object_array_get_idx(prev, i);
+
+		gw_ops_key(p, path, have, sizeof(have));
+		if (!strcmp(want, have))
+			return p;
+	}
+	return NULL;
+}
+
+/* Buckets, count and sum of cur minus prev (prev NULL: cur).  A count
+ * that went down means the gateway restarted or the path was made anew:
+ * cur is taken whole, as Prometheus treats a counter reset. */
+static void gw_ops_delta(struct json_object *cur, struct json_object *prev, struct gw_hist *d)
+{
+	struct json_object *cb = NULL, *pb = NULL;
+
+	memset(d, 0, sizeof(*d));
+	if (prev && gw_ops_u64(prev, "count") > gw_ops_u64(cur, "count"))
+		prev = NULL;
+	json_object_object_get_ex(cur, "buckets", &cb);
+	if (prev)
+		json_object_object_get_ex(prev, "buckets", &pb);
+	d->gh_count = gw_ops_u64(cur, "count") - (prev ? gw_ops_u64(prev, "count") : 0);
+	d->gh_sum_us = gw_ops_u64(cur, "sum_us") - (prev ? gw_ops_u64(prev, "sum_us") : 0);
+	for (unsigned i = 0; i < GW_HIST_NBUCKETS; i++) {
+		uint64_t c = cb ? json_object_get_uint64(json_object_array_get_idx(cb, i)) : 0;
+		uint64_t p = pb ? json_object_get_uint64(json_object_array_get_idx(pb, i)) : 0;
+
+		d->gh_bucket[i] = c >= p ? c - p : 0;
+	}
+}
+
+/* One section (ops or backends) of the table, or of the JSON answer. */
+static unsigned gw_ops_section(struct json_object *prev, struct json_object *cur, bool path,
+			       struct evbuffer *o, struct json_object *jarr)
+{
+	unsigned rows = 0;
+
+	for (size_t i = 0; cur && i < json_object_array_length(cur); i++) {
+		struct json_object *r = json_object_array_get_idx(cur, i);
+		struct gw_hist d;
+		double mean, p50, p99;
+
+		gw_ops_delta(r, gw_ops_find(prev, r, path), &d);
+		if (!d.gh_count)
+			continue;
+		mean = (double)d.gh_sum_us / (double)d.gh_count;
+		p50 = gw_hist_quantile(d.gh_bucket, 0.50);
+		p99 = gw_hist_quantile(d.gh_bucket, 0.99);
+		rows++;
+		if (jarr) {
+			struct json_object *j = json_object_new_object();
+
+			if (path) {
+				json_object_object_add(j, "path", json_object_new_string(gw_ops_str(r, "path")));
+			} else {
+				json_object_object_add(j, "vers", json_object_new_string(gw_ops_str(r, "vers")));
+				json_object_object_add(j, "op", json_object_new_string(gw_ops_str(r, "op")));
+			}
+			json_object_object_add(j, "count", json_object_new_uint64(d.gh_count));
+			json_object_object_add(j, "mean_us", json_object_new_double(mean));
+			json_object_object_add(j, "p50_us", json_object_new_double(p50));
+			json_object_object_add(j, "p99_us", json_object_new_double(p99));
+			json_object_array_add(jarr, j);
+			continue;
+		}
+		if (path)
+			evbuffer_add_printf(o, "%-29s", gw_ops_str(r, "path"));
+		else
+			evbuffer_add_printf(o, "%-4s %-24s", gw_ops_str(r, "vers"), gw_ops_str(r, "op"));
+		evbuffer_add_printf(o, " %12" PRIu64 " %10.3f %10.3f %10.3f\n", d.gh_count,
+				    mean / 1000.0, p50 / 1000.0, p99 / 1000.0);
+	}
+	return rows;
+}
+
+void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *o, bool json)
+{
+	struct json_object *pops = NULL, *pbk = NULL, *cops = NULL, *cbk = NULL;
+	static const char hdr[] = "%-29s %12s %10s %10s %10s\n";
+
+	if (prev) {
+		json_object_object_get_ex(prev, "ops", &pops);
+		json_object_object_get_ex(prev, "backends", &pbk);
+	}
+	json_object_object_get_ex(cur, "ops", &cops);
+	json_object_object_get_ex(cur, "backends", &cbk);
+	if (json) {
+		struct json_object *jo = json_object_new_object(), *a = json_object_new_array(),
+				   *b = json_object_new_array();
+
+		gw_ops_section(pops, cops, false, NULL, a);
+		gw_ops_section(pbk, cbk, true, NULL, b);
+		json_object_object_add(jo, "ops", a);
+		json_object_object_add(jo, "backends", b);
+		evbuffer_add_printf(o, "%s\n", json_object_to_json_string_ext(jo,
+				    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(jo);
+		return;
+	}
+	evbuffer_add_printf(o, "NFS operations, received to replied (ms; p50, p99 interpolated "
+			    "within histogram buckets):\n");
+	evbuffer_add_printf(o, hdr, "vers op", "count", "mean", "p50", "p99");
+	if (!gw_ops_section(pops, cops, false, o, NULL))
+		evbuffer_add_printf(o, "(none)\n");
+	evbuffer_add_printf(o, "\nbackends, first hand-off to the transport to the reply (ms):\n");
+	evbuffer_add_printf(o, hdr, "path", "count", "mean", "p50", "p99");
+	if (!gw_ops_section(pbk, cbk, true, o, NULL))
+		evbuffer_add_printf(o, "(none)\n");
+}
