@@ -157,12 +157,15 @@ run_vm_second() {
 }
 
 # Structure of the production tree (tests/layout/layout.py): module arrows
-# one way, sizes, no dead export, the architecture page's arrows current.
+# one way, sizes, no dead export, the architecture page's arrows current;
+# docs against code (tests/layout/docs_code.py): config keys, rpcrdma-gwctl.
 run_layout() {
-	local c out
-	for c in includes sizes exports doc; do
+	local c s out
+	for c in includes sizes exports doc docs_code:keys docs_code:gwctl; do
+		s=layout
+		case $c in *:*) s=${c%%:*}; c=${c#*:} ;; esac
 		out="$LOGDIR/layout-$c.log"
-		if python3 tests/layout/layout.py "$c" >"$out" 2>&1; then
+		if python3 "tests/layout/$s.py" "$c" >"$out" 2>&1; then
 			passed=$((passed + 1)); echo "ok:   layout $(tail -1 "$out")"
 		else
 			fail "layout $c (log $out)"
