@@ -20,6 +20,9 @@ has, and what the code has is documented (the layout tier of make check).
                        man page's OPTIONS; the answer to `help` names every
                        command; and every `rpcrdma-gwctl WORD` or
                        --option written anywhere in those documents exists.
+  docs_code.py readme  README.md: the opening commands, then an install
+                       section (package, configuration the unit reads,
+                       systemctl, first mount) before the developer flow.
 
 Each prints what disagrees and exits 1, or one summary line and exits 0.
 """
@@ -227,8 +230,37 @@ def check_gwctl():
     return 0
 
 
+def check_readme():
+    """README.md opens with `make demo` and `make check`, then has an
+    "Install on a real host" section before the developer flow that takes
+    an operator from the package to a first mount, with the configuration
+    file the packaged unit reads."""
+    text, bad = read("README.md"), []
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+    first = [ln.split("#")[0].strip() for ln in (blocks[0] if blocks else "").splitlines()]
+    if first != ["make demo", "make check"]:
+        bad.append(f"README.md: the first block is {first}, not make demo, make check")
+    i, j = text.find("\n## Install on a real host\n"), text.find("\n## What `make demo`")
+    if i < 0 or j < 0 or not text.find("```") < i < j:
+        bad.append("README.md: no '## Install on a real host' between the opening commands "
+                   "and '## What `make demo` and `make check` do'")
+    sec = text[i:j] if 0 <= i < j else ""
+    conf = re.search(r"-c (\S+)", read("systemd/rpcrdma-gw.service")).group(1)
+    for need in ("dpkg-buildpackage", "apt-get install ./rpcrdma-gw_", "editor " + conf,
+                 "rpcrdma-gw --check-config " + conf, "systemctl enable --now rpcrdma-gw",
+                 "mount -t nfs"):
+        if need not in sec:
+            bad.append(f"README.md, Install on a real host: no '{need}'")
+    for b in bad:
+        print(b)
+    if bad:
+        return 1
+    print(f"readme: opens with make demo/check; install section from package to mount ({conf})")
+    return 0
+
+
 if __name__ == "__main__":
-    cmds = {"keys": check_keys, "gwctl": check_gwctl}
+    cmds = {"keys": check_keys, "gwctl": check_gwctl, "readme": check_readme}
     if len(sys.argv) != 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     sys.exit(cmds[sys.argv[1]]())
