@@ -17,7 +17,7 @@
 #                                   77 promtool missing (a loud skip; with
 #                                   CI=true that is a failure: exit 1)
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 D=tools/monitoring/rpcrdma-gw-dashboard.json
 R=tools/monitoring/rpcrdma-gw-rules.yml
 T=tests/pkg/monitoring-rules-test.yml
