@@ -10,6 +10,7 @@
 #     query parses as PromQL (promtool, as recording rules), and every
 #     metric name in the dashboard and the rules is one gateway/metrics.c
 #     exports (tests/pkg/monitoring-check.py);
+#   - docs/dashboard.png is a PNG that docs/operations.md shows;
 #   - negative cases: a made-up metric name in a copy of the dashboard, and
 #     a copy that is not JSON, are refused.
 #
@@ -40,6 +41,12 @@ if python3 tests/pkg/monitoring-check.py check "$D" "$R" >"$tmp/names.log" 2>&1;
 else
 	bad "metric names:"; sed 's/^/    /' "$tmp/names.log"
 fi
+
+# The picture of the dashboard (tools/monitoring/dashboard-png.sh) is there
+# and shown in operations.md.
+if [ "$(head -c 8 docs/dashboard.png 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	grep -q '](dashboard.png)' docs/operations.md; then ok "docs/dashboard.png is a PNG shown in docs/operations.md"
+else bad "docs/dashboard.png missing, not a PNG, or not shown in docs/operations.md"; fi
 
 # Negative cases: the checks above can fail.
 sed 's/rpcrdma_gw_path_up/rpcrdma_gw_path_upp/' "$D" >"$tmp/bad-name.json"

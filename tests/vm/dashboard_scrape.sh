@@ -1,12 +1,12 @@
 #!/bin/bash
-# claim: dashboard workload: the kernel NFS client writes, reads and walks files through rpcrdma-gw (RPC-over-RDMA to nfsd) for a minute or two while /metrics is scraped every second; the scrapes are printed as "SCRAPE <seconds> <sample>" lines for tools/monitoring/dashboard-png.sh
+# claim: dashboard workload: the kernel NFS client writes, reads and walks files through rpcrdma-gw (RPC-over-RDMA to nfsd) for a minute or two while /metrics is scraped twice a second; the scrapes are printed as "SCRAPE <seconds> <sample>" lines for tools/monitoring/dashboard-png.sh
 #
 # Not a test scenario (no t_ prefix: the VM tier does not run it); it feeds
 # the picture of the dashboard in docs/operations.md.
 #
 #   kernel NFS client  --tcp-->  rpcrdma-gw 127.0.0.1:20490  --rdma-->  nfsd
 #   /mnt/d3 (vers=3), /mnt/d41 (vers=4.1)
-#                                 127.0.0.1:9466/metrics  <-- scraper (1 s)
+#                                 127.0.0.1:9466/metrics  <-- scraper (0.5 s)
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +25,7 @@ scraper() {
 	while [ ! -e "$out/stop" ]; do
 		t=$(bed_now)
 		get "http://$ADMIN/metrics" | grep -E "$KEEP" | sed -u "s/^/SCRAPE $t /" || true
-		sleep 1
+		sleep 0.5
 	done
 }
 
@@ -39,12 +39,12 @@ scraper &
 spid=$!
 sleep 3
 
-step "phase 1 (vers=3): write 8 x 2 files of 2 MiB, 2 writers at a time"
+step "phase 1 (vers=3): write 10 x 4 files of 2 MiB, 4 writers at a time"
 gw_mount 3 /mnt/d3 nolock
 head -c $((2 << 20)) /dev/urandom >/tmp/d.bin
-for r in 1 2 3 4 5 6 7 8; do
+for r in $(seq 1 10); do
 	pids=()
-	for w in 1 2; do cp /tmp/d.bin "/mnt/d3/f$r-$w.bin" & pids+=($!); done
+	for w in 1 2 3 4; do cp /tmp/d.bin "/mnt/d3/f$r-$w.bin" & pids+=($!); done
 	wait "${pids[@]}"
 done
 sync
@@ -52,9 +52,9 @@ sleep 2
 
 step "phase 2 (vers=3): read them back, cold cache"
 echo 3 >/proc/sys/vm/drop_caches
-for r in 1 2 3 4 5 6 7 8; do
+for r in $(seq 1 10); do
 	pids=()
-	for w in 1 2; do cat "/mnt/d3/f$r-$w.bin" >/dev/null & pids+=($!); done
+	for w in 1 2 3 4; do cat "/mnt/d3/f$r-$w.bin" >/dev/null & pids+=($!); done
 	wait "${pids[@]}"
 done
 sleep 2

@@ -10,6 +10,7 @@
 #   latency.dat  seconds, call p50, call p99, RDMA-leg p99 (milliseconds)
 #   bytes.dat    seconds, MiB/s in read chunks (WRITE data), in write chunks (READ data)
 #   credits.dat  seconds, credits in use, granted, waiting, calls in flight
+# and prints the mean time between two scrapes.
 #
 #   dashboard-data.py SCRAPES OUTDIR
 import collections, math, os, re, sys
@@ -91,6 +92,8 @@ def main(src, outdir):
             total(s1, 'rpcrdma_gw_rdma_credit_queue'), total(s1, 'rpcrdma_gw_calls_in_flight')))
     for h in f.values():
         h.close()
+    # the mean time between scrapes, for the picture's title
+    print('%.1f' % ((sc[-1][0] - sc[0][0]) / (len(sc) - 1)))
 
 
 if __name__ == '__main__':

@@ -33,6 +33,6 @@ fi
 out=${1:-docs/dashboard.png}
 command -v gnuplot >/dev/null || { echo "dashboard-png: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 grep '^SCRAPE ' "$log" >"$work/scrapes" || { echo "dashboard-png: no SCRAPE lines in $log" >&2; exit 1; }
-python3 tools/monitoring/dashboard-data.py "$work/scrapes" "$work/data"
-gnuplot -e "datadir='$work/data'; out='$out'" tools/monitoring/dashboard.gp
+every=$(python3 tools/monitoring/dashboard-data.py "$work/scrapes" "$work/data")
+gnuplot -e "datadir='$work/data'; out='$out'; every='$every'" tools/monitoring/dashboard.gp
 echo "dashboard-png: wrote $out ($(wc -l <"$work/scrapes") samples)"
