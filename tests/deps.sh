@@ -21,7 +21,8 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
  linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps xz-utils zstd
  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
  nfs-kernel-server nfs-common rpcbind libnfs-utils haproxy fio
- debhelper dpkg-dev lintian systemd man-db groff-base"
+ debhelper dpkg-dev lintian systemd man-db groff-base
+ prometheus gnuplot-nox"
 KSERIES=6.12
 KCACHE=${VM_KERNEL_CACHE:-tests/vm/kernels}
 

@@ -84,6 +84,7 @@ static void usage(FILE *f)
 		"  undrain NAME        send them again\n"
 		"  reload              reload the configuration file (as SIGHUP)\n"
 		"  log-level LEVEL     error, warn, info or debug\n"
+		"  help                the commands the gateway knows\n"
 		"\n"
 		"  -s, --socket PATH   control socket (default " CFG_DEFAULT_CONTROL ")\n"
 		"      --json          status, stats, clients, backends: one line of JSON\n"

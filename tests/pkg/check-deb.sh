@@ -1,8 +1,10 @@
 #!/bin/bash
 # Claim: `dpkg-buildpackage -us -uc -b` builds a .deb from a copy of the
-# tree that installs the daemon, the units (not enabled, not started), the
-# sample configuration and the man pages where Debian expects them, leaves
-# nothing git would see, and lintian finds no error in it.
+# tree, running the unit tests (not with DEB_BUILD_OPTIONS=nocheck), that
+# installs the daemon, the units (not enabled, not started), the
+# configuration (a conffile: every key commented at its default, accepted by
+# --check-config), the man pages and the monitoring files where Debian
+# expects them, leaves nothing git would see, and lintian finds no error in it.
 #
 #   tests/pkg/check-deb.sh [--worktree]
 #       default:     build `git archive HEAD` (what CI and a release see; other
@@ -99,8 +101,10 @@ unitdir=/lib/systemd/system
 grep -q ' \./usr/lib/systemd/system/rpcrdma-gw\.service' "$LOGDIR/pkg-deb-contents.log" && unitdir=/usr/lib/systemd/system
 has $unitdir/rpcrdma-gw.service '-rw-r--r--'
 has $unitdir/rpcrdma-gw.socket '-rw-r--r--'
-has /etc/rpcrdma-gw/rpcrdma-gw.conf.sample '-rw-r--r--'
-lacks /etc/rpcrdma-gw/rpcrdma-gw.conf "the admin writes it from the sample"
+has /etc/rpcrdma-gw/rpcrdma-gw.conf '-rw-r--r--'
+lacks /etc/rpcrdma-gw/rpcrdma-gw.conf.sample "the configuration itself is shipped"
+has /usr/share/rpcrdma-gw/rpcrdma-gw-dashboard.json '-rw-r--r--'
+has /usr/share/rpcrdma-gw/rpcrdma-gw-rules.yml '-rw-r--r--'
 has /usr/share/man/man8/rpcrdma-gw.8.gz
 has /usr/share/man/man5/rpcrdma-gw.conf.5.gz
 if grep -Eq ' \./usr/s?bin/rpcrdma-gwctl$' "$LOGDIR/pkg-deb-contents.log"; then
@@ -115,8 +119,8 @@ lacks /usr/local "nothing under /usr/local"
 # 4. Maintainer scripts: conffile, units neither enabled nor started.
 ctl=$tmp/control
 dpkg-deb -e "$deb" "$ctl"
-if grep -qx /etc/rpcrdma-gw/rpcrdma-gw.conf.sample "$ctl/conffiles" 2>/dev/null; then ok "sample config is a conffile"
-else bad "/etc/rpcrdma-gw/rpcrdma-gw.conf.sample not in conffiles"; fi
+if grep -qx /etc/rpcrdma-gw/rpcrdma-gw.conf "$ctl/conffiles" 2>/dev/null; then ok "the configuration is a conffile"
+else bad "/etc/rpcrdma-gw/rpcrdma-gw.conf not in conffiles"; fi
 # debhelper's postinst re-creates the symlinks of a unit that was enabled
 # before (was-enabled); anything else that enables or starts is a fault.
 bad_lines=$(awk '/was-enabled/ { guard = NR }
@@ -139,7 +143,30 @@ else
 	bad "rpcrdma-gw --version said '$v', package version is $pkgver (debian/changelog)"
 fi
 
-# 6. lintian: no error; warnings are printed, not fatal.
+# The shipped configuration is config/rpcrdma-gw.conf (which test_cfg_keys
+# holds to the key table: every key, commented, at its default) and the
+# packaged daemon accepts it.
+if cmp -s "$x/etc/rpcrdma-gw/rpcrdma-gw.conf" "$src/config/rpcrdma-gw.conf"; then
+	ok "/etc/rpcrdma-gw/rpcrdma-gw.conf is config/rpcrdma-gw.conf"
+else bad "/etc/rpcrdma-gw/rpcrdma-gw.conf differs from config/rpcrdma-gw.conf"; fi
+if v=$("$x/usr/sbin/rpcrdma-gw" --check-config "$x/etc/rpcrdma-gw/rpcrdma-gw.conf" 2>&1) &&
+	[ "$v" = "configuration OK" ]; then ok "rpcrdma-gw --check-config accepts the shipped configuration"
+else bad "rpcrdma-gw --check-config on the shipped configuration: $v"; fi
+nkeys=$(grep -c '^;\?[a-z_]* = ' "$x/etc/rpcrdma-gw/rpcrdma-gw.conf")
+nopen=$(grep -c '^[a-z_]* = ' "$x/etc/rpcrdma-gw/rpcrdma-gw.conf")
+if [ "$nopen" -le 1 ] && [ "$nkeys" -ge 30 ]; then ok "shipped configuration: $nkeys key lines, $nopen set (the backend address)"
+else bad "shipped configuration: $nkeys key lines, $nopen set (want >= 30, and only the backend address set)"; fi
+
+# 6. The unit tests ran in the build; DEB_BUILD_OPTIONS=nocheck skips them.
+if grep -Eq '^check: [1-9][0-9]* passed, 0 failed' "$log"; then
+	ok "dh_auto_test ran the unit tests: $(grep -E '^check: ' "$log" | tail -1)"
+else bad "no 'check: N passed, 0 failed' of make unit in the build log $log"; fi
+if out=$(cd "$src" && DEB_BUILD_OPTIONS=nocheck make -s -n -f debian/rules override_dh_auto_test 2>&1) &&
+	! echo "$out" | grep -q 'make unit\|MAKE' && echo "$out" | grep -q nocheck; then
+	ok "DEB_BUILD_OPTIONS=nocheck: override_dh_auto_test runs no test"
+else bad "DEB_BUILD_OPTIONS=nocheck: override_dh_auto_test would run: $out"; fi
+
+# 7. lintian: no error; warnings are printed, not fatal.
 llog=$LOGDIR/pkg-deb-lintian.log
 lintian --fail-on error --info --display-info "$changes" >"$llog" 2>&1
 lrc=$?

@@ -5,7 +5,8 @@
  *     section, are exactly the table's keys and the ones the parser accepts;
  *     the sample shows every key, commented unless required, with its default;
  *   - the table is consistent (defaults in range, members wide enough);
- *   - cfg_dump() writes every key and parses back to the same configuration. */
+ *   - cfg_dump() writes every key and parses back to the same configuration;
+ *   - the sample (the package's conffile) has a '#' comment over every key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -493,6 +494,41 @@ static void t05_dump_round_trip(void **state)
 	}
 }
 
+/* 6. The sample (the package's conffile) says why for every key: the line
+ * above a key's first line is a '#' comment. */
+static void t06_sample_explained(void **state)
+{
+	static char lines[512][256];
+	static struct doc sample;
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+	FILE *f = fopen("config/rpcrdma-gw.conf", "r");
+	unsigned nl = 0, bad = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (nl < 512 && fgets(lines[nl], sizeof(lines[0]), f))
+		nl++;
+	fclose(f);
+	doc_sample(&sample);
+	for (size_t i = 0; i < n; i++) {
+		int first = 0;
+
+		for (unsigned k = 0; k < sample.dc_n && !first; k++)
+			if (sample.dc_keys[k].dk_sec == (int)keys[i].ky_section &&
+			    !strcmp(sample.dc_keys[k].dk_name, keys[i].ky_name))
+				first = sample.dc_keys[k].dk_line;
+		/* dk_line counts from 1: lines[first - 2] is the line above */
+		if (first >= 2 && lines[first - 2][0] != '#') {
+			print_error("%s:%d: %s has no '#' comment line above it\n", sample.dc_path,
+				    first, key_label(&keys[i]));
+			bad++;
+		}
+	}
+	if (bad)
+		fail_msg("%u keys of the sample without a comment", bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +537,7 @@ int main(void)
 		cmocka_unit_test(t03_sample_defaults),
 		cmocka_unit_test(t04_table_sane),
 		cmocka_unit_test(t05_dump_round_trip),
+		cmocka_unit_test(t06_sample_explained),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
