@@ -170,7 +170,8 @@ def gwctl_facts():
     src = read("tools/rpcrdma-gwctl.c")
     usage = section(src, '"commands:\\n"', '"\\n"')
     ucmds = set(re.findall(r'"  ([a-z][a-z-]*)[ \\]', usage))
-    uopts = set(re.findall(r'(--[a-z-]+|(?<![-\w])-[a-z])\b', section(src, '"\\n"\n\t\t"  -', "}")))
+    # Options are listed under the commands they belong to or in the block after them.
+    uopts = set(re.findall(r'(--[a-z-]+|(?<![-\w])-[a-z])\b', section(src, '"commands:\\n"', "}")))
     longs = {"--" + o for o in re.findall(r'\{ "([a-z-]+)", (?:no|required|optional)_argument', src)}
     shorts = {"-" + c for c in re.sub(r"[^a-zA-Z]", "", re.search(r'getopt_long\(argc, argv, "([^"]*)"', src).group(1))}
     man = read("docs/man/rpcrdma-gwctl.8")
