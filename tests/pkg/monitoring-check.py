@@ -30,7 +30,9 @@ def exported():
     be = open('backend-rdma/backend.h').read()
     names = set(re.findall(r'gw_head\(o, "([a-z0-9_]+)"', src))
     names |= set(re.findall(r'\[F_[A-Z0-9_]+\] = \{ "([a-z0-9_]+)"', src))
-    for h in re.findall(r'gw_hist_render\(o, "([a-z0-9_]+)"', src):
+    hists = re.findall(r'gw_hist_render\(o, "([a-z0-9_]+)"', src)
+    hists += re.findall(r'gw_head\(o, "([a-z0-9_]+)", "histogram"', src)
+    for h in hists:
         names |= {h + '_bucket', h + '_sum', h + '_count'}
     names |= set(re.findall(r'X\([A-Z0-9_]+, [a-z0-9_]+, "([a-z0-9_]+)"', be))
     missing = [m for m in MUST if m not in names]
