@@ -370,6 +370,7 @@ struct bench {
 	int cb_qp_state[64];			/* the QP's state at each callback */
 	uint8_t msg[MAXCALLS][40];
 	struct iovec iov[MAXCALLS];
+	struct be_req req[MAXCALLS];		/* the calls, embedded as a caller does */
 };
 
 static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
@@ -380,7 +381,7 @@ static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
 	b->ev[ev]++;
 }
 
-static void on_reply(struct be_call *call, const struct be_reply *r, void *arg)
+static void on_reply(struct be_req *call, const struct be_reply *r, void *arg)
 {
 	struct bench *b = arg;
 
@@ -442,10 +443,12 @@ static void bench_down(struct bench *b)
 	be_verbs_set(NULL);
 }
 
-static struct be_call *submit(struct bench *b, unsigned i, uint32_t xid)
+/* The call in b->req[i], or NULL with errno set. */
+static struct be_req *submit(struct bench *b, unsigned i, uint32_t xid)
 {
 	uint8_t *m = b->msg[i];
 	struct be_call_desc d;
+	int rc;
 
 	memset(m, 0, 40);
 	chk_put_be32(m, xid);
@@ -454,7 +457,12 @@ static struct be_call *submit(struct bench *b, unsigned i, uint32_t xid)
 	chk_put_be32(m + 16, 3);
 	b->iov[i] = (struct iovec){ m, 40 };
 	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1 };
-	return be_call_submit(b->pool, &d, on_reply, b);
+	rc = be_call_submit(b->pool, &b->req[i], &d, on_reply, b);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return &b->req[i];
 }
 
 /* The latest Send WR carrying xid (its transport header starts with the
@@ -941,7 +949,7 @@ static void t09_cancel_queued(void **state)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
 	struct be_config cfg;
-	struct be_call *ca;
+	struct be_req *ca;
 	struct bench b;
 	struct fconn *fc;
 
@@ -961,7 +969,10 @@ static void t09_cancel_queued(void **state)
 	assert_non_null(ca);
 	assert_non_null(submit(&b, 1, 72));
 	assert_int_equal(be_pool_queued(b.pool), 2);
+	assert_int_equal(ca->bq_state, BE_REQ_QUEUED);
 	CANCEL_GONE(ca);
+	assert_int_equal(ca->bq_state, BE_REQ_IDLE);	/* the caller's again */
+	assert_false(be_call_cancel(ca));		/* nothing left to cancel */
 	assert_int_equal(be_pool_queued(b.pool), 1);
 	queue_cm(fc, RDMA_CM_EVENT_ESTABLISHED);
 	spin(&b, 5);
@@ -985,7 +996,7 @@ static void t10_cancel_posted(void **state)
 	struct be_config cfg;
 	struct be_call_desc d;
 	struct be_region *rg;
-	struct be_call *ca;
+	struct be_req *ca;
 	struct bench b;
 	struct fconn *fc;
 	int inv;
@@ -1001,11 +1012,14 @@ static void t10_cancel_posted(void **state)
 	b.iov[0] = (struct iovec){ b.msg[0], 40 };
 	d = (struct be_call_desc){ .cd_xid = 81, .cd_msg = &b.iov[0], .cd_msg_niov = 1,
 				   .cd_reads = &ri, .cd_nreads = 1 };
-	ca = be_call_submit(b.pool, &d, on_reply, &b);
-	assert_non_null(ca);
+	ca = &b.req[0];
+	assert_int_equal(be_call_submit(b.pool, ca, &d, on_reply, &b), 0);
+	assert_int_equal(be_call_submit(b.pool, ca, &d, on_reply, &b), -EBUSY);
 	spin(&b, 2);
 	assert_int_equal(nsends_op(fc, IBV_WR_BIND_MW), 1);	/* the read chunk's window */
+	assert_int_equal(ca->bq_state, BE_REQ_POSTED);
 	CANCEL_ON_WIRE(ca);
+	assert_int_equal(ca->bq_state, BE_REQ_CANCELLING);
 	complete_send(fc, 81, IBV_WC_SUCCESS);
 	deliver_reply(fc, 81, 8, 0, NULL, 0);
 	spin(&b, 5);
@@ -1018,6 +1032,7 @@ static void t10_cancel_posted(void **state)
 	spin(&b, 5);
 	assert_int_equal(cb_count(&b, 81), 1);	/* now: the memory is the caller's */
 	assert_int_equal(b.cb_err[0], BE_ERR_CANCELLED);
+	assert_int_equal(ca->bq_state, BE_REQ_IDLE);	/* released in the callback */
 
 	/* On the wire when the connection dies: called back after the QP went
 	 * to ERR, not re-sent. */
