@@ -380,7 +380,6 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 	cn->cn_sq_used += ca->rq_sq_binds + ca->rq_sq_inv;
 	cn->cn_sig_out++;	/* the Send */
 	ca->rq_send_done = false;
-	ca->rq_reply_seen = false;
 	ca->rq_inv_pending = 0;
 	now(&ca->rq_sent_at);
 	be_credits_sent(&cn->cn_cr);

@@ -136,9 +136,8 @@ static void reap_calls(struct be_conn *cn)
 		}
 		if (ca->rq_state == CS_READING) {
 			/* The reply is lost with the connection: ask again. */
-			if (ca->rq_lr_waiting)
+			if (ca->rq_lr_posted < ca->rq_lr_nsegs)	/* Reads left to post */
 				TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
-			ca->rq_lr_waiting = false;
 			be_call_lr_free(ca);
 			ca->rq_rbuf = NULL;
 			cn->cn_refs--;		/* the slot's reference remains */

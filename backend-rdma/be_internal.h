@@ -236,7 +236,7 @@ struct be_call {
 	TAILQ_ENTRY(be_call) rq_link;		/* connection's cn_calls */
 	uint32_t rq_xid;
 	bool rq_ccp_abandoned;			/* timed out: its credit given back */
-	bool rq_send_done, rq_reply_seen;
+	bool rq_send_done;
 	unsigned rq_inv_pending;		/* LOCAL_INV WRs not yet completed */
 	unsigned rq_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
 	unsigned rq_sq_inv;			/* SQ room reserved for invalidation */
@@ -245,7 +245,7 @@ struct be_call {
 	struct timespec rq_sent_at;
 
 	/* Long reply by Read list (RFC 5666): pulled into rq_lr_buf.  Before
-	 * rq_plan: be_call_post() zeroes up to there (the release frees rq_lr_buf). */
+	 * rq_plan: slot_take() zeroes up to there (the release frees rq_lr_buf). */
 	uint8_t *rq_lr_buf;
 	struct ibv_mr *rq_lr_mr;
 	uint32_t rq_lr_len, rq_lr_pos;
@@ -254,8 +254,7 @@ struct be_call {
 	bool rq_lr_remote_inv;			/* the reply's Send With Invalidate */
 	uint32_t rq_lr_inv_rkey;
 	unsigned rq_lr_posted, rq_lr_done;	/* Reads posted / completed */
-	bool rq_lr_waiting;			/* on cn_rdwait: Reads left to post */
-	TAILQ_ENTRY(be_call) rq_rd_link;
+	TAILQ_ENTRY(be_call) rq_rd_link;	/* cn_rdwait while rq_lr_posted < rq_lr_nsegs */
 
 	struct be_plan rq_plan;
 	struct be_handle rq_rd[BE_MAX_CALL_SEGS], rq_wr[BE_MAX_CALL_SEGS], rq_rp[BE_MAX_CALL_SEGS];
