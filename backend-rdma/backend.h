@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -40,7 +41,8 @@
 struct event_base;
 struct be_ctx;		/* per event loop: devices, PDs, caller regions, stats */
 struct be_pool;		/* N connections to one server, a wait queue */
-struct be_call;		/* one call from submit to release */
+struct be_req;		/* one call from submit to release, the caller's memory */
+struct be_call;		/* one post of a call: a connection's per-credit state */
 struct be_region;	/* caller-owned memory registered for chunks */
 
 /* ------------------------------------------------------------------------
@@ -309,31 +311,75 @@ struct be_reply {
 	bool br_remote_inv;		/* registration invalidated by the server */
 };
 
-typedef void be_reply_fn(struct be_call *call, const struct be_reply *reply, void *arg);
+typedef void be_reply_fn(struct be_req *req, const struct be_reply *reply, void *arg);
 
 /*
- * Submit a call.  The descriptor's arrays are copied; the bytes they point
- * to (message, write and reply buffers) must stay valid and unchanged until
- * the callback.  The call waits for a credit if needed (be_pool_queued()),
- * survives reconnects (re-sent with the same XID and fresh registrations)
- * and ends with exactly one callback, after every registration it made is
- * invalidated.  NULL with errno: EINVAL (bad descriptor), E2BIG (limits),
- * ENOBUFS (queue full), EEXIST (XID already in flight on this pool).
+ * Where a call stands (be_req.bq_state, written by the backend only):
+ *
+ *   IDLE -> QUEUED -> POSTED -> DONE -> IDLE    reply, then be_call_release()
+ *             |  ^       |\-> CANCELLING -> DONE  cancelled on the wire
+ *             |  +-------+                      re-sent after a reconnect
+ *             +-> FAILING -> DONE               failed before it was posted
+ *   QUEUED, FAILING -> IDLE                     be_call_cancel(): never posted
  */
-struct be_call *be_call_submit(struct be_pool *pool, const struct be_call_desc *desc,
-			       be_reply_fn *cb, void *arg);
-/* After the callback: gives the receive buffer back (reposted). */
-void be_call_release(struct be_call *call);
+enum be_req_state {
+	BE_REQ_IDLE = 0,	/* the caller's: not submitted, released or cancelled */
+	BE_REQ_QUEUED,		/* waiting for a connection with a credit; never posted */
+	BE_REQ_FAILING,		/* failed before it was posted: callback due from the loop */
+	BE_REQ_POSTED,		/* on a connection: the server may access its memory */
+	BE_REQ_CANCELLING,	/* posted then cancelled: callback once invalidated */
+	BE_REQ_DONE,		/* callback made: the reply held until be_call_release() */
+	BE_REQ__COUNT
+};
+
 /*
- * Before the callback.  true: the call was still waiting (queued for a
- * credit, or failed before it was posted): it is gone, was never posted,
- * no callback comes, and its memory is the caller's at once.  false: it is
- * on a connection, where the server may still read or write its memory:
- * it is not re-sent, and its callback, with BE_ERR_CANCELLED, comes once
- * every registration of the call is invalidated (after the reply, or after
- * the connection's QP is in ERR); the caller frees the memory then.
+ * One call, embedded in the caller's own per-call state (found back with
+ * container_of): no allocation per call.  The descriptor's arrays are not
+ * copied: they and the bytes they point to stay valid and unchanged until
+ * the callback (a re-send after a reconnect plans the call again from
+ * them).  The heavy state of a post (plan, handles, registrations) lives
+ * in the connection's per-credit array while the call is posted and its
+ * reply held.  Zeroed memory is an IDLE request.
  */
-bool be_call_cancel(struct be_call *call);
+struct be_req {
+	enum be_req_state bq_state;
+	enum be_err bq_err;		/* FAILING: the error the callback reports */
+	unsigned bq_sends;		/* times posted (re-sent after lost connections) */
+	struct be_pool *bq_pool;
+	be_reply_fn *bq_cb;
+	void *bq_arg;
+	struct be_call_desc bq_desc;	/* arrays: the caller's */
+	struct be_call *bq_post;	/* POSTED..DONE: its post on a connection */
+	TAILQ_ENTRY(be_req) bq_link;	/* pool wait queue or failed list */
+};
+
+/*
+ * Submit req (IDLE, the caller's memory until the callback, then until
+ * be_call_release()).  The call waits for a credit if needed
+ * (be_pool_queued()), survives reconnects (re-sent with the same XID and
+ * fresh registrations) and ends with exactly one callback, after every
+ * registration it made is invalidated, never from inside this function.
+ * The reply structure is valid during the callback; the bytes its br_body
+ * points to until be_call_release().  0, or -EINVAL (bad descriptor),
+ * -EBUSY (req not IDLE), -ENOBUFS (queue full), -EEXIST (XID already in
+ * flight on this pool).
+ */
+int be_call_submit(struct be_pool *pool, struct be_req *req, const struct be_call_desc *desc,
+		   be_reply_fn *cb, void *arg);
+/* After the callback (also from inside it): gives the receive buffer and
+ * the post's state back; req is IDLE again.  No-op on an IDLE req. */
+void be_call_release(struct be_req *req);
+/*
+ * Before the callback.  true: the call was still waiting (QUEUED for a
+ * credit, or FAILING before it was posted): it is gone, was never posted,
+ * no callback comes, and req is IDLE, the caller's at once.  false: it is
+ * on a connection, where the server may still read or write its memory
+ * (CANCELLING): it is not re-sent, and its callback, with BE_ERR_CANCELLED,
+ * comes once every registration of the call is invalidated (after the
+ * reply, or after the connection's QP is in ERR); the caller frees the
+ * memory then.  false too when there is nothing to cancel (IDLE, DONE).
+ */
+bool be_call_cancel(struct be_req *req);
 
 /* ------------------------------------------------------------------------
  * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1

@@ -39,6 +39,7 @@ static void conn_free_mem(struct be_conn *cn)
 	free(cn->cn_mem);
 	free(cn->cn_rbufs);
 	free(cn->cn_sfree);
+	free(cn->cn_slots);
 	be_dev_put(ctx, cn->cn_devidx);
 	cn->cn_devidx = -1;
 	free(cn);
@@ -115,7 +116,8 @@ static void reap_calls(struct be_conn *cn)
 {
 	struct be_pool *pool = cn->cn_pool;
 	struct be_call *ca, *tmp;
-	struct be_call_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
+	struct be_req *rq;
+	struct be_req_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
 
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, rq_link);
@@ -134,41 +136,43 @@ static void reap_calls(struct be_conn *cn)
 		}
 		if (ca->rq_state == CS_READING) {
 			/* The reply is lost with the connection: ask again. */
-			if (ca->rq_lr_waiting)
+			if (ca->rq_lr_posted < ca->rq_lr_nsegs)	/* Reads left to post */
 				TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
-			ca->rq_lr_waiting = false;
 			be_call_lr_free(ca);
 			ca->rq_rbuf = NULL;
 			cn->cn_refs--;		/* the slot's reference remains */
 		}
 		be_call_free_mws(ca);
-		ca->rq_conn = NULL;
-		if (ca->rq_keepalive || ca->rq_ccp) {
-			be_call_free(ca);
+		rq = ca->rq_req;
+		rq->bq_post = NULL;
+		be_call_slot_put(ca);
+		if (rq == &cn->cn_ka_req || rq == &cn->cn_ccp_req) {
+			rq->bq_state = BE_REQ_IDLE;	/* the backend's own: not re-sent */
 			continue;
 		}
-		be_call_set_state(ca, CS_QUEUED);
-		if (ca->rq_cancelled) {
+		if (rq->bq_state == BE_REQ_CANCELLING) {
 			/* The QP is in ERR: the server can no longer touch it. */
-			be_call_fail_queued(ca, BE_ERR_CANCELLED);
+			be_call_fail_queued(rq, BE_ERR_CANCELLED);
 			continue;
 		}
-		if (ca->rq_sends >= BE_MAX_SENDS) {
+		if (rq->bq_sends >= BE_MAX_SENDS) {
 			/* This call breaks every connection it goes on. */
-			LOG(WARN, pool, "xid %08x: lost %u connections, failed", ca->rq_xid, ca->rq_sends);
-			be_call_fail_queued(ca, BE_ERR_RETRIES);
+			LOG(WARN, pool, "xid %08x: lost %u connections, failed", rq->bq_desc.cd_xid,
+			    rq->bq_sends);
+			be_call_fail_queued(rq, BE_ERR_RETRIES);
 			continue;
 		}
-		TAILQ_INSERT_TAIL(&requeue, ca, rq_link);
+		rq->bq_state = BE_REQ_QUEUED;
+		TAILQ_INSERT_TAIL(&requeue, rq, bq_link);
 		pool->bp_ctx->cx_stats.bs_resent++;
 	}
 	cn->cn_ka = NULL;
 	cn->cn_ccp_call = NULL;
 	cn->cn_draining = false;
 	/* Re-sent first, in their original order. */
-	while ((ca = TAILQ_LAST(&requeue, be_call_list)) != NULL) {
-		TAILQ_REMOVE(&requeue, ca, rq_link);
-		TAILQ_INSERT_HEAD(&pool->bp_queue, ca, rq_link);
+	while ((rq = TAILQ_LAST(&requeue, be_req_list)) != NULL) {
+		TAILQ_REMOVE(&requeue, rq, bq_link);
+		TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
 		pool->bp_nqueued++;
 	}
 }
@@ -398,8 +402,20 @@ static int conn_setup_qp(struct be_conn *cn)
 			       IBV_ACCESS_LOCAL_WRITE);
 	cn->cn_rbufs = aligned_alloc(16, cn->cn_nrecv * sizeof(struct be_rbuf));
 	cn->cn_sfree = calloc(cn->cn_nsend, sizeof(unsigned));
-	if (!cn->cn_mr || !cn->cn_rbufs || !cn->cn_sfree)
+	/* Per-post state: a call in flight holds a credit, a reply held holds
+	 * a receive buffer; keepalive and CONF_RDMA fit in the extra. */
+	cn->cn_nslots = cn->cn_nrecv + BE_SEND_EXTRA;
+	cn->cn_slots = aligned_alloc(16, cn->cn_nslots * sizeof(struct be_call));
+	if (!cn->cn_mr || !cn->cn_rbufs || !cn->cn_sfree || !cn->cn_slots)
 		return -ENOMEM;
+	for (i = cn->cn_nslots; i-- > 0;) {
+		struct be_call *ca = &cn->cn_slots[i];
+
+		memset(ca, 0, offsetof(struct be_call, rq_plan));
+		ca->rq_conn = cn;
+		ca->rq_free_next = cn->cn_sfree_calls;
+		cn->cn_sfree_calls = ca;
+	}
 	for (i = 0; i < cn->cn_nsend; i++)
 		cn->cn_sfree[i] = cn->cn_nsend - 1 - i;
 	cn->cn_nsfree = cn->cn_nsend;
@@ -452,11 +468,11 @@ static void conn_connect(struct be_conn *cn)
 	cn->cn_state = BC_CONNECTING;
 }
 
-static void keepalive_cb(struct be_call *ca, const struct be_reply *r, void *arg)
+static void keepalive_cb(struct be_req *rq, const struct be_reply *r, void *arg)
 {
 	(void)r;
 	(void)arg;
-	be_call_release(ca);
+	be_call_release(rq);
 }
 
 static void conn_timer(evutil_socket_t fd, short what, void *arg)
@@ -465,9 +481,7 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	struct be_pool *pool = cn->cn_pool;
 	const struct be_config *cfg = &pool->bp_ctx->cx_cfg;
 	struct be_call_desc d;
-	struct iovec iov;
-	uint8_t msg[40];
-	struct be_call *ca;
+	uint8_t *msg = cn->cn_ka_msg;
 	struct timeval tv;
 
 	(void)fd;
@@ -487,28 +501,24 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	}
 	if (ms_since(&cn->cn_last_rx) < (long)cfg->bc_keepalive_ms || !be_credits_can_send(&cn->cn_cr))
 		return;
+	if (cn->cn_ka_req.bq_state != BE_REQ_IDLE)
+		return;
 	/* NULL call: xid, CALL, rpcvers 2, prog, vers, proc 0, AUTH_NONE x2 */
-	memset(msg, 0, sizeof(msg));
+	memset(msg, 0, sizeof(cn->cn_ka_msg));
 	pool->bp_ka_xid = (pool->bp_ka_xid + 1) | 0x80000000u;
 	chk_put_be32(msg, pool->bp_ka_xid);
 	chk_put_be32(msg + 8, RPC_VERS);
 	chk_put_be32(msg + 12, cfg->bc_keepalive_prog);
 	chk_put_be32(msg + 16, cfg->bc_keepalive_vers);
-	iov = (struct iovec){ msg, sizeof(msg) };
-	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+	cn->cn_ka_iov = (struct iovec){ msg, sizeof(cn->cn_ka_msg) };
+	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &cn->cn_ka_iov,
+				   .cd_msg_niov = 1 };
 	if (be_xid_busy(pool, d.cd_xid))
 		return;
-	ca = be_call_new(pool, &d, keepalive_cb, NULL);
-	if (!ca)
+	be_req_init(&cn->cn_ka_req, pool, &d, keepalive_cb, NULL);
+	if (be_call_post(cn, &cn->cn_ka_req) < 0)
 		return;
-	memcpy(ca->rq_ka_msg, msg, sizeof(msg));
-	ca->rq_msg[0].iov_base = ca->rq_ka_msg;
-	ca->rq_keepalive = true;
-	if (be_call_post(cn, ca) < 0) {
-		be_call_free(ca);
-		return;
-	}
-	cn->cn_ka = ca;
+	cn->cn_ka = cn->cn_ka_req.bq_post;
 	pool->bp_ctx->cx_stats.bs_keepalives++;
 }
 
@@ -547,20 +557,20 @@ static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp
 	be_pool_pump(pool);
 }
 
-static void ccp_cb(struct be_call *ca, const struct be_reply *r, void *arg)
+static void ccp_cb(struct be_req *rq, const struct be_reply *r, void *arg)
 {
 	struct be_conn *cn = arg;
 	struct ccp_reply rep;
 	enum be_ccp_result res;
 
-	if (cn->cn_ccp_call == ca)
+	if (cn->cn_ccp_call && cn->cn_ccp_call->rq_req == rq)
 		cn->cn_ccp_call = NULL;
 	if (cn->cn_state == BC_UP && cn->cn_ccp == BE_CCP_PENDING) {
 		res = r->br_err != BE_OK ? BE_CCP_RES_GARBAGE
-					 : be_ccp_reply_parse(r->br_body, r->br_nbody, ca->rq_xid, &rep);
+					 : be_ccp_reply_parse(r->br_body, r->br_nbody, r->br_xid, &rep);
 		ccp_end(cn, res, &rep);
 	}
-	be_call_release(ca);
+	be_call_release(rq);
 }
 
 /* No answer: a server that drops calls to unknown programs has reposted the
@@ -590,28 +600,23 @@ static bool ccp_start(struct be_conn *cn)
 			       .cq_maxrdmaread = cn->cn_rr };
 	struct timeval tv = ms_tv(cfg->bc_ccp_timeout_ms);
 	struct be_call_desc d;
-	struct iovec iov;
-	uint8_t msg[BE_CCP_CALL_LEN];
-	struct be_call *ca;
 	size_t len;
 
 	do
 		pool->bp_ka_xid = (pool->bp_ka_xid + 1) | 0x80000000u;
 	while (be_xid_busy(pool, pool->bp_ka_xid));
-	len = be_ccp_call_encode(pool->bp_ka_xid, &req, msg);
-	iov = (struct iovec){ msg, len };
-	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &iov, .cd_msg_niov = 1 };
-	ca = len ? be_call_new(pool, &d, ccp_cb, cn) : NULL;
-	if (!ca)
+	if (cn->cn_ccp_req.bq_state != BE_REQ_IDLE)
 		return false;
-	memcpy(ca->rq_ka_msg, msg, len);
-	ca->rq_msg[0].iov_base = ca->rq_ka_msg;
-	ca->rq_ccp = true;
-	if (be_call_post(cn, ca) < 0) {
-		be_call_free(ca);
+	len = be_ccp_call_encode(pool->bp_ka_xid, &req, cn->cn_ccp_msg);
+	if (!len)
 		return false;
-	}
-	cn->cn_ccp_call = ca;
+	cn->cn_ccp_iov = (struct iovec){ cn->cn_ccp_msg, len };
+	d = (struct be_call_desc){ .cd_xid = pool->bp_ka_xid, .cd_msg = &cn->cn_ccp_iov,
+				   .cd_msg_niov = 1 };
+	be_req_init(&cn->cn_ccp_req, pool, &d, ccp_cb, cn);
+	if (be_call_post(cn, &cn->cn_ccp_req) < 0)
+		return false;
+	cn->cn_ccp_call = cn->cn_ccp_req.bq_post;
 	cn->cn_ccp = BE_CCP_PENDING;
 	evtimer_add(cn->cn_ccp_timer, &tv);
 	return true;

@@ -154,10 +154,8 @@ static void reads_pump(struct be_conn *cn)
 		}
 		cn->cn_reads_out++;
 		cn->cn_sig_out++;
-		if (++ca->rq_lr_posted == ca->rq_lr_nsegs) {
+		if (++ca->rq_lr_posted == ca->rq_lr_nsegs)
 			TAILQ_REMOVE(&cn->cn_rdwait, ca, rq_rd_link);
-			ca->rq_lr_waiting = false;
-		}
 	}
 }
 
@@ -211,7 +209,6 @@ static bool long_reply_start(struct be_conn *cn, struct be_call *ca, struct rpcr
 	ca->rq_lr_inv_rkey = wc->invalidated_rkey;
 	ca->rq_lr_posted = ca->rq_lr_done = 0;
 	cn->cn_sq_used += n;	/* reserved now, posted as the Read depth allows */
-	ca->rq_lr_waiting = true;
 	TAILQ_INSERT_TAIL(&cn->cn_rdwait, ca, rq_rd_link);
 	be_call_set_state(ca, CS_READING);
 	ctx->cx_stats.bs_long_replies++;
@@ -383,7 +380,6 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 	if (!ca->rq_ccp_abandoned)	/* else given back at the CCP timeout */
 		be_credits_replied(&cn->cn_cr);
 	pool->bp_slots[cn->cn_slot].sl_backoff_ms = 0;	/* the connection works */
-	ca->rq_reply_seen = true;
 	ca->rq_rbuf = rb;
 	cn->cn_refs++;
 	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));

@@ -225,7 +225,7 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 /* Settle everything at once: no reconnect, queued calls fail. */
 void be_pool_free(struct be_pool *pool)
 {
-	struct be_call *ca;
+	struct be_req *rq;
 	unsigned k;
 
 	if (!pool)
@@ -247,10 +247,10 @@ void be_pool_free(struct be_pool *pool)
 		}
 		event_free(sl->sl_retry);
 	}
-	while ((ca = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
-		TAILQ_REMOVE(&pool->bp_queue, ca, rq_link);
+	while ((rq = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
+		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
 		pool->bp_nqueued--;
-		be_call_fail_queued(ca, BE_ERR_SHUTDOWN);
+		be_call_fail_queued(rq, BE_ERR_SHUTDOWN);
 	}
 	be_pool_failed_cb(-1, 0, pool);
 	event_free(pool->bp_fail_ev);
@@ -264,17 +264,12 @@ void be_ctx_free(struct be_ctx *ctx)
 {
 	struct be_pool *pool;
 	struct be_region *rg;
-	struct be_call *ca;
 	int d;
 
 	if (!ctx)
 		return;
 	while ((pool = LIST_FIRST(&ctx->cx_pools)) != NULL)
 		be_pool_free(pool);
-	while ((ca = ctx->cx_call_cache) != NULL) {
-		ctx->cx_call_cache = ca->rq_cache_next;
-		free(ca);
-	}
 	while (!LIST_EMPTY(&ctx->cx_closing))
 		be_closing_finish(LIST_FIRST(&ctx->cx_closing));
 	while ((rg = LIST_FIRST(&ctx->cx_regions)) != NULL)

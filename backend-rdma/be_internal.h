@@ -22,12 +22,17 @@
  * inline thresholds come.  Both fds are non-blocking and watched by
  * libevent; the CQ is re-armed and polled to empty on each event.
  *
- * A call (struct be_call) goes through these states, changed only by
- * be_call_set_state():
+ * A call is the caller's struct be_req (backend.h: its state, the
+ * descriptor's arrays).  Each time it is posted it takes a struct be_call
+ * from its connection's array (cn_slots, one per receive buffer plus
+ * BE_SEND_EXTRA: memory grows with credits, not with calls) and keeps it
+ * until be_call_release().  A post goes through these states, changed
+ * only by be_call_set_state():
  *
- *   QUEUED       in the pool's wait queue: no connection, or no credit
+ *   FREE         on the connection's free list (cn_sfree_calls)
  *   POSTED       memory registered (MW binds posted), Send posted; waits
  *                for the reply and the Send completion
+ *   READING      long reply: RDMA Reads posted
  *   INVALIDATING reply received and checked; LOCAL_INV posted for each
  *                window the server did not invalidate itself
  *   DONE         callback made; the caller holds the receive buffer until
@@ -179,8 +184,6 @@ struct be_ctx {
 	struct rpcrdma_limits cx_lim;
 	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
 	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
-	struct be_call *cx_call_cache;	/* freed calls kept for reuse (no malloc per call) */
-	unsigned cx_ncached;
 };
 
 struct be_mw {
@@ -218,29 +221,22 @@ enum be_conn_state {
 };
 
 enum be_call_state {
-	CS_QUEUED,
+	CS_FREE,
 	CS_POSTED,
 	CS_INVALIDATING,
 	CS_DONE,
 	CS_READING,		/* reply carried a Read list: RDMA Reads posted */
 };
+/* One post of a call: an element of its connection's cn_slots. */
 struct be_call {
-	struct be_ctx *rq_ctx;			/* outlives the pool: call_free() caches here */
-	struct be_call *rq_cache_next;		/* cx_call_cache link */
-	struct be_pool *rq_pool;
-	struct be_conn *rq_conn;		/* POSTED.. : the connection it went on */
+	struct be_conn *rq_conn;		/* owner of this element, fixed */
+	struct be_req *rq_req;			/* POSTED..DONE: the call posted */
+	struct be_call *rq_free_next;		/* FREE: cn_sfree_calls link */
 	enum be_call_state rq_state;
-	TAILQ_ENTRY(be_call) rq_link;		/* pool queue or connection list */
+	TAILQ_ENTRY(be_call) rq_link;		/* connection's cn_calls */
 	uint32_t rq_xid;
-	be_reply_fn *rq_cb;
-	void *rq_arg;
-	bool rq_cancelled;
-	bool rq_keepalive;
-	bool rq_ccp;				/* CONF_RDMA of its connection */
 	bool rq_ccp_abandoned;			/* timed out: its credit given back */
-	bool rq_failed;				/* on bp_failed, callback due */
-	unsigned rq_sends;			/* times posted (re-sends after reconnect) */
-	bool rq_send_done, rq_reply_seen;
+	bool rq_send_done;
 	unsigned rq_inv_pending;		/* LOCAL_INV WRs not yet completed */
 	unsigned rq_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
 	unsigned rq_sq_inv;			/* SQ room reserved for invalidation */
@@ -248,16 +244,8 @@ struct be_call {
 	struct be_rbuf *rq_rbuf;		/* receive buffer holding the reply */
 	struct timespec rq_sent_at;
 
-	struct be_call_desc rq_desc;		/* copy, pointing at the arrays below */
-	struct iovec rq_msg[BE_MAX_MSG_IOV];
-	struct be_read_item rq_reads[BE_MAX_READ_ITEMS];
-	struct be_target rq_wt[BE_MAX_WRITE_CHUNKS];
-	struct iovec rq_wiov[BE_MAX_WRITE_CHUNKS][BE_MAX_TARGET_IOV];
-	struct be_target rq_rt;
-	struct iovec rq_riov[BE_MAX_TARGET_IOV];
-	uint8_t rq_ka_msg[BE_CCP_CALL_LEN];	/* keepalive NULL or CONF_RDMA call */
 	/* Long reply by Read list (RFC 5666): pulled into rq_lr_buf.  Before
-	 * rq_plan: call_new() zeroes up to there (call_free() frees rq_lr_buf). */
+	 * rq_plan: slot_take() zeroes up to there (the release frees rq_lr_buf). */
 	uint8_t *rq_lr_buf;
 	struct ibv_mr *rq_lr_mr;
 	uint32_t rq_lr_len, rq_lr_pos;
@@ -266,8 +254,7 @@ struct be_call {
 	bool rq_lr_remote_inv;			/* the reply's Send With Invalidate */
 	uint32_t rq_lr_inv_rkey;
 	unsigned rq_lr_posted, rq_lr_done;	/* Reads posted / completed */
-	bool rq_lr_waiting;			/* on cn_rdwait: Reads left to post */
-	TAILQ_ENTRY(be_call) rq_rd_link;
+	TAILQ_ENTRY(be_call) rq_rd_link;	/* cn_rdwait while rq_lr_posted < rq_lr_nsegs */
 
 	struct be_plan rq_plan;
 	struct be_handle rq_rd[BE_MAX_CALL_SEGS], rq_wr[BE_MAX_CALL_SEGS], rq_rp[BE_MAX_CALL_SEGS];
@@ -277,6 +264,7 @@ struct be_call {
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);
+TAILQ_HEAD(be_req_list, be_req);
 
 struct be_conn {
 	struct be_ctx *cn_ctx;
@@ -315,6 +303,14 @@ struct be_conn {
 	unsigned cn_rr, cn_id_depth;
 	struct timespec cn_last_rx;
 	struct be_call *cn_ka;		/* keepalive in flight */
+	/* Keepalive and CONF_RDMA calls: the backend's own requests. */
+	struct be_req cn_ka_req, cn_ccp_req;
+	struct iovec cn_ka_iov, cn_ccp_iov;
+	uint8_t cn_ka_msg[40], cn_ccp_msg[BE_CCP_CALL_LEN];
+	/* Per-post state: one element per receive buffer plus BE_SEND_EXTRA. */
+	struct be_call *cn_slots;
+	unsigned cn_nslots;
+	struct be_call *cn_sfree_calls;	/* FREE elements */
 	bool cn_was_up;
 	bool cn_cm_disconnected;	/* DISCONNECTED received: destroy without waiting */
 	/* CCP (draft-08 6): while PENDING only the CONF_RDMA call goes out. */
@@ -349,9 +345,9 @@ struct be_pool {
 	void *bp_event_arg;
 	unsigned bp_nslots;
 	struct be_slot *bp_slots;
-	struct be_call_list bp_queue;
+	struct be_req_list bp_queue;
 	unsigned bp_nqueued;
-	struct be_call_list bp_failed;	/* failed while queued: callbacks from bp_fail_ev */
+	struct be_req_list bp_failed;	/* FAILING: callbacks from bp_fail_ev */
 	struct event *bp_fail_ev;
 	unsigned bp_ninflight;
 	unsigned bp_rr;
@@ -404,19 +400,19 @@ int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp
 /* be_call.c */
 void be_call_set_state(struct be_call *ca, enum be_call_state st);
 void be_call_lr_free(struct be_call *ca);
-void be_call_free(struct be_call *ca);
+void be_call_slot_put(struct be_call *ca);
 void be_call_put_sbuf(struct be_call *ca);
 void be_call_dereg_mrs(struct be_call *ca);
 void be_call_free_mws(struct be_call *ca);
 void be_pool_room_cb(evutil_socket_t fd, short what, void *arg);
 void be_call_try_complete(struct be_call *ca);
-void be_call_fail_queued(struct be_call *ca, enum be_err err);
+void be_call_fail_queued(struct be_req *rq, enum be_err err);
 void be_pool_failed_cb(evutil_socket_t fd, short what, void *arg);
-int be_call_post(struct be_conn *cn, struct be_call *ca);
+int be_call_post(struct be_conn *cn, struct be_req *rq);
+void be_req_init(struct be_req *rq, struct be_pool *pool, const struct be_call_desc *d,
+		 be_reply_fn *cb, void *arg);
 void be_pool_pump(struct be_pool *pool);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
-struct be_call *be_call_new(struct be_pool *pool, const struct be_call_desc *d,
-				be_reply_fn *cb, void *arg);
 
 /* be_cq.c */
 void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb);

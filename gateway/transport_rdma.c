@@ -32,7 +32,9 @@
  * chunk), write-chunk data from our target buffers, XDR pads; they become
  * the reply's iovecs, no copy.  They stay valid until release, which gives
  * the receive buffer back to the backend (be_call_release) and the target
- * buffers to the pool.
+ * buffers to the pool.  The backend's request (struct be_req) is embedded
+ * in the transport's state too, the descriptor's arrays with it: no
+ * allocation and no copy of the descriptor per call.
  *
  * Cancel (client gone): a call still queued in the backend (waiting for a
  * credit) is taken out there and never posted (be_call_cancel() true).  A
@@ -93,9 +95,6 @@ struct gr_path {
 	struct gr_server *rp_server;
 	struct be_pool *rp_pool;
 	struct event *rp_retry;
-	struct event *rp_relev;		/* gives receive buffers back, outside callbacks */
-	struct be_call **rp_relq;	/* [gw_ctx_ncalls()] waiting for rp_relev */
-	unsigned rp_nrelq;
 	unsigned rp_ncalls;
 	bool rp_destroying;
 };
@@ -293,8 +292,7 @@ static void gr_call_done(struct gr_path *rp, struct gw_rdma_call *gc)
 {
 	struct gw_call *c = gr_call_of(gc);
 
-	be_call_release(gc->gc_be);
-	gc->gc_be = NULL;
+	be_call_release(&gc->gc_req);	/* no-op when already given back */
 	gr_call_drop_bufs(rp, gc);
 	gr_call_set(rp, gc, GW_RDMA_CALL_IDLE);
 	rp->rp_ncalls--;
@@ -326,7 +324,7 @@ static void gr_bad_reply(struct gr_path *rp, struct gw_rdma_call *gc, enum gw_rd
 
 /* An inline reply body out of its receive buffer into a pool buffer (the
  * server's credit comes back at once); false when none is free. */
-static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct be_call *bc,
+static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct be_req *bq,
 			   const struct be_reply *r)
 {
 	struct gw_pool *pool = rp->rp_info->pi_pool;
@@ -343,15 +341,13 @@ static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct b
 	gc->gc_bufs[gc->gc_nbufs++] = b;
 	gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_COPIED, off);
 	gc->gc_body = (struct iovec){ b->gb_data, off };
-	/* Receive buffer back (credit) right after this callback: releasing
-	 * inside it would free what the backend still walks. */
-	rp->rp_relq[rp->rp_nrelq++] = bc;
-	event_active(rp->rp_relev, EV_TIMEOUT, 0);
-	gc->gc_be = NULL;
+	/* Receive buffer (credit) back at once: the backend takes a release
+	 * from inside its callback. */
+	be_call_release(bq);
 	return true;
 }
 
-static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
+static void gr_reply_cb(struct be_req *bq, const struct be_reply *r, void *arg)
 {
 	struct gw_rdma_call *gc = arg;
 	struct gr_path *rp = gc->gc_path;
@@ -363,7 +359,6 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 	enum gw_rdma_bad bad;
 	unsigned nbody, nw;
 
-	gc->gc_be = bc;
 	if (gc->gc_state == GW_RDMA_CALL_ORPHAN) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_UNMATCHED);
 		gr_call_done(rp, gc);
@@ -396,7 +391,7 @@ static void gr_reply_cb(struct be_call *bc, const struct be_reply *r, void *arg)
 		    : GW_CTR_BYTES_INLINE_REPLY, r->br_body_len);
 	body = r->br_body;
 	nbody = r->br_nbody;
-	if (gr_copy_inline(rp, gc, bc, r)) {
+	if (gr_copy_inline(rp, gc, bq, r)) {
 		body = &gc->gc_body;
 		nbody = 1;
 	}
@@ -433,16 +428,6 @@ static int gr_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned
 
 /* ---- the ops ---- */
 
-static void gr_release_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct gr_path *rp = arg;
-
-	(void)fd;
-	(void)what;
-	while (rp->rp_nrelq > 0)
-		be_call_release(rp->rp_relq[--rp->rp_nrelq]);
-}
-
 static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gr_path *rp = arg;
@@ -470,6 +455,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	struct be_conn_info ci;
 	struct be_call_desc d;
 	unsigned nreads = 0, n;
+	int rc;
 
 	if (gc->gc_state != GW_RDMA_CALL_IDLE)	/* cannot happen: one transport at a time */
 		return -EBUSY;
@@ -525,9 +511,9 @@ static int gr_submit(void *tp, struct gw_call *c)
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
 	gc->gc_t0_us = gw_now_us();
-	gc->gc_be = be_call_submit(rp->rp_pool, &d, gr_reply_cb, gc);
-	if (!gc->gc_be) {
-		int err = errno;
+	rc = be_call_submit(rp->rp_pool, &gc->gc_req, &d, gr_reply_cb, gc);
+	if (rc < 0) {
+		int err = -rc;
 
 		gr_call_set(rp, gc, GW_RDMA_CALL_IDLE);
 		c->ca_tp_owned = false;
@@ -575,9 +561,8 @@ static void gr_cancel(void *tp, struct gw_call *c)
 		gr_call_done(rp, gc);
 		return;
 	}
-	if (be_call_cancel(gc->gc_be)) {
+	if (be_call_cancel(&gc->gc_req)) {
 		/* Still queued for a credit: gone, never posted. */
-		gc->gc_be = NULL;
 		gr_call_done(rp, gc);
 		return;
 	}
@@ -620,12 +605,8 @@ static void gr_destroy(void *tp)
 
 	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
 	rp->rp_destroying = true;
-	gr_release_cb(-1, 0, rp);
 	be_pool_free(rp->rp_pool);
-	gr_release_cb(-1, 0, rp);	/* (none can be added: no success at shutdown) */
 	event_free(rp->rp_retry);
-	event_free(rp->rp_relev);
-	free(rp->rp_relq);
 	gr_server_put(rp->rp_ra, rp->rp_server);
 	free(rp);
 }
@@ -649,9 +630,7 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_path = path;
 	rp->rp_info = pi;
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
-	rp->rp_relev = event_new(pi->pi_base, -1, 0, gr_release_cb, rp);
-	rp->rp_relq = calloc(gw_ctx_ncalls(gw), sizeof(*rp->rp_relq));
-	if (!rp->rp_retry || !rp->rp_relev || !rp->rp_relq)
+	if (!rp->rp_retry)
 		goto err;
 	/* Start-up only: a name lookup may block here. */
 	snprintf(port, sizeof(port), "%u", b->cb_rdma_port);
@@ -680,9 +659,6 @@ err_ai:
 err:
 	if (rp->rp_retry)
 		event_free(rp->rp_retry);
-	if (rp->rp_relev)
-		event_free(rp->rp_relev);
-	free(rp->rp_relq);
 	free(rp);
 	return NULL;
 }

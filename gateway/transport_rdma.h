@@ -41,7 +41,7 @@ enum gw_rdma_call_state {
 struct gw_rdma_call {
 	enum gw_rdma_call_state gc_state;
 	struct gr_path *gc_path;
-	struct be_call *gc_be;
+	struct be_req gc_req;		/* the backend's call (IDLE when not submitted) */
 	uint64_t gc_t0_us;		/* submitted (RDMA leg histogram) */
 	unsigned gc_nwrites;
 	unsigned gc_nbufs;

@@ -78,8 +78,8 @@ struct tool {
 
 struct sync_call {
 	bool done;
-	struct be_reply reply;
-	struct be_call *call;
+	struct be_reply reply;		/* copied: the structure is the callback's */
+	struct be_req req;		/* the call, released by the command */
 	struct tool *t;
 };
 
@@ -128,22 +128,26 @@ static bool loop_until(struct tool *t, const bool *flag, double secs)
 	return *flag;
 }
 
-static void sync_cb(struct be_call *call, const struct be_reply *r, void *arg)
+static void sync_cb(struct be_req *req, const struct be_reply *r, void *arg)
 {
 	struct sync_call *sc = arg;
 
+	(void)req;
 	sc->reply = *r;
-	sc->call = call;
 	sc->done = true;
 }
 
-/* Submit and wait; the caller releases sc->call. */
+/* Submit and wait (the descriptor's arrays, on the caller's stack, outlive
+ * the call); the caller releases &sc->req. */
 static void call_sync(struct tool *t, const struct be_call_desc *d, struct sync_call *sc)
 {
+	int rc;
+
 	memset(sc, 0, sizeof(*sc));
 	sc->t = t;
-	if (!be_call_submit(t->pool, d, sync_cb, sc))
-		die("be_call_submit xid %08x: %s", d->cd_xid, strerror(errno));
+	rc = be_call_submit(t->pool, &sc->req, d, sync_cb, sc);
+	if (rc < 0)
+		die("be_call_submit xid %08x: %s", d->cd_xid, strerror(-rc));
 	if (!loop_until(t, &sc->done, t->timeout_s))
 		die("xid %08x: no reply within %d s", d->cd_xid, t->timeout_s);
 }
@@ -371,7 +375,7 @@ static void cmd_null(struct tool *t, unsigned n)
 		if (i == 0)
 			printf("NULL reply: rdma proc %u, credits %u, %zu bytes\n", sc.reply.br_proc,
 			       sc.reply.br_credits, sc.reply.br_body_len);
-		be_call_release(sc.call);
+		be_call_release(&sc.req);
 	}
 	printf("null: %u calls ok, %.1f us each\n", n, (now_s() - t0) * 1e6 / n);
 }
@@ -381,7 +385,14 @@ struct conc {
 	struct tool *t;
 };
 
-static void conc_cb(struct be_call *call, const struct be_reply *r, void *arg)
+/* A call in flight with others: its request and message iovec live until
+ * the callback, so each has its own. */
+struct call_slot {
+	struct be_req cs_req;
+	struct iovec cs_iov;
+};
+
+static void conc_cb(struct be_req *call, const struct be_reply *r, void *arg)
 {
 	struct conc *c = arg;
 	struct xdr_cur xc;
@@ -406,18 +417,24 @@ static void cmd_concurrent(struct tool *t, unsigned n)
 	unsigned i, max_queued = 0;
 	bool all = false;
 	double t0 = now_s();
+	struct call_slot *cs;
 
 	if ((size_t)n * 128 > t->memlen)
 		die("too many calls for the buffer");
+	cs = calloc(n, sizeof(*cs));
+	if (!cs)
+		die("out of memory");
 	for (i = 0; i < n; i++) {
 		uint8_t *m = t->mem + (size_t)i * 128;
-		struct iovec iov = { m, 0 };
-		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1 };
+		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &cs[i].cs_iov,
+					  .cd_msg_niov = 1 };
 		unsigned inflight;
+		int rc;
 
-		iov.iov_len = null_msg(t, m, d.cd_xid);
-		if (!be_call_submit(t->pool, &d, conc_cb, &c))
-			die("submit %u: %s", i, strerror(errno));
+		cs[i].cs_iov = (struct iovec){ m, null_msg(t, m, d.cd_xid) };
+		rc = be_call_submit(t->pool, &cs[i].cs_req, &d, conc_cb, &c);
+		if (rc < 0)
+			die("submit %u: %s", i, strerror(-rc));
 		inflight = be_pool_inflight(t->pool);
 		if (inflight > c.max_inflight)
 			c.max_inflight = inflight;
@@ -430,6 +447,8 @@ static void cmd_concurrent(struct tool *t, unsigned n)
 			c.max_inflight = be_pool_inflight(t->pool);
 		all = c.done == n;
 	}
+	if (all)
+		free(cs);	/* else calls may still use it: the tool exits */
 	printf("concurrent: %u calls, %u done, %u failed, max in flight %u, max queued %u, "
 	       "grant %u, %.0f calls/s\n", n, c.done, c.failed, c.max_inflight, max_queued, c.grant,
 	       c.done / (now_s() - t0));
@@ -494,7 +513,7 @@ static void nfs_lookup_or_create(struct tool *t, const char *name, bool create, 
 			die("CREATE: no fh returned");
 	}
 	get_fh(&xc, fh, fhlen, what);
-	be_call_release(sc.call);
+	be_call_release(&sc.req);
 }
 
 /* FSINFO: the server's largest READ and WRITE (nfsd: memory dependent). */
@@ -520,7 +539,7 @@ static uint32_t nfs_fsinfo_max_io(struct tool *t)
 	if (!xdr_get_u32(&xc, &rtmax) || !xdr_get_u32(&xc, &rtpref) || !xdr_get_u32(&xc, &rtmult) ||
 	    !xdr_get_u32(&xc, &wtmax))
 		die("FSINFO: short");
-	be_call_release(sc.call);
+	be_call_release(&sc.req);
 	printf("FSINFO: rtmax %u wtmax %u\n", rtmax, wtmax);
 	return rtmax < wtmax ? rtmax : wtmax;
 }
@@ -600,7 +619,7 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		printf("WRITE %zu bytes at %zu: %s, rdma proc %s, %.1f ms\n", piece, off,
 		       d.cd_nreads ? "read chunk" : t->nomsg ? "position-zero read chunk" : "inline",
 		       sc.reply.br_proc == RPCRDMA_MSG ? "MSG" : "NOMSG", (now_s() - t0) * 1e3);
-		be_call_release(sc.call);
+		be_call_release(&sc.req);
 	}
 
 	memset(back, 0xee, xdr_round4(size) + 16);
@@ -638,7 +657,7 @@ static void cmd_rw(struct tool *t, const char *export, const char *name, size_t 
 		if (cnt != piece || dlen != piece || sc.reply.br_write_len[0] != piece)
 			die("READ: lengths %u/%u/%u, expected %zu", cnt, dlen,
 			    sc.reply.br_write_len[0], piece);
-		be_call_release(sc.call);
+		be_call_release(&sc.req);
 	}
 	sha256(back, size, s2);
 	printf("sha256 written %s\nsha256 read    %s\n", s1, s2);
@@ -715,7 +734,7 @@ static void cmd_readdir(struct tool *t, const char *export, const char *dir, uns
 		}
 		if (!xdr_ok(&xc) || !xdr_get_bool(&xc, &eof))
 			die("READDIR: bad list end");
-		be_call_release(sc.call);
+		be_call_release(&sc.req);
 	}
 	printf("readdir: %u entries (+%u dot entries) in %u calls, %.1f ms\n", entries, dots, calls,
 	       (now_s() - t0) * 1e3);
@@ -728,7 +747,7 @@ struct soak {
 	struct tool *t;
 };
 
-static void soak_cb(struct be_call *call, const struct be_reply *r, void *arg)
+static void soak_cb(struct be_req *call, const struct be_reply *r, void *arg)
 {
 	struct soak *s = arg;
 
@@ -746,17 +765,26 @@ static void cmd_soak(struct tool *t, unsigned secs, bool expect_reconnect)
 	struct soak s = { .t = t };
 	double end = now_s() + secs;
 	unsigned slot = 0, submitted = 0;
+	struct call_slot cs[64];
 
+	memset(cs, 0, sizeof(cs));
 	while (now_s() < end || s.inflight > 0) {
 		while (now_s() < end && s.inflight < 8) {
-			uint8_t *m = t->mem + (size_t)(slot++ % 64) * 128;
-			struct iovec iov = { m, 0 };
-			struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov,
-						  .cd_msg_niov = 1 };
+			struct call_slot *c;
+			uint8_t *m;
+			struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg_niov = 1 };
+			int rc;
 
-			iov.iov_len = null_msg(t, m, d.cd_xid);
-			if (!be_call_submit(t->pool, &d, soak_cb, &s))
-				die("soak submit: %s", strerror(errno));
+			/* at most 8 of the 64 are busy: a released one comes soon */
+			while (cs[slot % 64].cs_req.bq_state != BE_REQ_IDLE)
+				slot++;
+			c = &cs[slot % 64];
+			m = t->mem + (size_t)(slot++ % 64) * 128;
+			c->cs_iov = (struct iovec){ m, null_msg(t, m, d.cd_xid) };
+			d.cd_msg = &c->cs_iov;
+			rc = be_call_submit(t->pool, &c->cs_req, &d, soak_cb, &s);
+			if (rc < 0)
+				die("soak submit: %s", strerror(-rc));
 			s.inflight++;
 			submitted++;
 		}
@@ -794,7 +822,7 @@ static void cmd_chunky(struct tool *t, unsigned n, const char *expect_err)
 				die("call %u: got '%s', expected '%s'", i, be_err_str(sc.reply.br_err),
 				    expect_err);
 			printf("chunky call %u: failed as expected: %s\n", i, expect_err);
-			be_call_release(sc.call);
+			be_call_release(&sc.req);
 			continue;
 		}
 		reply_cursor(&sc.reply, &xc, "chunky NULL");
@@ -805,7 +833,7 @@ static void cmd_chunky(struct tool *t, unsigned n, const char *expect_err)
 				die("byte %u of the write chunk is %#x", k, wb[k]);
 		printf("chunky call %u: ok, 100 bytes landed, remote invalidation %d\n", i,
 		       sc.reply.br_remote_inv);
-		be_call_release(sc.call);
+		be_call_release(&sc.req);
 	}
 }
 

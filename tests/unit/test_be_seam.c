@@ -27,6 +27,52 @@
 #include "backend.h"
 #include "be_internal.h"
 
+/* ---- allocations, counted (t11) --------------------------------------- */
+
+/* Interposes libc's allocators, forwarding to glibc's own, and counts the
+ * calls while alloc_counting is set.  Not under AddressSanitizer, which
+ * owns the allocator: t11 runs there without its count. */
+static bool alloc_counting;
+static unsigned n_allocs;
+#if !defined(__SANITIZE_ADDRESS__)
+#define BE_SEAM_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t k, size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+
+void *malloc(size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **p, size_t align, size_t n)
+{
+	n_allocs += alloc_counting;
+	*p = __libc_memalign(align, n);
+	return *p ? 0 : ENOMEM;
+}
+#endif
+
 /* ---- the fake device ------------------------------------------------- */
 
 #define MAXQ 1024
@@ -370,6 +416,7 @@ struct bench {
 	int cb_qp_state[64];			/* the QP's state at each callback */
 	uint8_t msg[MAXCALLS][40];
 	struct iovec iov[MAXCALLS];
+	struct be_req req[MAXCALLS];		/* the calls, embedded as a caller does */
 };
 
 static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
@@ -380,7 +427,7 @@ static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
 	b->ev[ev]++;
 }
 
-static void on_reply(struct be_call *call, const struct be_reply *r, void *arg)
+static void on_reply(struct be_req *call, const struct be_reply *r, void *arg)
 {
 	struct bench *b = arg;
 
@@ -442,10 +489,12 @@ static void bench_down(struct bench *b)
 	be_verbs_set(NULL);
 }
 
-static struct be_call *submit(struct bench *b, unsigned i, uint32_t xid)
+/* The call in b->req[i], or NULL with errno set. */
+static struct be_req *submit(struct bench *b, unsigned i, uint32_t xid)
 {
 	uint8_t *m = b->msg[i];
 	struct be_call_desc d;
+	int rc;
 
 	memset(m, 0, 40);
 	chk_put_be32(m, xid);
@@ -454,7 +503,12 @@ static struct be_call *submit(struct bench *b, unsigned i, uint32_t xid)
 	chk_put_be32(m + 16, 3);
 	b->iov[i] = (struct iovec){ m, 40 };
 	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1 };
-	return be_call_submit(b->pool, &d, on_reply, b);
+	rc = be_call_submit(b->pool, &b->req[i], &d, on_reply, b);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return &b->req[i];
 }
 
 /* The latest Send WR carrying xid (its transport header starts with the
@@ -941,7 +995,7 @@ static void t09_cancel_queued(void **state)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
 	struct be_config cfg;
-	struct be_call *ca;
+	struct be_req *ca;
 	struct bench b;
 	struct fconn *fc;
 
@@ -961,7 +1015,10 @@ static void t09_cancel_queued(void **state)
 	assert_non_null(ca);
 	assert_non_null(submit(&b, 1, 72));
 	assert_int_equal(be_pool_queued(b.pool), 2);
+	assert_int_equal(ca->bq_state, BE_REQ_QUEUED);
 	CANCEL_GONE(ca);
+	assert_int_equal(ca->bq_state, BE_REQ_IDLE);	/* the caller's again */
+	assert_false(be_call_cancel(ca));		/* nothing left to cancel */
 	assert_int_equal(be_pool_queued(b.pool), 1);
 	queue_cm(fc, RDMA_CM_EVENT_ESTABLISHED);
 	spin(&b, 5);
@@ -985,7 +1042,7 @@ static void t10_cancel_posted(void **state)
 	struct be_config cfg;
 	struct be_call_desc d;
 	struct be_region *rg;
-	struct be_call *ca;
+	struct be_req *ca;
 	struct bench b;
 	struct fconn *fc;
 	int inv;
@@ -1001,11 +1058,14 @@ static void t10_cancel_posted(void **state)
 	b.iov[0] = (struct iovec){ b.msg[0], 40 };
 	d = (struct be_call_desc){ .cd_xid = 81, .cd_msg = &b.iov[0], .cd_msg_niov = 1,
 				   .cd_reads = &ri, .cd_nreads = 1 };
-	ca = be_call_submit(b.pool, &d, on_reply, &b);
-	assert_non_null(ca);
+	ca = &b.req[0];
+	assert_int_equal(be_call_submit(b.pool, ca, &d, on_reply, &b), 0);
+	assert_int_equal(be_call_submit(b.pool, ca, &d, on_reply, &b), -EBUSY);
 	spin(&b, 2);
 	assert_int_equal(nsends_op(fc, IBV_WR_BIND_MW), 1);	/* the read chunk's window */
+	assert_int_equal(ca->bq_state, BE_REQ_POSTED);
 	CANCEL_ON_WIRE(ca);
+	assert_int_equal(ca->bq_state, BE_REQ_CANCELLING);
 	complete_send(fc, 81, IBV_WC_SUCCESS);
 	deliver_reply(fc, 81, 8, 0, NULL, 0);
 	spin(&b, 5);
@@ -1018,6 +1078,7 @@ static void t10_cancel_posted(void **state)
 	spin(&b, 5);
 	assert_int_equal(cb_count(&b, 81), 1);	/* now: the memory is the caller's */
 	assert_int_equal(b.cb_err[0], BE_ERR_CANCELLED);
+	assert_int_equal(ca->bq_state, BE_REQ_IDLE);	/* released in the callback */
 
 	/* On the wire when the connection dies: called back after the QP went
 	 * to ERR, not re-sent. */
@@ -1039,6 +1100,65 @@ static void t10_cancel_posted(void **state)
 	assert_int_equal(cb_count(&b, 82), 1);
 }
 
+static void loop_break(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* 11. No allocation per forwarded call: once the connection is up, a call
+ * submitted, posted, answered, called back and released allocates nothing
+ * -- its request is the caller's (b.req), its post an element of the
+ * connection's array.  The loop runs on a timer made beforehand
+ * (event_base_loopexit() would allocate one each time). */
+static void t11_no_allocation_per_call(void **state)
+{
+	struct timeval tv = { 0, 2000 };
+	struct be_config cfg;
+	struct event *tick;
+	struct bench b;
+	struct fconn *fc;
+	unsigned ncalls = 40, k;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_credits = 8;
+	bench_up(&b, &cfg);
+	fc = cur();
+	tick = evtimer_new(b.base, loop_break, b.base);
+	assert_non_null(tick);
+	n_allocs = 0;
+	alloc_counting = true;
+	for (uint32_t i = 0; i < ncalls; i++) {
+		uint32_t x = 200 + i;
+		struct be_req *rq = submit(&b, i % 4, x);
+
+		assert_non_null(rq);
+		for (k = 0; k < 20 && send_of(fc, x) < 0; k++) {
+			evtimer_add(tick, &tv);
+			event_base_dispatch(b.base);
+		}
+		complete_send(fc, x, IBV_WC_SUCCESS);
+		deliver_reply(fc, x, 8, 0, NULL, 0);
+		for (k = 0; k < 20 && !cb_count(&b, x); k++) {
+			evtimer_add(tick, &tv);
+			event_base_dispatch(b.base);
+		}
+		assert_int_equal(cb_count(&b, x), 1);
+		assert_int_equal(rq->bq_state, BE_REQ_IDLE);	/* released in the callback */
+	}
+	alloc_counting = false;
+	assert_int_equal(b.ncb, ncalls);
+	for (unsigned i = 0; i < ncalls; i++)
+		assert_int_equal(b.cb_err[i], BE_OK);
+#ifdef BE_SEAM_COUNT_ALLOCS
+	assert_int_equal(n_allocs, 0);
+#endif
+	event_free(tick);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1052,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(t08_log_callback),
 		cmocka_unit_test(t09_cancel_queued),
 		cmocka_unit_test(t10_cancel_posted),
+		cmocka_unit_test(t11_no_allocation_per_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
