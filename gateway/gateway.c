@@ -499,15 +499,17 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c->ca_start_ms);
 	if (xe && xe->xn_call) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
-			c->ca_cxid, gw_client_name(c->ca_cl), xe->xn_gxid);
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+			      "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
+			      c->ca_cxid, gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_call_finalize(c, GW_END_RETRANS);
 		return false;
 	}
 	if (xe) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
-			gw_client_name(c->ca_cl), xe->xn_gxid);
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+			      "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
+			      gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
 	} else {
 		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms,

@@ -63,6 +63,17 @@ void gw_logf_ev(const struct gw_log *lg, enum cfg_log_level lvl, const char *fun
 #define gw_log_ev(lg, lvl, ev, ...) do { \
 	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf_ev((lg), (lvl), __func__, (ev), __VA_ARGS__); \
 } while (0)
+/* A line a client or a server caused (peer: its name, a path or backend
+ * name for a server): always through the per-peer rate limit, so no peer
+ * can flood the log however many records it sends. */
+#define gw_log_client(lg, lvl, peer, ...) do { \
+	const struct gw_log_ev gw_ev_ = { .le_client = (peer) }; \
+	gw_log_ev((lg), (lvl), &gw_ev_, __VA_ARGS__); \
+} while (0)
+#define gw_log_server(lg, lvl, peer, ...) do { \
+	const struct gw_log_ev gw_ev_ = { .le_backend = (peer) }; \
+	gw_log_ev((lg), (lvl), &gw_ev_, __VA_ARGS__); \
+} while (0)
 /* Rate limit state for lg->gl_rl (malloc at start); st receives the
  * suppressed count. */
 struct gw_log_rl *gw_log_rl_new(struct gw_stats *st);

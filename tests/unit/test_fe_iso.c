@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the isolation tests of the TCP frontend in a live
+ * gateway (test_gw_harness.h): one client, however it misbehaves, cannot
+ * starve the others of pool buffers or flood the log.  Each case plays
+ * the attack and checks it is contained: log floods (REPLY records,
+ * copies of one XID) stay within the per-peer rate limit while the
+ * counters see every record.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_gw_harness.h"
+
+#define NFS 100003u
+
+static void conf(char *buf, size_t cap, uint16_t port, const char *extra)
+{
+	snprintf(buf, cap,
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nreconnect_interval = 30ms\n%s\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n", extra, port);
+}
+
+struct fx {
+	struct h_server s;
+	struct h_gw h;
+	char logpath[64];
+	int saved_err;
+};
+
+static void fx_start(struct fx *f, const char *extra)
+{
+	char text[1024];
+
+	h_server_init(&f->s);
+	h_server_start(&f->s);
+	conf(text, sizeof(text), f->s.port, extra);
+	h_gw_start(&f->h, text);
+	f->saved_err = -1;
+}
+
+static void fx_stop(struct fx *f)
+{
+	h_pump(&f->h, 20);
+	assert_int_equal(h_gw_stop(&f->h), 0);	/* every buffer back */
+	h_server_stop(&f->s, true);
+}
+
+/* The gateway logs at info level to a file, with the per-peer rate limit
+ * the daemon uses. */
+static void log_to_file(struct fx *f)
+{
+	int fd;
+
+	snprintf(f->logpath, sizeof(f->logpath), "/tmp/test_fe_iso.XXXXXX");
+	fd = mkstemp(f->logpath);
+	assert_true(fd >= 0);
+	f->h.log.gl_level = CFG_LOG_INFO;
+	f->h.log.gl_rl = gw_log_rl_new(&f->h.st);
+	fflush(stderr);
+	f->saved_err = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+/* Back to stderr; returns the lines containing needle. */
+static unsigned log_end(struct fx *f, const char *needle)
+{
+	FILE *fp;
+	char line[1024];
+	unsigned n = 0;
+
+	fflush(stderr);
+	dup2(f->saved_err, 2);
+	close(f->saved_err);
+	f->saved_err = -1;
+	fp = fopen(f->logpath, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, needle))
+			n++;
+	fclose(fp);
+	unlink(f->logpath);
+	return n;
+}
+
+static void log_free(struct fx *f)
+{
+	gw_log_rl_free(f->h.log.gl_rl);
+	f->h.log.gl_rl = NULL;
+	f->h.log.gl_level = -1;
+}
+
+/* Send n copies of the record rec (len bytes) in batches, pumping the
+ * loop until counter ctr has seen each batch. */
+static void flood(struct fx *f, int fd, const uint8_t *rec, size_t len, unsigned n,
+		  enum gw_ctr ctr, uint64_t per_rec)
+{
+	static uint8_t batch[256 * 64];
+	uint64_t base = f->h.st.gs_ctr[ctr], want = base;
+	unsigned per = (unsigned)(sizeof(batch) / len);
+
+	assert_true(len <= 64);
+	for (unsigned i = 0; i < per; i++)
+		memcpy(batch + i * len, rec, len);
+	for (unsigned sent = 0; sent < n;) {
+		unsigned k = n - sent < per ? n - sent : per;
+		uint64_t end = gw_now_ms() + 5000;
+
+		h_send(fd, batch, k * len);
+		sent += k;
+		want += k * per_rec;
+		while (f->h.st.gs_ctr[ctr] < want && gw_now_ms() < end)
+			event_base_loop(f->h.base, EVLOOP_NONBLOCK);
+		assert_true(f->h.st.gs_ctr[ctr] >= want);
+	}
+}
+
+/* Lines the rate limit lets through in secs seconds: GW_LOG_RATE a second
+ * plus one "suppressed" line, for each second the flood touched. */
+static unsigned rl_bound(uint64_t t0_ms)
+{
+	uint64_t secs = (gw_now_ms() - t0_ms) / 1000 + 2;
+
+	return (unsigned)(secs * (GW_LOG_RATE + 1));
+}
+
+/* 1. 20 000 REPLY records from one client: each is counted and dropped,
+ * the log gets at most GW_LOG_RATE lines a second from that peer; the
+ * connection still serves calls. */
+static void t01_reply_flood_log(void **state)
+{
+	struct fx f;
+	uint8_t rec[64], buf[64];
+	uint64_t t0;
+	unsigned lines;
+	int fd;
+
+	(void)state;
+	fx_start(&f, "");
+	fd = h_client(&f.h);
+	h_call(rec, 3, 2, NFS, 3, 1);
+	chk_put_be32(rec + 8, 1);	/* REPLY */
+	log_to_file(&f);
+	t0 = gw_now_ms();
+	flood(&f, fd, rec, 48, 20000, GW_CTR_NOT_A_CALL, 1);
+	lines = log_end(&f, "");
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_NOT_A_CALL], 20000);
+	if (lines > rl_bound(t0))
+		fail_msg("%u log lines for 20000 REPLY records (bound %u)", lines, rl_bound(t0));
+	assert_true(f.h.st.gs_ctr[GW_CTR_LOG_SUPPRESSED] >= 20000 - lines);
+	h_send(fd, buf, h_call(buf, 4, 2, NFS, 3, 4));
+	assert_int_equal(h_reply(&f.h, fd, buf, sizeof(buf), 3000), 28);
+	log_free(&f);
+	close(fd);
+	fx_stop(&f);
+}
+
+/* 2. 5 000 copies of one XID while the first is in flight: 4 999 dropped
+ * retransmissions, counted, the log bounded; the reply still comes. */
+static void t02_dup_xid_flood_log(void **state)
+{
+	struct fx f;
+	uint8_t rec[64], buf[64];
+	uint64_t t0;
+	unsigned lines;
+	size_t n;
+	int fd;
+
+	(void)state;
+	fx_start(&f, "");
+	h_server_set(&f.s, true, 0);
+	fd = h_client(&f.h);
+	n = h_call(rec, 0x5151, 2, NFS, 3, 7);
+	h_send(fd, rec, n);
+	h_pump(&f.h, 50);
+	log_to_file(&f);
+	t0 = gw_now_ms();
+	flood(&f, fd, rec, n, 4999, GW_CTR_RETRANS_INFLIGHT, 1);
+	lines = log_end(&f, "");
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_RETRANS_INFLIGHT], 4999);
+	if (lines > rl_bound(t0))
+		fail_msg("%u log lines for 4999 retransmissions (bound %u)", lines, rl_bound(t0));
+	h_server_set(&f.s, false, 0);
+	assert_int_equal(h_reply(&f.h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf), 0x5151);
+	log_free(&f);
+	close(fd);
+	fx_stop(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_reply_flood_log),
+		cmocka_unit_test(t02_dup_xid_flood_log),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
