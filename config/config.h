@@ -105,6 +105,7 @@ struct cfg {
 	/* timeouts, milliseconds (0 = none) */
 	unsigned cf_idle_timeout_ms;
 	unsigned cf_record_timeout_ms;
+	unsigned cf_write_timeout_ms;	/* replies queued, none written for this long: close */
 	unsigned cf_reconnect_ms;
 	unsigned cf_drc_window_ms;	/* keep answered XIDs this long */
 	/* operations (gateway/admin.c, gateway/control.c) */

@@ -83,6 +83,7 @@ struct fe_conn {
 	struct fe_out_list fc_outq;	/* output items to write, in order */
 	size_t fc_out_bytes;		/* bytes of the items queued */
 	size_t fc_out_off;		/* bytes of the head item written */
+	uint64_t fc_out_ms;		/* output queued and no byte written since (write_timeout) */
 	bool fc_reading;		/* read event added */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;
@@ -164,6 +165,8 @@ static void fe_cop_deliver(void *arg, struct gw_out *o)
 	struct fe_conn *c = arg;
 
 	c->fc_out_bytes += gw_out_bytes(o);
+	if (TAILQ_EMPTY(&c->fc_outq))
+		c->fc_out_ms = gw_now_ms();
 	TAILQ_INSERT_TAIL(&c->fc_outq, o, ou_link);
 	/* Write from the loop, not from here (the caller may be inside a
 	 * backend callback), but without registering the write event with
@@ -214,10 +217,21 @@ static bool fe_conn_quiet(const struct fe_conn *c)
 	return gw_client_ncalls(c->fc_cl) == 0 && TAILQ_EMPTY(&c->fc_outq);
 }
 
+/* When a client with replies queued has written nothing for
+ * write_timeout (it does not read them), or 0: not applicable. */
+static uint64_t fe_write_deadline(const struct fe_conn *c)
+{
+	const struct cfg *cf = fe_cfg(c);
+
+	if (TAILQ_EMPTY(&c->fc_outq) || !cf->cf_write_timeout_ms)
+		return 0;
+	return c->fc_out_ms + cf->cf_write_timeout_ms;
+}
+
 static void fe_timer_arm(struct fe_conn *c)
 {
 	const struct cfg *cf = fe_cfg(c);
-	uint64_t now = gw_now_ms(), deadline = 0;
+	uint64_t now = gw_now_ms(), deadline = 0, wd = fe_write_deadline(c);
 	struct timeval tv;
 
 	if (c->fc_starved) {
@@ -228,6 +242,8 @@ static void fe_timer_arm(struct fe_conn *c)
 	} else if (fe_conn_quiet(c) && cf->cf_idle_timeout_ms) {
 		deadline = c->fc_last_ms + cf->cf_idle_timeout_ms;
 	}
+	if (wd && (!deadline || wd < deadline))
+		deadline = wd;
 	if (!deadline) {
 		evtimer_del(c->fc_timer);
 		return;
@@ -334,6 +350,12 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* Its replies hold pool buffers: a client that never reads them would
+	 * keep them for good (issue 12: 9 such clients pinned the pool). */
+	if (fe_write_deadline(c) && now >= fe_write_deadline(c)) {
+		fe_conn_close(c, GW_CTR_CLIENT_WRITE_TIMEOUT, "replies not read (write_timeout)");
+		return;
+	}
 	if (c->fc_starved) {
 		c->fc_starved = false;
 		fe_conn_update(c);
@@ -390,6 +412,7 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				event_add(c->fc_wev, NULL);	/* wait for room */
+				fe_timer_arm(c);		/* write_timeout runs */
 				return;
 			}
 			{
@@ -400,7 +423,7 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			return;
 		}
-		c->fc_last_ms = gw_now_ms();
+		c->fc_last_ms = c->fc_out_ms = gw_now_ms();
 		/* Give back every item written in full. */
 		while ((o = TAILQ_FIRST(&c->fc_outq))) {
 			size_t bytes = gw_out_bytes(o), left = bytes - c->fc_out_off;

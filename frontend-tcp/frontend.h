@@ -17,8 +17,9 @@
  * away.
  *
  * Faults close that client only: a record above max_record, a record that
- * is not an RPC call, an I/O error, the idle timeout (no call in flight)
- * or the record timeout (a record left unfinished).  Each has a counter and
+ * is not an RPC call, an I/O error, the idle timeout (no call in flight),
+ * the record timeout (a record left unfinished) or the write timeout
+ * (replies queued, none taken for that long).  Each has a counter and
  * a log line.
  */
 #ifndef RPCRDMA_GW_FRONTEND_H

@@ -263,6 +263,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
+	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
 };
 
 #define P "rpcrdma_gw_"

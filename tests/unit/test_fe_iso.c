@@ -5,7 +5,8 @@
  * starve the others of pool buffers or flood the log.  Each case plays
  * the attack and checks it is contained: log floods (REPLY records,
  * copies of one XID) stay within the per-peer rate limit while the
- * counters see every record.
+ * counters see every record; a client that never reads its replies is
+ * closed after write_timeout and its buffers come back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,11 +194,75 @@ static void t02_dup_xid_flood_log(void **state)
 	fx_stop(&f);
 }
 
+/* Write all n bytes to the non-blocking fd, pumping the loop while the
+ * socket is full. */
+static void send_pumped(struct h_gw *h, int fd, const uint8_t *p, size_t n)
+{
+	uint64_t end = gw_now_ms() + 5000;
+
+	while (n && gw_now_ms() < end) {
+		ssize_t w = write(fd, p, n);
+
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+		}
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+	}
+	assert_int_equal(n, 0);
+}
+
+/* 3. A client sends 1 000 calls and never reads (the gateway's send
+ * buffer is small): replies queue up, then write_timeout closes it, its
+ * queued replies freed (no buffer left out at the end); another client is
+ * served meanwhile. */
+static void t03_write_timeout(void **state)
+{
+	static uint8_t calls[1000 * 48];
+	struct fx f;
+	uint8_t buf[64];
+	int sv[2], small = 4096, good;
+	unsigned base;
+	uint64_t end;
+	size_t n = 0;
+
+	(void)state;
+	fx_start(&f, "calls_per_client = 32\nwrite_timeout = 300ms");
+	good = h_client(&f.h);
+	h_send(good, buf, h_call(buf, 76, 2, NFS, 3, 76));
+	assert_int_equal(h_reply(&f.h, good, buf, sizeof(buf), 3000), 28);
+	h_pump(&f.h, 20);
+	base = gw_pool_avail(f.h.pool);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	assert_int_equal(fe_adopt_fd(f.h.fe, sv[1], "deaf"), 0);
+	for (uint32_t i = 0; i < 1000; i++)
+		n += h_call(calls + n, 0x10000 + i, 2, NFS, 3, i);
+	send_pumped(&f.h, sv[0], calls, n);
+	h_pump(&f.h, 100);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_CLIENT_WRITE_TIMEOUT], 0);
+	assert_true(gw_pool_avail(f.h.pool) < base);	/* replies pinned */
+	h_send(good, buf, h_call(buf, 77, 2, NFS, 3, 77));
+	assert_int_equal(h_reply(&f.h, good, buf, sizeof(buf), 3000), 28);
+	end = gw_now_ms() + 3000;
+	while (f.h.st.gs_ctr[GW_CTR_CLIENT_WRITE_TIMEOUT] == 0 && gw_now_ms() < end)
+		h_pump(&f.h, 10);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_CLIENT_WRITE_TIMEOUT], 1);
+	assert_int_equal(fe_nconns(f.h.fe), 1);
+	assert_int_equal(gw_pool_avail(f.h.pool), base);
+	h_send(good, buf, h_call(buf, 78, 2, NFS, 3, 78));
+	assert_int_equal(h_reply(&f.h, good, buf, sizeof(buf), 3000), 28);
+	close(sv[0]);
+	close(good);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_reply_flood_log),
 		cmocka_unit_test(t02_dup_xid_flood_log),
+		cmocka_unit_test(t03_write_timeout),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
