@@ -288,6 +288,27 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 	return GW_RX_AGAIN;
 }
 
+/* The client-side receiver is about to wait: when its buffer holds nothing
+ * it still needs (all parsed, no byte of the record being assembled, no
+ * fragment's data announced), the buffer goes back to the pool (records
+ * received into it keep their own references).  An idle connection, or one
+ * that sent part of a fragment header only, then holds no buffer; the
+ * decoder keeps a partial header itself (rm_hdr).  The next read takes a
+ * fresh buffer.  Inside a fragment the buffer stays: the fragment's
+ * promise was computed with the room left in it. */
+static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
+{
+	struct gw_buf *b = rx->rx_buf;
+
+	if (rx->rx_promise && b && rx->rx_parsed == b->gb_used && rx->rx_rec.rc_niov == 0 &&
+	    !rx->rx_dec.rm_in_frag && rx->rx_promised == 0 && rx->rx_need == 0) {
+		gw_buf_put(rx->rx_pool, b);
+		rx->rx_buf = NULL;
+		rx->rx_parsed = 0;
+	}
+	return st;
+}
+
 enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 {
 	for (;;) {
@@ -311,7 +332,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		 * since wake them again. */
 		if (rx->rx_drained) {
 			rx->rx_drained = false;
-			return GW_RX_AGAIN;
+			return gw_rx_wait(rx, GW_RX_AGAIN);
 		}
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
@@ -345,7 +366,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return GW_RX_AGAIN;
+			return gw_rx_wait(rx, GW_RX_AGAIN);
 		rx->rx_errno = errno;
 		return GW_RX_IO_ERROR;
 	}

@@ -257,12 +257,59 @@ static void t03_write_timeout(void **state)
 	fx_stop(&f);
 }
 
+/* 4. Idle connections hold no pool buffer: 60 clients (the pool has 64
+ * buffers) each send one call, get the reply and sit idle; 60 more send 2
+ * bytes of a fragment header and stop.  A new client is answered at once
+ * and the pool is (nearly) all free: only the server connection's
+ * receive buffer is out. */
+static void t04_idle_holds_no_buffer(void **state)
+{
+	struct fx f;
+	uint8_t buf[64];
+	int idle[60], half[60], fresh;
+
+	(void)state;
+	fx_start(&f, "");
+	for (int i = 0; i < 60; i++) {
+		idle[i] = h_client(&f.h);
+		h_send(idle[i], buf, h_call(buf, 0x100 + (uint32_t)i, 2, NFS, 3, (uint32_t)i));
+		assert_int_equal(h_reply(&f.h, idle[i], buf, sizeof(buf), 3000), 28);
+	}
+	h_pump(&f.h, 20);
+	if (gw_pool_avail(f.h.pool) + 1 < gw_pool_count(f.h.pool))
+		fail_msg("60 idle clients: %u of %u buffers free", gw_pool_avail(f.h.pool),
+			 gw_pool_count(f.h.pool));
+	for (int i = 0; i < 60; i++) {
+		half[i] = h_client(&f.h);
+		h_send(half[i], "\x80\x00", 2);
+	}
+	h_pump(&f.h, 50);
+	if (gw_pool_avail(f.h.pool) + 1 < gw_pool_count(f.h.pool))
+		fail_msg("60 half headers: %u of %u buffers free", gw_pool_avail(f.h.pool),
+			 gw_pool_count(f.h.pool));
+	fresh = h_client(&f.h);
+	h_send(fresh, buf, h_call(buf, 0xf00d, 2, NFS, 3, 9));
+	assert_int_equal(h_reply(&f.h, fresh, buf, sizeof(buf), 1000), 28);
+	assert_int_equal(chk_be32(buf), 0xf00d);
+	/* the idle ones still work, from a fresh buffer */
+	h_send(idle[0], buf, h_call(buf, 0x200, 2, NFS, 3, 1));
+	assert_int_equal(h_reply(&f.h, idle[0], buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf), 0x200);
+	for (int i = 0; i < 60; i++) {
+		close(idle[i]);
+		close(half[i]);
+	}
+	close(fresh);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_reply_flood_log),
 		cmocka_unit_test(t02_dup_xid_flood_log),
 		cmocka_unit_test(t03_write_timeout),
+		cmocka_unit_test(t04_idle_holds_no_buffer),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
