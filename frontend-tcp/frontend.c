@@ -350,8 +350,16 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* A record stuck for want of buffers counts too: records beyond
+	 * GW_RX_PROMISE_AHEAD buffers take them as bytes arrive, and should
+	 * the pool run dry under such records, ending the oldest frees it. */
+	if (gw_rx_partial(&c->fc_rx) && (c->fc_reading || c->fc_starved) &&
+	    cf->cf_record_timeout_ms && now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
+		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
+		return;
+	}
 	/* Its replies hold pool buffers: a client that never reads them would
-	 * keep them for good (issue 12: 9 such clients pinned the pool). */
+	 * keep them for good, and a few such clients pin the whole pool. */
 	if (fe_write_deadline(c) && now >= fe_write_deadline(c)) {
 		fe_conn_close(c, GW_CTR_CLIENT_WRITE_TIMEOUT, "replies not read (write_timeout)");
 		return;
@@ -359,11 +367,6 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 	if (c->fc_starved) {
 		c->fc_starved = false;
 		fe_conn_update(c);
-		return;
-	}
-	if (gw_rx_partial(&c->fc_rx) && c->fc_reading && cf->cf_record_timeout_ms &&
-	    now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
-		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
 		return;
 	}
 	if (!gw_rx_partial(&c->fc_rx) && fe_conn_quiet(c) && cf->cf_idle_timeout_ms &&

@@ -44,6 +44,10 @@ struct gw_rx {
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 };
+/* Buffers one fragment header may promise ahead of its data (record.c):
+ * 4 of the default 64 KiB hold any call but a large WRITE whole. */
+#define GW_RX_PROMISE_AHEAD	4
+
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
 /* Client side: promises per fragment, never touches the last `reserve`

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "record.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u
@@ -303,6 +304,57 @@ static void t04_idle_holds_no_buffer(void **state)
 	fx_stop(&f);
 }
 
+/* 5. Fragment headers announcing 500 kB and no data: 10 such clients lock
+ * up at most GW_RX_PROMISE_AHEAD buffers each (not the 35 the whole
+ * fragment may need), hold none; new clients are served, and a 60 000-byte
+ * call (beyond the promise) still goes through, taking buffers as its
+ * bytes arrive. */
+static void t05_header_promise_bounded(void **state)
+{
+	static uint8_t big[60000 + 4];
+	struct h_server s;
+	struct h_gw h;
+	char text[1024];
+	uint8_t buf[64], hdr[4];
+	int att[10], fresh;
+	unsigned out;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 256\nmax_record = 512k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n", s.port);
+	h_gw_start(&h, text);
+	rm_encode_hdr(hdr, 500000, true);
+	for (int i = 0; i < 10; i++) {
+		att[i] = h_client(&h);
+		h_send(att[i], hdr, 4);
+	}
+	h_pump(&h, 100);
+	out = gw_pool_count(h.pool) - gw_pool_unpromised(h.pool);	/* held or promised */
+	if (out > 10 * GW_RX_PROMISE_AHEAD + 1)
+		fail_msg("10 headers of 500 kB lock up %u buffers", out);
+	fresh = h_client(&h);
+	h_send(fresh, buf, h_call(buf, 0xf00d, 2, NFS, 3, 9));
+	assert_int_equal(h_reply(&h, fresh, buf, sizeof(buf), 1000), 28);
+	h_call(big, 0xb16, 2, NFS, 3, 0);
+	memset(big + 44, 0xab, sizeof(big) - 48);
+	chk_put_be32(big + sizeof(big) - 4, 0x7a6);
+	rm_encode_hdr(big, sizeof(big) - 4, true);
+	send_pumped(&h, fresh, big, sizeof(big));
+	assert_int_equal(h_reply(&h, fresh, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf), 0xb16);
+	assert_int_equal(chk_be32(buf + 24), 0x7a6);
+	for (int i = 0; i < 10; i++)
+		close(att[i]);
+	close(fresh);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +362,7 @@ int main(void)
 		cmocka_unit_test(t02_dup_xid_flood_log),
 		cmocka_unit_test(t03_write_timeout),
 		cmocka_unit_test(t04_idle_holds_no_buffer),
+		cmocka_unit_test(t05_header_promise_bounded),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
