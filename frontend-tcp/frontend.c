@@ -24,6 +24,15 @@
  * fc_out_off counts the bytes of the head item already written.  A fully
  * written item goes back to the gateway (gw_on_out_done), which gives its
  * buffers back.
+ *
+ * Clients that do not read: a connection whose socket is full while output
+ * is queued is on fe_blocked, oldest progress first.  Its replies (and the
+ * calls they answer) hold pool buffers.  write_timeout closes it in time;
+ * sooner when the pool is short: while free buffers are down to the reserve
+ * kept for servers' replies, a pressure check every FE_PRESSURE_TICK_MS
+ * closes the client blocked longest once it has made no progress for
+ * FE_PRESSURE_GRACE_MS (counter client_evicted), so servers' replies keep
+ * flowing to everyone else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +60,8 @@
 #define FE_WRITE_IOV		128
 #define FE_RECORDS_PER_WAKEUP	32	/* fairness between clients */
 #define FE_STARVED_RETRY_MS	5
+#define FE_PRESSURE_TICK_MS	100
+#define FE_PRESSURE_GRACE_MS	1000
 
 struct fe_listener {
 	struct evconnlistener *fl_lev;
@@ -69,6 +80,8 @@ struct fe_frontend {
 	unsigned fe_nconns;
 	uint64_t fe_next_id;
 	unsigned fe_reserve;		/* pool buffers left to replies */
+	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
+	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
 };
 
 struct fe_conn {
@@ -84,6 +97,8 @@ struct fe_conn {
 	size_t fc_out_bytes;		/* bytes of the items queued */
 	size_t fc_out_off;		/* bytes of the head item written */
 	uint64_t fc_out_ms;		/* output queued and no byte written since (write_timeout) */
+	bool fc_blocked;		/* on fe_blocked */
+	TAILQ_ENTRY(fe_conn) fc_blink;	/* fe_blocked */
 	bool fc_reading;		/* read event added */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;
@@ -142,6 +157,8 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 		gw_debug(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
 	}
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_CLOSED);
+	if (c->fc_blocked)
+		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
 	event_free(c->fc_rev);
 	event_free(c->fc_wev);
 	event_free(c->fc_timer);
@@ -379,6 +396,45 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ---- writing ---- */
 
+/* Output stuck (blocked) or moving again: keep fe_blocked in the order of
+ * the last progress, and the pressure check running while it has any. */
+static void fe_conn_set_blocked(struct fe_conn *c, bool blocked)
+{
+	struct fe_frontend *fe = c->fc_fe;
+
+	if (c->fc_blocked)
+		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
+	c->fc_blocked = blocked;
+	if (!blocked)
+		return;
+	TAILQ_INSERT_TAIL(&fe->fe_blocked, c, fc_blink);
+	if (!evtimer_pending(fe->fe_pressure, NULL)) {
+		struct timeval tv = { 0, FE_PRESSURE_TICK_MS * 1000 };
+
+		evtimer_add(fe->fe_pressure, &tv);
+	}
+}
+
+/* Pool pressure: free buffers down to the servers' reserve while clients
+ * sit on replies they do not read.  The one blocked longest goes, once it
+ * has made no progress for FE_PRESSURE_GRACE_MS; one a tick, so the freed
+ * buffers are seen before the next. */
+static void fe_on_pressure(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_frontend *fe = arg;
+	struct fe_conn *c = TAILQ_FIRST(&fe->fe_blocked);
+	struct timeval tv = { 0, FE_PRESSURE_TICK_MS * 1000 };
+
+	(void)fd;
+	(void)what;
+	if (c && gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve &&
+	    gw_now_ms() >= c->fc_out_ms + FE_PRESSURE_GRACE_MS)
+		fe_conn_close(c, GW_CTR_CLIENT_EVICTED,
+			      "replies not read while the buffer pool is short (evicted)");
+	if (!TAILQ_EMPTY(&fe->fe_blocked))
+		evtimer_add(fe->fe_pressure, &tv);
+}
+
 static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
 	struct fe_conn *c = arg;
@@ -415,6 +471,8 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				event_add(c->fc_wev, NULL);	/* wait for room */
+				if (!c->fc_blocked)
+					fe_conn_set_blocked(c, true);
 				fe_timer_arm(c);		/* write_timeout runs */
 				return;
 			}
@@ -427,6 +485,8 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		c->fc_last_ms = c->fc_out_ms = gw_now_ms();
+		if (c->fc_blocked)	/* moving: to the back of the line */
+			fe_conn_set_blocked(c, true);
 		/* Give back every item written in full. */
 		while ((o = TAILQ_FIRST(&c->fc_outq))) {
 			size_t bytes = gw_out_bytes(o), left = bytes - c->fc_out_off;
@@ -446,6 +506,8 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			break;	/* cannot happen: writev wrote what it was given */
 	}
 	event_del(c->fc_wev);
+	if (c->fc_blocked)
+		fe_conn_set_blocked(c, false);
 	fe_timer_arm(c);
 }
 
@@ -677,6 +739,12 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 		return NULL;
 	fe->fe_p = *p;
 	TAILQ_INIT(&fe->fe_conns);
+	TAILQ_INIT(&fe->fe_blocked);
+	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
+	if (!fe->fe_pressure) {
+		free(fe);
+		return NULL;
+	}
 	/* One record's worth of buffers per route, for servers' replies. */
 	fe->fe_reserve = p->fp_cfg->cf_nroutes *
 			 gw_rx_record_buffers(gw_pool_buf_size(p->fp_pool), p->fp_cfg->cf_max_record);
@@ -694,5 +762,6 @@ void fe_free(struct fe_frontend *fe)
 	fe->fe_nlisteners = 0;
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
+	event_free(fe->fe_pressure);
 	free(fe);
 }

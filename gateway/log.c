@@ -81,6 +81,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_ADMIN_CONN_LIMIT] = "admin_conn_limit",
 	[GW_CTR_ADMIN_UNSERVED] = "admin_unserved",
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = "client_write_timeout",
+	[GW_CTR_CLIENT_EVICTED] = "client_evicted",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

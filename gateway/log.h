@@ -157,6 +157,7 @@ enum gw_ctr {
 	GW_CTR_ADMIN_CONN_LIMIT,	/* admin HTTP: GW_ADMIN_MAX_CONNS reached, accepting paused */
 	GW_CTR_ADMIN_UNSERVED,		/* admin HTTP: closed with a request unanswered (too large...) */
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
+	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

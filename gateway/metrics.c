@@ -264,6 +264,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
+	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
 };
 
 #define P "rpcrdma_gw_"

@@ -355,6 +355,77 @@ static void t05_header_promise_bounded(void **state)
 	h_server_stop(&s, true);
 }
 
+/* A client whose gateway-side socket has a small send buffer and which
+ * never reads: returns the test's end. */
+static int deaf_client(struct h_gw *h, const char *name)
+{
+	int sv[2], small = 4096;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	assert_int_equal(fe_adopt_fd(h->fe, sv[1], name), 0);
+	return sv[0];
+}
+
+/* 6. Clients that never read pin the pool: 3 of them send 40 calls each,
+ * one at a time, and read nothing (write_timeout off); the calls whose
+ * replies cannot be written hold their buffers and the pool falls to the
+ * servers' reserve, and other clients' calls cannot even be received.
+ * The client blocked longest is evicted after FE_PRESSURE_GRACE_MS (1 s),
+ * one a tick, until the pool recovers: a client connected before and a new
+ * one are served, every buffer comes back. */
+static void t06_pool_pressure_evicts(void **state)
+{
+	struct h_server s;
+	struct h_gw h;
+	char text[1024];
+	uint8_t buf[64];
+	int deaf[3], early, fresh;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 256\n"
+		 "bytes_per_client = 1m\ncalls_per_client = 40\nwrite_timeout = 0\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n", s.port);
+	h_gw_start(&h, text);
+	early = h_client(&h);
+	for (int d = 0; d < 3; d++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "deaf%d", d);
+		deaf[d] = deaf_client(&h, name);
+		for (uint32_t i = 0; i < 40; i++) {
+			ssize_t w = write(deaf[d], buf, h_call(buf, (uint32_t)d << 16 | i, 2, NFS, 3, i));
+
+			assert_int_equal(w, 48);
+			h_pump(&h, 3);
+		}
+	}
+	h_pump(&h, 50);
+	if (gw_pool_unpromised(h.pool) > 6)	/* the reserve: one 64k record of 16k buffers */
+		fail_msg("3 deaf clients: %u buffers still free", gw_pool_unpromised(h.pool));
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CLIENT_EVICTED], 0);	/* not before the grace */
+	h_send(early, buf, h_call(buf, 0xea, 2, NFS, 3, 1));
+	assert_int_equal(h_reply(&h, early, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf), 0xea);
+	fresh = h_client(&h);
+	h_send(fresh, buf, h_call(buf, 0xf4, 2, NFS, 3, 2));
+	assert_int_equal(h_reply(&h, fresh, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf), 0xf4);
+	assert_true(h.st.gs_ctr[GW_CTR_CLIENT_EVICTED] >= 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_CLIENT_WRITE_TIMEOUT], 0);
+	for (int d = 0; d < 3; d++)
+		close(deaf[d]);
+	close(early);
+	close(fresh);
+	h_pump(&h, 20);
+	assert_int_equal(h_gw_stop(&h), 0);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +434,7 @@ int main(void)
 		cmocka_unit_test(t03_write_timeout),
 		cmocka_unit_test(t04_idle_holds_no_buffer),
 		cmocka_unit_test(t05_header_promise_bounded),
+		cmocka_unit_test(t06_pool_pressure_evicts),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
