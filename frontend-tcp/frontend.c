@@ -508,6 +508,9 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 	event_del(c->fc_wev);
 	if (c->fc_blocked)
 		fe_conn_set_blocked(c, false);
+	/* The calls just answered may have been the last users of the
+	 * receive buffer: an idle connection holds none. */
+	gw_rx_park(&c->fc_rx);
 	fe_timer_arm(c);
 }
 

@@ -296,25 +296,35 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 	return GW_RX_AGAIN;
 }
 
-/* The client-side receiver is about to wait: when its buffer holds nothing
- * it still needs (all parsed, no byte of the record being assembled), the
- * buffer goes back to the pool (records received into it keep their own
- * references).  An idle connection, one that sent part of a fragment header
- * only, or a header and no data yet, then holds no buffer; the decoder
- * keeps a partial header itself (rm_hdr), and the data's first buffer will
- * come from the fragment's promise.  The next read takes a fresh buffer.
- * (The promise was computed with the room left in this buffer: a fresh one
- * may need one buffer more at the end, taken as bytes arrive, like those
- * beyond GW_RX_PROMISE_AHEAD.) */
-static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
+/* A client-side receive buffer that holds nothing the receiver still needs
+ * (all parsed, no byte of the record being assembled) and that no record
+ * received into it still uses goes back to the pool.  An idle connection,
+ * one that sent part of a fragment header only, or a header and no data
+ * yet, then holds no buffer; the decoder keeps a partial header itself
+ * (rm_hdr), and the data's first buffer will come from the fragment's
+ * promise.  The next read takes a fresh buffer.  A buffer that records in
+ * flight still use is kept: giving it back would free nothing now, and
+ * the next records can share it (many small calls in flight do not take a
+ * buffer each); the frontend parks again once their replies are written.
+ * (A fragment's promise was computed with the room left in the buffer: a
+ * fresh one may need one buffer more at the end, taken as bytes arrive,
+ * like those beyond GW_RX_PROMISE_AHEAD.) */
+void gw_rx_park(struct gw_rx *rx)
 {
 	struct gw_buf *b = rx->rx_buf;
 
-	if (rx->rx_promise && b && rx->rx_parsed == b->gb_used && rx->rx_rec.rc_niov == 0) {
+	if (rx->rx_promise && b && b->gb_refs == 1 && rx->rx_parsed == b->gb_used &&
+	    rx->rx_rec.rc_niov == 0) {
 		gw_buf_put(rx->rx_pool, b);
 		rx->rx_buf = NULL;
 		rx->rx_parsed = 0;
 	}
+}
+
+/* The receiver is about to wait for its socket or for buffers. */
+static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
+{
+	gw_rx_park(rx);
 	return st;
 }
 

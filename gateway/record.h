@@ -61,6 +61,11 @@ void gw_rx_destroy(struct gw_rx *rx);
  * bytes already received but not yet parsed are used first.  On
  * GW_RX_RECORD, *out (empty on entry) owns the record. */
 enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out);
+/* Client side: give the receive buffer back when nothing needs it (all
+ * parsed, no byte of the current record in it, no record still using it);
+ * gw_rx_read() does it before it waits, the owner after records it took
+ * were released.  Idle connections hold no buffer. */
+void gw_rx_park(struct gw_rx *rx);
 static inline bool gw_rx_partial(const struct gw_rx *rx) { return rx->rx_in_record; }
 
 #endif /* RPCRDMA_GW_RECORD_H */

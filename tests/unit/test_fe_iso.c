@@ -367,8 +367,9 @@ static int deaf_client(struct h_gw *h, const char *name)
 	return sv[0];
 }
 
-/* 6. Clients that never read pin the pool: 3 of them send 40 calls each,
- * one at a time, and read nothing (write_timeout off); the calls whose
+/* 6. Clients that never read pin the pool: 3 of them send 40 calls of
+ * 12 000 bytes each, one at a time, and read nothing (write_timeout off);
+ * the calls whose
  * replies cannot be written hold their buffers and the pool falls to the
  * servers' reserve, and other clients' calls cannot even be received.
  * The client blocked longest is evicted after FE_PRESSURE_GRACE_MS (1 s),
@@ -378,6 +379,7 @@ static void t06_pool_pressure_evicts(void **state)
 {
 	struct h_server s;
 	struct h_gw h;
+	static uint8_t call[12004];
 	char text[1024];
 	uint8_t buf[64];
 	int deaf[3], early, fresh;
@@ -398,9 +400,11 @@ static void t06_pool_pressure_evicts(void **state)
 		snprintf(name, sizeof(name), "deaf%d", d);
 		deaf[d] = deaf_client(&h, name);
 		for (uint32_t i = 0; i < 40; i++) {
-			ssize_t w = write(deaf[d], buf, h_call(buf, (uint32_t)d << 16 | i, 2, NFS, 3, i));
-
-			assert_int_equal(w, 48);
+			h_call(call, (uint32_t)d << 16 | i, 2, NFS, 3, 0);
+			memset(call + 44, 0, sizeof(call) - 48);
+			chk_put_be32(call + sizeof(call) - 4, i);
+			rm_encode_hdr(call, sizeof(call) - 4, true);
+			assert_int_equal(write(deaf[d], call, sizeof(call)), (ssize_t)sizeof(call));
 			h_pump(&h, 3);
 		}
 	}
@@ -426,6 +430,41 @@ static void t06_pool_pressure_evicts(void **state)
 	h_server_stop(&s, true);
 }
 
+/* 7. Small calls in flight share the receive buffer: 20 calls sent one at
+ * a time while the server holds the replies take one buffer, not 20; once
+ * the replies are written the connection holds none. */
+static void t07_calls_in_flight_share(void **state)
+{
+	struct fx f;
+	uint8_t buf[64];
+	unsigned base;
+	int fd;
+
+	(void)state;
+	fx_start(&f, "");
+	fd = h_client(&f.h);
+	h_send(fd, buf, h_call(buf, 1, 2, NFS, 3, 1));
+	assert_int_equal(h_reply(&f.h, fd, buf, sizeof(buf), 3000), 28);
+	h_pump(&f.h, 20);
+	base = gw_pool_avail(f.h.pool);
+	h_server_set(&f.s, true, 0);
+	for (uint32_t i = 0; i < 20; i++) {
+		h_send(fd, buf, h_call(buf, 0x300 + i, 2, NFS, 3, i));
+		h_pump(&f.h, 3);
+	}
+	h_pump(&f.h, 50);
+	assert_int_equal(h_server_calls(&f.s), 21);
+	if (gw_pool_avail(f.h.pool) + 1 < base)
+		fail_msg("20 small calls in flight hold %u buffers", base - gw_pool_avail(f.h.pool));
+	h_server_set(&f.s, false, 0);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(h_reply(&f.h, fd, buf, sizeof(buf), 3000), 28);
+	h_pump(&f.h, 20);
+	assert_int_equal(gw_pool_avail(f.h.pool), base);
+	close(fd);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +474,7 @@ int main(void)
 		cmocka_unit_test(t04_idle_holds_no_buffer),
 		cmocka_unit_test(t05_header_promise_bounded),
 		cmocka_unit_test(t06_pool_pressure_evicts),
+		cmocka_unit_test(t07_calls_in_flight_share),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
