@@ -31,8 +31,8 @@
  * sooner when the pool is short: while free buffers are down to the reserve
  * kept for servers' replies, a pressure check every FE_PRESSURE_TICK_MS
  * closes the client blocked longest once it has made no progress for
- * FE_PRESSURE_GRACE_MS (counter client_evicted), so servers' replies keep
- * flowing to everyone else.
+ * evict_timeout (counter client_evicted), so servers' replies keep flowing
+ * to everyone else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,7 +61,6 @@
 #define FE_RECORDS_PER_WAKEUP	32	/* fairness between clients */
 #define FE_STARVED_RETRY_MS	5
 #define FE_PRESSURE_TICK_MS	100
-#define FE_PRESSURE_GRACE_MS	1000
 
 struct fe_listener {
 	struct evconnlistener *fl_lev;
@@ -368,7 +367,7 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	/* A record stuck for want of buffers counts too: records beyond
-	 * GW_RX_PROMISE_AHEAD buffers take them as bytes arrive, and should
+	 * receive_ahead buffers take them as bytes arrive, and should
 	 * the pool run dry under such records, ending the oldest frees it. */
 	if (gw_rx_partial(&c->fc_rx) && (c->fc_reading || c->fc_starved) &&
 	    cf->cf_record_timeout_ms && now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
@@ -417,18 +416,19 @@ static void fe_conn_set_blocked(struct fe_conn *c, bool blocked)
 
 /* Pool pressure: free buffers down to the servers' reserve while clients
  * sit on replies they do not read.  The one blocked longest goes, once it
- * has made no progress for FE_PRESSURE_GRACE_MS; one a tick, so the freed
+ * has made no progress for evict_timeout; one a tick, so the freed
  * buffers are seen before the next. */
 static void fe_on_pressure(evutil_socket_t fd, short what, void *arg)
 {
 	struct fe_frontend *fe = arg;
 	struct fe_conn *c = TAILQ_FIRST(&fe->fe_blocked);
 	struct timeval tv = { 0, FE_PRESSURE_TICK_MS * 1000 };
+	unsigned grace = fe->fe_p.fp_cfg->cf_evict_timeout_ms;
 
 	(void)fd;
 	(void)what;
-	if (c && gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve &&
-	    gw_now_ms() >= c->fc_out_ms + FE_PRESSURE_GRACE_MS)
+	if (c && grace && gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve &&
+	    gw_now_ms() >= c->fc_out_ms + grace)
 		fe_conn_close(c, GW_CTR_CLIENT_EVICTED,
 			      "replies not read while the buffer pool is short (evicted)");
 	if (!TAILQ_EMPTY(&fe->fe_blocked))
@@ -565,7 +565,7 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	if (!c->fc_timer)
 		goto err_timer;
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
-			  fe->fe_reserve);
+			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
 	gw_rec_init(&c->fc_rec);
 	TAILQ_INIT(&c->fc_outq);
 	c->fc_last_ms = gw_now_ms();

@@ -19,14 +19,14 @@
  * ever be freed.  Two rules keep records moving:
  *   - promises: a client-side receiver that has decoded a fragment header
  *     reserves (gw_pool_promise) the buffers the rest of the fragment can
- *     need, worst case, but at most GW_RX_PROMISE_AHEAD of them, before it
+ *     need, worst case, but at most rx_ahead of them (receive_ahead), before it
  *     reads on; if the pool cannot promise, it waits (GW_RX_NO_BUFFER).  A
- *     record of up to GW_RX_PROMISE_AHEAD + 1 buffers that started can
+ *     record of up to rx_ahead + 1 buffers that started can
  *     therefore always finish.  A longer one takes further buffers as its
  *     bytes arrive; should the pool run dry under many of them, the
  *     frontend's record_timeout ends the oldest.  The bound keeps a header
  *     that announces a large fragment and no data from locking up more
- *     than GW_RX_PROMISE_AHEAD buffers.
+ *     than rx_ahead buffers.
  *   - reserve: client-side receivers never take the last rx_reserve
  *     unpromised buffers; those carry servers' replies, which are what
  *     frees call buffers.
@@ -202,11 +202,13 @@ void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record)
 	gw_rec_init(&rx->rx_rec);
 }
 
-void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve)
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve,
+		       unsigned ahead)
 {
 	gw_rx_init(rx, p, max_record);
 	rx->rx_promise = true;
 	rx->rx_reserve = reserve;
+	rx->rx_ahead = ahead;
 }
 
 static void gw_rx_unpromise(struct gw_rx *rx)
@@ -267,14 +269,14 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 		rx->rx_parsed += consumed;
 		if (rx->rx_promise && dlen == 0 && rx->rx_dec.rm_in_frag) {
 			/* A fragment header: promise what its data may need, up
-			 * to GW_RX_PROMISE_AHEAD.  The earlier fragments' data is
+			 * to rx_ahead.  The earlier fragments' data is
 			 * all in, so buffers still promised to this receiver
 			 * count toward it (else many small fragments would each
 			 * promise one more). */
 			unsigned n = gw_rx_frag_buffers(rx, rx->rx_dec.rm_frag_left);
 
-			if (n > GW_RX_PROMISE_AHEAD)
-				n = GW_RX_PROMISE_AHEAD;
+			if (n > rx->rx_ahead)
+				n = rx->rx_ahead;
 			n = n > rx->rx_promised ? n - rx->rx_promised : 0;
 
 			if (n && !gw_pool_promise(rx->rx_pool, n, rx->rx_reserve)) {
@@ -308,7 +310,7 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
  * buffer each); the frontend parks again once their replies are written.
  * (A fragment's promise was computed with the room left in the buffer: a
  * fresh one may need one buffer more at the end, taken as bytes arrive,
- * like those beyond GW_RX_PROMISE_AHEAD.) */
+ * like those beyond rx_ahead.) */
 void gw_rx_park(struct gw_rx *rx)
 {
 	struct gw_buf *b = rx->rx_buf;

@@ -37,6 +37,7 @@ struct gw_rx {
 	bool rx_in_record;		/* some bytes of a record seen */
 	bool rx_promise;		/* client side: promise buffers per fragment */
 	unsigned rx_reserve;		/* client side: leave this many unpromised buffers */
+	unsigned rx_ahead;		/* client side: promise at most this many per fragment */
 	unsigned rx_promised;		/* buffers promised to this receiver */
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
@@ -44,15 +45,13 @@ struct gw_rx {
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 };
-/* Buffers one fragment header may promise ahead of its data (record.c):
- * 4 of the default 64 KiB hold any call but a large WRITE whole. */
-#define GW_RX_PROMISE_AHEAD	4
-
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
-/* Client side: promises per fragment, never touches the last `reserve`
- * unpromised buffers (they carry replies). */
-void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve);
+/* Client side: promises per fragment, at most `ahead` buffers ahead of the
+ * data (the rest is taken as bytes arrive), never touches the last
+ * `reserve` unpromised buffers (they carry replies). */
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve,
+		       unsigned ahead);
 /* Buffers one record of max_record bytes may need, worst case. */
 unsigned gw_rx_record_buffers(uint32_t buf_size, uint32_t max_record);
 void gw_rx_reset(struct gw_rx *rx);	/* drop partial state (reconnect) */

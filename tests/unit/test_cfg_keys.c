@@ -411,7 +411,7 @@ static const char *const dump_cases[] = {
 	"[gateway]\nlisten = [::1]:2050\nlisten = 127.0.0.1\nlog_level = debug\nbuffer_size = 128k\n"
 	"buffers = 300\nhugepages = yes\nmax_record = 300000\nmax_calls = 77\nmax_clients = 99\n"
 	"calls_per_client = 3\nbytes_per_client = 1000001\nheld_calls = 0\nidle_timeout = 0\n"
-	"record_timeout = 1500ms\nwrite_timeout = 7s\nreconnect_interval = 90s\ndrc_window = 5m\nadmin_listen =\n"
+	"record_timeout = 1500ms\nwrite_timeout = 7s\nevict_timeout = 3s\nreceive_ahead = 9\nreconnect_interval = 90s\ndrc_window = 5m\nadmin_listen =\n"
 	"control_socket =\nrpcbind_register = on\n"
 	"[backend b1]\naddress = nfs.example.com\nport = 2050\nrdma_port = 20050\nconnections = 4\n"
 	"credits = 128\ninline_send = 8k\ninline_recv = 1024\nregistration = persistent\nccp = on\nunsafe_persistent = yes\n"

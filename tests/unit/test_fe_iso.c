@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "record.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u
@@ -305,7 +304,7 @@ static void t04_idle_holds_no_buffer(void **state)
 }
 
 /* 5. Fragment headers announcing 500 kB and no data: 10 such clients lock
- * up at most GW_RX_PROMISE_AHEAD buffers each (not the 35 the whole
+ * up at most receive_ahead (4) buffers each (not the 35 the whole
  * fragment may need), hold none; new clients are served, and a 60 000-byte
  * call (beyond the promise) still goes through, taking buffers as its
  * bytes arrive. */
@@ -334,7 +333,7 @@ static void t05_header_promise_bounded(void **state)
 	}
 	h_pump(&h, 100);
 	out = gw_pool_count(h.pool) - gw_pool_unpromised(h.pool);	/* held or promised */
-	if (out > 10 * GW_RX_PROMISE_AHEAD + 1)
+	if (out > 10 * h.cf->cf_receive_ahead + 1)
 		fail_msg("10 headers of 500 kB lock up %u buffers", out);
 	fresh = h_client(&h);
 	h_send(fresh, buf, h_call(buf, 0xf00d, 2, NFS, 3, 9));
@@ -372,7 +371,7 @@ static int deaf_client(struct h_gw *h, const char *name)
  * the calls whose
  * replies cannot be written hold their buffers and the pool falls to the
  * servers' reserve, and other clients' calls cannot even be received.
- * The client blocked longest is evicted after FE_PRESSURE_GRACE_MS (1 s),
+ * The client blocked longest is evicted after evict_timeout (1 s),
  * one a tick, until the pool recovers: a client connected before and a new
  * one are served, every buffer comes back. */
 static void t06_pool_pressure_evicts(void **state)
