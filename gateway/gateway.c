@@ -278,7 +278,8 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_reply(c, iov, niov);
 	if (c->ca_out.ou_len < 8) {	/* transports check this; belt and braces */
 		gw_stat_inc(ST(gw), GW_CTR_BACKEND_GARBAGE);
-		gw_err(LG(gw), "xid %#x: reply of %zu bytes", c->ca_cxid, c->ca_out.ou_len);
+		gw_log_server(LG(gw), CFG_LOG_ERR, c->ca_path ? c->ca_path->pa_name : NULL,
+			      "xid %#x: reply of %zu bytes", c->ca_cxid, c->ca_out.ou_len);
 		gw_call_finalize(c, GW_END_FAILED);
 		return;
 	}

@@ -151,8 +151,9 @@ static void gw_relay_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((cp = gw_cbr_first_expired(r->ry_cbr, now))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_TIMEOUT);
-		gw_warn(LG(gw), "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
-			cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
+		gw_log_client(LG(gw), CFG_LOG_WARN, gw_client_name(cp->cbp_conn),
+			      "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
+			      cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
 		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
 	}
 	if (gw_cbr_count(r->ry_cbr) > 0)
