@@ -330,7 +330,8 @@ void gw_relay_learn_reply(struct gw_relay *r, struct gw_call *c, const struct io
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
-	gw_info(LG(gw), "session %s: back channel on client %s", sidstr, gw_client_name(c->ca_cl));
+	gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+		      "session %s: back channel on client %s", sidstr, gw_client_name(c->ca_cl));
 }
 
 /* SEQUENCE from a client while some session has lost its connection: the
@@ -347,8 +348,9 @@ void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
-	gw_info(LG(gw), "session %s: back channel back on client %s (same client, new connection)",
-		sidstr, gw_client_name(c->ca_cl));
+	gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+		      "session %s: back channel back on client %s (same client, new connection)",
+		      sidstr, gw_client_name(c->ca_cl));
 }
 
 void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl)
