@@ -113,6 +113,7 @@ struct cfg {
 	unsigned cf_calls_per_client;	/* calls in flight per client */
 	size_t cf_bytes_per_client;	/* bytes of calls+replies queued per client */
 	unsigned cf_held_calls;		/* calls held per backend while it is down */
+	unsigned cf_receive_ahead;	/* buffers a fragment header reserves ahead of its data */
 	/* buffer pool */
 	uint32_t cf_buffer_size;
 	unsigned cf_buffers;
@@ -120,6 +121,8 @@ struct cfg {
 	/* timeouts, milliseconds (0 = none) */
 	unsigned cf_idle_timeout_ms;
 	unsigned cf_record_timeout_ms;
+	unsigned cf_write_timeout_ms;	/* replies queued, none written for this long: close */
+	unsigned cf_evict_timeout_ms;	/* the same while the pool is short */
 	unsigned cf_reconnect_ms;
 	unsigned cf_drc_window_ms;	/* keep answered XIDs this long */
 	unsigned cf_call_timeout_ms;	/* no server reply by then: client closed; 0 never */

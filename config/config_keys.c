@@ -71,12 +71,24 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_calls_per_client) },
 	{ KEY(GATEWAY, "bytes_per_client", SIZE), RANGE(1, 1ull << 40), .ky_def = 16u << 20,
 	  MEMBER(cfg, cf_bytes_per_client) },
+	/* Buffers a client's fragment header reserves ahead of its data
+	 * (gateway/record.c): a record that fits them always finishes, a
+	 * header that announces much and sends nothing locks up no more. */
+	{ KEY(GATEWAY, "receive_ahead", UINT), RANGE(1, 64), .ky_def = 4,
+	  MEMBER(cfg, cf_receive_ahead), RESTART(NULL) },
 	{ KEY(GATEWAY, "held_calls", UINT), RANGE(0, 1u << 20), .ky_def = 1024,
 	  MEMBER(cfg, cf_held_calls) },
-	{ KEY(GATEWAY, "idle_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 900 * 1000,
+	/* 5 min: below the idle disconnect of NFS clients (Linux drops an idle
+	 * transport after 5-6 min), so a well-behaved client reconnects on its
+	 * own anyway, while idle connections hold nothing for long. */
+	{ KEY(GATEWAY, "idle_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 300 * 1000,
 	  MEMBER(cfg, cf_idle_timeout_ms) },
 	{ KEY(GATEWAY, "record_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 30 * 1000,
 	  MEMBER(cfg, cf_record_timeout_ms) },
+	{ KEY(GATEWAY, "write_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 30 * 1000,
+	  MEMBER(cfg, cf_write_timeout_ms) },
+	{ KEY(GATEWAY, "evict_timeout", DURATION), RANGE(0, UINT_MAX), .ky_def = 1000,
+	  MEMBER(cfg, cf_evict_timeout_ms) },
 	{ KEY(GATEWAY, "reconnect_interval", DURATION), RANGE(1, UINT_MAX), .ky_def = 1000,
 	  MEMBER(cfg, cf_reconnect_ms) },
 	{ KEY(GATEWAY, "drc_window", DURATION), RANGE(0, UINT_MAX), .ky_def = 120 * 1000,

@@ -24,6 +24,15 @@
  * fc_out_off counts the bytes of the head item already written.  A fully
  * written item goes back to the gateway (gw_on_out_done), which gives its
  * buffers back.
+ *
+ * Clients that do not read: a connection whose socket is full while output
+ * is queued is on fe_blocked, oldest progress first.  Its replies (and the
+ * calls they answer) hold pool buffers.  write_timeout closes it in time;
+ * sooner when the pool is short: while free buffers are down to the reserve
+ * kept for servers' replies, a pressure check every FE_PRESSURE_TICK_MS
+ * closes the client blocked longest once it has made no progress for
+ * evict_timeout (counter client_evicted), so servers' replies keep flowing
+ * to everyone else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +61,7 @@
 #define FE_WRITE_IOV		128
 #define FE_RECORDS_PER_WAKEUP	32	/* fairness between clients */
 #define FE_STARVED_RETRY_MS	5
+#define FE_PRESSURE_TICK_MS	100
 
 struct fe_listener {
 	struct evconnlistener *fl_lev;
@@ -71,6 +81,8 @@ struct fe_frontend {
 	uint64_t fe_next_id;
 	unsigned fe_reserve;		/* pool buffers left to replies */
 	struct fe_pw *fe_pw;		/* sockets waiting for a PROXY header */
+	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
+	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
 };
 
 struct fe_conn {
@@ -85,6 +97,9 @@ struct fe_conn {
 	struct fe_out_list fc_outq;	/* output items to write, in order */
 	size_t fc_out_bytes;		/* bytes of the items queued */
 	size_t fc_out_off;		/* bytes of the head item written */
+	uint64_t fc_out_ms;		/* output queued and no byte written since (write_timeout) */
+	bool fc_blocked;		/* on fe_blocked */
+	TAILQ_ENTRY(fe_conn) fc_blink;	/* fe_blocked */
 	bool fc_reading;		/* read event added */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;
@@ -145,6 +160,8 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 		gw_debug(fe->fe_p.fp_log, "client %s closed: %s", c->fc_name, reason);
 	}
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_CLOSED);
+	if (c->fc_blocked)
+		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
 	event_free(c->fc_rev);
 	event_free(c->fc_wev);
 	event_free(c->fc_timer);
@@ -168,6 +185,8 @@ static void fe_cop_deliver(void *arg, struct gw_out *o)
 	struct fe_conn *c = arg;
 
 	c->fc_out_bytes += gw_out_bytes(o);
+	if (TAILQ_EMPTY(&c->fc_outq))
+		c->fc_out_ms = gw_now_ms();
 	TAILQ_INSERT_TAIL(&c->fc_outq, o, ou_link);
 	/* Write from the loop, not from here (the caller may be inside a
 	 * backend callback), but without registering the write event with
@@ -225,10 +244,21 @@ static bool fe_conn_quiet(const struct fe_conn *c)
 	return gw_client_ncalls(c->fc_cl) == 0 && TAILQ_EMPTY(&c->fc_outq);
 }
 
+/* When a client with replies queued has written nothing for
+ * write_timeout (it does not read them), or 0: not applicable. */
+static uint64_t fe_write_deadline(const struct fe_conn *c)
+{
+	const struct cfg *cf = fe_cfg(c);
+
+	if (TAILQ_EMPTY(&c->fc_outq) || !cf->cf_write_timeout_ms)
+		return 0;
+	return c->fc_out_ms + cf->cf_write_timeout_ms;
+}
+
 static void fe_timer_arm(struct fe_conn *c)
 {
 	const struct cfg *cf = fe_cfg(c);
-	uint64_t now = gw_now_ms(), deadline = 0;
+	uint64_t now = gw_now_ms(), deadline = 0, wd = fe_write_deadline(c);
 	struct timeval tv;
 
 	if (c->fc_starved) {
@@ -239,6 +269,8 @@ static void fe_timer_arm(struct fe_conn *c)
 	} else if (fe_conn_quiet(c) && cf->cf_idle_timeout_ms) {
 		deadline = c->fc_last_ms + cf->cf_idle_timeout_ms;
 	}
+	if (wd && (!deadline || wd < deadline))
+		deadline = wd;
 	if (!deadline) {
 		evtimer_del(c->fc_timer);
 		return;
@@ -345,14 +377,23 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* A record stuck for want of buffers counts too: records beyond
+	 * receive_ahead buffers take them as bytes arrive, and should
+	 * the pool run dry under such records, ending the oldest frees it. */
+	if (gw_rx_partial(&c->fc_rx) && (c->fc_reading || c->fc_starved) &&
+	    cf->cf_record_timeout_ms && now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
+		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
+		return;
+	}
+	/* Its replies hold pool buffers: a client that never reads them would
+	 * keep them for good, and a few such clients pin the whole pool. */
+	if (fe_write_deadline(c) && now >= fe_write_deadline(c)) {
+		fe_conn_close(c, GW_CTR_CLIENT_WRITE_TIMEOUT, "replies not read (write_timeout)");
+		return;
+	}
 	if (c->fc_starved) {
 		c->fc_starved = false;
 		fe_conn_update(c);
-		return;
-	}
-	if (gw_rx_partial(&c->fc_rx) && c->fc_reading && cf->cf_record_timeout_ms &&
-	    now >= c->fc_rec_start_ms + cf->cf_record_timeout_ms) {
-		fe_conn_close(c, GW_CTR_CLIENT_RECORD_TIMEOUT, "record left unfinished (record_timeout)");
 		return;
 	}
 	if (!gw_rx_partial(&c->fc_rx) && fe_conn_quiet(c) && cf->cf_idle_timeout_ms &&
@@ -364,6 +405,46 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 }
 
 /* ---- writing ---- */
+
+/* Output stuck (blocked) or moving again: keep fe_blocked in the order of
+ * the last progress, and the pressure check running while it has any. */
+static void fe_conn_set_blocked(struct fe_conn *c, bool blocked)
+{
+	struct fe_frontend *fe = c->fc_fe;
+
+	if (c->fc_blocked)
+		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
+	c->fc_blocked = blocked;
+	if (!blocked)
+		return;
+	TAILQ_INSERT_TAIL(&fe->fe_blocked, c, fc_blink);
+	if (!evtimer_pending(fe->fe_pressure, NULL)) {
+		struct timeval tv = { 0, FE_PRESSURE_TICK_MS * 1000 };
+
+		evtimer_add(fe->fe_pressure, &tv);
+	}
+}
+
+/* Pool pressure: free buffers down to the servers' reserve while clients
+ * sit on replies they do not read.  The one blocked longest goes, once it
+ * has made no progress for evict_timeout; one a tick, so the freed
+ * buffers are seen before the next. */
+static void fe_on_pressure(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_frontend *fe = arg;
+	struct fe_conn *c = TAILQ_FIRST(&fe->fe_blocked);
+	struct timeval tv = { 0, FE_PRESSURE_TICK_MS * 1000 };
+	unsigned grace = fe->fe_p.fp_cfg->cf_evict_timeout_ms;
+
+	(void)fd;
+	(void)what;
+	if (c && grace && gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve &&
+	    gw_now_ms() >= c->fc_out_ms + grace)
+		fe_conn_close(c, GW_CTR_CLIENT_EVICTED,
+			      "replies not read while the buffer pool is short (evicted)");
+	if (!TAILQ_EMPTY(&fe->fe_blocked))
+		evtimer_add(fe->fe_pressure, &tv);
+}
 
 static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
@@ -401,6 +482,9 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				event_add(c->fc_wev, NULL);	/* wait for room */
+				if (!c->fc_blocked)
+					fe_conn_set_blocked(c, true);
+				fe_timer_arm(c);		/* write_timeout runs */
 				return;
 			}
 			{
@@ -411,7 +495,9 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			return;
 		}
-		c->fc_last_ms = gw_now_ms();
+		c->fc_last_ms = c->fc_out_ms = gw_now_ms();
+		if (c->fc_blocked)	/* moving: to the back of the line */
+			fe_conn_set_blocked(c, true);
 		/* Give back every item written in full. */
 		while ((o = TAILQ_FIRST(&c->fc_outq))) {
 			size_t bytes = gw_out_bytes(o), left = bytes - c->fc_out_off;
@@ -431,6 +517,11 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			break;	/* cannot happen: writev wrote what it was given */
 	}
 	event_del(c->fc_wev);
+	if (c->fc_blocked)
+		fe_conn_set_blocked(c, false);
+	/* The calls just answered may have been the last users of the
+	 * receive buffer: an idle connection holds none. */
+	gw_rx_park(&c->fc_rx);
 	fe_timer_arm(c);
 }
 
@@ -485,7 +576,7 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	if (!c->fc_timer)
 		goto err_timer;
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
-			  fe->fe_reserve);
+			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
 	gw_rec_init(&c->fc_rec);
 	TAILQ_INIT(&c->fc_outq);
 	c->fc_last_ms = gw_now_ms();
@@ -729,7 +820,13 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	fe->fe_p = *p;
 	TAILQ_INIT(&fe->fe_conns);
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
-	if (!fe->fe_pw) {
+	TAILQ_INIT(&fe->fe_blocked);
+	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
+	if (!fe->fe_pw || !fe->fe_pressure) {
+		if (fe->fe_pw)
+			fe_pw_free(fe->fe_pw);
+		if (fe->fe_pressure)
+			event_free(fe->fe_pressure);
 		free(fe);
 		return NULL;
 	}
@@ -752,5 +849,6 @@ void fe_free(struct fe_frontend *fe)
 	fe->fe_pw = NULL;
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
+	event_free(fe->fe_pressure);
 	free(fe);
 }

@@ -21,9 +21,11 @@
  * a refused socket is closed before any byte of it is read.
  *
  * Faults close that client only: a record above max_record, a record that
- * is not an RPC call, an I/O error, the idle timeout (no call in flight)
- * or the record timeout (a record left unfinished).  Each has a counter and
- * a log line.
+ * is not an RPC call, an I/O error, the idle timeout (no call in flight),
+ * the record timeout (a record left unfinished), the write timeout
+ * (replies queued, none taken for that long) or, while the buffer pool is
+ * down to the servers' reserve, the evict timeout (the same, shorter).
+ * Each has a counter and a log line.
  */
 #ifndef RPCRDMA_GW_FRONTEND_H
 #define RPCRDMA_GW_FRONTEND_H

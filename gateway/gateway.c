@@ -353,7 +353,8 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_reply(c, iov, niov);
 	if (c->ca_out.ou_len < 8) {	/* transports check this; belt and braces */
 		gw_stat_inc(ST(gw), GW_CTR_BACKEND_GARBAGE);
-		gw_err(LG(gw), "xid %#x: reply of %zu bytes", c->ca_cxid, c->ca_out.ou_len);
+		gw_log_server(LG(gw), CFG_LOG_ERR, c->ca_path ? c->ca_path->pa_name : NULL,
+			      "xid %#x: reply of %zu bytes", c->ca_cxid, c->ca_out.ou_len);
 		gw_call_finalize(c, GW_END_FAILED);
 		return;
 	}
@@ -594,15 +595,17 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c->ca_start_ms);
 	if (xe && xe->xn_call) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
-			c->ca_cxid, gw_client_name(c->ca_cl), xe->xn_gxid);
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+			      "xid %#x from %s: retransmission while in flight (gw %#x): dropped",
+			      c->ca_cxid, gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_call_finalize(c, GW_END_RETRANS);
 		return false;
 	}
 	if (xe) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
-		gw_info(LG(gw), "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
-			gw_client_name(c->ca_cl), xe->xn_gxid);
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+			      "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
+			      gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
 	} else {
 		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms,

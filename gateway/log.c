@@ -95,6 +95,8 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_AUTHPOL_SQUASHED] = "auth_squashed",
 	[GW_CTR_AUTHPOL_AUTH_NONE] = "auth_none_rejected",
 	[GW_CTR_AUTHPOL_BADCRED] = "auth_sys_badcred",
+	[GW_CTR_CLIENT_WRITE_TIMEOUT] = "client_write_timeout",
+	[GW_CTR_CLIENT_EVICTED] = "client_evicted",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

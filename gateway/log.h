@@ -63,6 +63,17 @@ void gw_logf_ev(const struct gw_log *lg, enum cfg_log_level lvl, const char *fun
 #define gw_log_ev(lg, lvl, ev, ...) do { \
 	if ((lg) && (int)(lvl) <= (lg)->gl_level) gw_logf_ev((lg), (lvl), __func__, (ev), __VA_ARGS__); \
 } while (0)
+/* A line a client or a server caused (peer: its name, a path or backend
+ * name for a server): always through the per-peer rate limit, so no peer
+ * can flood the log however many records it sends. */
+#define gw_log_client(lg, lvl, peer, ...) do { \
+	const struct gw_log_ev gw_ev_ = { .le_client = (peer) }; \
+	gw_log_ev((lg), (lvl), &gw_ev_, __VA_ARGS__); \
+} while (0)
+#define gw_log_server(lg, lvl, peer, ...) do { \
+	const struct gw_log_ev gw_ev_ = { .le_backend = (peer) }; \
+	gw_log_ev((lg), (lvl), &gw_ev_, __VA_ARGS__); \
+} while (0)
 /* Rate limit state for lg->gl_rl (malloc at start); st receives the
  * suppressed count. */
 struct gw_log_rl *gw_log_rl_new(struct gw_stats *st);
@@ -164,6 +175,8 @@ enum gw_ctr {
 	GW_CTR_AUTHPOL_SQUASHED,	/* AUTH_SYS credential rewritten by squash */
 	GW_CTR_AUTHPOL_AUTH_NONE,	/* AUTH_NONE call refused: AUTH_TOOWEAK */
 	GW_CTR_AUTHPOL_BADCRED,		/* AUTH_SYS body undecodable under squash: AUTH_BADCRED */
+	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
+	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

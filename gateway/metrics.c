@@ -421,6 +421,8 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_AUTHPOL_SQUASHED] = { F_AUTHPOL, "squashed" },
 	[GW_CTR_AUTHPOL_AUTH_NONE] = { F_AUTHPOL, "auth_none" },
 	[GW_CTR_AUTHPOL_BADCRED] = { F_AUTHPOL, "badcred" },
+	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
+	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
 };
 
 #define P "rpcrdma_gw_"

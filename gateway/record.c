@@ -16,12 +16,17 @@
  *
  * Deadlock avoidance.  The pool is finite and shared: if every buffer held
  * a part of an unfinished record, no record could finish and nothing would
- * ever be freed.  Two rules prevent it:
+ * ever be freed.  Two rules keep records moving:
  *   - promises: a client-side receiver that has decoded a fragment header
  *     reserves (gw_pool_promise) the buffers the rest of the fragment can
- *     need, worst case, before it reads on; if the pool cannot promise, it
- *     waits (GW_RX_NO_BUFFER) holding only its current buffer.  A record
- *     that started receiving can therefore always finish.
+ *     need, worst case, but at most rx_ahead of them (receive_ahead), before it
+ *     reads on; if the pool cannot promise, it waits (GW_RX_NO_BUFFER).  A
+ *     record of up to rx_ahead + 1 buffers that started can
+ *     therefore always finish.  A longer one takes further buffers as its
+ *     bytes arrive; should the pool run dry under many of them, the
+ *     frontend's record_timeout ends the oldest.  The bound keeps a header
+ *     that announces a large fragment and no data from locking up more
+ *     than rx_ahead buffers.
  *   - reserve: client-side receivers never take the last rx_reserve
  *     unpromised buffers; those carry servers' replies, which are what
  *     frees call buffers.
@@ -197,11 +202,13 @@ void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record)
 	gw_rec_init(&rx->rx_rec);
 }
 
-void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve)
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve,
+		       unsigned ahead)
 {
 	gw_rx_init(rx, p, max_record);
 	rx->rx_promise = true;
 	rx->rx_reserve = reserve;
+	rx->rx_ahead = ahead;
 }
 
 static void gw_rx_unpromise(struct gw_rx *rx)
@@ -261,12 +268,15 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 			return GW_RX_TOO_FRAGMENTED;
 		rx->rx_parsed += consumed;
 		if (rx->rx_promise && dlen == 0 && rx->rx_dec.rm_in_frag) {
-			/* A fragment header: promise what its data may need.  The
-			 * earlier fragments' data is all in, so buffers still
-			 * promised to this receiver count toward it (else many
-			 * small fragments would each promise one more). */
+			/* A fragment header: promise what its data may need, up
+			 * to rx_ahead.  The earlier fragments' data is
+			 * all in, so buffers still promised to this receiver
+			 * count toward it (else many small fragments would each
+			 * promise one more). */
 			unsigned n = gw_rx_frag_buffers(rx, rx->rx_dec.rm_frag_left);
 
+			if (n > rx->rx_ahead)
+				n = rx->rx_ahead;
 			n = n > rx->rx_promised ? n - rx->rx_promised : 0;
 
 			if (n && !gw_pool_promise(rx->rx_pool, n, rx->rx_reserve)) {
@@ -288,6 +298,38 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 	return GW_RX_AGAIN;
 }
 
+/* A client-side receive buffer that holds nothing the receiver still needs
+ * (all parsed, no byte of the record being assembled) and that no record
+ * received into it still uses goes back to the pool.  An idle connection,
+ * one that sent part of a fragment header only, or a header and no data
+ * yet, then holds no buffer; the decoder keeps a partial header itself
+ * (rm_hdr), and the data's first buffer will come from the fragment's
+ * promise.  The next read takes a fresh buffer.  A buffer that records in
+ * flight still use is kept: giving it back would free nothing now, and
+ * the next records can share it (many small calls in flight do not take a
+ * buffer each); the frontend parks again once their replies are written.
+ * (A fragment's promise was computed with the room left in the buffer: a
+ * fresh one may need one buffer more at the end, taken as bytes arrive,
+ * like those beyond rx_ahead.) */
+void gw_rx_park(struct gw_rx *rx)
+{
+	struct gw_buf *b = rx->rx_buf;
+
+	if (rx->rx_promise && b && b->gb_refs == 1 && rx->rx_parsed == b->gb_used &&
+	    rx->rx_rec.rc_niov == 0) {
+		gw_buf_put(rx->rx_pool, b);
+		rx->rx_buf = NULL;
+		rx->rx_parsed = 0;
+	}
+}
+
+/* The receiver is about to wait for its socket or for buffers. */
+static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
+{
+	gw_rx_park(rx);
+	return st;
+}
+
 enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 {
 	for (;;) {
@@ -298,11 +340,13 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 
 		if (rx->rx_need) {
 			if (!gw_pool_promise(rx->rx_pool, rx->rx_need, rx->rx_reserve))
-				return GW_RX_NO_BUFFER;
+				return gw_rx_wait(rx, GW_RX_NO_BUFFER);
 			rx->rx_promised += rx->rx_need;
 			rx->rx_need = 0;
 		}
 		st = gw_rx_parse(rx, out, &got);
+		if (st == GW_RX_NO_BUFFER)
+			return gw_rx_wait(rx, st);
 		if (got || st != GW_RX_AGAIN)
 			return st;
 		/* A short recv() emptied the socket: another one now would
@@ -311,7 +355,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		 * since wake them again. */
 		if (rx->rx_drained) {
 			rx->rx_drained = false;
-			return GW_RX_AGAIN;
+			return gw_rx_wait(rx, GW_RX_AGAIN);
 		}
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
@@ -330,7 +374,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 				rx->rx_buf = b = nb;
 				rx->rx_parsed = 0;
 			} else if (!b || b->gb_used == b->gb_size) {
-				return GW_RX_NO_BUFFER;
+				return gw_rx_wait(rx, GW_RX_NO_BUFFER);
 			}
 		}
 		n = recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
@@ -345,7 +389,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return GW_RX_AGAIN;
+			return gw_rx_wait(rx, GW_RX_AGAIN);
 		rx->rx_errno = errno;
 		return GW_RX_IO_ERROR;
 	}

@@ -37,6 +37,7 @@ struct gw_rx {
 	bool rx_in_record;		/* some bytes of a record seen */
 	bool rx_promise;		/* client side: promise buffers per fragment */
 	unsigned rx_reserve;		/* client side: leave this many unpromised buffers */
+	unsigned rx_ahead;		/* client side: promise at most this many per fragment */
 	unsigned rx_promised;		/* buffers promised to this receiver */
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
@@ -46,9 +47,11 @@ struct gw_rx {
 };
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
-/* Client side: promises per fragment, never touches the last `reserve`
- * unpromised buffers (they carry replies). */
-void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve);
+/* Client side: promises per fragment, at most `ahead` buffers ahead of the
+ * data (the rest is taken as bytes arrive), never touches the last
+ * `reserve` unpromised buffers (they carry replies). */
+void gw_rx_init_client(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record, unsigned reserve,
+		       unsigned ahead);
 /* Buffers one record of max_record bytes may need, worst case. */
 unsigned gw_rx_record_buffers(uint32_t buf_size, uint32_t max_record);
 void gw_rx_reset(struct gw_rx *rx);	/* drop partial state (reconnect) */
@@ -57,6 +60,11 @@ void gw_rx_destroy(struct gw_rx *rx);
  * bytes already received but not yet parsed are used first.  On
  * GW_RX_RECORD, *out (empty on entry) owns the record. */
 enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out);
+/* Client side: give the receive buffer back when nothing needs it (all
+ * parsed, no byte of the current record in it, no record still using it);
+ * gw_rx_read() does it before it waits, the owner after records it took
+ * were released.  Idle connections hold no buffer. */
+void gw_rx_park(struct gw_rx *rx);
 static inline bool gw_rx_partial(const struct gw_rx *rx) { return rx->rx_in_record; }
 
 #endif /* RPCRDMA_GW_RECORD_H */

@@ -151,8 +151,9 @@ static void gw_relay_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((cp = gw_cbr_first_expired(r->ry_cbr, now))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_TIMEOUT);
-		gw_warn(LG(gw), "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
-			cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
+		gw_log_client(LG(gw), CFG_LOG_WARN, gw_client_name(cp->cbp_conn),
+			      "callback xid %#x (client xid %#x): no reply within %u ms: SYSTEM_ERR",
+			      cp->cbp_sxid, cp->cbp_cxid, GW_CB_TIMEOUT_MS);
 		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
 	}
 	if (gw_cbr_count(r->ry_cbr) > 0)
@@ -177,9 +178,10 @@ static struct gw_client *gw_cb_route(struct gw_relay *r, struct gw_path *pa, voi
 	}
 	if (!m->cm_has_sid) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_NO_OWNER);
-		gw_warn(LG(gw), "callback xid %#x prog %#x proc %u (minor version %u): no CB_SEQUENCE, "
-			"no session to route by: SYSTEM_ERR", m->cm_xid, m->cm_prog, m->cm_proc,
-			m->cm_minorversion);
+		gw_log_server(LG(gw), CFG_LOG_WARN, pa->pa_name,
+			      "callback xid %#x prog %#x proc %u (minor version %u): no CB_SEQUENCE, "
+			      "no session to route by: SYSTEM_ERR", m->cm_xid, m->cm_prog, m->cm_proc,
+			      m->cm_minorversion);
 		gw_cb_answer(pa, handle, m->cm_xid, RPC_SYSTEM_ERR);
 		return NULL;
 	}
@@ -187,8 +189,9 @@ static struct gw_client *gw_cb_route(struct gw_relay *r, struct gw_path *pa, voi
 	owner = gw_cbs_owner(r->ry_cbs, m->cm_sid);
 	if (!owner) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_NO_OWNER);
-		gw_warn(LG(gw), "callback xid %#x: session %s has no client connection: SYSTEM_ERR",
-			m->cm_xid, sidstr);
+		gw_log_server(LG(gw), CFG_LOG_WARN, pa->pa_name,
+			      "callback xid %#x: session %s has no client connection: SYSTEM_ERR",
+			      m->cm_xid, sidstr);
 		gw_cb_answer(pa, handle, m->cm_xid, RPC_SYSTEM_ERR);
 	}
 	return owner;
@@ -224,8 +227,9 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 		len += msg[i].iov_len;
 	if (!chk_cb_parse_call(msg, niov, &m)) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_BAD);
-		gw_err(LG(gw), "path %s: callback of %zu bytes is not an RPC call: dropped",
-		       pa->pa_name, len);
+		gw_log_server(LG(gw), CFG_LOG_ERR, pa->pa_name,
+			      "path %s: callback of %zu bytes is not an RPC call: dropped",
+			      pa->pa_name, len);
 		gw_path_cb_reply(pa, handle, NULL, 0);
 		return;
 	}
@@ -236,8 +240,9 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	    !(cp = gw_cbr_add(r->ry_cbr, owner, m.cm_xid, handle, pa,
 			      gw_now_ms() + GW_CB_TIMEOUT_MS))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
-		gw_err(LG(gw), "callback xid %#x (%zu bytes) for %s: no %s: SYSTEM_ERR", m.cm_xid, len,
-		       gw_client_name(owner), !so ? "output slot" : !b ? "buffer" : "relay slot");
+		gw_log_server(LG(gw), CFG_LOG_ERR, pa->pa_name,
+			      "callback xid %#x (%zu bytes) for %s: no %s: SYSTEM_ERR", m.cm_xid, len,
+			      gw_client_name(owner), !so ? "output slot" : !b ? "buffer" : "relay slot");
 		if (b)
 			gw_buf_put(pool, b);
 		gw_cb_answer(pa, handle, m.cm_xid, RPC_SYSTEM_ERR);
@@ -253,8 +258,9 @@ void gw_cb_call(struct gw_path *pa, void *handle, const struct iovec *msg, unsig
 	so->cbo_iov = (struct iovec){ b->gb_data, len };
 	gw_out_set(&so->cbo_out, &so->cbo_iov, 1, cp->cbp_cxid);
 	owner->gcl_ncalls++;		/* on its way: counted against the client's cap */
-	gw_info(LG(gw), "callback xid %#x (session %s, %zu bytes) -> client %s as xid %#x",
-		m.cm_xid, sidstr, len, gw_client_name(owner), cp->cbp_cxid);
+	gw_log_server(LG(gw), CFG_LOG_INFO, pa->pa_name,
+		      "callback xid %#x (session %s, %zu bytes) -> client %s as xid %#x",
+		      m.cm_xid, sidstr, len, gw_client_name(owner), cp->cbp_cxid);
 	gw_client_deliver(owner, &so->cbo_out);
 	if (r->ry_timer && !evtimer_pending(r->ry_timer, NULL)) {
 		struct timeval tv = { 0, GW_CB_TICK_MS * 1000 };
@@ -284,8 +290,9 @@ void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *
 
 	if (!cp) {
 		gw_stat_inc(ST(gw), GW_CTR_NOT_A_CALL);
-		gw_info(LG(gw), "xid %#x from %s: REPLY to no pending callback: dropped", xid,
-			gw_client_name(cl));
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(cl),
+			      "xid %#x from %s: REPLY to no pending callback: dropped", xid,
+			      gw_client_name(cl));
 		gw_rec_release(gw->gw_p.gp_pool, rec);
 		return;
 	}
@@ -297,12 +304,14 @@ void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *
 	rc = gw_path_cb_reply(pa, h, rec->rc_iov, rec->rc_niov);
 	if (rc == 0) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_RELAYED);
-		gw_info(LG(gw), "callback xid %#x: reply (%zu bytes) from %s relayed", sxid,
-			rec->rc_len, gw_client_name(cl));
+		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(cl),
+			      "callback xid %#x: reply (%zu bytes) from %s relayed", sxid, rec->rc_len,
+			      gw_client_name(cl));
 	} else {
 		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
-		gw_err(LG(gw), "callback xid %#x: reply (%zu bytes) from %s not sent: %s", sxid,
-		       rec->rc_len, gw_client_name(cl), strerror(-rc));
+		gw_log_client(LG(gw), CFG_LOG_ERR, gw_client_name(cl),
+			      "callback xid %#x: reply (%zu bytes) from %s not sent: %s", sxid,
+			      rec->rc_len, gw_client_name(cl), strerror(-rc));
 	}
 	gw_rec_release(gw->gw_p.gp_pool, rec);
 }
@@ -321,7 +330,8 @@ void gw_relay_learn_reply(struct gw_relay *r, struct gw_call *c, const struct io
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
-	gw_info(LG(gw), "session %s: back channel on client %s", sidstr, gw_client_name(c->ca_cl));
+	gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+		      "session %s: back channel on client %s", sidstr, gw_client_name(c->ca_cl));
 }
 
 /* SEQUENCE from a client while some session has lost its connection: the
@@ -338,8 +348,9 @@ void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);
 	gw_cb_sid_str(sid, sidstr);
-	gw_info(LG(gw), "session %s: back channel back on client %s (same client, new connection)",
-		sidstr, gw_client_name(c->ca_cl));
+	gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
+		      "session %s: back channel back on client %s (same client, new connection)",
+		      sidstr, gw_client_name(c->ca_cl));
 }
 
 void gw_relay_path_gone(struct gw_relay *r, struct gw_path *pa)
@@ -369,8 +380,9 @@ void gw_relay_client_gone(struct gw_relay *r, struct gw_client *cl)
 	 * rather than waiting for its own timeout. */
 	while ((cp = gw_cbr_first_of(r->ry_cbr, cl))) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_CLIENT_GONE);
-		gw_warn(LG(gw), "callback xid %#x (client xid %#x): client %s closed before replying",
-			cp->cbp_sxid, cp->cbp_cxid, gw_client_name(cl));
+		gw_log_client(LG(gw), CFG_LOG_WARN, gw_client_name(cl),
+			      "callback xid %#x (client xid %#x): client %s closed before replying",
+			      cp->cbp_sxid, cp->cbp_cxid, gw_client_name(cl));
 		gw_cb_answer_pend(r, cp, RPC_SYSTEM_ERR);
 	}
 	gw_cbs_owner_gone(r->ry_cbs, cl);

@@ -371,8 +371,9 @@ static void gr_reply_cb(struct be_req *bq, const struct be_reply *r, void *arg)
 	}
 	if (r->br_err != BE_OK) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
-		gw_err(lg, "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
-		       gw_path_name(rp->rp_path), be_err_str(r->br_err));
+		gw_log_server(lg, CFG_LOG_ERR, gw_path_name(rp->rp_path),
+			      "xid %#x (gw %#x) path %s: %s; call dropped", c->ca_cxid, c->ca_gxid,
+			      gw_path_name(rp->rp_path), be_err_str(r->br_err));
 		gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);	/* finalize -> cancel -> done */
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;

@@ -309,7 +309,7 @@ static void many_fragments(size_t frag, size_t wmax, unsigned seed, bool expect_
 	n = frag_wire(wire, data, len, frag, &seed);
 	pair(sv);
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
-	gw_rx_init_client(&rx, p, len + 8192, 2);
+	gw_rx_init_client(&rx, p, len + 8192, 2, 4);
 	gw_rec_init(&rec);
 	while (st != GW_RX_RECORD) {
 		if (sent < n) {
