@@ -33,8 +33,13 @@ struct gw_stats;
 void gw_metrics_render(struct evbuffer *out, const struct gw_stats *st, struct gw_ctx *gw);
 const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
 const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
-/* Ready: at least one path's transport is up. */
-bool gw_ctx_ready(struct gw_ctx *gw);
+/* Ready as ready_when says: nfs (default), every route of program NFS can
+ * forward a call now (up, or on a connected TCP fallback; not draining);
+ * all, every route; any, one route.  why (may be NULL) gets what is
+ * waited for, or what is ready. */
+bool gw_ctx_ready(struct gw_ctx *gw, char *why, size_t len);
+/* Wall-clock milliseconds of a gw_now_ms() instant. */
+uint64_t gw_wall_ms(uint64_t mono_ms);
 
 /* admin.c: HTTP on cf_admin_listen.  GET and HEAD only; a request head
  * above GW_ADMIN_MAX_HEAD or a body above GW_ADMIN_MAX_BODY bytes closes the
