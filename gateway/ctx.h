@@ -63,6 +63,8 @@ struct gw_path {
 	struct gw_path *pa_fb;		/* primary: its fallback path, once started */
 	struct gw_path *pa_fb_of;	/* fallback path: its primary */
 	bool pa_fb_on;			/* primary: new calls go to pa_fb */
+	bool pa_seen_up;		/* its transport has been up */
+	uint64_t pa_down_ms;		/* when it last went down (gw_now_ms) */
 };
 
 /* A client connection as the gateway sees it (the frontend sees only the

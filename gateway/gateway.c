@@ -20,7 +20,8 @@
  * last, and since when) for status, metrics and readiness.  An rdma route
  * with fallback = tcp whose RDMA attempts fail gets a second, TCP path to
  * the same server (gw_fbslots): its new and held calls go there, loudly,
- * until RDMA is up again; calls sent over TCP finish there.
+ * until RDMA is up again; calls sent over TCP finish there.  A connection
+ * that was up and is lost gets GW_FALLBACK_GRACE_MS first.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -278,7 +279,7 @@ static void gw_path_fb_engage(struct gw_path *pa)
 		return;
 	pa->pa_fb_on = true;
 	gw_stat_inc(ST(gw), GW_CTR_PATH_FALLBACKS);
-	gw_warn(LG(gw), "route %s: on TCP fallback to %s port %u because RDMA is not available "
+	gw_warn(LG(gw), "route %s: using the TCP fallback to %s port %u because RDMA is not available "
 		"(%s: %s); retrying RDMA every %u ms", r->cr_name, pa->pa_backend->bk_cfg->cb_host,
 		gw_route_tcp_port(pa), gw_why_str(pa->pa_why), pa->pa_why_text,
 		gw->gw_p.gp_cfg->cf_reconnect_ms);
@@ -589,7 +590,9 @@ void gw_path_down(struct gw_path *pa, enum gw_why why, const char *fmt, ...)
 	if (pa->pa_up && why != GW_WHY_LOST)
 		return;		/* another connection of the path still carries calls */
 	gw_path_note(pa, why, text);
-	if (why != GW_WHY_LOST)
+	/* A lost connection first gets its grace: calls wait and are re-sent. */
+	if (why != GW_WHY_LOST &&
+	    (!pa->pa_seen_up || gw_now_ms() - pa->pa_down_ms >= GW_FALLBACK_GRACE_MS))
 		gw_path_fb_engage(pa);
 	if (was != why)
 		gw_paths_changed(pa->pa_gw);
@@ -605,8 +608,12 @@ void gw_path_ready(struct gw_path *pa, bool up)
 		gw_info(LG(gw), "path %s: transport %s %s (%u calls held)", pa->pa_name,
 			pa->pa_ops->to_name, up ? "up" : "down", pa->pa_nheld);
 	pa->pa_up = up;
-	if (up)
+	if (changed && !up)
+		pa->pa_down_ms = gw_now_ms();
+	if (up) {
+		pa->pa_seen_up = true;
 		gw_path_note(pa, GW_WHY_NONE, "");
+	}
 	else if (pa->pa_why == GW_WHY_NONE)
 		gw_path_note(pa, GW_WHY_LOST, "transport down");
 	if (up && pa->pa_fb_on) {

@@ -51,6 +51,11 @@ enum gw_why {
 	GW_WHY__COUNT
 };
 #define GW_WHY_TEXT_MAX	160
+/* An rdma route whose RDMA connection was up and is lost waits this long
+ * (calls held, re-sent over RDMA: a server restart) before a failed
+ * reconnect puts it on its TCP fallback; one that never connected goes at
+ * its first failed attempt. */
+#define GW_FALLBACK_GRACE_MS	10000
 /* Short label (metrics, JSON): "none", "starting", "dns", "no_device"... */
 const char *gw_why_str(enum gw_why why);
 

@@ -14,6 +14,9 @@
  *      quietly; with fallback = tcp it is on fallback, loudly.
  *   5. a fake RDMA transport that comes up later: new calls return to it,
  *      a call already sent over TCP finishes there.
+ *   6. an RDMA connection that was up and is lost: failed reconnects within
+ *      GW_FALLBACK_GRACE_MS keep the route on RDMA (calls held), the first
+ *      one after it puts the route on TCP.
  * The tiny TCP RPC server is test_gw_harness.h's. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -532,6 +535,51 @@ static void t05_back_to_rdma(void **state)
 	h_server_stop(&s, true);
 }
 
+/* 6. A server restart: RDMA was up and is lost; failed attempts within the
+ * grace keep the calls held for RDMA, the first one after it switches. */
+static void t06_grace_after_loss(void **state)
+{
+	struct h_server s;
+	struct r_gw g;
+	struct h_gw *h = &g.rg_h;
+	struct fake f = { 0 };
+	struct gw_path *pa;
+	char text[1024];
+	uint8_t buf[256];
+	uint64_t t0;
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "", false);
+	r_start(&g, text, &fake_ops, &f);
+	pa = gw_ctx_path(h->gw, 0);
+	gw_path_ready(f.fk_path, true);
+	gw_path_down(f.fk_path, GW_WHY_LOST, "RDMA connection lost: DISCONNECTED");
+	gw_path_ready(f.fk_path, false);
+	t0 = gw_now_ms();
+	assert_int_equal(gw_path_why(pa, NULL, NULL), GW_WHY_LOST);
+	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	assert_int_equal(gw_path_why(pa, NULL, NULL), GW_WHY_CONNECT);
+	assert_false(gw_path_on_fallback(pa));
+	fd = h_client(h);
+	h_send(fd, buf, null_call(buf, 3, NFS, 3, 0x33));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 300), -1);	/* held for RDMA */
+	assert_int_equal(h_server_calls(&s), 0);
+	while (gw_now_ms() - t0 < GW_FALLBACK_GRACE_MS)
+		h_pump(h, 50);
+	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	assert_true(gw_path_on_fallback(pa));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);	/* now over TCP */
+	assert_int_equal(chk_be32(buf + 24), 0x33);
+	assert_int_equal(h_server_calls(&s), 1);
+	close(fd);
+	h_pump(h, 20);
+	r_stop(&g);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +588,7 @@ int main(void)
 		cmocka_unit_test(t03_ready_when),
 		cmocka_unit_test(t04_dns_failure),
 		cmocka_unit_test(t05_back_to_rdma),
+		cmocka_unit_test(t06_grace_after_loss),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
