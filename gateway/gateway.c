@@ -91,7 +91,7 @@ const char *gw_why_str(enum gw_why why)
 	static const char *const names[GW_WHY__COUNT] = {
 		[GW_WHY_NONE] = "none", [GW_WHY_STARTING] = "starting", [GW_WHY_DNS] = "dns",
 		[GW_WHY_NO_DEVICE] = "no_device", [GW_WHY_CONNECT] = "connect",
-		[GW_WHY_HANDSHAKE] = "handshake", [GW_WHY_CREDITS] = "credits",
+		[GW_WHY_HANDSHAKE] = "handshake",
 		[GW_WHY_LOST] = "lost", [GW_WHY_NO_TRANSPORT] = "no_transport",
 	};
 

@@ -45,7 +45,6 @@ enum gw_why {
 	GW_WHY_NO_DEVICE,	/* no RDMA device on this host */
 	GW_WHY_CONNECT,		/* connection attempt failed (refused, unreachable, timeout) */
 	GW_WHY_HANDSHAKE,	/* connected, but the protocol handshake failed */
-	GW_WHY_CREDITS,		/* connected, but no credit to send with */
 	GW_WHY_LOST,		/* an established connection was lost */
 	GW_WHY_NO_TRANSPORT,	/* the transport could not be created at all */
 	GW_WHY__COUNT

@@ -153,8 +153,12 @@ static void gw_main_ready_check(struct gw_main *m)
 	if (strcmp(status, m->m_status)) {
 		snprintf(m->m_status, sizeof(m->m_status), "%s", status);
 		sd_notifyf(0, "STATUS=%s", status);
-		if (!ready)
+		if (ready)
+			gw_info(&m->m_log, "%s", status);
+		else if (m->m_ready)	/* was ready: a loss worth a warning */
 			gw_warn(&m->m_log, "%s", status);
+		else
+			gw_info(&m->m_log, "%s", status);
 	}
 }
 

@@ -53,8 +53,9 @@
  * Start: the server's name is resolved by a helper thread, never on the
  * event loop, and again every reconnect_interval while it does not
  * resolve (path down for "DNS: ..."); the connection pool starts with the
- * address.  Once started it keeps that address: a changed DNS entry is
- * picked up by a reload of the backend.
+ * address.  Once started it keeps that address (the backend reconnects to
+ * it): a changed DNS entry is picked up when the path is made again (a
+ * restart, or a reload that changes the backend).
  */
 #include <errno.h>
 #include <fcntl.h>
