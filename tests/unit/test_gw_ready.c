@@ -17,6 +17,9 @@
  *   6. an RDMA connection that was up and is lost: failed reconnects within
  *      GW_FALLBACK_GRACE_MS keep the route on RDMA (calls held), the first
  *      one after it puts the route on TCP.
+ *   7. a reload retires a route on fallback while a call is on its TCP
+ *      path: the call ends there, then the path is freed.
+ *   8. drain while on fallback holds new calls; undrain sends them over TCP.
  * The tiny TCP RPC server is test_gw_harness.h's. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -580,6 +583,141 @@ static void t06_grace_after_loss(void **state)
 	h_server_stop(&s, true);
 }
 
+static int reload(struct h_gw *h, const char *text)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(text, "ready", NULL, err, sizeof(err));
+	struct cfg_diff d;
+	int rc;
+
+	if (!cf)
+		fail_msg("config: %s", err);
+	cfg_diff(h->cf, cf, &d);
+	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
+	if (rc < 0) {
+		cfg_free(cf);
+		return rc;
+	}
+	fe_set_cfg(h->fe, cf);
+	cfg_free(h->cf);	/* nothing may point into it any more */
+	h->cf = cf;
+	return 0;
+}
+
+/* 7. Reload while a call is on the TCP fallback of the route it changes. */
+static void t07_reload_while_on_fallback(void **state)
+{
+	struct h_server s;
+	struct r_gw g;
+	struct h_gw *h = &g.rg_h;
+	struct fake f = { 0 };
+	char text[1024];
+	uint8_t buf[256];
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	h_server_set(&s, true, 0);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = tcp", false);
+	r_start(&g, text, &fake_ops, &f);
+	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	fd = h_client(h);
+	h_send(fd, buf, null_call(buf, 9, NFS, 3, 0x99));
+	while (h_server_calls(&s) < 1)
+		h_pump(h, 10);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = none", false);
+	assert_int_equal(reload(h, text), 0);
+	assert_int_equal(gw_ctx_nretiring(h->gw), 1);	/* its call is still out */
+	assert_false(gw_path_on_fallback(gw_ctx_path(h->gw, 0)));
+	h_pump(h, 300);		/* the TCP transport runs on the new configuration */
+	h_server_set(&s, false, 0);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);
+	assert_int_equal(chk_be32(buf + 24), 0x99);
+	h_pump(h, 50);
+	assert_int_equal(gw_ctx_nretiring(h->gw), 0);	/* then freed */
+	close(fd);
+	h_pump(h, 20);
+	r_stop(&g);
+	h_server_stop(&s, true);
+}
+
+/* 7b. The same, and the server closes the TCP connection after the reload:
+ * the retiring fallback path reconnects on the new configuration (the old
+ * one is freed: a sanitizer build sees any use of it), then its call ends
+ * with its client and the path is freed. */
+static void t07b_reload_then_fallback_conn_lost(void **state)
+{
+	struct h_server s;
+	struct r_gw g;
+	struct h_gw *h = &g.rg_h;
+	struct fake f = { 0 };
+	char text[1024];
+	uint8_t buf[256];
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	h_server_set(&s, true, 0);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = tcp", false);
+	r_start(&g, text, &fake_ops, &f);
+	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	fd = h_client(h);
+	h_send(fd, buf, null_call(buf, 10, NFS, 3, 0xaa));
+	while (h_server_calls(&s) < 1)
+		h_pump(h, 10);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = none", false);
+	assert_int_equal(reload(h, text), 0);
+	h_server_stop(&s, true);	/* connection closed, port closed */
+	h_pump(h, 400);			/* lost, then failed reconnects */
+	assert_int_equal(gw_ctx_nretiring(h->gw), 1);
+	close(fd);			/* its client goes: the call ends */
+	h_pump(h, 100);
+	assert_int_equal(gw_ctx_nretiring(h->gw), 0);
+	r_stop(&g);
+}
+
+/* 8. Drain on fallback: new calls held, nothing sent; undrain: over TCP. */
+static void t08_drain_on_fallback(void **state)
+{
+	struct h_server s;
+	struct r_gw g;
+	struct h_gw *h = &g.rg_h;
+	struct fake f = { 0 };
+	struct gw_path *pa;
+	char text[1024];
+	uint8_t buf[256];
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	conf(text, sizeof(text), "", "127.0.0.1", s.port, "", false);
+	r_start(&g, text, &fake_ops, &f);
+	pa = gw_ctx_path(h->gw, 0);
+	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	while (!gw_path_fallback_up(pa))
+		h_pump(h, 10);
+	assert_true(gw_path_can_forward(pa));
+	gw_path_set_drain(pa, true);
+	assert_false(gw_path_can_forward(pa));
+	assert_false(gw_ctx_ready(h->gw, NULL, 0));
+	fd = h_client(h);
+	h_send(fd, buf, null_call(buf, 4, NFS, 3, 0x44));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 300), -1);
+	assert_int_equal(h_server_calls(&s), 0);
+	assert_int_equal(gw_path_nheld(pa), 1);
+	gw_path_set_drain(pa, false);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);
+	assert_int_equal(chk_be32(buf + 24), 0x44);
+	assert_int_equal(h_server_calls(&s), 1);
+	close(fd);
+	h_pump(h, 20);
+	r_stop(&g);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -589,6 +727,9 @@ int main(void)
 		cmocka_unit_test(t04_dns_failure),
 		cmocka_unit_test(t05_back_to_rdma),
 		cmocka_unit_test(t06_grace_after_loss),
+		cmocka_unit_test(t07_reload_while_on_fallback),
+		cmocka_unit_test(t07b_reload_then_fallback_conn_lost),
+		cmocka_unit_test(t08_drain_on_fallback),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
