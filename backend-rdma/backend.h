@@ -239,6 +239,15 @@ void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint3
 unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
 unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
 bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */
+/* Why the latest connection of the pool failed or was lost ("" before
+ * any): the words of the warning logged then. */
+const char *be_pool_last_error(const struct be_pool *pool);
+/* Told (from the event loop) each time an attempt to connect fails before
+ * the connection was up: no RDMA device, address or route not resolved,
+ * REJECTED, timeout...  why = be_pool_last_error().  A lost connection is
+ * BE_POOL_DOWN instead.  fn NULL: not told. */
+typedef void be_pool_fail_fn(struct be_pool *pool, const char *why, void *arg);
+void be_pool_set_failure(struct be_pool *pool, be_pool_fail_fn *fn, void *arg);
 
 /* ------------------------------------------------------------------------
  * Calls

@@ -250,6 +250,8 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	be_conn_put(cn);	/* the slot's reference */
 	if (was_up && pool->bp_event_cb && !pool->bp_freeing)
 		pool->bp_event_cb(pool, BE_POOL_DOWN, pool->bp_event_arg);
+	else if (!was_up && pool->bp_fail_fn && !pool->bp_freeing)
+		pool->bp_fail_fn(pool, pool->bp_last_err, pool->bp_fail_arg);
 	be_pool_pump(pool);
 }
 
@@ -285,6 +287,7 @@ void be_conn_fail(struct be_conn *cn, const char *why)
 		return;
 	LOG(WARN, cn->cn_pool, "connection %u %s: %s", cn->cn_slot,
 	    cn->cn_state == BC_UP ? "lost" : "failed", why);
+	snprintf(cn->cn_pool->bp_last_err, sizeof(cn->cn_pool->bp_last_err), "%s", why);
 	if (cn->cn_state == BC_UP)
 		ctx->cx_stats.bs_disconnects++;
 	else

@@ -339,6 +339,17 @@ unsigned be_pool_inflight(const struct be_pool *pool)
 	return pool->bp_ninflight;
 }
 
+const char *be_pool_last_error(const struct be_pool *pool)
+{
+	return pool->bp_last_err;
+}
+
+void be_pool_set_failure(struct be_pool *pool, be_pool_fail_fn *fn, void *arg)
+{
+	pool->bp_fail_fn = fn;
+	pool->bp_fail_arg = arg;
+}
+
 bool be_pool_up(const struct be_pool *pool)
 {
 	unsigned k;

@@ -360,6 +360,9 @@ struct be_pool {
 	bool bp_ccp_warned;		/* fallback logged once per pool */
 	be_bc_fn *bp_bc_fn;		/* backchannel CALL taker */
 	void *bp_bc_arg;
+	be_pool_fail_fn *bp_fail_fn;	/* failed connection attempts */
+	void *bp_fail_arg;
+	char bp_last_err[96];		/* be_pool_last_error() */
 };
 
 __attribute__((format(printf, 5, 6)))

@@ -64,6 +64,10 @@ struct cfg_nets {
 	struct cfg_net ns_net[CFG_MAX_NETS];
 	char ns_text[CFG_HOST_MAX];		/* as written, for dump and diff */
 };
+/* What /readyz and READY=1 wait for (gateway/metrics.c gw_ctx_ready). */
+enum cfg_ready_when { CFG_READY_NFS = 0, CFG_READY_ALL, CFG_READY_ANY };
+/* What an rdma route does while RDMA cannot carry its calls. */
+enum cfg_fallback { CFG_FALLBACK_TCP = 0, CFG_FALLBACK_NONE };
 
 struct cfg_listen {
 	struct sockaddr_storage cl_addr;
@@ -94,6 +98,7 @@ struct cfg_route {
 	unsigned cr_backend;			/* index in cfg_backends */
 	enum cfg_transport cr_transport;
 	uint16_t cr_port;			/* TCP transport: 0 = ask rpcbind */
+	enum cfg_fallback cr_fallback;		/* rdma routes: TCP while RDMA is down */
 	int cr_line;
 };
 
@@ -142,6 +147,7 @@ struct cfg {
 	enum cfg_squash cf_squash;	/* AUTH_SYS */
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
+	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
@@ -246,6 +252,7 @@ const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
 
 const char *cfg_log_level_str(enum cfg_log_level l);
 const char *cfg_regmode_str(enum cfg_regmode m);
+const char *cfg_ready_when_str(enum cfg_ready_when w);
 /* "1.2.3.4:2049" or "[::1]:2049" into a sockaddr; false if not numeric. */
 bool cfg_parse_sockaddr(const char *text, uint16_t default_port, struct sockaddr_storage *ss,
 			socklen_t *len);

@@ -27,6 +27,12 @@ static const char *const cfg_log_level_names[] = {
 static const char *const cfg_transport_names[] = {
 	[CFG_TRANSPORT_RDMA] = "rdma", [CFG_TRANSPORT_TCP] = "tcp",
 };
+static const char *const cfg_ready_when_names[] = {
+	[CFG_READY_NFS] = "nfs", [CFG_READY_ALL] = "all", [CFG_READY_ANY] = "any",
+};
+static const char *const cfg_fallback_names[] = {
+	[CFG_FALLBACK_TCP] = "tcp", [CFG_FALLBACK_NONE] = "none",
+};
 static const char *const cfg_regmode_names[] = {
 	[CFG_REG_MW] = "mw", [CFG_REG_REG] = "reg", [CFG_REG_PERSISTENT] = "persistent",
 };
@@ -121,6 +127,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_anongid) },
 	{ KEY(GATEWAY, "reject_auth_none", BOOL), RANGE(0, 1), .ky_def = 0,
 	  MEMBER(cfg, cf_reject_auth_none) },
+	{ KEY(GATEWAY, "ready_when", ENUM), RANGE(0, CFG_READY_ANY), .ky_def = CFG_READY_NFS,
+	  .ky_names = cfg_ready_when_names, MEMBER(cfg, cf_ready_when) },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,
@@ -157,6 +165,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  .ky_names = cfg_transport_names, MEMBER(cfg_route, cr_transport), PATH("transport") },
 	{ KEY(ROUTE, "port", UINT), RANGE(0, 65535), .ky_def = 0,
 	  MEMBER(cfg_route, cr_port), PATH("port") },
+	{ KEY(ROUTE, "fallback", ENUM), RANGE(0, CFG_FALLBACK_NONE), .ky_def = CFG_FALLBACK_TCP,
+	  .ky_names = cfg_fallback_names, MEMBER(cfg_route, cr_fallback), PATH("fallback") },
 };
 _Static_assert(sizeof(cfg_key_table) / sizeof(cfg_key_table[0]) <= CFG_KEYS_MAX,
 	       "raise CFG_KEYS_MAX");
@@ -189,6 +199,11 @@ unsigned cfg_key_index(const struct cfg_key *k)
 const char *cfg_log_level_str(enum cfg_log_level l)
 {
 	return (unsigned)l <= CFG_LOG_DEBUG ? cfg_log_level_names[l] : "?";
+}
+
+const char *cfg_ready_when_str(enum cfg_ready_when w)
+{
+	return (unsigned)w <= CFG_READY_ANY ? cfg_ready_when_names[w] : "?";
 }
 
 const char *cfg_regmode_str(enum cfg_regmode m)

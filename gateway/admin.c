@@ -6,8 +6,8 @@
  *
  *   GET /metrics   the Prometheus text exposition (metrics.c)
  *   GET /healthz   200 "ok": the event loop is alive
- *   GET /readyz    200 "ready" when at least one route's transport is up,
- *                  503 "not ready" otherwise
+ *   GET /readyz    200 "ready" when the routes ready_when names can forward
+ *                  a call now, 503 "not ready: PATH: REASON (...)" otherwise
  *
  * Anything else is 404; a method other than GET or HEAD is 405.  The
  * listener is for a local scraper: it has no authentication, so it binds to
@@ -275,9 +275,13 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 		evbuffer_add_printf(b, "ok\n");
 		gw_admin_reply(req, 200, "OK", "text/plain", b);
 	} else if (n == 7 && !strncmp(uri, "/readyz", 7)) {
-		bool ready = gw_ctx_ready(ad->ad_gw);
+		char why[256];
+		bool ready = gw_ctx_ready(ad->ad_gw, why, sizeof(why));
 
-		evbuffer_add_printf(b, ready ? "ready\n" : "not ready: no backend up\n");
+		if (ready)
+			evbuffer_add_printf(b, "ready\n");
+		else
+			evbuffer_add_printf(b, "not ready: %s\n", why);
 		gw_admin_reply(req, ready ? 200 : 503, ready ? "OK" : "Service Unavailable",
 			       "text/plain", b);
 	} else {

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,7 +62,7 @@ struct gw_ctl {
 static const char *gw_ctl_path_state(struct gw_path *pa)
 {
 	return gw_path_retiring(pa) ? "removing" : gw_path_draining(pa) ? "draining"
-	       : gw_path_up(pa) ? "up" : "down";
+	       : gw_path_up(pa) ? "up" : gw_path_on_fallback(pa) ? "fallback" : "down";
 }
 
 /* JSON answers are built with json-c, which escapes every string (a
@@ -86,6 +87,53 @@ static void gw_jemit(struct evbuffer *out, struct json_object *o)
 	json_object_put(o);
 }
 
+/* ISO 8601 UTC of a gw_now_ms() instant. */
+static void gw_ctl_when(uint64_t mono_ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(gw_wall_ms(mono_ms) / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* Why a path is not up, and since when, in one phrase:
+ * "on TCP fallback (tcp up) because no_device: ... since 2026-..." */
+static void gw_ctl_path_why(struct gw_path *pa, char *buf, size_t len)
+{
+	const char *text;
+	uint64_t since;
+	enum gw_why w = gw_path_why(pa, &text, &since);
+	char when[32];
+
+	gw_ctl_when(since, when, sizeof(when));
+	if (w == GW_WHY_NONE) {
+		snprintf(buf, len, "up since %s", when);
+		return;
+	}
+	snprintf(buf, len, "%s%s: %s since %s", gw_path_on_fallback(pa)
+		 ? gw_path_fallback_up(pa) ? "on TCP fallback (tcp up) because "
+		 : "on TCP fallback (tcp not connected yet) because " : "",
+		 gw_why_str(w), text ? text : "-", when);
+}
+
+static void gw_ctl_path_why_json(struct json_object *p, struct gw_path *pa)
+{
+	const char *text;
+	uint64_t since;
+	enum gw_why w = gw_path_why(pa, &text, &since);
+	char when[32];
+
+	gw_ctl_when(since, when, sizeof(when));
+	gw_jadd(p, "reason", gw_jstr(gw_why_str(w)));
+	gw_jadd(p, "reason_text", gw_jstr(text));
+	gw_jadd(p, "since", gw_jstr(when));
+	gw_jadd(p, "since_unix_ms", json_object_new_uint64(gw_wall_ms(since)));
+	gw_jadd(p, "fallback", json_object_new_boolean(gw_path_on_fallback(pa)));
+	gw_jadd(p, "fallback_up", json_object_new_boolean(gw_path_fallback_up(pa)));
+	gw_jadd(p, "can_forward", json_object_new_boolean(gw_path_can_forward(pa)));
+}
+
 static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const char *cfgp,
 			       unsigned uptime, const char *lvl)
 {
@@ -94,11 +142,14 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	const struct gw_stats *st = gw_ctx_stats(gw);
 	struct json_object *o = json_object_new_object(), *lim = json_object_new_object(),
 			   *rl = json_object_new_object(), *pa = json_object_new_array();
+	char why[256];
 
 	gw_jadd(o, "version", gw_jstr(GW_VERSION));
 	gw_jadd(o, "uptime_s", json_object_new_int64(uptime));
 	gw_jadd(o, "config", gw_jstr(cfgp));
-	gw_jadd(o, "ready", json_object_new_boolean(gw_ctx_ready(gw)));
+	gw_jadd(o, "ready", json_object_new_boolean(gw_ctx_ready(gw, why, sizeof(why))));
+	gw_jadd(o, "ready_when", gw_jstr(cfg_ready_when_str(cf->cf_ready_when)));
+	gw_jadd(o, "ready_reason", gw_jstr(why));
 	gw_jadd(o, "log_level", gw_jstr(lvl));
 	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_nclients(gw)));
 	gw_jadd(o, "calls_in_flight", json_object_new_int64(gw_ctx_ncalls(gw) -
@@ -123,6 +174,7 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 
 		gw_jadd(p, "path", gw_jstr(gw_path_name(gw_ctx_path(gw, i))));
 		gw_jadd(p, "state", gw_jstr(gw_ctl_path_state(gw_ctx_path(gw, i))));
+		gw_ctl_path_why_json(p, gw_ctx_path(gw, i));
 		json_object_array_add(pa, p);
 	}
 	gw_jadd(o, "paths", pa);
@@ -142,6 +194,8 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 
 	const struct cfg *cf = gw_ctx_cfg(gw);
 	const struct gw_stats *st = gw_ctx_stats(gw);
+	char why[256];
+	bool ready;
 
 	if (json) {
 		gw_ctl_status_json(ct, o, cfgp, uptime, lvl);
@@ -149,8 +203,10 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 	evbuffer_add_printf(o, "rpcrdma-gw %s, up %u s, configuration %s\n", GW_VERSION, uptime,
 			    cfgp ? cfgp : "(none)");
-	evbuffer_add_printf(o, "ready: %s; log level %s; %u clients; %u calls in flight\n",
-			    gw_ctx_ready(gw) ? "yes" : "no (no backend up)", lvl, nclients, inflight);
+	ready = gw_ctx_ready(gw, why, sizeof(why));
+	evbuffer_add_printf(o, "ready: %s (%s, ready_when %s); log level %s; %u clients; "
+			    "%u calls in flight\n", ready ? "yes" : "no", why,
+			    cfg_ready_when_str(cf->cf_ready_when), lvl, nclients, inflight);
 	evbuffer_add_printf(o, "limits: calls_per_client %u, bytes_per_client %zu, held_calls %u; "
 			    "reloads applied %" PRIu64 ", refused %" PRIu64 "\n", cf->cf_calls_per_client,
 			    cf->cf_bytes_per_client, cf->cf_held_calls, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
@@ -159,8 +215,9 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
 
-		evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held\n", gw_path_name(pa),
-				    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa));
+		gw_ctl_path_why(pa, why, sizeof(why));
+		evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held; %s\n", gw_path_name(pa),
+				    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa), why);
 	}
 }
 
@@ -418,6 +475,7 @@ static struct json_object *gw_ctl_path_json(struct gw_path *pa, const struct gw_
 	gw_jadd(p, "queued", json_object_new_int64(have ? ti->ti_queued : 0));
 	gw_jadd(p, "inflight", json_object_new_int64(have ? ti->ti_inflight : 0));
 	gw_jadd(p, "calls", json_object_new_int64(gw_path_ncalls(pa)));
+	gw_ctl_path_why_json(p, pa);
 	for (unsigned k = 0; have && k < ti->ti_nconns; k++) {
 		struct json_object *c = json_object_new_object();
 
@@ -462,15 +520,22 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 				    pi->pi_backend->cb_name, gw_path_transport(pa),
 				    gw_ctl_path_state(pa), gw_path_nheld(pa));
 		if (!have) {
-			evbuffer_add_printf(o, " %6s %8s  -\n", "-", "-");
-			continue;
+			evbuffer_add_printf(o, " %6s %8s  -", "-", "-");
+		} else {
+			evbuffer_add_printf(o, " %6u %8u ", ti.ti_queued, ti.ti_inflight);
+			for (unsigned k = 0; k < ti.ti_nconns; k++)
+				evbuffer_add_printf(o, " %u:%s credits %u/%u inline %" PRIu32 "/%" PRIu32,
+						    k, ti.ti_conn[k].tc_up ? "up" : "down",
+						    ti.ti_conn[k].tc_credits, ti.ti_conn[k].tc_inflight,
+						    ti.ti_conn[k].tc_send_threshold,
+						    ti.ti_conn[k].tc_recv_threshold);
 		}
-		evbuffer_add_printf(o, " %6u %8u ", ti.ti_queued, ti.ti_inflight);
-		for (unsigned k = 0; k < ti.ti_nconns; k++)
-			evbuffer_add_printf(o, " %u:%s credits %u/%u inline %" PRIu32 "/%" PRIu32, k,
-					    ti.ti_conn[k].tc_up ? "up" : "down", ti.ti_conn[k].tc_credits,
-					    ti.ti_conn[k].tc_inflight, ti.ti_conn[k].tc_send_threshold,
-					    ti.ti_conn[k].tc_recv_threshold);
+		if (!gw_path_up(pa)) {
+			char why[256];
+
+			gw_ctl_path_why(pa, why, sizeof(why));
+			evbuffer_add_printf(o, "\n  %s", why);
+		}
 		evbuffer_add_printf(o, "\n");
 	}
 	if (json) {

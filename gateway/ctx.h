@@ -48,14 +48,26 @@ struct gw_path {
 	bool pa_retiring;		/* removed by a reload: finishes its calls, then freed */
 	bool pa_up;
 	bool pa_blocking;		/* some clients held for this queue */
-	bool pa_seen_up;		/* has been up at least once */
 	bool pa_draining;		/* operator drain (or retiring): new calls held */
 	struct gw_call_list pa_held;
 	unsigned pa_nheld;
 	unsigned pa_ncalls;		/* calls routed here and not finalized */
-	char pa_name[2 * CFG_NAME_MAX + 8];
+	char pa_name[2 * CFG_NAME_MAX + 24];
 	struct gw_path_info pa_info;
 	struct gw_hist pa_hist;		/* backend_duration_seconds (metrics.c) */
+	/* Why it is not up, in the transport's words, and since when. */
+	enum gw_why pa_why;
+	char pa_why_text[GW_WHY_TEXT_MAX];
+	uint64_t pa_why_since_ms;
+	/* TCP fallback of an rdma route (fallback = tcp): a path of its own
+	 * to the same server, in gw_fbslots, never routed to directly.  A call
+	 * that goes there counts in both pa_ncalls (the primary's reload reap
+	 * waits for it) and keeps ca_path = the fallback path until it ends. */
+	struct gw_path *pa_fb;		/* primary: its fallback path, once started */
+	struct gw_path *pa_fb_of;	/* fallback path: its primary */
+	bool pa_fb_on;			/* primary: new calls go to pa_fb */
+	bool pa_seen_up;		/* its transport has been up */
+	uint64_t pa_down_ms;		/* when it last went down (gw_now_ms) */
 };
 
 /* A client connection as the gateway sees it (the frontend sees only the
@@ -95,6 +107,7 @@ struct gw_ctx {
 	unsigned gw_nclients;
 	struct gw_backend gw_bslots[GW_BACKEND_SLOTS];
 	struct gw_path gw_pslots[GW_PATH_SLOTS];
+	struct gw_path gw_fbslots[GW_PATH_SLOTS];	/* fallback of gw_pslots[i] */
 	unsigned gw_nbackends;
 	struct gw_backend *gw_backends[CFG_MAX_BACKENDS];	/* active */
 	unsigned gw_npaths;
@@ -103,8 +116,6 @@ struct gw_ctx {
 	struct gw_path *gw_retiring[GW_PATH_SLOTS];
 	struct event *gw_reap_ev;
 	struct event *gw_sweep_ev;	/* call_timeout: one sweep for every call */
-	unsigned gw_nseen_up;		/* active paths that have been up once */
-	bool gw_all_up_told;
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
 };
@@ -122,6 +133,9 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 		  struct gw_backend *bk);
 int gw_path_start(struct gw_ctx *gw, struct gw_path *pa);
 void gw_path_destroy(struct gw_path *pa);
+/* Calls of pa's fallback path still held go back to pa, and new calls stay
+ * on pa (reload: before the held calls are rehomed). */
+void gw_path_fallback_off(struct gw_path *pa);
 /* XID remapping of a call routed to pa; false when it was finalized. */
 bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
 /* Answer a server's callback CALL through the path's transport (niov 0:

@@ -15,14 +15,22 @@
  * here ever turns an outage into an RPC error: NFS clients would map it to
  * EIO.  gw_call_complete() takes the server's reply, gw_call_finalize()
  * ends every call, whatever happened.
+ *
+ * Every path knows why it is not up (gw_path_down: what its transport said
+ * last, and since when) for status, metrics and readiness.  An rdma route
+ * with fallback = tcp whose RDMA attempts fail gets a second, TCP path to
+ * the same server (gw_fbslots): its new and held calls go there, loudly,
+ * until RDMA is up again; calls sent over TCP finish there.  A connection
+ * that was up and is lost gets GW_FALLBACK_GRACE_MS first.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
 #include "authpol.h"
 #include "call.h"
@@ -65,6 +73,34 @@ bool gw_path_up(const struct gw_path *pa) { return pa->pa_up; }
 bool gw_path_draining(const struct gw_path *pa) { return pa->pa_draining; }
 unsigned gw_path_nheld(const struct gw_path *pa) { return pa->pa_nheld; }
 const char *gw_path_transport(const struct gw_path *pa) { return pa->pa_ops ? pa->pa_ops->to_name : "none"; }
+bool gw_path_on_fallback(const struct gw_path *pa) { return pa->pa_fb_on; }
+bool gw_path_fallback_up(const struct gw_path *pa) { return pa->pa_fb_on && pa->pa_fb->pa_up; }
+
+bool gw_path_can_forward(const struct gw_path *pa)
+{
+	return !pa->pa_draining && (pa->pa_up || gw_path_fallback_up(pa));
+}
+
+enum gw_why gw_path_why(const struct gw_path *pa, const char **text, uint64_t *since_ms)
+{
+	if (text)
+		*text = pa->pa_why_text[0] ? pa->pa_why_text : NULL;
+	if (since_ms)
+		*since_ms = pa->pa_why_since_ms;
+	return pa->pa_why;
+}
+
+const char *gw_why_str(enum gw_why why)
+{
+	static const char *const names[GW_WHY__COUNT] = {
+		[GW_WHY_NONE] = "none", [GW_WHY_STARTING] = "starting", [GW_WHY_DNS] = "dns",
+		[GW_WHY_NO_DEVICE] = "no_device", [GW_WHY_CONNECT] = "connect",
+		[GW_WHY_HANDSHAKE] = "handshake",
+		[GW_WHY_LOST] = "lost", [GW_WHY_NO_TRANSPORT] = "no_transport",
+	};
+
+	return (unsigned)why < GW_WHY__COUNT ? names[why] : "?";
+}
 
 int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti)
 {
@@ -112,6 +148,9 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 	bk->bk_npaths++;
 	TAILQ_INIT(&pa->pa_held);
 	snprintf(pa->pa_name, sizeof(pa->pa_name), "%s/%s", r->cr_name, bk->bk_cfg->cb_name);
+	pa->pa_why = GW_WHY_STARTING;
+	snprintf(pa->pa_why_text, sizeof(pa->pa_why_text), "not connected yet");
+	pa->pa_why_since_ms = gw_now_ms();
 	pa->pa_info = (struct gw_path_info){
 		.pi_backend = bk->bk_cfg, .pi_route = pa->pa_route, .pi_pool = p->gp_pool,
 		.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base,
@@ -230,29 +269,119 @@ err:
 	return NULL;
 }
 
-/* Create the path's transport (it connects asynchronously). */
+static void gw_paths_changed(struct gw_ctx *gw)
+{
+	if (gw->gw_p.gp_paths_changed)
+		gw->gw_p.gp_paths_changed(gw->gw_p.gp_paths_changed_arg);
+}
+
+/* TCP port the fallback (and a tcp route) uses: the route's, else the
+ * backend's NFS port for NFS and NFS_ACL, else rpcbind's answer (0). */
+static unsigned gw_route_tcp_port(const struct gw_path *pa)
+{
+	const struct cfg_route *r = pa->pa_route;
+
+	if (r->cr_port)
+		return r->cr_port;
+	return r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL
+	       ? pa->pa_backend->bk_cfg->cb_port : 0;
+}
+
+/* The TCP fallback path of pa (same slot index in gw_fbslots), started. */
+static int gw_path_fb_start(struct gw_path *pa)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	struct gw_path *fb = &gw->gw_fbslots[pa - gw->gw_pslots];
+	struct cfg_route r = pa->pa_rcfg;
+
+	r.cr_transport = CFG_TRANSPORT_TCP;
+	gw_path_init(gw, fb, &r, pa->pa_backend);
+	snprintf(fb->pa_name, sizeof(fb->pa_name), "%.63s (tcp fallback)", pa->pa_name);
+	fb->pa_fb_of = pa;
+	fb->pa_ops = &gw_transport_tcp;
+	fb->pa_tp = fb->pa_ops->to_create(gw, fb);
+	if (!fb->pa_tp) {
+		gw_err(LG(gw), "route %s: cannot create its TCP fallback", pa->pa_route->cr_name);
+		fb->pa_ops = NULL;
+		fb->pa_used = false;
+		pa->pa_backend->bk_npaths--;
+		return -ENOMEM;
+	}
+	pa->pa_fb = fb;
+	return 0;
+}
+
+/* Move every held call of from to the tail of to's hold queue (same
+ * route: the primary and its fallback), then let to submit them. */
+static void gw_path_move_held(struct gw_path *from, struct gw_path *to)
+{
+	struct gw_call *c;
+
+	while ((c = TAILQ_FIRST(&from->pa_held))) {
+		TAILQ_REMOVE(&from->pa_held, c, ca_path_link);
+		from->pa_nheld--;
+		if (from->pa_fb_of)
+			from->pa_ncalls--;
+		if (to->pa_fb_of)
+			to->pa_ncalls++;
+		c->ca_path = to;
+		TAILQ_INSERT_TAIL(&to->pa_held, c, ca_path_link);
+		to->pa_nheld++;
+	}
+	if (from->pa_blocking) {
+		from->pa_blocking = false;
+		to->pa_blocking = true;	/* resumed when to drains (gw_path_ready) */
+	}
+	if (to->pa_tp)
+		gw_path_ready(to, to->pa_up);
+}
+
+/* RDMA cannot carry the route's calls: new and held calls go over TCP to
+ * the same server, loudly, until the RDMA transport is up again. */
+static void gw_path_fb_engage(struct gw_path *pa)
+{
+	struct gw_ctx *gw = pa->pa_gw;
+	const struct cfg_route *r = pa->pa_route;
+
+	if (pa->pa_fb_on || pa->pa_up || pa->pa_fb_of || pa->pa_retiring ||
+	    r->cr_transport != CFG_TRANSPORT_RDMA || r->cr_fallback != CFG_FALLBACK_TCP)
+		return;
+	if (!pa->pa_fb && gw_path_fb_start(pa) < 0)
+		return;
+	pa->pa_fb_on = true;
+	gw_stat_inc(ST(gw), GW_CTR_PATH_FALLBACKS);
+	gw_warn(LG(gw), "route %s: using the TCP fallback to %s port %u because RDMA is not available "
+		"(%s: %s); retrying RDMA every %u ms", r->cr_name, pa->pa_backend->bk_cfg->cb_host,
+		gw_route_tcp_port(pa), gw_why_str(pa->pa_why), pa->pa_why_text,
+		gw->gw_p.gp_cfg->cf_reconnect_ms);
+	gw_path_move_held(pa, pa->pa_fb);
+	gw_paths_changed(gw);
+}
+
+void gw_path_fallback_off(struct gw_path *pa)
+{
+	if (!pa->pa_fb_on)
+		return;
+	pa->pa_fb_on = false;
+	gw_path_move_held(pa->pa_fb, pa);
+}
+
+/* Create the path's transport (it connects asynchronously).  An rdma
+ * route whose transport cannot even be created stays down with that
+ * reason, on its TCP fallback when it has one. */
 int gw_path_start(struct gw_ctx *gw, struct gw_path *pa)
 {
 	const struct cfg_route *r = pa->pa_route;
 
-	pa->pa_ops = &gw_transport_tcp;
-	if (r->cr_transport == CFG_TRANSPORT_RDMA) {
-		if (gw->gw_p.gp_rdma_ops)
-			pa->pa_ops = gw->gw_p.gp_rdma_ops;
-		else
-			gw_warn(LG(gw), "route %s: no RDMA transport (it could not "
-				"start); using the TCP fallback to %s port %u", r->cr_name,
-				pa->pa_backend->bk_cfg->cb_host,
-				r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
-	}
-	pa->pa_tp = pa->pa_ops->to_create(gw, pa);
-	if (!pa->pa_tp && pa->pa_ops != &gw_transport_tcp) {
-		gw_warn(LG(gw), "route %s: transport %s cannot start; using the TCP fallback "
-			"to %s port %u", r->cr_name, pa->pa_ops->to_name,
-			pa->pa_backend->bk_cfg->cb_host,
-			r->cr_port ? r->cr_port : pa->pa_backend->bk_cfg->cb_port);
-		pa->pa_ops = &gw_transport_tcp;
+	pa->pa_ops = r->cr_transport == CFG_TRANSPORT_RDMA ? gw->gw_p.gp_rdma_ops : &gw_transport_tcp;
+	if (pa->pa_ops)
 		pa->pa_tp = pa->pa_ops->to_create(gw, pa);
+	if (!pa->pa_tp && r->cr_transport == CFG_TRANSPORT_RDMA) {
+		pa->pa_ops = NULL;
+		gw_err(LG(gw), "route %s: the RDMA transport cannot start%s", r->cr_name,
+		       r->cr_fallback == CFG_FALLBACK_TCP ? "" : "; fallback = none: the route stays down");
+		gw_path_down(pa, GW_WHY_NO_TRANSPORT, "RDMA transport cannot start");
+		return 0;
 	}
 	if (!pa->pa_tp) {
 		gw_err(LG(gw), "route %s: cannot create transport %s", r->cr_name,
@@ -281,6 +410,11 @@ void gw_path_destroy(struct gw_path *pa)
 {
 	struct gw_call *c;
 
+	if (pa->pa_fb) {	/* its calls are done: they count in pa_ncalls */
+		gw_path_destroy(pa->pa_fb);
+		pa->pa_fb = NULL;
+		pa->pa_fb_on = false;
+	}
 	while ((c = TAILQ_FIRST(&pa->pa_held)))
 		gw_call_finalize(c, GW_END_SHUTDOWN);
 	if (pa->pa_gw->gw_relay && pa->pa_tp)
@@ -457,6 +591,10 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 		pa->pa_blocking = false;
 		gw_clients_resume(gw);
 	}
+	if (pa && pa->pa_fb_of) {	/* a fallback call counts on its primary too */
+		pa->pa_ncalls--;
+		pa = pa->pa_fb_of;
+	}
 	if (pa && --pa->pa_ncalls == 0 && pa->pa_retiring && gw->gw_reap_ev)
 		event_active(gw->gw_reap_ev, 0, 0);	/* not from here: maybe a tp callback */
 	gw_call_put(c);
@@ -515,32 +653,73 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 
 static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
 {
+	if (pa->pa_fb_on && !pa->pa_draining) {
+		pa = pa->pa_fb;
+		pa->pa_ncalls++;
+		c->ca_path = pa;
+	}
 	if (!pa->pa_up || pa->pa_draining || !TAILQ_EMPTY(&pa->pa_held))
 		gw_path_hold(pa, c, false);
 	else
 		gw_path_try(pa, c, false);
 }
 
+static void gw_path_note(struct gw_path *pa, enum gw_why why, const char *text)
+{
+	if (pa->pa_why != why || strcmp(pa->pa_why_text, text)) {
+		if ((pa->pa_why == GW_WHY_NONE) != (why == GW_WHY_NONE) || pa->pa_why != why)
+			pa->pa_why_since_ms = gw_now_ms();
+		pa->pa_why = why;
+		snprintf(pa->pa_why_text, sizeof(pa->pa_why_text), "%s", text);
+	}
+}
+
+void gw_path_down(struct gw_path *pa, enum gw_why why, const char *fmt, ...)
+{
+	char text[GW_WHY_TEXT_MAX];
+	enum gw_why was = pa->pa_why;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (pa->pa_up && why != GW_WHY_LOST)
+		return;		/* another connection of the path still carries calls */
+	gw_path_note(pa, why, text);
+	/* A lost connection first gets its grace: calls wait and are re-sent. */
+	if (why != GW_WHY_LOST &&
+	    (!pa->pa_seen_up || gw_now_ms() - pa->pa_down_ms >= GW_FALLBACK_GRACE_MS))
+		gw_path_fb_engage(pa);
+	if (was != why)
+		gw_paths_changed(pa->pa_gw);
+}
+
 void gw_path_ready(struct gw_path *pa, bool up)
 {
 	struct gw_ctx *gw = pa->pa_gw;
 	struct gw_call *c;
+	bool changed = pa->pa_up != up;
 
-	if (pa->pa_up != up) {
+	if (changed)
 		gw_info(LG(gw), "path %s: transport %s %s (%u calls held)", pa->pa_name,
 			pa->pa_ops->to_name, up ? "up" : "down", pa->pa_nheld);
-		/* systemd status line (no-op outside a Type=notify unit) */
-		sd_notifyf(0, "STATUS=path %s: %s %s", pa->pa_name, pa->pa_ops->to_name,
-			   up ? "up" : "down, calls held");
-	}
 	pa->pa_up = up;
-	if (up && !pa->pa_seen_up && !pa->pa_retiring) {
+	if (changed && !up)
+		pa->pa_down_ms = gw_now_ms();
+	if (up) {
 		pa->pa_seen_up = true;
-		if (++gw->gw_nseen_up == gw->gw_npaths && !gw->gw_all_up_told && gw->gw_p.gp_all_up) {
-			gw->gw_all_up_told = true;
-			gw->gw_p.gp_all_up(gw->gw_p.gp_all_up_arg);
-		}
+		gw_path_note(pa, GW_WHY_NONE, "");
 	}
+	else if (pa->pa_why == GW_WHY_NONE)
+		gw_path_note(pa, GW_WHY_LOST, "transport down");
+	if (up && pa->pa_fb_on) {
+		/* Back on RDMA; calls already sent over TCP finish there. */
+		gw_warn(LG(gw), "route %s: RDMA is back; leaving the TCP fallback (%u calls still "
+			"on it)", pa->pa_route->cr_name, pa->pa_fb->pa_ncalls);
+		gw_path_fallback_off(pa);
+	}
+	if (!pa->pa_up && pa->pa_fb_on && !pa->pa_draining && !TAILQ_EMPTY(&pa->pa_held))
+		gw_path_move_held(pa, pa->pa_fb);	/* undrained while on fallback */
 	while (pa->pa_up && !pa->pa_draining && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
@@ -551,6 +730,8 @@ void gw_path_ready(struct gw_path *pa, bool up)
 		pa->pa_blocking = false;
 		gw_clients_resume(gw);
 	}
+	if (changed)
+		gw_paths_changed(gw);
 }
 
 void gw_path_set_drain(struct gw_path *pa, bool on)
@@ -558,6 +739,8 @@ void gw_path_set_drain(struct gw_path *pa, bool on)
 	if (pa->pa_draining == on)
 		return;
 	pa->pa_draining = on;
+	if (on && pa->pa_fb_on)		/* not sent yet over the fallback: held here */
+		gw_path_move_held(pa->pa_fb, pa);
 	gw_info(LG(pa->pa_gw), "path %s: %s (%u calls held)", pa->pa_name,
 		on ? "draining: new calls held" : "undrained", pa->pa_nheld);
 	if (!on)

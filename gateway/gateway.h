@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
@@ -35,6 +36,28 @@ struct gw_transport_ops;
 /* ------------------------------------------------------------------------
  * Gateway context and routing - gateway.c
  * ------------------------------------------------------------------------ */
+/* Why a path cannot forward a call now (gw_path_why): what its transport
+ * last reported.  GW_WHY_NONE while it is up. */
+enum gw_why {
+	GW_WHY_NONE = 0,
+	GW_WHY_STARTING,	/* not connected yet, no failure seen */
+	GW_WHY_DNS,		/* the server's name does not resolve */
+	GW_WHY_NO_DEVICE,	/* no RDMA device on this host */
+	GW_WHY_CONNECT,		/* connection attempt failed (refused, unreachable, timeout) */
+	GW_WHY_HANDSHAKE,	/* connected, but the protocol handshake failed */
+	GW_WHY_LOST,		/* an established connection was lost */
+	GW_WHY_NO_TRANSPORT,	/* the transport could not be created at all */
+	GW_WHY__COUNT
+};
+#define GW_WHY_TEXT_MAX	160
+/* An rdma route whose RDMA connection was up and is lost waits this long
+ * (calls held, re-sent over RDMA: a server restart) before a failed
+ * reconnect puts it on its TCP fallback; one that never connected goes at
+ * its first failed attempt. */
+#define GW_FALLBACK_GRACE_MS	10000
+/* Short label (metrics, JSON): "none", "starting", "dns", "no_device"... */
+const char *gw_why_str(enum gw_why why);
+
 struct gw_ctx_params {
 	struct event_base *gp_base;
 	const struct cfg *gp_cfg;
@@ -45,9 +68,11 @@ struct gw_ctx_params {
 	/* transport for routes asking for rdma: NULL = TCP fallback */
 	const struct gw_transport_ops *gp_rdma_ops;
 	void *gp_rdma_arg;		/* its context (struct gw_rdma) */
-	/* Called once, when every path has been up (systemd READY=1). */
-	void (*gp_all_up)(void *arg);
-	void *gp_all_up_arg;
+	/* Called (from the event loop) whenever a path went up or down or
+	 * onto or off its TCP fallback: readiness may have changed (READY=1,
+	 * STATUS=). */
+	void (*gp_paths_changed)(void *arg);
+	void *gp_paths_changed_arg;
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */
@@ -93,6 +118,16 @@ unsigned gw_path_nheld(const struct gw_path *pa);
 const char *gw_path_transport(const struct gw_path *pa);
 /* -ENOTSUP when the transport has no to_info. */
 int gw_path_tp_info(const struct gw_path *pa, struct gw_tp_info *ti);
+/* Why the path is not up (GW_WHY_NONE when it is), the transport's words
+ * (may be NULL), and since when (gw_now_ms() clock). */
+enum gw_why gw_path_why(const struct gw_path *pa, const char **text, uint64_t *since_ms);
+/* An rdma route with fallback = tcp whose new calls go over TCP now. */
+bool gw_path_on_fallback(const struct gw_path *pa);
+/* Its fallback path is connected (false when not on fallback). */
+bool gw_path_fallback_up(const struct gw_path *pa);
+/* A call of this route would be forwarded now: up (or on a connected
+ * fallback), not draining. */
+bool gw_path_can_forward(const struct gw_path *pa);
 /* Drain: new calls of the path are held (as during an outage) while the
  * calls in flight finish; undrain submits them. */
 void gw_path_set_drain(struct gw_path *pa, bool on);

@@ -118,6 +118,7 @@ enum gw_ctr {
 	GW_CTR_BACKEND_GARBAGE,		/* bad record from a server: connection reset */
 	GW_CTR_BACKEND_UNMATCHED,	/* reply with no call waiting (cancelled, dup) */
 	GW_CTR_BACKEND_NOT_REPLY,	/* server sent a CALL (backchannel): dropped */
+	GW_CTR_PATH_FALLBACKS,		/* an rdma route went onto its TCP fallback */
 	GW_CTR_RPCBIND_FAILED,
 	GW_CTR_ILLEGAL_TRANSITION,	/* call state machine refused a change (bug) */
 	GW_CTR_LOCAL_AUTH_ERROR,	/* bad credential or AUTH_TLS probe: local AUTH_ERROR */

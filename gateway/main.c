@@ -7,10 +7,12 @@
  * file (limits, timeouts, log level, backends and routes; a change of listen
  * addresses or pool sizes needs a restart and is refused with a log line);
  * SIGUSR1 logs the counters.  Under systemd
- * (Type=notify) it reports READY=1 once listening with every route's
- * transport connected (or after 20 s anyway), keeps STATUS= current, feeds
- * the watchdog and takes listening sockets passed by socket activation
- * instead of the configured ones.
+ * (Type=notify) it reports READY=1 once listening and ready as ready_when
+ * says (by default: every NFS route can forward a call, over RDMA or its
+ * TCP fallback), never before: until then STATUS= says "not ready: " and
+ * what it waits for, and systemd's TimeoutStartSec bounds the wait.  It
+ * keeps STATUS= current, feeds the watchdog and takes listening sockets
+ * passed by socket activation instead of the configured ones.
  *
  * The daemon never forks: --foreground is accepted for compatibility.
  */
@@ -49,8 +51,8 @@ struct gw_main {
 	struct gw_rpcb_reg m_rpcb;	/* rpcbind_register: what we set, unset at exit */
 	struct event *m_sig[4];
 	struct event *m_watchdog;
-	struct event *m_ready_timer;	/* READY=1 anyway after GW_READY_WAIT_S */
-	bool m_ready;
+	bool m_ready;			/* READY=1 sent */
+	char m_status[256];		/* last STATUS= sent */
 	uint64_t m_watchdog_usec;
 	const char *m_path;		/* for reload */
 	struct cfg_overrides m_ov;
@@ -129,6 +131,51 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	return 0;
 }
 
+/* Paths changed (or listening began): READY=1 the first time the gateway
+ * is ready, STATUS= whenever what it says changes. */
+static void gw_main_ready_check(struct gw_main *m)
+{
+	char why[200], status[sizeof(m->m_status)];
+	bool ready;
+
+	if (!m->m_fe || !m->m_gw)	/* not listening yet */
+		return;
+	ready = gw_ctx_ready(m->m_gw, why, sizeof(why));
+	snprintf(status, sizeof(status), "%s: listening; %s%s", ready ? "ready" : "not ready",
+		 ready ? "" : "waiting for ", why);
+	if (ready && !m->m_ready) {
+		m->m_ready = true;
+		snprintf(m->m_status, sizeof(m->m_status), "%s", status);
+		sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+		gw_info(&m->m_log, "%s", status);
+		return;
+	}
+	if (strcmp(status, m->m_status)) {
+		snprintf(m->m_status, sizeof(m->m_status), "%s", status);
+		sd_notifyf(0, "STATUS=%s", status);
+		if (ready)
+			gw_info(&m->m_log, "%s", status);
+		else if (m->m_ready)	/* was ready: a loss worth a warning */
+			gw_warn(&m->m_log, "%s", status);
+		else
+			gw_info(&m->m_log, "%s", status);
+	}
+}
+
+static void on_paths_changed(void *arg)
+{
+	gw_main_ready_check(arg);
+}
+
+/* A reload ends: READY=1 again only once the start was ready (a reload
+ * must not make a start that waits look done), then the readiness anew. */
+static void gw_main_reload_done(struct gw_main *m)
+{
+	if (m->m_ready)
+		sd_notify(0, "READY=1");
+	gw_main_ready_check(m);
+}
+
 /* Control socket hooks. */
 static int gw_main_ctl_reload(void *arg, char *msg, size_t len)
 {
@@ -137,7 +184,7 @@ static int gw_main_ctl_reload(void *arg, char *msg, size_t len)
 
 	sd_notify(0, "RELOADING=1");
 	rc = gw_main_reload(m, msg, len);
-	sd_notify(0, "READY=1");
+	gw_main_reload_done(m);
 	return rc;
 }
 
@@ -236,7 +283,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 		sd_notify(0, "RELOADING=1");
 		gw_main_reload(m, msg, sizeof(msg));
-		sd_notify(0, "READY=1");
+		gw_main_reload_done(m);
 		break;
 	}
 	case SIGUSR1:
@@ -245,34 +292,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-#define GW_READY_WAIT_S	20
-
-/* READY=1 once listening and every route's transport has connected, or
- * after GW_READY_WAIT_S anyway (calls wait in hold queues meanwhile), so a
- * server that is down does not fail the start. */
-static void gw_main_ready(struct gw_main *m, const char *status)
-{
-	if (m->m_ready)
-		return;
-	m->m_ready = true;
-	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
-	gw_info(&m->m_log, "ready: %s", status);
-}
-
-static void on_all_up(void *arg)
-{
-	struct gw_main *m = arg;
-
-	if (m->m_fe)	/* listening already */
-		gw_main_ready(m, "listening; every route connected");
-}
-
-static void on_ready_timer(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	gw_main_ready(arg, "listening; some routes not connected yet (calls are held)");
-}
 
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
@@ -319,7 +338,7 @@ static int gw_main_setup(struct gw_main *m)
 		.gp_pool = m->m_pool, .gp_ncalls = cf->cf_max_calls,
 		.gp_rdma_ops = m->m_rdma ? &gw_transport_rdma : NULL,
 		.gp_rdma_arg = m->m_rdma,
-		.gp_all_up = on_all_up, .gp_all_up_arg = m,
+		.gp_paths_changed = on_paths_changed, .gp_paths_changed_arg = m,
 	};
 	m->m_gw = gw_ctx_new(&gp);
 	if (!m->m_gw) {
@@ -354,14 +373,7 @@ static int gw_main_setup(struct gw_main *m)
 	}
 	gw_main_ops_setup(m);
 	gw_main_rpcb_setup(m);
-	{
-		struct timeval tv = { GW_READY_WAIT_S, 0 };
-
-		m->m_ready_timer = evtimer_new(m->m_base, on_ready_timer, m);
-		if (!m->m_ready_timer)
-			return -ENOMEM;
-		evtimer_add(m->m_ready_timer, &tv);
-	}
+	gw_main_ready_check(m);
 	if (sd_watchdog_enabled(1, &m->m_watchdog_usec) > 0) {
 		struct timeval tv = { (time_t)(m->m_watchdog_usec / 2000000),
 				      (suseconds_t)((m->m_watchdog_usec / 2) % 1000000) };
@@ -387,8 +399,6 @@ static void gw_main_teardown(struct gw_main *m)
 	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
-	if (m->m_ready_timer)
-		event_free(m->m_ready_timer);
 	for (int i = 0; i < 4; i++)
 		if (m->m_sig[i])
 			event_free(m->m_sig[i]);

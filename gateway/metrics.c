@@ -371,6 +371,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_BACKEND_GARBAGE] = { F_BACKEND, "invalid_reply" },
 	[GW_CTR_BACKEND_UNMATCHED] = { F_BACKEND, "unmatched_reply" },
 	[GW_CTR_BACKEND_NOT_REPLY] = { F_BACKEND, "not_a_reply" },
+	[GW_CTR_PATH_FALLBACKS] = { F_BACKEND, "fallback" },
 	[GW_CTR_RPCBIND_FAILED] = { F_RPCBIND, NULL },
 	[GW_CTR_ILLEGAL_TRANSITION] = { F_ILLEGAL, NULL },
 	[GW_CTR_LOCAL_AUTH_ERROR] = { F_LOCAL, "auth_error" },
@@ -593,6 +594,24 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 	gw_head(o, "path_up", "gauge", "1 when the path's transport to its backend is up.");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "path_up{%s} %d\n", lb[i], gw_path_up(gw_ctx_path(gw, i)));
+	gw_head(o, "path_fallback", "gauge", "1 while the rdma route's calls go over its TCP fallback.");
+	for (unsigned i = 0; i < np; i++)
+		evbuffer_add_printf(o, P "path_fallback{%s} %d\n", lb[i],
+				    gw_path_on_fallback(gw_ctx_path(gw, i)));
+	gw_head(o, "path_down_reason", "gauge",
+		"1 for why the path's own transport is not up (reason=\"none\" when it is).");
+	for (unsigned i = 0; i < np; i++)
+		evbuffer_add_printf(o, P "path_down_reason{%s,reason=\"%s\"} 1\n", lb[i],
+				    gw_why_str(gw_path_why(gw_ctx_path(gw, i), NULL, NULL)));
+	gw_head(o, "path_state_since_seconds", "gauge",
+		"Unix time when the path's transport last went up or down, or changed reason.");
+	for (unsigned i = 0; i < np; i++) {
+		uint64_t since;
+
+		gw_path_why(gw_ctx_path(gw, i), NULL, &since);
+		evbuffer_add_printf(o, P "path_state_since_seconds{%s} %.3f\n", lb[i],
+				    (double)gw_wall_ms(since) / 1000.0);
+	}
 	gw_head(o, "path_draining", "gauge", "1 while an operator drain holds new calls.");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "path_draining{%s} %d\n", lb[i],
@@ -676,10 +695,62 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 	gw_paths_render(o, gw);
 }
 
-bool gw_ctx_ready(struct gw_ctx *gw)
+uint64_t gw_wall_ms(uint64_t mono_ms)
 {
-	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++)
-		if (gw_path_up(gw_ctx_path(gw, i)))
-			return true;
-	return false;
+	struct timespec ts;
+	uint64_t now = gw_now_ms(), wall;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	wall = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return mono_ms <= now && now - mono_ms <= wall ? wall - (now - mono_ms) : wall;
+}
+
+/* One path's reason in words: "nfs/srv: no_device (rdma_create...)". */
+static void gw_path_why_line(const struct gw_path *pa, char *why, size_t len)
+{
+	const char *text;
+	enum gw_why w = gw_path_why(pa, &text, NULL);
+
+	if (gw_path_draining(pa))
+		snprintf(why, len, "%s: draining", gw_path_name(pa));
+	else
+		snprintf(why, len, "%s: %s%s%s%s", gw_path_name(pa), gw_why_str(w), text ? " (" : "",
+			 text ? text : "", text ? ")" : "");
+}
+
+bool gw_ctx_ready(struct gw_ctx *gw, char *why, size_t len)
+{
+	enum cfg_ready_when rw = gw_ctx_cfg(gw)->cf_ready_when;
+	unsigned n = gw_ctx_npaths(gw), nfs = 0;
+	const struct gw_path *first_bad = NULL;
+
+	for (unsigned i = 0; i < n; i++)
+		nfs += gw_path_info(gw_ctx_path(gw, i))->pi_route->cr_prog == CFG_PROG_NFS;
+	if (rw == CFG_READY_NFS && nfs == 0)
+		rw = CFG_READY_ANY;	/* no route carries NFS: any route will do */
+	for (unsigned i = 0; i < n; i++) {
+		const struct gw_path *pa = gw_ctx_path(gw, i);
+		bool ok = gw_path_can_forward(pa);
+
+		if (rw == CFG_READY_ANY && ok)
+			goto ready;
+		if (rw == CFG_READY_NFS && gw_path_info(pa)->pi_route->cr_prog != CFG_PROG_NFS)
+			continue;
+		if (!ok && !first_bad)
+			first_bad = pa;
+	}
+	if (rw == CFG_READY_ANY || first_bad) {
+		if (why && n == 0)
+			snprintf(why, len, "no route");
+		else if (why && rw == CFG_READY_ANY)
+			snprintf(why, len, "no route can forward (ready_when = any)");
+		else if (why)
+			gw_path_why_line(first_bad, why, len);
+		return false;
+	}
+ready:
+	if (why)
+		snprintf(why, len, "%s", rw == CFG_READY_ALL ? "every route can forward"
+			 : rw == CFG_READY_NFS ? "every NFS route can forward" : "a route can forward");
+	return true;
 }

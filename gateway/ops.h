@@ -38,8 +38,13 @@ struct json_object;
 void gw_metrics_render(struct evbuffer *out, const struct gw_stats *st, struct gw_ctx *gw);
 const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
 const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
-/* Ready: at least one path's transport is up. */
-bool gw_ctx_ready(struct gw_ctx *gw);
+/* Ready as ready_when says: nfs (default), every route of program NFS can
+ * forward a call now (up, or on a connected TCP fallback; not draining);
+ * all, every route; any, one route.  why (may be NULL) gets what is
+ * waited for, or what is ready. */
+bool gw_ctx_ready(struct gw_ctx *gw, char *why, size_t len);
+/* Wall-clock milliseconds of a gw_now_ms() instant. */
+uint64_t gw_wall_ms(uint64_t mono_ms);
 /* A forwarded call was replied to (gw_call_finalize): its durations go to
  * call_duration_seconds, op_duration_seconds (its NFS operation),
  * backend_duration_seconds (its path, from ca_sent_us) and its client's

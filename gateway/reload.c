@@ -99,6 +99,7 @@ static void gw_path_rehome_held(struct gw_ctx *gw, struct gw_path *old)
 
 static void gw_path_retire(struct gw_ctx *gw, struct gw_path *pa, const char *why)
 {
+	gw_path_fallback_off(pa);	/* its held calls are rehomed with the others */
 	pa->pa_retiring = true;
 	pa->pa_draining = true;		/* the drain machinery: nothing new is submitted */
 	gw->gw_retiring[gw->gw_nretiring++] = pa;
@@ -280,11 +281,10 @@ static void gw_reload_swap(struct gw_ctx *gw, const struct cfg *cf, struct gw_re
 		gw->gw_paths[gw->gw_npaths++] = pl->rpl_np[i];
 	}
 	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
-		if (gw->gw_pslots[i].pa_used)
+		if (gw->gw_pslots[i].pa_used) {
 			gw->gw_pslots[i].pa_info.pi_cfg = cf;
-	gw->gw_nseen_up = 0;
-	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		gw->gw_nseen_up += gw->gw_paths[i]->pa_seen_up;
+			gw->gw_fbslots[i].pa_info.pi_cfg = cf;	/* its TCP fallback's too */
+		}
 }
 
 int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d, char *err,
@@ -307,7 +307,7 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	for (unsigned i = 0; i < pl.rpl_nretire; i++)
 		gw_path_rehome_held(gw, pl.rpl_retire[i]);
 	for (unsigned i = 0; i < gw->gw_npaths; i++)
-		if (gw->gw_paths[i]->pa_nheld && gw->gw_paths[i]->pa_tp)
+		if (gw->gw_paths[i]->pa_nheld && (gw->gw_paths[i]->pa_tp || gw->gw_paths[i]->pa_fb_on))
 			gw_path_ready(gw->gw_paths[i], gw->gw_paths[i]->pa_up);
 	if (gw->gw_reap_ev)
 		event_active(gw->gw_reap_ev, 0, 0);

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 
 #include "config.h"
+#include "gateway.h"
 
 struct event_base;
 struct gw_call;
@@ -98,6 +99,12 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
  * on as replied (release, not cancel, gives the transport's share back). */
 void gw_call_system_err(struct gw_call *c);
 void gw_path_ready(struct gw_path *path, bool up);
+/* Why the path is not up: each failed attempt (and a lost connection,
+ * before gw_path_ready(false)) tells it; shown by status, metrics and
+ * /readyz.  An rdma route with fallback = tcp goes onto TCP on a failure
+ * other than GW_WHY_LOST (the transport retries by itself). */
+__attribute__((format(printf, 3, 4)))
+void gw_path_down(struct gw_path *path, enum gw_why why, const char *fmt, ...);
 /* The in-flight call of this path carrying gateway XID gxid, or NULL. */
 struct gw_call *gw_path_lookup(struct gw_path *path, uint32_t gxid);
 /* A CALL from the server on the path's backchannel (NFSv4.1 callback):

@@ -50,12 +50,25 @@
  * lives inside the gateway's call (ca_tp), one enum for where it stands.
  *
  * Outage: the backend queues and re-sends by itself; its BE_POOL_UP/DOWN
- * events become gw_path_ready() so the gateway holds new calls meanwhile.
+ * events become gw_path_ready() so the gateway holds new calls meanwhile,
+ * and every failed attempt becomes gw_path_down() with its reason (no
+ * device, connect, handshake), on which an rdma route with fallback = tcp
+ * goes onto TCP.
+ *
+ * Start: the server's name is resolved by a helper thread, never on the
+ * event loop, and again every reconnect_interval while it does not
+ * resolve (path down for "DNS: ..."); the connection pool starts with the
+ * address.  Once started it keeps that address (the backend reconnects to
+ * it): a changed DNS entry is picked up when the path is made again (a
+ * restart, or a reload that changes the backend).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -88,6 +101,17 @@ struct gw_rdma {
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
+/* The server's name, resolved by a helper thread (getaddrinfo may block
+ * for seconds): filled by the thread, read after it wrote to the pipe. */
+struct gr_resolve {
+	char rsv_host[CFG_HOST_MAX];
+	char rsv_port[8];
+	struct sockaddr_storage rsv_addr;
+	socklen_t rsv_addrlen;
+	int rsv_err;			/* 0 or EAI_* */
+	int rsv_wfd;
+};
+
 struct gr_path {
 	struct gw_rdma *rp_ra;
 	struct gw_path *rp_path;
@@ -97,6 +121,14 @@ struct gr_path {
 	struct event *rp_retry;
 	unsigned rp_ncalls;
 	bool rp_destroying;
+	/* Until rp_pool exists: the name is resolved off the event loop, and
+	 * again every reconnect_interval while it does not resolve. */
+	int rp_pipe[2];
+	struct event *rp_pev;
+	pthread_t rp_thread;
+	bool rp_thread_running;
+	unsigned rp_dns_failures;
+	struct gr_resolve rp_res;
 };
 
 static void *gr_reg(void *arg, void *addr, size_t len)
@@ -429,12 +461,18 @@ static int gr_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned
 
 /* ---- the ops ---- */
 
+static void gr_resolve_start(struct gr_path *rp);
+
 static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gr_path *rp = arg;
 
 	(void)fd;
 	(void)what;
+	if (!rp->rp_pool) {	/* the name is not resolved yet */
+		gr_resolve_start(rp);
+		return;
+	}
 	gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 }
 
@@ -458,6 +496,8 @@ static int gr_submit(void *tp, struct gw_call *c)
 	unsigned nreads = 0, n;
 	int rc;
 
+	if (!rp->rp_pool)	/* name not resolved yet: never up, so not submitted */
+		return -EAGAIN;
 	if (gc->gc_state != GW_RDMA_CALL_IDLE)	/* cannot happen: one transport at a time */
 		return -EBUSY;
 	if (c->ca_rec.rc_niov > BE_MAX_MSG_IOV)
@@ -586,6 +626,9 @@ static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg
 		break;
 	case BE_POOL_DOWN:
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_DISCONNECTS);
+		if (!be_pool_up(rp->rp_pool))
+			gw_path_down(rp->rp_path, GW_WHY_LOST, "RDMA connection lost: %s",
+				     be_pool_last_error(rp->rp_pool));
 		gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 		break;
 	case BE_POOL_ROOM:	/* a refused submit may go now: held calls again */
@@ -596,7 +639,118 @@ static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg
 		gw_err(rp->rp_info->pi_log, "path %s: server refuses RPC-over-RDMA version 1",
 		       gw_path_name(rp->rp_path));
 		gw_path_ready(rp->rp_path, false);
+		gw_path_down(rp->rp_path, GW_WHY_HANDSHAKE, "server refuses RPC-over-RDMA version 1");
 		break;
+	}
+}
+
+/* backend-rdma's words (be_conn.c) -> why the path is down. */
+static enum gw_why gr_why_of(const char *why)
+{
+	if (strstr(why, "no RDMA device"))
+		return GW_WHY_NO_DEVICE;
+	if (strstr(why, "private data") || strstr(why, "ERR_VERS") || strstr(why, "CONF_RDMA"))
+		return GW_WHY_HANDSHAKE;
+	return GW_WHY_CONNECT;	/* REJECTED, UNREACHABLE, ADDR/ROUTE_ERROR, timeout... */
+}
+
+static void gr_attempt_failed(struct be_pool *pool, const char *why, void *arg)
+{
+	struct gr_path *rp = arg;
+
+	(void)pool;
+	if (rp->rp_destroying)
+		return;
+	gw_path_down(rp->rp_path, gr_why_of(why), "RDMA: %s", why);
+}
+
+static void *gr_resolve_thread(void *arg)
+{
+	struct gr_resolve *rs = arg;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	char one = 1;
+
+	rs->rsv_err = getaddrinfo(rs->rsv_host, rs->rsv_port, &hints, &ai);
+	if (rs->rsv_err == 0) {
+		memcpy(&rs->rsv_addr, ai->ai_addr, ai->ai_addrlen);
+		rs->rsv_addrlen = ai->ai_addrlen;
+		freeaddrinfo(ai);
+	}
+	if (write(rs->rsv_wfd, &one, 1) != 1) {
+		/* cannot happen on a pipe with room for one byte */
+	}
+	return NULL;
+}
+
+static void gr_resolve_start(struct gr_path *rp)
+{
+	const struct cfg_backend *b = rp->rp_info->pi_backend;
+	struct gr_resolve *rs = &rp->rp_res;
+	int rc;
+
+	if (rp->rp_thread_running || rp->rp_pool)
+		return;
+	memset(rs, 0, sizeof(*rs));
+	snprintf(rs->rsv_host, sizeof(rs->rsv_host), "%s", b->cb_host);
+	snprintf(rs->rsv_port, sizeof(rs->rsv_port), "%u", b->cb_rdma_port);
+	rs->rsv_wfd = rp->rp_pipe[1];
+	rc = pthread_create(&rp->rp_thread, NULL, gr_resolve_thread, rs);
+	if (rc != 0) {
+		struct timeval tv = { rp->rp_info->pi_cfg->cf_reconnect_ms / 1000,
+				      (rp->rp_info->pi_cfg->cf_reconnect_ms % 1000) * 1000 };
+
+		gw_path_down(rp->rp_path, GW_WHY_DNS, "DNS: cannot start the resolver thread: %s",
+			     strerror(rc));
+		evtimer_add(rp->rp_retry, &tv);
+		return;
+	}
+	rp->rp_thread_running = true;
+}
+
+/* The name resolved (or not): the connection pool starts connecting, or
+ * the path is down for DNS and the name is asked again later. */
+static void gr_on_resolved(evutil_socket_t fd, short what, void *arg)
+{
+	struct gr_path *rp = arg;
+	const struct gw_path_info *pi = rp->rp_info;
+	const struct cfg_backend *b = pi->pi_backend;
+	struct gr_resolve *rs = &rp->rp_res;
+	char c;
+
+	(void)what;
+	if (read(fd, &c, 1) != 1)
+		return;
+	pthread_join(rp->rp_thread, NULL);
+	rp->rp_thread_running = false;
+	if (rp->rp_destroying)
+		return;
+	if (rs->rsv_err == 0) {
+		rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, (struct sockaddr *)&rs->rsv_addr,
+					  rs->rsv_addrlen, gr_pool_event, rp);
+		if (rp->rp_pool) {
+			be_pool_set_backchannel(rp->rp_pool, gr_bc_cb, rp);
+			be_pool_set_failure(rp->rp_pool, gr_attempt_failed, rp);
+			rp->rp_dns_failures = 0;
+			gw_info(pi->pi_log, "path %s: RPC-over-RDMA to %s port %u, registration %s",
+				gw_path_name(rp->rp_path), b->cb_host, b->cb_rdma_port,
+				cfg_regmode_str(b->cb_regmode));
+			return;
+		}
+		gw_err(pi->pi_log, "path %s: be_pool_new: %s", gw_path_name(rp->rp_path), strerror(errno));
+		gw_path_down(rp->rp_path, GW_WHY_NO_TRANSPORT, "be_pool_new: %s", strerror(errno));
+	} else {
+		/* First failure and then one in 30 in the log; always in status. */
+		if (rp->rp_dns_failures++ % 30 == 0)
+			gw_warn(pi->pi_log, "backend %s: %s: %s; retrying every %u ms", b->cb_name,
+				b->cb_host, gai_strerror(rs->rsv_err), pi->pi_cfg->cf_reconnect_ms);
+		gw_path_down(rp->rp_path, GW_WHY_DNS, "DNS: %.80s: %.60s", b->cb_host,
+			     gai_strerror(rs->rsv_err));
+	}
+	{
+		struct timeval tv = { pi->pi_cfg->cf_reconnect_ms / 1000,
+				      (pi->pi_cfg->cf_reconnect_ms % 1000) * 1000 };
+
+		evtimer_add(rp->rp_retry, &tv);
 	}
 }
 
@@ -606,21 +760,28 @@ static void gr_destroy(void *tp)
 
 	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
 	rp->rp_destroying = true;
-	be_pool_free(rp->rp_pool);
+	if (rp->rp_thread_running) {	/* a name lookup may take a while: wait */
+		pthread_join(rp->rp_thread, NULL);
+		rp->rp_thread_running = false;
+	}
+	if (rp->rp_pool)
+		be_pool_free(rp->rp_pool);
+	event_free(rp->rp_pev);
+	close(rp->rp_pipe[0]);
+	close(rp->rp_pipe[1]);
 	event_free(rp->rp_retry);
 	gr_server_put(rp->rp_ra, rp->rp_server);
 	free(rp);
 }
 
+/* The pool starts once the name is resolved (gr_on_resolved), from the
+ * event loop: nothing here blocks. */
 static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 {
 	struct gw_rdma *ra = gw_ctx_rdma_arg(gw);
 	const struct gw_path_info *pi = gw_path_info(path);
-	const struct cfg_backend *b = pi->pi_backend;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct timeval now = { 0, 0 };
 	struct gr_path *rp;
-	char port[8];
-	int rc;
 
 	if (!ra)
 		return NULL;
@@ -630,34 +791,26 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_ra = ra;
 	rp->rp_path = path;
 	rp->rp_info = pi;
+	rp->rp_pipe[0] = rp->rp_pipe[1] = -1;
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
-	if (!rp->rp_retry)
+	if (!rp->rp_retry || pipe2(rp->rp_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		goto err;
-	/* Start-up only: a name lookup may block here. */
-	snprintf(port, sizeof(port), "%u", b->cb_rdma_port);
-	rc = getaddrinfo(b->cb_host, port, &hints, &ai);
-	if (rc != 0) {
-		gw_err(pi->pi_log, "backend %s: %s: %s", b->cb_name, b->cb_host, gai_strerror(rc));
+	rp->rp_pev = event_new(pi->pi_base, rp->rp_pipe[0], EV_READ | EV_PERSIST, gr_on_resolved, rp);
+	if (!rp->rp_pev || event_add(rp->rp_pev, NULL) < 0)
 		goto err;
-	}
 	rp->rp_server = gr_server_get(ra, pi);
 	if (!rp->rp_server)
-		goto err_ai;
-	rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, ai->ai_addr, ai->ai_addrlen, gr_pool_event, rp);
-	if (!rp->rp_pool) {
-		gw_err(pi->pi_log, "path %s: be_pool_new: %s", gw_path_name(path), strerror(errno));
-		gr_server_put(ra, rp->rp_server);
-		goto err_ai;
-	}
-	freeaddrinfo(ai);
-	be_pool_set_backchannel(rp->rp_pool, gr_bc_cb, rp);
-	gw_info(pi->pi_log, "path %s: RPC-over-RDMA to %s port %u, registration %s",
-		gw_path_name(path), b->cb_host, b->cb_rdma_port, cfg_regmode_str(b->cb_regmode));
+		goto err;
+	evtimer_add(rp->rp_retry, &now);	/* resolve from the loop */
 	return rp;
 
-err_ai:
-	freeaddrinfo(ai);
 err:
+	if (rp->rp_pev)
+		event_free(rp->rp_pev);
+	if (rp->rp_pipe[0] >= 0) {
+		close(rp->rp_pipe[0]);
+		close(rp->rp_pipe[1]);
+	}
 	if (rp->rp_retry)
 		event_free(rp->rp_retry);
 	free(rp);
@@ -675,6 +828,11 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 
 	if (n > GW_TP_INFO_CONNS)
 		n = GW_TP_INFO_CONNS;
+	ti->ti_server = rp->rp_server;
+	bs = be_ctx_stats(rp->rp_server->sv_ctx);
+	memcpy(ti->ti_be_ctr, bs->bs_ctr, sizeof(bs->bs_ctr));
+	if (!rp->rp_pool)	/* name not resolved yet: no connection */
+		return 0;
 	ti->ti_nconns = n;
 	for (unsigned i = 0; i < n; i++)
 		if (be_pool_conn_info(rp->rp_pool, i, &ci) == 0)
@@ -683,9 +841,6 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 								   ci.ci_recv_threshold };
 	ti->ti_queued = be_pool_queued(rp->rp_pool);
 	ti->ti_inflight = be_pool_inflight(rp->rp_pool);
-	ti->ti_server = rp->rp_server;
-	bs = be_ctx_stats(rp->rp_server->sv_ctx);
-	memcpy(ti->ti_be_ctr, bs->bs_ctr, sizeof(bs->bs_ctr));
 	return 0;
 }
 

@@ -3,8 +3,9 @@
  * This file contains the plain TCP transport: one persistent,
  * record-marked TCP connection from the gateway to server:port per path.
  * It carries the auxiliary programs (MOUNT, NLM, NSM: the server has no
- * RDMA listener for them) and, until the RDMA transport is wired, NFS
- * itself (the TCP fallback).
+ * RDMA listener for them), routes with transport = tcp, and the TCP
+ * fallback of rdma routes while RDMA cannot connect (gateway.c).  Each
+ * failed attempt tells the gateway why (gw_path_down: dns, connect, lost).
  *
  * States: DOWN (waiting for the reconnect timer) -> RESOLVING (a helper
  * thread resolves the host and, when the port is not configured, asks
@@ -68,7 +69,7 @@ struct gt_resolve {
 	uint16_t rsv_port;		/* 0: ask rpcbind */
 	struct sockaddr_storage rsv_addr;
 	socklen_t rsv_addrlen;
-	int rsv_err;			/* 0, or EAI_* / -1 for rpcbind */
+	int rsv_err;			/* 0, 1: name did not resolve, -1: rpcbind */
 	char rsv_msg[128];
 	int rsv_wfd;
 };
@@ -129,7 +130,7 @@ static void *gt_resolve_thread(void *arg)
 
 	rc = getaddrinfo(rs->rsv_host, NULL, &hints, &ai);
 	if (rc != 0) {
-		rs->rsv_err = rc;
+		rs->rsv_err = 1;	/* (EAI_* codes are negative, like rpcbind's -1) */
 		snprintf(rs->rsv_msg, sizeof(rs->rsv_msg), "%s", gai_strerror(rc));
 		goto out;
 	}
@@ -155,11 +156,14 @@ out:
 
 /* ---- connection life ---- */
 
-static void gt_connect_failed(struct gw_tcp *gt, const char *what)
+/* An attempt failed: counted, logged (not every time), told to the
+ * gateway as the reason the path is down, retried. */
+static void gt_connect_failed(struct gw_tcp *gt, enum gw_why why, const char *what)
 {
 	const struct cfg *cf = gt->gt_info->pi_cfg;
 
 	gw_stat_inc(gt_st(gt), GW_CTR_BACKEND_CONNECT_FAILED);
+	gw_path_down(gt->gt_path, why, "%s", what);
 	/* First failure and then one in 30, not a line per second. */
 	if (gt->gt_failures++ % 30 == 0)
 		gw_warn(gt_log(gt), "path %s: %s; retrying every %u ms", gw_path_name(gt->gt_path), what,
@@ -201,10 +205,11 @@ static void gt_disconnect(struct gw_tcp *gt, const char *why)
 		gw_warn(gt_log(gt), "path %s: connection lost (%s); reconnecting", gw_path_name(gt->gt_path),
 			why);
 		gt->gt_state = GT_DOWN;
+		gw_path_down(gt->gt_path, GW_WHY_LOST, "connection lost (%s)", why);
 		gw_path_ready(gt->gt_path, false);
 		gt_schedule(gt, gt->gt_info->pi_cfg->cf_reconnect_ms);
 	} else {
-		gt_connect_failed(gt, why);
+		gt_connect_failed(gt, GW_WHY_CONNECT, why);
 	}
 }
 
@@ -309,15 +314,21 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 	gt->gt_thread_running = false;
 	if (gt->gt_destroying)
 		return;
+	if (rs->rsv_err > 0) {	/* the name did not resolve; the next attempt asks again */
+		char why[GW_WHY_TEXT_MAX];
+
+		snprintf(why, sizeof(why), "DNS: %.80s: %.60s", rs->rsv_host, rs->rsv_msg);
+		gt_connect_failed(gt, GW_WHY_DNS, why);
+		return;
+	}
 	if (rs->rsv_err) {
-		if (rs->rsv_err == -1)
-			gw_stat_inc(gt_st(gt), GW_CTR_RPCBIND_FAILED);
-		gt_connect_failed(gt, rs->rsv_msg);
+		gw_stat_inc(gt_st(gt), GW_CTR_RPCBIND_FAILED);
+		gt_connect_failed(gt, GW_WHY_CONNECT, rs->rsv_msg);
 		return;
 	}
 	gt->gt_fd = socket(rs->rsv_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (gt->gt_fd < 0) {
-		gt_connect_failed(gt, strerror(errno));
+		gt_connect_failed(gt, GW_WHY_CONNECT, strerror(errno));
 		return;
 	}
 	gt_bind_source(gt, gt->gt_fd, rs->rsv_addr.ss_family);
@@ -364,7 +375,7 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	rs->rsv_wfd = gt->gt_pipe[1];
 	gt->gt_state = GT_RESOLVING;
 	if (pthread_create(&gt->gt_thread, NULL, gt_resolve_thread, rs) != 0) {
-		gt_connect_failed(gt, "cannot start the resolver thread");
+		gt_connect_failed(gt, GW_WHY_DNS, "DNS: cannot start the resolver thread");
 		return;
 	}
 	gt->gt_thread_running = true;

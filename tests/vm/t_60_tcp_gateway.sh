@@ -55,6 +55,6 @@ step "SIGTERM: clean shutdown"
 gw_stop
 sed 's/^/  gw: /' "$out/gw.log" | tail -40
 assert_grep 'counter replies = ' "$out/gw.log"
-assert_grep 'ready: listening; every route connected' "$out/gw.log"
+assert_grep 'ready: listening; every NFS route can forward' "$out/gw.log"
 assert_grep 'using the TCP fallback\|via tcp' "$out/gw.log"
 gw_log_clean
