@@ -80,6 +80,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_ADMIN_BAD_METHOD] = "admin_bad_method",
 	[GW_CTR_ADMIN_CONN_LIMIT] = "admin_conn_limit",
 	[GW_CTR_ADMIN_UNSERVED] = "admin_unserved",
+	[GW_CTR_GSS_XID_WAIT] = "gss_xid_waits",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

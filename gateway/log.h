@@ -145,6 +145,7 @@ enum gw_ctr {
 	GW_CTR_ADMIN_BAD_METHOD,	/* admin HTTP: not GET or HEAD, answered 405 */
 	GW_CTR_ADMIN_CONN_LIMIT,	/* admin HTTP: GW_ADMIN_MAX_CONNS reached, accepting paused */
 	GW_CTR_ADMIN_UNSERVED,		/* admin HTTP: closed with a request unanswered (too large...) */
+	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
