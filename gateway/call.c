@@ -25,13 +25,17 @@
  * references make the order of "transport done with memory" and "client
  * side done" irrelevant: whichever comes last recycles.
  *
- *   from \ to    NEW  HELD  SENT  REPLIED  DONE  FREE
+ * An RPCSEC_GSS call whose XID is busy on its backend waits in XWAIT
+ * (gss_xid.c) before it is held or sent.
+ *
+ *   from \ to    NEW  HELD  SENT  REPLIED  DONE  FREE  XWAIT
  *   FREE          x
- *   NEW                x     x      x       x
- *   HELD                     x              x
+ *   NEW                x     x      x       x           x
+ *   HELD                     x              x           x
  *   SENT               x            x       x
  *   REPLIED                                 x
  *   DONE                                           x  (last put only)
+ *   XWAIT              x     x              x
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +58,7 @@ struct gw_call_pool {
 static const char *const gw_call_state_names[GW_CALL__COUNT] = {
 	[GW_CALL_FREE] = "FREE", [GW_CALL_NEW] = "NEW", [GW_CALL_HELD] = "HELD",
 	[GW_CALL_SENT] = "SENT", [GW_CALL_REPLIED] = "REPLIED", [GW_CALL_DONE] = "DONE",
+	[GW_CALL_XWAIT] = "XWAIT",
 };
 
 static const char *const gw_end_names[GW_END__COUNT] = {
@@ -67,11 +72,12 @@ static const char *const gw_end_names[GW_END__COUNT] = {
 static const bool gw_call_next[GW_CALL__COUNT][GW_CALL__COUNT] = {
 	[GW_CALL_FREE] = { [GW_CALL_NEW] = true },
 	[GW_CALL_NEW] = { [GW_CALL_HELD] = true, [GW_CALL_SENT] = true, [GW_CALL_REPLIED] = true,
-			  [GW_CALL_DONE] = true },
-	[GW_CALL_HELD] = { [GW_CALL_SENT] = true, [GW_CALL_DONE] = true },
+			  [GW_CALL_DONE] = true, [GW_CALL_XWAIT] = true },
+	[GW_CALL_HELD] = { [GW_CALL_SENT] = true, [GW_CALL_DONE] = true, [GW_CALL_XWAIT] = true },
 	[GW_CALL_SENT] = { [GW_CALL_HELD] = true, [GW_CALL_REPLIED] = true, [GW_CALL_DONE] = true },
 	[GW_CALL_REPLIED] = { [GW_CALL_DONE] = true },
 	[GW_CALL_DONE] = { [GW_CALL_FREE] = true },
+	[GW_CALL_XWAIT] = { [GW_CALL_HELD] = true, [GW_CALL_SENT] = true, [GW_CALL_DONE] = true },
 };
 
 const char *gw_call_state_str(enum gw_call_state s)

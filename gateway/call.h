@@ -33,6 +33,7 @@ struct gw_xent;
  *            |      |        |                 ^
  *            +------+--------+-----------------+   (finalize: cancel, drop)
  *            NEW -> REPLIED (local reply)
+ *     NEW, HELD -> XWAIT -> HELD, SENT, DONE (RPCSEC_GSS XID busy, gss_xid.c)
  * ------------------------------------------------------------------------ */
 enum gw_call_state {
 	GW_CALL_FREE = 0,	/* in the call pool's free list, no owner */
@@ -41,6 +42,7 @@ enum gw_call_state {
 	GW_CALL_SENT,		/* owned by the transport too, reply awaited */
 	GW_CALL_REPLIED,	/* reply (server's or local) queued on the client output */
 	GW_CALL_DONE,		/* finalized; the record is released when the last ref goes */
+	GW_CALL_XWAIT,		/* RPCSEC_GSS: waiting until its XID is free on the backend */
 	GW_CALL__COUNT
 };
 const char *gw_call_state_str(enum gw_call_state s);

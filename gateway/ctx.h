@@ -35,6 +35,8 @@ struct gw_backend {
 	unsigned bk_npaths;		/* paths (active or retiring) using it */
 	bool bk_used;
 	bool bk_retiring;		/* removed by a reload: freed with its last path */
+	struct gw_call_list bk_xwait;	/* RPCSEC_GSS calls waiting for their XID (gss_xid.c) */
+	unsigned bk_nxwait;
 };
 
 struct gw_path {
@@ -116,6 +118,7 @@ struct gw_ctx {
 	struct gw_path *gw_retiring[GW_PATH_SLOTS];
 	struct event *gw_reap_ev;
 	struct event *gw_sweep_ev;	/* call_timeout: one sweep for every call */
+	struct event *gw_xwait_ev;	/* retries the XID wait lists (gss_xid.c) */
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
 };
@@ -138,6 +141,23 @@ void gw_path_destroy(struct gw_path *pa);
 void gw_path_fallback_off(struct gw_path *pa);
 /* XID remapping of a call routed to pa; false when it was finalized. */
 bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
+/* A call with its gateway XID goes to its path (held or sent). */
+void gw_call_send(struct gw_path *pa, struct gw_call *c);
+
+/* gss_xid.c: RPCSEC_GSS calls keep the client's XID (RFC 2203 5.3.1) */
+bool gw_call_keeps_xid(const struct gw_call *c);
+enum gw_xwait {
+	GW_XWAIT_MAPPED,	/* *xep: an entry under the client's XID */
+	GW_XWAIT_PARKED,	/* the XID is busy: the call waits (state XWAIT) */
+	GW_XWAIT_ENDED,		/* finalized (retransmission of a waiting call) */
+	GW_XWAIT_FULL,		/* every map entry in flight; not finalized */
+};
+enum gw_xwait gw_xwait_map(struct gw_path *pa, struct gw_call *c, struct gw_xent **xep);
+void gw_xwait_remove(struct gw_call *c);
+void gw_xwait_cb(evutil_socket_t fd, short what, void *arg);
+/* pa goes: its waiting calls end. */
+void gw_xwait_path_gone(struct gw_path *pa);
+
 /* Answer a server's callback CALL through the path's transport (niov 0:
  * only release the handle); -ENOTSUP when the transport has no backchannel. */
 int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, unsigned niov);

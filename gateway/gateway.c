@@ -132,6 +132,7 @@ void gw_backend_init(struct gw_ctx *gw, struct gw_backend *bk, const struct cfg_
 	*bk = (struct gw_backend){ .bk_ccfg = *cb, .bk_xmap = xm, .bk_used = true,
 				   .bk_slot = (unsigned)(bk - gw->gw_bslots) };
 	bk->bk_cfg = &bk->bk_ccfg;
+	TAILQ_INIT(&bk->bk_xwait);
 }
 
 void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route *r,
@@ -238,7 +239,9 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 
 		gw->gw_reap_ev = event_new(p->gp_base, -1, 0, gw_reap_cb, gw);
 		gw->gw_sweep_ev = event_new(p->gp_base, -1, EV_PERSIST, gw_call_sweep, gw);
-		if (!gw->gw_reap_ev || !gw->gw_sweep_ev || event_add(gw->gw_sweep_ev, &tv) < 0)
+		gw->gw_xwait_ev = evtimer_new(p->gp_base, gw_xwait_cb, gw);
+		if (!gw->gw_reap_ev || !gw->gw_sweep_ev || !gw->gw_xwait_ev ||
+		    event_add(gw->gw_sweep_ev, &tv) < 0)
 			goto err;
 	}
 	TAILQ_INIT(&gw->gw_clients);
@@ -419,6 +422,7 @@ void gw_path_destroy(struct gw_path *pa)
 		gw_call_finalize(c, GW_END_SHUTDOWN);
 	if (pa->pa_gw->gw_relay && pa->pa_tp)
 		gw_relay_path_gone(pa->pa_gw->gw_relay, pa);
+	gw_xwait_path_gone(pa);
 	if (pa->pa_tp)
 		pa->pa_ops->to_destroy(pa->pa_tp);
 	pa->pa_tp = NULL;
@@ -451,6 +455,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 		event_free(gw->gw_reap_ev);
 	if (gw->gw_sweep_ev)
 		event_free(gw->gw_sweep_ev);
+	if (gw->gw_xwait_ev)
+		event_free(gw->gw_xwait_ev);
 	gw_call_pool_free(gw->gw_calls);
 	free(gw);
 }
@@ -561,6 +567,8 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 	if (prev == GW_CALL_HELD) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
+	} else if (prev == GW_CALL_XWAIT) {
+		gw_xwait_remove(c);
 	}
 	if (c->ca_cl)
 		gw_client_call_remove(c->ca_cl, c);
@@ -784,7 +792,16 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 		gw_call_finalize(c, GW_END_RETRANS);
 		return false;
 	}
-	if (xe) {
+	if (!xe && gw_call_keeps_xid(c)) {
+		enum gw_xwait w = gw_xwait_map(pa, c, &xe);
+
+		if (w == GW_XWAIT_FULL) {
+			gw_err(LG(gw), "xid %#x: XID map full", c->ca_cxid);
+			gw_call_finalize(c, GW_END_FAILED);
+		}
+		if (w != GW_XWAIT_MAPPED)
+			return false;
+	} else if (xe) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_RESENT);
 		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(c->ca_cl),
 			      "xid %#x from %s: retransmission, same gateway xid %#x", c->ca_cxid,
@@ -932,11 +949,18 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 		gw_relay_learn_call(gw->gw_relay, c);
 
 	pa->pa_ncalls++;
-	if (!gw_call_map_xid(pa, c))
-		return 0;
-	gw_debug(LG(gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s", xid,
-		 hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, gw_client_name(cl), c->ca_gxid, pa->pa_name);
-	gw_stats_nfs4_ops(ST(gw), &c->ca_walk);	/* once per call, not per submit */
-	gw_path_submit(pa, c);
+	if (gw_call_map_xid(pa, c))
+		gw_call_send(pa, c);
 	return 0;
+}
+
+void gw_call_send(struct gw_path *pa, struct gw_call *c)
+{
+	const struct rpc_call_hdr *hdr = &c->ca_hdr;
+
+	gw_debug(LG(pa->pa_gw), "xid %#x prog %u vers %u proc %u from %s: gw xid %#x via %s",
+		 c->ca_cxid, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, gw_client_name(c->ca_cl),
+		 c->ca_gxid, pa->pa_name);
+	gw_stats_nfs4_ops(ST(pa->pa_gw), &c->ca_walk);	/* once per call, not per submit */
+	gw_path_submit(pa, c);
 }

@@ -98,6 +98,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_AUTHPOL_BADCRED] = "auth_sys_badcred",
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = "client_write_timeout",
 	[GW_CTR_CLIENT_EVICTED] = "client_evicted",
+	[GW_CTR_GSS_XID_WAIT] = "gss_xid_waits",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

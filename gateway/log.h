@@ -178,6 +178,7 @@ enum gw_ctr {
 	GW_CTR_AUTHPOL_BADCRED,		/* AUTH_SYS body undecodable under squash: AUTH_BADCRED */
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
 	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
+	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

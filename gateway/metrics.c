@@ -287,7 +287,7 @@ enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
-	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F__COUNT
+	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -338,6 +338,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_AUTHPOL] = { "auth_policy_total", "Calls the credential policy acted on: squashed "
 			"(AUTH_SYS rewritten), auth_none (AUTH_TOOWEAK), badcred (AUTH_SYS "
 			"undecodable under squash).", "action" },
+	[F_GSS_WAIT] = { "gss_xid_waits_total", "RPCSEC_GSS calls that waited because their XID "
+			 "(kept to the server) was busy on the backend.", NULL },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -405,6 +407,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB_FAILED] = { F_CB, "failed" },
 	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
 	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
+	[GW_CTR_GSS_XID_WAIT] = { F_GSS_WAIT, NULL },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 	[GW_CTR_LOCAL_SYSTEM_ERR] = { F_LOCAL, "system_err" },

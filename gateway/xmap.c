@@ -18,6 +18,9 @@
  * settled entry is evicted early.
  *
  * Gateway XIDs count up from a random start and skip values still mapped.
+ * RPCSEC_GSS calls keep the client's XID instead (gw_xmap_add_as): their
+ * verifier is a MIC over the header from the XID on (RFC 2203 5.3.1), so
+ * a remapped XID would fail verification at the server.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,11 +149,11 @@ struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid)
 	return NULL;
 }
 
-struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
-			    struct gw_call *call, uint64_t now, bool *evicted)
+/* A free entry (evicting the oldest settled one when the map is full) on
+ * neither chain yet; NULL when every entry is in flight. */
+static struct gw_xent *gw_xmap_take(struct gw_xmap *m, uint64_t now, bool *evicted)
 {
 	struct gw_xent *xe;
-	unsigned h;
 
 	*evicted = false;
 	gw_xmap_expire(m, now);
@@ -164,10 +167,14 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 		xe = TAILQ_FIRST(&m->xm_free);
 	}
 	TAILQ_REMOVE(&m->xm_free, xe, xn_link);
-	/* At most xm_cap values are mapped, so this ends quickly. */
-	do
-		xe->xn_gxid = m->xm_next_gxid++;
-	while (gw_xmap_by_gxid(m, xe->xn_gxid));
+	return xe;
+}
+
+static struct gw_xent *gw_xmap_link(struct gw_xmap *m, struct gw_xent *xe, uint64_t client,
+				    uint32_t cxid, struct gw_call *call)
+{
+	unsigned h;
+
 	xe->xn_client = client;
 	xe->xn_cxid = cxid;
 	xe->xn_call = call;
@@ -181,6 +188,40 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 	m->xm_ghash[h] = xe;
 	m->xm_count++;
 	return xe;
+}
+
+struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			    struct gw_call *call, uint64_t now, bool *evicted)
+{
+	struct gw_xent *xe = gw_xmap_take(m, now, evicted);
+
+	if (!xe)
+		return NULL;
+	/* At most xm_cap values are mapped, so this ends quickly. */
+	do
+		xe->xn_gxid = m->xm_next_gxid++;
+	while (gw_xmap_by_gxid(m, xe->xn_gxid));
+	return gw_xmap_link(m, xe, client, cxid, call);
+}
+
+bool gw_xmap_gxid_busy(struct gw_xmap *m, uint32_t gxid, uint64_t now)
+{
+	gw_xmap_expire(m, now);
+	return gw_xmap_by_gxid(m, gxid) != NULL;
+}
+
+struct gw_xent *gw_xmap_add_as(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			       struct gw_call *call, uint64_t now, bool *evicted)
+{
+	struct gw_xent *xe;
+
+	if (gw_xmap_gxid_busy(m, cxid, now))
+		return NULL;
+	xe = gw_xmap_take(m, now, evicted);
+	if (!xe)
+		return NULL;
+	xe->xn_gxid = cxid;
+	return gw_xmap_link(m, xe, client, cxid, call);
 }
 
 void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms)

@@ -43,6 +43,12 @@ struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, 
  * when every entry is in flight. */
 struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 			    struct gw_call *call, uint64_t now, bool *evicted);
+/* true when gxid is mapped (in flight or within its DRC window). */
+bool gw_xmap_gxid_busy(struct gw_xmap *m, uint32_t gxid, uint64_t now);
+/* Like gw_xmap_add, but the gateway XID is the client's own (RPCSEC_GSS);
+ * NULL when that XID is busy (the caller waits) or every entry is in flight. */
+struct gw_xent *gw_xmap_add_as(struct gw_xmap *m, uint64_t client, uint32_t cxid,
+			       struct gw_call *call, uint64_t now, bool *evicted);
 struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid);
 /* The call is answered or cancelled: keep the mapping until now + window. */
 void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms);

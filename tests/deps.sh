@@ -21,6 +21,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev
  linux-image-amd64 qemu-system-x86 busybox-static kmod cpio iproute2 procps xz-utils zstd
  rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
  nfs-kernel-server nfs-common rpcbind libnfs-utils haproxy fio
+ krb5-kdc krb5-admin-server krb5-user
  debhelper dpkg-dev lintian systemd man-db groff-base
  prometheus gnuplot-nox"
 KSERIES=6.12

@@ -108,13 +108,14 @@ static void t03_full(void **state)
 static void t04_transitions(void **state)
 {
 	static const char legal[GW_CALL__COUNT][GW_CALL__COUNT + 1] = {
-		/*            F N H S R D */
-		[GW_CALL_FREE]    = "010000",
-		[GW_CALL_NEW]     = "001111",
-		[GW_CALL_HELD]    = "000101",
-		[GW_CALL_SENT]    = "001011",
-		[GW_CALL_REPLIED] = "000001",
-		[GW_CALL_DONE]    = "100000",
+		/*            F N H S R D X */
+		[GW_CALL_FREE]    = "0100000",
+		[GW_CALL_NEW]     = "0011111",
+		[GW_CALL_HELD]    = "0001011",
+		[GW_CALL_SENT]    = "0010110",
+		[GW_CALL_REPLIED] = "0000010",
+		[GW_CALL_DONE]    = "1000000",
+		[GW_CALL_XWAIT]   = "0011010",
 	};
 	struct gw_stats st = { 0 };
 	struct gw_log lg = { .gl_level = -1 };	/* quiet */
@@ -153,6 +154,34 @@ static void t04_transitions(void **state)
 	/* leave it allocated: the pool frees the array */
 	gw_call_pool_free(cp);
 	gw_pool_free(p);
+}
+
+/* 6. RPCSEC_GSS: an entry under the client's own XID, refused while that
+ * XID is mapped (in flight or in its window); fresh gateway XIDs skip it. */
+static void t06_add_as(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(16, 500);
+	struct gw_xent *a, *b, *f;
+	bool ev;
+
+	(void)state;
+	a = gw_xmap_add_as(m, 1, 501, fake(1), 0, &ev);
+	assert_non_null(a);
+	assert_int_equal(a->xn_gxid, 501);
+	assert_true(gw_xmap_gxid_busy(m, 501, 0));
+	assert_null(gw_xmap_add_as(m, 2, 501, fake(2), 0, &ev));	/* another client: busy */
+	f = gw_xmap_add(m, 3, 7, fake(3), 0, &ev);			/* counter: 500 */
+	b = gw_xmap_add(m, 3, 8, fake(4), 0, &ev);			/* 501 is taken: 502 */
+	assert_int_equal(f->xn_gxid, 500);
+	assert_int_equal(b->xn_gxid, 502);
+	gw_xmap_settle(m, a, 10, 100);
+	assert_true(gw_xmap_gxid_busy(m, 501, 109));			/* DRC window */
+	assert_false(gw_xmap_gxid_busy(m, 501, 110));
+	a = gw_xmap_add_as(m, 2, 501, fake(2), 110, &ev);
+	assert_non_null(a);
+	assert_ptr_equal(gw_xmap_find(m, 2, 501, 110), a);
+	assert_null(gw_xmap_find(m, 1, 501, 110));
+	gw_xmap_free(m);
 }
 
 /* 5. Two owners: the call recycles (with its record's buffers) only on the
@@ -201,6 +230,7 @@ int main(void)
 		cmocka_unit_test(t03_full),
 		cmocka_unit_test(t04_transitions),
 		cmocka_unit_test(t05_refcount),
+		cmocka_unit_test(t06_add_as),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -411,10 +411,11 @@ gw_metric() {
 # gw_mount VERS MNT [OPTION...]: mounts the bed's export through the gateway
 # of gw_start (127.0.0.1:$gw_port, proto=tcp) on MNT; vers=3 mounts
 # $BED_EXPORT with MOUNT through the gateway too (mountport, mountproto=tcp),
+# from the server name $GW_HOST if set (a name resolving to 127.0.0.1: Kerberos),
 # NFSv4 the pseudo root /.  OPTIONs are appended as given (nolock, hard...):
 # without nolock the client locks through NLM (v3) or LOCK (v4).
 gw_mount() {
-	local vers=$1 mnt=$2 opts src=/
+	local vers=$1 mnt=$2 opts src=/ host=${GW_HOST:-127.0.0.1}
 	shift 2
 	opts="vers=$vers,proto=tcp,port=$gw_port"
 	if [ "$vers" = 3 ]; then
@@ -423,9 +424,9 @@ gw_mount() {
 	fi
 	[ "$#" = 0 ] || opts+=$(printf ',%s' "$@")
 	mkdir -p "$mnt"
-	step "mount -o $opts 127.0.0.1:$src $mnt (through the gateway)"
-	timeout 90 mount -t nfs -o "$opts" "127.0.0.1:$src" "$mnt" || {
-		bed_fail "mount through the gateway failed: -o $opts 127.0.0.1:$src $mnt"
+	step "mount -o $opts $host:$src $mnt (through the gateway)"
+	timeout 90 mount -t nfs -o "$opts" "$host:$src" "$mnt" || {
+		bed_fail "mount through the gateway failed: -o $opts $host:$src $mnt"
 		gw_log_tail 60 >&2
 		return 1
 	}
