@@ -491,8 +491,8 @@ int be_plan_call(const struct be_call_desc *desc, uint32_t send_threshold, uint3
 		 struct be_plan *plan);
 /* Registration of one span (same order as the plan's spans). */
 struct be_handle {
-	uint32_t hd_rkey;
-	uint64_t hd_offset;
+	uint32_t bh_rkey;
+	uint64_t bh_offset;
 };
 /*
  * Encode the transport header then the inline stream of a planned call into

@@ -92,12 +92,12 @@ enum be_ccp_result be_ccp_reply_parse(const struct iovec *body, unsigned nbody, 
 void be_ccp_apply(const struct ccp_reply *rep, uint32_t our_send, unsigned our_depth,
 		  uint32_t *send_threshold, unsigned *read_depth)
 {
-	uint32_t s = rep->cp_maxcall_sendsize;
+	uint32_t s = rep->ccr_maxcall_sendsize;
 
 	if (s < RPCRDMA_PD_DEFAULT_SIZE)
 		s = RPCRDMA_PD_DEFAULT_SIZE;
 	if (s > our_send)
 		s = our_send;
 	*send_threshold = s;
-	*read_depth = rep->cp_maxrdmaread < our_depth ? rep->cp_maxrdmaread : our_depth;
+	*read_depth = rep->ccr_maxrdmaread < our_depth ? rep->ccr_maxrdmaread : our_depth;
 }

@@ -544,7 +544,7 @@ static void ccp_end(struct be_conn *cn, enum be_ccp_result res, const struct ccp
 		ctx->cx_stats.bs_ccp_ok++;
 		LOG(INFO, pool, "connection %u: CONF_RDMA answered maxcall_sendsize %u align %u "
 			  "maxrdmaread %u: inline send %u -> %u, Read depth %u", cn->cn_slot,
-		    rep->cp_maxcall_sendsize, rep->cp_align, rep->cp_maxrdmaread, old_send,
+		    rep->ccr_maxcall_sendsize, rep->ccr_align, rep->ccr_maxrdmaread, old_send,
 		    cn->cn_send_thresh, cn->cn_read_depth);
 	} else {
 		cn->cn_ccp = BE_CCP_FALLBACK;

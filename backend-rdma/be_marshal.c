@@ -179,9 +179,9 @@ int be_plan_call(const struct be_call_desc *d, uint32_t send_threshold, uint32_t
 
 static void seg_set(struct rpcrdma_segment *s, const struct be_handle *h, uint32_t len)
 {
-	s->rs_handle = h->hd_rkey;
+	s->rs_handle = h->bh_rkey;
 	s->rs_length = len;
-	s->rs_offset = h->hd_offset;
+	s->rs_offset = h->bh_offset;
 }
 
 long be_marshal_call(const struct be_call_desc *d, const struct be_plan *p, uint32_t credits,
@@ -288,7 +288,7 @@ static bool chunk_check(const struct rpcrdma_hdr *rh, const struct rpcrdma_chunk
 	for (i = 0; i < ck->ck_nsegs; i++) {
 		const struct rpcrdma_segment *s = &rh->rh_segs[ck->ck_first + i];
 
-		if (s->rs_handle != hd[i].hd_rkey || s->rs_offset != hd[i].hd_offset ||
+		if (s->rs_handle != hd[i].bh_rkey || s->rs_offset != hd[i].bh_offset ||
 		    s->rs_length > spans[i].sp_len)
 			return false;
 		if (short_seen && s->rs_length)

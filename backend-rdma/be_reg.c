@@ -203,9 +203,9 @@ int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp
 	memset(rk, 0, sizeof(*rk));
 	if (mode != BE_REG_MR)
 		mr = region_find(ctx, cn->cn_devidx, sp->sp_addr, sp->sp_len);
-	hd->hd_offset = (uintptr_t)sp->sp_addr;
+	hd->bh_offset = (uintptr_t)sp->sp_addr;
 	if (mr && mode == BE_REG_PERSISTENT) {
-		hd->hd_rkey = mr->rkey;
+		hd->bh_rkey = mr->rkey;
 	} else if (mr && mode == BE_REG_MW) {
 		struct be_mw *mw = mw_get(cn);
 		struct ibv_send_wr *wr = &binds[*nbinds];
@@ -225,7 +225,7 @@ int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp
 		if (*nbinds > 0)
 			binds[*nbinds - 1].next = wr;
 		(*nbinds)++;
-		hd->hd_rkey = mw->mw_rkey;
+		hd->bh_rkey = mw->mw_rkey;
 		rk->rk_mw = mw;
 		ctx->cx_stats.bs_mw_binds++;
 	} else {
@@ -235,7 +235,7 @@ int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp
 				       macc);
 		if (!rk->rk_mr)
 			return -errno;
-		hd->hd_rkey = rk->rk_mr->rkey;
+		hd->bh_rkey = rk->rk_mr->rkey;
 		ctx->cx_stats.bs_mr_regs++;
 	}
 	ca->rq_nreg++;

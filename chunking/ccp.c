@@ -31,12 +31,12 @@ bool ccp_req_encode(struct xdr_enc *xe, const struct ccp_req *req)
 
 bool ccp_reply_decode(struct xdr_cur *xc, struct ccp_reply *rep)
 {
-	return xdr_get_u32(xc, &rep->cp_maxcall_sendsize) && xdr_get_u32(xc, &rep->cp_align) &&
-	       xdr_get_u32(xc, &rep->cp_maxrdmaread);
+	return xdr_get_u32(xc, &rep->ccr_maxcall_sendsize) && xdr_get_u32(xc, &rep->ccr_align) &&
+	       xdr_get_u32(xc, &rep->ccr_maxrdmaread);
 }
 
 bool ccp_reply_encode(struct xdr_enc *xe, const struct ccp_reply *rep)
 {
-	return xdr_put_u32(xe, rep->cp_maxcall_sendsize) && xdr_put_u32(xe, rep->cp_align) &&
-	       xdr_put_u32(xe, rep->cp_maxrdmaread);
+	return xdr_put_u32(xe, rep->ccr_maxcall_sendsize) && xdr_put_u32(xe, rep->ccr_align) &&
+	       xdr_put_u32(xe, rep->ccr_maxrdmaread);
 }

@@ -373,9 +373,9 @@ struct ccp_req {
 };
 /* config_rdma_reply: the server's connection limits. */
 struct ccp_reply {
-	uint32_t cp_maxcall_sendsize;	/* max call size accepted by server */
-	uint32_t cp_align;		/* server's receive buffer alignment */
-	uint32_t cp_maxrdmaread;	/* max active RDMA Reads at server */
+	uint32_t ccr_maxcall_sendsize;	/* max call size accepted by server */
+	uint32_t ccr_align;		/* server's receive buffer alignment */
+	uint32_t ccr_maxrdmaread;	/* max active RDMA Reads at server */
 };
 #define CCP_ARGS_LEN		12	/* both structures: three XDR words */
 bool ccp_req_decode(struct xdr_cur *xc, struct ccp_req *req);
@@ -640,14 +640,14 @@ size_t chk_rdma_hdr_len(unsigned nread_segs, unsigned nwchunks, unsigned segs_pe
 			bool reply_chunk, unsigned reply_segs);
 
 struct chk_rdma_params {
-	uint32_t rp_send_threshold;	/* negotiated inline thresholds (bytes) */
-	uint32_t rp_recv_threshold;
-	uint32_t rp_max_segs;		/* segments per chunk budgeted in headers */
-	uint32_t rp_ddp_min;		/* eligible items below this stay inline */
-	uint32_t rp_max_read_chunks;	/* DDP read chunks per call */
-	uint32_t rp_max_write_chunks;	/* write chunks per call */
-	uint32_t rp_reply_hdr_max;	/* RPC reply header bytes before the results */
-	uint32_t rp_reply_cap;		/* reply chunk bytes when the reply is unbounded */
+	uint32_t rdp_send_threshold;	/* negotiated inline thresholds (bytes) */
+	uint32_t rdp_recv_threshold;
+	uint32_t rdp_max_segs;		/* segments per chunk budgeted in headers */
+	uint32_t rdp_ddp_min;		/* eligible items below this stay inline */
+	uint32_t rdp_max_read_chunks;	/* DDP read chunks per call */
+	uint32_t rdp_max_write_chunks;	/* write chunks per call */
+	uint32_t rdp_reply_hdr_max;	/* RPC reply header bytes before the results */
+	uint32_t rdp_reply_cap;		/* reply chunk bytes when the reply is unbounded */
 };
 /* Linux client defaults: 4096/4096, 8 segments, ddp_min 1024, 1 read chunk
  * and 1 write chunk (RFC 8267 6.4.2), reply header 24 + 400 verifier,
@@ -657,9 +657,9 @@ void chk_rdma_params_default(struct chk_rdma_params *p);
 #define CHK_MAX_READ_CHUNKS	4
 #define CHK_MAX_WRITE_CHUNKS	4
 struct chk_read_chunk {
-	uint32_t rc_pos;	/* XDR position counted from the XID (0: whole message) */
-	uint32_t rc_len;	/* bytes, XDR pad excluded */
-	int rc_item;		/* index in cw_call, -1 for position zero */
+	uint32_t rdc_pos;	/* XDR position counted from the XID (0: whole message) */
+	uint32_t rdc_len;	/* bytes, XDR pad excluded */
+	int rdc_item;		/* index in cw_call, -1 for position zero */
 };
 struct chk_decision {
 	uint32_t dc_proc;		/* RPCRDMA_MSG or RPCRDMA_NOMSG */
@@ -671,7 +671,7 @@ struct chk_decision {
 	uint32_t dc_write_len[CHK_MAX_WRITE_CHUNKS];
 	bool dc_reply_chunk;
 	uint32_t dc_reply_len;		/* bytes to offer in the reply chunk */
-	bool dc_reply_unbounded;	/* reply chunk sized from rp_reply_cap */
+	bool dc_reply_unbounded;	/* reply chunk sized from rdp_reply_cap */
 	size_t dc_reply_max;		/* bound of the whole RPC reply (if bounded) */
 };
 /* Pure: decide the chunks for a call of msg_len bytes starting at stream

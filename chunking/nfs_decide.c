@@ -15,14 +15,14 @@
  *   1. The whole reply may come inline when its bound plus the reply's
  *      transport header fits the receive threshold (rpcrdma_results_inline).
  *   2. Otherwise, when DDP is allowed and the reply carries an eligible
- *      result of at least rp_ddp_min bytes among the first
- *      rp_max_write_chunks ones, offer write chunks for that prefix of the
+ *      result of at least rdp_ddp_min bytes among the first
+ *      rdp_max_write_chunks ones, offer write chunks for that prefix of the
  *      eligible results - if what is left inline then fits
  *      (rpcrdma_nonpayload_inline).  Only a prefix: RFC 8267 6.4.1 pairs
  *      chunks with results in order, and skipping a result would need an
  *      empty chunk, which Linux svcrdma answers with an error.
  *   3. Otherwise a reply chunk, and no write chunks (Linux never offers
- *      both), sized from the bound, or from rp_reply_cap when the reply is
+ *      both), sized from the bound, or from rdp_reply_cap when the reply is
  *      unbounded (RFC 8267 6.2: ACLs, fs_locations, layouts; for 4.1+
  *      the caller may pass the session's ca_maxresponsesize as the cap).
  *  The kernel never checks an inline reply against our receive buffer: an
@@ -32,13 +32,13 @@
  *   1. RDMA_MSG inline when the whole message and the header fit the send
  *      threshold (rpcrdma_args_inline).
  *   2. Otherwise RDMA_MSG with read chunks for the largest eligible items
- *      of at least rp_ddp_min bytes (at most rp_max_read_chunks; RFC 8267
+ *      of at least rdp_ddp_min bytes (at most rdp_max_read_chunks; RFC 8267
  *      6.4.2 and older kernels: one), the length word inline, the XDR pad
  *      in neither place - when the reduced message fits.
  *   3. Otherwise RDMA_NOMSG with one position-zero read chunk holding the
  *      whole message (Linux rpcrdma_areadch: no DDP in a Long call).
  *
- * Header budgets count every chunk at rp_max_segs segments, the most a
+ * Header budgets count every chunk at rdp_max_segs segments, the most a
  * registration may need; Linux budgets 52 + 24 * maxsegs for calls (28
  * fixed + maxsegs read segments + a spare one) and 36 + 16 * maxsegs for
  * replies (a reply with one write chunk), the exact sizes are below.
@@ -63,14 +63,14 @@ size_t chk_rdma_hdr_len(unsigned nread_segs, unsigned nwchunks, unsigned segs_pe
 
 void chk_rdma_params_default(struct chk_rdma_params *p)
 {
-	p->rp_send_threshold = 4096;
-	p->rp_recv_threshold = 4096;
-	p->rp_max_segs = 8;
-	p->rp_ddp_min = 1024;
-	p->rp_max_read_chunks = 1;
-	p->rp_max_write_chunks = 1;
-	p->rp_reply_hdr_max = 24 + RPC_AUTH_MAX_BODY;
-	p->rp_reply_cap = 1024 * 1024 + 4096;
+	p->rdp_send_threshold = 4096;
+	p->rdp_recv_threshold = 4096;
+	p->rdp_max_segs = 8;
+	p->rdp_ddp_min = 1024;
+	p->rdp_max_read_chunks = 1;
+	p->rdp_max_write_chunks = 1;
+	p->rdp_reply_hdr_max = 24 + RPC_AUTH_MAX_BODY;
+	p->rdp_reply_cap = 1024 * 1024 + 4096;
 }
 
 static uint32_t clamp32(size_t v, uint32_t cap)
@@ -81,7 +81,7 @@ static uint32_t clamp32(size_t v, uint32_t cap)
 static void decide_reply(const struct chk_call_walk *cw, const struct chk_rdma_params *p,
 			 struct chk_decision *dc)
 {
-	unsigned maxw = p->rp_max_write_chunks, k = 0, i;
+	unsigned maxw = p->rdp_max_write_chunks, k = 0, i;
 	size_t full, reduced, hdr;
 	bool ddp = cw->cw_noddp == CHK_NODDP_NO;
 
@@ -89,12 +89,12 @@ static void decide_reply(const struct chk_call_walk *cw, const struct chk_rdma_p
 		maxw = CHK_MAX_WRITE_CHUNKS;
 	dc->dc_reply_unbounded = cw->cw_res_unbounded;
 	if (!cw->cw_res_unbounded) {
-		full = cw->cw_res_max + p->rp_reply_hdr_max;
+		full = cw->cw_res_max + p->rdp_reply_hdr_max;
 		if (full < cw->cw_res_max)
 			full = SIZE_MAX;
 		dc->dc_reply_max = full;
 		/* 1. the whole reply inline */
-		if (full + chk_rdma_hdr_len(0, 0, 0, false, 0) <= p->rp_recv_threshold)
+		if (full + chk_rdma_hdr_len(0, 0, 0, false, 0) <= p->rdp_recv_threshold)
 			return;
 		/* 2. write chunks for a prefix of the eligible results */
 		if (ddp) {
@@ -107,37 +107,37 @@ static void decide_reply(const struct chk_call_walk *cw, const struct chk_rdma_p
 				 * reply chunk below carries the reply when needed. */
 				if (cw->cw_vers == 4 && cw->cw_reply[i].it_kind == CHK_DDP_READLINK_PATH)
 					break;
-				if (cw->cw_reply[i].it_len >= p->rp_ddp_min)
+				if (cw->cw_reply[i].it_len >= p->rdp_ddp_min)
 					k = i + 1;
 			}
 			reduced = full;
 			for (i = 0; i < k; i++)
 				reduced -= xdr_round4(cw->cw_reply[i].it_len);
-			hdr = chk_rdma_hdr_len(0, k, p->rp_max_segs, false, 0);
-			if (k > 0 && reduced + hdr <= p->rp_recv_threshold) {
+			hdr = chk_rdma_hdr_len(0, k, p->rdp_max_segs, false, 0);
+			if (k > 0 && reduced + hdr <= p->rdp_recv_threshold) {
 				dc->dc_nwrites = k;
 				for (i = 0; i < k; i++)
 					dc->dc_write_len[i] =
-						clamp32(cw->cw_reply[i].it_len, p->rp_reply_cap);
+						clamp32(cw->cw_reply[i].it_len, p->rdp_reply_cap);
 				return;
 			}
 		}
 		/* 3. reply chunk sized from the bound; a server writing more
 		 * than the cap answers ERR_CHUNK, it does not drop us. */
 		dc->dc_reply_chunk = true;
-		dc->dc_reply_len = clamp32(full, p->rp_reply_cap);
+		dc->dc_reply_len = clamp32(full, p->rdp_reply_cap);
 		return;
 	}
 	dc->dc_reply_max = SIZE_MAX;
 	dc->dc_reply_chunk = true;
-	dc->dc_reply_len = p->rp_reply_cap;
+	dc->dc_reply_len = p->rdp_reply_cap;
 }
 
 bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 		const struct chk_rdma_params *p, struct chk_decision *dc)
 {
-	unsigned maxr = p->rp_max_read_chunks, nsel = 0, i, j, m;
-	unsigned wsegs = p->rp_max_segs, rsegs = p->rp_max_segs;
+	unsigned maxr = p->rdp_max_read_chunks, nsel = 0, i, j, m;
+	unsigned wsegs = p->rdp_max_segs, rsegs = p->rdp_max_segs;
 	int sel[CHK_MAX_READ_CHUNKS];
 	size_t hdr, reduced;
 
@@ -157,9 +157,9 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 	/* 1. the whole call inline */
 	hdr = chk_rdma_hdr_len(0, dc->dc_nwrites, wsegs, dc->dc_reply_chunk, rsegs);
 	dc->dc_call_hdr_max = hdr;
-	if (hdr > p->rp_send_threshold)
+	if (hdr > p->rdp_send_threshold)
 		return false;
-	if (msg_len + hdr <= p->rp_send_threshold)
+	if (msg_len + hdr <= p->rdp_send_threshold)
 		return true;
 
 	/* 2. read chunks for the largest eligible items */
@@ -167,7 +167,7 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 		for (i = 0; i < cw->cw_ncall; i++) {
 			const struct chk_item *it = &cw->cw_call[i];
 
-			if (it->it_len < p->rp_ddp_min || it->it_pos < msg_pos ||
+			if (it->it_len < p->rdp_ddp_min || it->it_pos < msg_pos ||
 			    it->it_pos - msg_pos > UINT32_MAX)
 				continue;
 			if (nsel < maxr) {
@@ -195,13 +195,13 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 			reduced -= xdr_round4(cw->cw_call[sel[i]].it_len);
 		hdr = chk_rdma_hdr_len(nsel * rsegs, dc->dc_nwrites, wsegs,
 				       dc->dc_reply_chunk, rsegs);
-		if (nsel > 0 && reduced + hdr <= p->rp_send_threshold) {
+		if (nsel > 0 && reduced + hdr <= p->rdp_send_threshold) {
 			for (i = 0; i < nsel; i++) {
 				const struct chk_item *it = &cw->cw_call[sel[i]];
 
-				dc->dc_reads[i].rc_pos = (uint32_t)(it->it_pos - msg_pos);
-				dc->dc_reads[i].rc_len = it->it_len;
-				dc->dc_reads[i].rc_item = sel[i];
+				dc->dc_reads[i].rdc_pos = (uint32_t)(it->it_pos - msg_pos);
+				dc->dc_reads[i].rdc_len = it->it_len;
+				dc->dc_reads[i].rdc_item = sel[i];
 			}
 			dc->dc_nreads = nsel;
 			dc->dc_call_inline = reduced;
@@ -215,13 +215,13 @@ bool chk_decide(const struct chk_call_walk *cw, size_t msg_pos, size_t msg_len,
 		return false;
 	dc->dc_proc = RPCRDMA_NOMSG;
 	dc->dc_nreads = 1;
-	dc->dc_reads[0].rc_pos = 0;
-	dc->dc_reads[0].rc_len = (uint32_t)msg_len;
-	dc->dc_reads[0].rc_item = -1;
+	dc->dc_reads[0].rdc_pos = 0;
+	dc->dc_reads[0].rdc_len = (uint32_t)msg_len;
+	dc->dc_reads[0].rdc_item = -1;
 	dc->dc_call_inline = 0;
 	dc->dc_call_hdr_max = chk_rdma_hdr_len(rsegs, dc->dc_nwrites, wsegs,
 					       dc->dc_reply_chunk, rsegs);
-	return dc->dc_call_hdr_max <= p->rp_send_threshold;
+	return dc->dc_call_hdr_max <= p->rdp_send_threshold;
 }
 
 unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos,
@@ -233,14 +233,14 @@ unsigned chk_decision_inline_spans(const struct chk_decision *dc, size_t msg_pos
 	if (dc->dc_proc != RPCRDMA_MSG)
 		return 0;
 	for (i = 0; i < dc->dc_nreads && n < cap; i++) {
-		size_t at = msg_pos + dc->dc_reads[i].rc_pos;
+		size_t at = msg_pos + dc->dc_reads[i].rdc_pos;
 
 		if (at > from) {
 			spans[n].xs_pos = from;
 			spans[n].xs_len = at - from;
 			n++;
 		}
-		from = at + xdr_round4(dc->dc_reads[i].rc_len);
+		from = at + xdr_round4(dc->dc_reads[i].rdc_len);
 	}
 	if (from < end && n < cap) {
 		spans[n].xs_pos = from;

@@ -234,11 +234,11 @@ struct cfg_action {
 };
 #define CFG_DIFF_MAX	(2 * CFG_MAX_BACKENDS + 2 * CFG_MAX_ROUTES + 8)
 struct cfg_diff {
-	unsigned cd_n;
-	struct cfg_action cd_act[CFG_DIFF_MAX];	/* backends, then routes, then restarts */
-	unsigned cd_nrestart;			/* CFG_ACT_RESTART entries */
-	unsigned cd_nchanges;			/* adds + removes + kept routes whose versions moved */
-	bool cd_values;				/* a value a running daemon takes changed */
+	unsigned cdf_n;
+	struct cfg_action cdf_act[CFG_DIFF_MAX];	/* backends, then routes, then restarts */
+	unsigned cdf_nrestart;			/* CFG_ACT_RESTART entries */
+	unsigned cdf_nchanges;			/* adds + removes + kept routes whose versions moved */
+	bool cdf_values;				/* a value a running daemon takes changed */
 };
 void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *d);
 

@@ -107,17 +107,17 @@ static unsigned cfg_route_by_name(const struct cfg *cf, const char *name)
 static void cfg_diff_add(struct cfg_diff *d, enum cfg_act_kind k, unsigned o, unsigned n,
 			 const char *what)
 {
-	if (d->cd_n == CFG_DIFF_MAX)	/* cannot happen: bounded by the section caps */
+	if (d->cdf_n == CFG_DIFF_MAX)	/* cannot happen: bounded by the section caps */
 		return;
-	d->cd_act[d->cd_n++] = (struct cfg_action){ k, o, n, what };
+	d->cdf_act[d->cdf_n++] = (struct cfg_action){ k, o, n, what };
 	if (k == CFG_ACT_RESTART)
-		d->cd_nrestart++;
+		d->cdf_nrestart++;
 	else if (k != CFG_ACT_BACKEND_KEEP && k != CFG_ACT_ROUTE_KEEP)
-		d->cd_nchanges++;
+		d->cdf_nchanges++;
 }
 
 /* [gateway]: restart-only keys become CFG_ACT_RESTART (one per ky_what: the
- * three pool keys are one "buffer pool"); the others set cd_values. */
+ * three pool keys are one "buffer pool"); the others set cdf_values. */
 static void cfg_diff_gateway(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 {
 	size_t n;
@@ -130,12 +130,12 @@ static void cfg_diff_gateway(const struct cfg *a, const struct cfg *b, struct cf
 		if (k->ky_section != CFG_SEC_GATEWAY || cfg_key_same(a, b, k, a, b))
 			continue;
 		if (k->ky_reload != CFG_RELOAD_RESTART) {
-			d->cd_values = true;
+			d->cdf_values = true;
 			continue;
 		}
-		for (unsigned j = 0; j < d->cd_n; j++)
-			if (d->cd_act[j].ac_kind == CFG_ACT_RESTART &&
-			    !strcmp(d->cd_act[j].ac_what, cfg_key_what(k)))
+		for (unsigned j = 0; j < d->cdf_n; j++)
+			if (d->cdf_act[j].ac_kind == CFG_ACT_RESTART &&
+			    !strcmp(d->cdf_act[j].ac_what, cfg_key_what(k)))
 				listed = true;
 		if (!listed)
 			cfg_diff_add(d, CFG_ACT_RESTART, CFG_ACT_NONE, CFG_ACT_NONE, cfg_key_what(k));
@@ -181,8 +181,8 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 		const struct cfg_route *y = &b->cf_routes[j];
 		unsigned i = cfg_route_by_name(a, y->cr_name);
 
-		for (unsigned k = 0; i != CFG_ACT_NONE && k < d->cd_n; k++)
-			if (d->cd_act[k].ac_kind == CFG_ACT_ROUTE_REMOVE && d->cd_act[k].ac_old == i)
+		for (unsigned k = 0; i != CFG_ACT_NONE && k < d->cdf_n; k++)
+			if (d->cdf_act[k].ac_kind == CFG_ACT_ROUTE_REMOVE && d->cdf_act[k].ac_old == i)
 				i = CFG_ACT_NONE;
 		if (i == CFG_ACT_NONE) {
 			cfg_diff_add(d, CFG_ACT_ROUTE_ADD, CFG_ACT_NONE, j, NULL);
@@ -190,7 +190,7 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 		}
 		cfg_diff_add(d, CFG_ACT_ROUTE_KEEP, i, j, NULL);
 		if (cfg_route_values(a, b, &a->cf_routes[i], y))
-			d->cd_nchanges++;
+			d->cdf_nchanges++;
 	}
 	/* What only a restart changes: sockets opened and memory sized at start. */
 	cfg_diff_gateway(a, b, d);

@@ -57,14 +57,14 @@ struct gw_admin_gate {
 
 /* One per connection: the filter's context. */
 struct gw_admin_conn {
-	struct gw_admin_gate *ac_gate;
-	struct bufferevent *ac_bev;	/* the filter evhttp reads from and writes to */
-	struct bufferevent *ac_sock;	/* the socket under it */
-	struct evbuffer_cb_entry *ac_sent_cb;	/* on ac_sock's output */
-	struct event *ac_kick;		/* moves queued output on (gw_admin_out_added) */
-	uint64_t ac_in;			/* bytes passed to evhttp */
-	uint64_t ac_done;		/* of which taken by dispatched requests */
-	struct gw_admin_conn *ac_next;
+	struct gw_admin_gate *adc_gate;
+	struct bufferevent *adc_bev;	/* the filter evhttp reads from and writes to */
+	struct bufferevent *adc_sock;	/* the socket under it */
+	struct evbuffer_cb_entry *adc_sent_cb;	/* on adc_sock's output */
+	struct event *adc_kick;		/* moves queued output on (gw_admin_out_added) */
+	uint64_t adc_in;			/* bytes passed to evhttp */
+	uint64_t adc_done;		/* of which taken by dispatched requests */
+	struct gw_admin_conn *adc_next;
 };
 
 struct gw_admin {
@@ -96,7 +96,7 @@ static enum bufferevent_filter_result gw_admin_in(struct evbuffer *src, struct e
 		n = (size_t)limit;
 	if (n == 0)
 		return BEV_NEED_MORE;
-	ac->ac_in += (size_t)evbuffer_remove_buffer(src, dst, n);
+	ac->adc_in += (size_t)evbuffer_remove_buffer(src, dst, n);
 	return BEV_OK;
 }
 
@@ -127,8 +127,8 @@ static void gw_admin_sent(struct evbuffer *b, const struct evbuffer_cb_info *inf
 	struct gw_admin_conn *ac = arg;
 
 	if (info->n_deleted && evbuffer_get_length(b) == 0 &&
-	    evbuffer_get_length(bufferevent_get_output(ac->ac_bev)) == 0)
-		bufferevent_trigger(ac->ac_bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
+	    evbuffer_get_length(bufferevent_get_output(ac->adc_bev)) == 0)
+		bufferevent_trigger(ac->adc_bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
 }
 
 /* evhttp queues a reply while the connection's writing is disabled and
@@ -142,9 +142,9 @@ static void gw_admin_kick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	bufferevent_getcb(ac->ac_bev, NULL, NULL, &ecb, NULL);
+	bufferevent_getcb(ac->adc_bev, NULL, NULL, &ecb, NULL);
 	if (ecb)	/* evhttp still owns it (bufferevent_free clears the callbacks) */
-		bufferevent_flush(ac->ac_bev, EV_WRITE, BEV_NORMAL);
+		bufferevent_flush(ac->adc_bev, EV_WRITE, BEV_NORMAL);
 }
 
 static void gw_admin_out_added(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg)
@@ -153,25 +153,25 @@ static void gw_admin_out_added(struct evbuffer *b, const struct evbuffer_cb_info
 
 	(void)b;
 	if (info->n_added)
-		event_active(ac->ac_kick, EV_TIMEOUT, 0);
+		event_active(ac->adc_kick, EV_TIMEOUT, 0);
 }
 
 /* The connection is gone (libevent finalises the filter, then the socket). */
 static void gw_admin_conn_free(void *arg)
 {
 	struct gw_admin_conn *ac = arg;
-	struct gw_admin_gate *ag = ac->ac_gate;
+	struct gw_admin_gate *ag = ac->adc_gate;
 	struct gw_admin *ad = ag->ag_ad;
 
-	if (ac->ac_in > ac->ac_done)
+	if (ac->adc_in > ac->adc_done)
 		gw_stat_inc(ag->ag_st, GW_CTR_ADMIN_UNSERVED);
-	evbuffer_remove_cb_entry(bufferevent_get_output(ac->ac_sock), ac->ac_sent_cb);
-	event_free(ac->ac_kick);
+	evbuffer_remove_cb_entry(bufferevent_get_output(ac->adc_sock), ac->adc_sent_cb);
+	event_free(ac->adc_kick);
 	ag->ag_nconns--;
 	if (ad) {
-		for (struct gw_admin_conn **pp = &ad->ad_conns; *pp; pp = &(*pp)->ac_next)
+		for (struct gw_admin_conn **pp = &ad->ad_conns; *pp; pp = &(*pp)->adc_next)
 			if (*pp == ac) {
-				*pp = ac->ac_next;
+				*pp = ac->adc_next;
 				break;
 			}
 		if (ad->ad_paused && ag->ag_nconns < GW_ADMIN_MAX_CONNS) {
@@ -194,25 +194,25 @@ static struct bufferevent *gw_admin_bev(struct event_base *base, void *arg)
 
 	if (!ac)
 		return NULL;
-	ac->ac_kick = event_new(base, -1, 0, gw_admin_kick, ac);
-	ac->ac_sock = ac->ac_kick ? bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE) : NULL;
-	if (ac->ac_sock)
-		ac->ac_sent_cb = evbuffer_add_cb(bufferevent_get_output(ac->ac_sock), gw_admin_sent, ac);
-	if (ac->ac_sent_cb)
-		ac->ac_bev = bufferevent_filter_new(ac->ac_sock, gw_admin_in, gw_admin_outf,
+	ac->adc_kick = event_new(base, -1, 0, gw_admin_kick, ac);
+	ac->adc_sock = ac->adc_kick ? bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE) : NULL;
+	if (ac->adc_sock)
+		ac->adc_sent_cb = evbuffer_add_cb(bufferevent_get_output(ac->adc_sock), gw_admin_sent, ac);
+	if (ac->adc_sent_cb)
+		ac->adc_bev = bufferevent_filter_new(ac->adc_sock, gw_admin_in, gw_admin_outf,
 						    BEV_OPT_CLOSE_ON_FREE, gw_admin_conn_free, ac);
-	if (!ac->ac_bev) {
-		if (ac->ac_sock)
-			bufferevent_free(ac->ac_sock);
-		if (ac->ac_kick)
-			event_free(ac->ac_kick);
+	if (!ac->adc_bev) {
+		if (ac->adc_sock)
+			bufferevent_free(ac->adc_sock);
+		if (ac->adc_kick)
+			event_free(ac->adc_kick);
 		free(ac);
 		return NULL;
 	}
 	/* From here on gw_admin_conn_free() undoes this, whatever happens. */
-	ac->ac_gate = ag;
+	ac->adc_gate = ag;
 	ag->ag_refs++;
-	ac->ac_next = ad->ad_conns;
+	ac->adc_next = ad->ad_conns;
 	ad->ad_conns = ac;
 	if (++ag->ag_nconns >= GW_ADMIN_MAX_CONNS && !ad->ad_paused) {
 		/* Also ends the accept loop: no connection past the cap. */
@@ -220,11 +220,11 @@ static struct bufferevent *gw_admin_bev(struct event_base *base, void *arg)
 		evconnlistener_disable(ad->ad_lis);
 		gw_stat_inc(ag->ag_st, GW_CTR_ADMIN_CONN_LIMIT);
 	}
-	if (!evbuffer_add_cb(bufferevent_get_output(ac->ac_bev), gw_admin_out_added, ac)) {
-		bufferevent_free(ac->ac_bev);
+	if (!evbuffer_add_cb(bufferevent_get_output(ac->adc_bev), gw_admin_out_added, ac)) {
+		bufferevent_free(ac->adc_bev);
 		return NULL;
 	}
-	return ac->ac_bev;
+	return ac->adc_bev;
 }
 
 /* A request reached the callback: the bytes read so far are accounted for. */
@@ -233,9 +233,9 @@ static void gw_admin_served(struct gw_admin *ad, struct evhttp_request *req)
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
 
-	for (struct gw_admin_conn *ac = ad->ad_conns; bev && ac; ac = ac->ac_next)
-		if (ac->ac_bev == bev) {
-			ac->ac_done = ac->ac_in - evbuffer_get_length(bufferevent_get_input(bev));
+	for (struct gw_admin_conn *ac = ad->ad_conns; bev && ac; ac = ac->adc_next)
+		if (ac->adc_bev == bev) {
+			ac->adc_done = ac->adc_in - evbuffer_get_length(bufferevent_get_input(bev));
 			return;
 		}
 }

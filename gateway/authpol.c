@@ -31,7 +31,7 @@ static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, const struct rpc
 	struct xdr_cur xc;
 	size_t at;
 
-	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
+	xdr_cur_init(&xc, rec->rcd_iov, rec->rcd_niov);
 	if (!rpc_auth_sys_decode(&xc, &hdr->rc_cred.oa_body, &as))
 		return false;
 	/* uid after the stamp and the padded machine name, then gid, the

@@ -127,7 +127,7 @@ void gw_client_call_add(struct gw_client *cl, struct gw_call *c)
 {
 	c->ca_cl = cl;
 	c->ca_client = cl->gcl_key;
-	c->ca_bytes = c->ca_rec.rc_len;
+	c->ca_bytes = c->ca_rec.rcd_len;
 	TAILQ_INSERT_TAIL(&cl->gcl_calls, c, ca_cl_link);
 	cl->gcl_ncalls++;
 	cl->gcl_bytes += c->ca_bytes;

@@ -905,13 +905,13 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	uint32_t xid, mtype;
 	int rc = 0;
 
-	xdr_cur_init(&xc, rec->rc_iov, rec->rc_niov);
+	xdr_cur_init(&xc, rec->rcd_iov, rec->rcd_niov);
 	if (!xdr_get_u32(&xc, &xid) || !xdr_get_u32(&xc, &mtype) ||
 	    (mtype != RPC_CALL && mtype != RPC_REPLY)) {
 		struct gw_log_ev ev = { .le_client = gw_client_name(cl), .le_error = "not_rpc" };
 
 		gw_log_ev(LG(gw), CFG_LOG_ERR, &ev, "client %s: record of %zu bytes is not an RPC message",
-			  gw_client_name(cl), rec->rc_len);
+			  gw_client_name(cl), rec->rcd_len);
 		gw_rec_release(gw->gw_p.gp_pool, rec);
 		return -EPROTO;
 	}
@@ -934,7 +934,7 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	c->ca_start_us = gw_now_us();
 	gw_client_call_add(cl, c);
 
-	xdr_cur_init(&xc, c->ca_rec.rc_iov, c->ca_rec.rc_niov);
+	xdr_cur_init(&xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
 	pa = gw_call_admit(gw, c, &xc, &rc);
 	if (!pa)
 		return rc;

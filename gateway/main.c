@@ -86,13 +86,13 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 		return -EINVAL;
 	}
 	cfg_diff(m->m_cfg, cf, &d);
-	if (d.cd_nrestart) {
+	if (d.cdf_nrestart) {
 		size_t o = 0;
 
-		for (unsigned k = 0; k < d.cd_n && o < len; k++)
-			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
+		for (unsigned k = 0; k < d.cdf_n && o < len; k++)
+			if (d.cdf_act[k].ac_kind == CFG_ACT_RESTART)
 				o += (size_t)snprintf(msg + o, len - o, "%s%s", o ? ", " : "",
-						      d.cd_act[k].ac_what);
+						      d.cdf_act[k].ac_what);
 		if (o < len)
 			snprintf(msg + o, len - o, " changed, which needs a restart; keeping the "
 				 "running configuration (nothing applied)");
@@ -121,11 +121,11 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	cfg_free(m->m_cfg);
 	m->m_cfg = cf;
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
-	for (unsigned k = 0; k < d.cd_n; k++)
-		n[d.cd_act[k].ac_kind]++;
+	for (unsigned k = 0; k < d.cdf_n; k++)
+		n[d.cdf_act[k].ac_kind]++;
 	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
 		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
-		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cd_values ? "changed" : "unchanged");
+		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cdf_values ? "changed" : "unchanged");
 	gw_info(&m->m_log, "reload: %s applied: %s", m->m_path, err);
 	snprintf(msg, len, "reloaded %s: %s", m->m_path, err);
 	return 0;

@@ -79,12 +79,12 @@ unsigned gw_pool_unpromised(const struct gw_pool *p);
 #define GW_REC_FEW_PIECES	32	/* more, and a finished record is compacted (record.c): RDMA sends 32 */
 
 /* One RPC message as an iovec list over pool buffers; each iovec holds one
- * reference on the buffer it points into (rc_buf[i]). */
+ * reference on the buffer it points into (rcd_buf[i]). */
 struct gw_rec {
-	unsigned rc_niov;
-	size_t rc_len;
-	struct iovec rc_iov[GW_REC_MAX_IOV];
-	struct gw_buf *rc_buf[GW_REC_MAX_IOV];
+	unsigned rcd_niov;
+	size_t rcd_len;
+	struct iovec rcd_iov[GW_REC_MAX_IOV];
+	struct gw_buf *rcd_buf[GW_REC_MAX_IOV];
 };
 void gw_rec_init(struct gw_rec *r);
 /* Drop every buffer reference; the record is empty afterwards. */

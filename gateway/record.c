@@ -53,23 +53,23 @@ const char *gw_rx_status_str(enum gw_rx_status s)
 
 void gw_rec_init(struct gw_rec *r)
 {
-	r->rc_niov = 0;
-	r->rc_len = 0;
+	r->rcd_niov = 0;
+	r->rcd_len = 0;
 }
 
 void gw_rec_release(struct gw_pool *p, struct gw_rec *r)
 {
-	for (unsigned i = 0; i < r->rc_niov; i++)
-		gw_buf_put(p, r->rc_buf[i]);
+	for (unsigned i = 0; i < r->rcd_niov; i++)
+		gw_buf_put(p, r->rcd_buf[i]);
 	gw_rec_init(r);
 }
 
 void gw_rec_move(struct gw_rec *dst, struct gw_rec *src)
 {
-	dst->rc_niov = src->rc_niov;
-	dst->rc_len = src->rc_len;
-	memcpy(dst->rc_iov, src->rc_iov, src->rc_niov * sizeof(src->rc_iov[0]));
-	memcpy(dst->rc_buf, src->rc_buf, src->rc_niov * sizeof(src->rc_buf[0]));
+	dst->rcd_niov = src->rcd_niov;
+	dst->rcd_len = src->rcd_len;
+	memcpy(dst->rcd_iov, src->rcd_iov, src->rcd_niov * sizeof(src->rcd_iov[0]));
+	memcpy(dst->rcd_buf, src->rcd_buf, src->rcd_niov * sizeof(src->rcd_buf[0]));
 	gw_rec_init(src);
 }
 
@@ -78,8 +78,8 @@ size_t gw_rec_copyout(const struct gw_rec *r, size_t off, void *dst, size_t cap)
 	uint8_t *d = dst;
 	size_t done = 0;
 
-	for (unsigned i = 0; i < r->rc_niov && done < cap; i++) {
-		size_t l = r->rc_iov[i].iov_len;
+	for (unsigned i = 0; i < r->rcd_niov && done < cap; i++) {
+		size_t l = r->rcd_iov[i].iov_len;
 
 		if (off >= l) {
 			off -= l;
@@ -88,7 +88,7 @@ size_t gw_rec_copyout(const struct gw_rec *r, size_t off, void *dst, size_t cap)
 		l -= off;
 		if (l > cap - done)
 			l = cap - done;
-		memcpy(d + done, (uint8_t *)r->rc_iov[i].iov_base + off, l);
+		memcpy(d + done, (uint8_t *)r->rcd_iov[i].iov_base + off, l);
 		done += l;
 		off = 0;
 	}
@@ -100,18 +100,18 @@ bool gw_rec_put_be32(struct gw_rec *r, size_t off, uint32_t v)
 	uint8_t b[4];
 	unsigned k = 0;
 
-	if (off + 4 > r->rc_len)
+	if (off + 4 > r->rcd_len)
 		return false;
 	chk_put_be32(b, v);
-	for (unsigned i = 0; i < r->rc_niov && k < 4; i++) {
-		size_t l = r->rc_iov[i].iov_len;
+	for (unsigned i = 0; i < r->rcd_niov && k < 4; i++) {
+		size_t l = r->rcd_iov[i].iov_len;
 
 		if (off >= l) {
 			off -= l;
 			continue;
 		}
 		for (; off < l && k < 4; off++)
-			((uint8_t *)r->rc_iov[i].iov_base)[off] = b[k++];
+			((uint8_t *)r->rcd_iov[i].iov_base)[off] = b[k++];
 		off = 0;
 	}
 	return k == 4;
@@ -131,24 +131,24 @@ static size_t gw_rec_compact(struct gw_pool *pool, struct gw_rec *r)
 	unsigned out = 0;
 	size_t moved = 0;
 
-	for (unsigned i = 1; i < r->rc_niov; i++) {
-		struct iovec *last = &r->rc_iov[out], *cur = &r->rc_iov[i];
+	for (unsigned i = 1; i < r->rcd_niov; i++) {
+		struct iovec *last = &r->rcd_iov[out], *cur = &r->rcd_iov[i];
 		uint8_t *end = (uint8_t *)last->iov_base + last->iov_len;
 
-		if (r->rc_buf[i] == r->rc_buf[out]) {
+		if (r->rcd_buf[i] == r->rcd_buf[out]) {
 			if (cur->iov_base != end) {
 				memmove(end, cur->iov_base, cur->iov_len);
 				moved += cur->iov_len;
 			}
 			last->iov_len += cur->iov_len;
-			gw_buf_put(pool, r->rc_buf[i]);	/* the run's reference; last's keeps the buffer */
+			gw_buf_put(pool, r->rcd_buf[i]);	/* the run's reference; last's keeps the buffer */
 			continue;
 		}
 		out++;
-		r->rc_iov[out] = *cur;
-		r->rc_buf[out] = r->rc_buf[i];
+		r->rcd_iov[out] = *cur;
+		r->rcd_buf[out] = r->rcd_buf[i];
 	}
-	r->rc_niov = r->rc_niov ? out + 1 : 0;
+	r->rcd_niov = r->rcd_niov ? out + 1 : 0;
 	return moved;
 }
 
@@ -158,26 +158,26 @@ static bool gw_rx_append(struct gw_rx *rx, struct gw_buf *b, uint8_t *p, size_t 
 {
 	struct gw_rec *r = &rx->rx_rec;
 
-	if (r->rc_niov > 0) {
-		struct iovec *last = &r->rc_iov[r->rc_niov - 1];
+	if (r->rcd_niov > 0) {
+		struct iovec *last = &r->rcd_iov[r->rcd_niov - 1];
 
-		if (r->rc_buf[r->rc_niov - 1] == b && (uint8_t *)last->iov_base + last->iov_len == p) {
+		if (r->rcd_buf[r->rcd_niov - 1] == b && (uint8_t *)last->iov_base + last->iov_len == p) {
 			last->iov_len += n;
-			r->rc_len += n;
+			r->rcd_len += n;
 			return true;
 		}
 	}
-	if (r->rc_niov == GW_REC_MAX_IOV) {
+	if (r->rcd_niov == GW_REC_MAX_IOV) {
 		rx->rx_copied += gw_rec_compact(rx->rx_pool, r);
-		if (r->rc_niov == GW_REC_MAX_IOV)
+		if (r->rcd_niov == GW_REC_MAX_IOV)
 			return false;
 		return gw_rx_append(rx, b, p, n);
 	}
 	gw_buf_ref(b);
-	r->rc_iov[r->rc_niov] = (struct iovec){ p, n };
-	r->rc_buf[r->rc_niov] = b;
-	r->rc_niov++;
-	r->rc_len += n;
+	r->rcd_iov[r->rcd_niov] = (struct iovec){ p, n };
+	r->rcd_buf[r->rcd_niov] = b;
+	r->rcd_niov++;
+	r->rcd_len += n;
 	return true;
 }
 
@@ -287,7 +287,7 @@ static enum gw_rx_status gw_rx_parse(struct gw_rx *rx, struct gw_rec *out, bool 
 		}
 		if (done) {
 			gw_rx_unpromise(rx);
-			if (rx->rx_rec.rc_niov > GW_REC_FEW_PIECES)
+			if (rx->rx_rec.rcd_niov > GW_REC_FEW_PIECES)
 				rx->rx_copied += gw_rec_compact(rx->rx_pool, &rx->rx_rec);
 			gw_rec_move(out, &rx->rx_rec);
 			rx->rx_in_record = false;
@@ -316,7 +316,7 @@ void gw_rx_park(struct gw_rx *rx)
 	struct gw_buf *b = rx->rx_buf;
 
 	if (rx->rx_promise && b && b->gb_refs == 1 && rx->rx_parsed == b->gb_used &&
-	    rx->rx_rec.rc_niov == 0) {
+	    rx->rx_rec.rcd_niov == 0) {
 		gw_buf_put(rx->rx_pool, b);
 		rx->rx_buf = NULL;
 		rx->rx_parsed = 0;

@@ -301,17 +301,17 @@ void gw_relay_on_reply(struct gw_relay *r, struct gw_client *cl, struct gw_rec *
 	sxid = cp->cbp_sxid;
 	gw_cbr_remove(r->ry_cbr, cp);
 	gw_rec_put_be32(rec, 0, sxid);
-	rc = gw_path_cb_reply(pa, h, rec->rc_iov, rec->rc_niov);
+	rc = gw_path_cb_reply(pa, h, rec->rcd_iov, rec->rcd_niov);
 	if (rc == 0) {
 		gw_stat_inc(ST(gw), GW_CTR_CB_RELAYED);
 		gw_log_client(LG(gw), CFG_LOG_INFO, gw_client_name(cl),
-			      "callback xid %#x: reply (%zu bytes) from %s relayed", sxid, rec->rc_len,
+			      "callback xid %#x: reply (%zu bytes) from %s relayed", sxid, rec->rcd_len,
 			      gw_client_name(cl));
 	} else {
 		gw_stat_inc(ST(gw), GW_CTR_CB_FAILED);
 		gw_log_client(LG(gw), CFG_LOG_ERR, gw_client_name(cl),
 			      "callback xid %#x: reply (%zu bytes) from %s not sent: %s", sxid,
-			      rec->rc_len, gw_client_name(cl), strerror(-rc));
+			      rec->rcd_len, gw_client_name(cl), strerror(-rc));
 	}
 	gw_rec_release(gw->gw_p.gp_pool, rec);
 }
@@ -343,7 +343,7 @@ void gw_relay_learn_call(struct gw_relay *r, struct gw_call *c)
 	char sidstr[2 * GW_CB_SESSIONID_LEN + 1];
 
 	if (gw_cbs_ownerless(r->ry_cbs) == 0 ||
-	    !chk_cb_parse_sequence(c->ca_rec.rc_iov, c->ca_rec.rc_niov, sid) ||
+	    !chk_cb_parse_sequence(c->ca_rec.rcd_iov, c->ca_rec.rcd_niov, sid) ||
 	    !gw_cbs_seen(r->ry_cbs, sid, c->ca_cl, c->ca_client))
 		return;
 	gw_stat_inc(ST(gw), GW_CTR_CB_SESSIONS_BOUND);

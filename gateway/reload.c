@@ -156,8 +156,8 @@ static int gw_reload_room(struct gw_ctx *gw, const struct cfg *cf, const struct 
 		bfree += !gw->gw_bslots[i].bk_used;
 	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
 		pfree += !gw->gw_pslots[i].pa_used;
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
+	for (unsigned k = 0; k < d->cdf_n; k++) {
+		const struct cfg_action *a = &d->cdf_act[k];
 
 		badd += a->ac_kind == CFG_ACT_BACKEND_ADD ||
 			(a->ac_kind == CFG_ACT_BACKEND_KEEP && !gw_backend_active(gw, cf->cf_backends[a->ac_new].cb_name));
@@ -170,8 +170,8 @@ static int gw_reload_room(struct gw_ctx *gw, const struct cfg *cf, const struct 
 			 bfree, pfree, gw->gw_nretiring);
 		return -ENOSPC;
 	}
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
+	for (unsigned k = 0; k < d->cdf_n; k++) {
+		const struct cfg_action *a = &d->cdf_act[k];
 		struct gw_backend *bk;
 
 		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
@@ -197,8 +197,8 @@ static int gw_reload_room(struct gw_ctx *gw, const struct cfg *cf, const struct 
 static void gw_reload_backends(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d,
 			       struct gw_reload_plan *pl)
 {
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
+	for (unsigned k = 0; k < d->cdf_n; k++) {
+		const struct cfg_action *a = &d->cdf_act[k];
 
 		if (a->ac_kind == CFG_ACT_BACKEND_REMOVE) {
 			struct gw_backend *bk = gw_backend_active(gw, gw_ctx_cfg(gw)->cf_backends[a->ac_old].cb_name);
@@ -210,8 +210,8 @@ static void gw_reload_backends(struct gw_ctx *gw, const struct cfg *cf, const st
 			}
 		}
 	}
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
+	for (unsigned k = 0; k < d->cdf_n; k++) {
+		const struct cfg_action *a = &d->cdf_act[k];
 		const struct cfg_backend *cb;
 
 		if (a->ac_kind != CFG_ACT_BACKEND_ADD && a->ac_kind != CFG_ACT_BACKEND_KEEP)
@@ -233,8 +233,8 @@ static void gw_reload_backends(struct gw_ctx *gw, const struct cfg *cf, const st
 static void gw_reload_routes(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff *d,
 			     struct gw_reload_plan *pl)
 {
-	for (unsigned k = 0; k < d->cd_n; k++) {
-		const struct cfg_action *a = &d->cd_act[k];
+	for (unsigned k = 0; k < d->cdf_n; k++) {
+		const struct cfg_action *a = &d->cdf_act[k];
 		struct gw_path *pa;
 
 		if (a->ac_kind == CFG_ACT_ROUTE_REMOVE) {
@@ -293,7 +293,7 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 	struct gw_reload_plan pl = { 0 };
 	int rc;
 
-	if (d->cd_nrestart) {
+	if (d->cdf_nrestart) {
 		snprintf(err, errlen, "a restart-only key changed");
 		return -EINVAL;
 	}

@@ -104,12 +104,12 @@ struct gw_rdma {
 /* The server's name, resolved by a helper thread (getaddrinfo may block
  * for seconds): filled by the thread, read after it wrote to the pipe. */
 struct gr_resolve {
-	char rsv_host[CFG_HOST_MAX];
-	char rsv_port[8];
-	struct sockaddr_storage rsv_addr;
-	socklen_t rsv_addrlen;
-	int rsv_err;			/* 0 or EAI_* */
-	int rsv_wfd;
+	char rrs_host[CFG_HOST_MAX];
+	char rrs_port[8];
+	struct sockaddr_storage rrs_addr;
+	socklen_t rrs_addrlen;
+	int rrs_err;			/* 0 or EAI_* */
+	int rrs_wfd;
 };
 
 struct gr_path {
@@ -500,35 +500,35 @@ static int gr_submit(void *tp, struct gw_call *c)
 		return -EAGAIN;
 	if (gc->gc_state != GW_RDMA_CALL_IDLE)	/* cannot happen: one transport at a time */
 		return -EBUSY;
-	if (c->ca_rec.rc_niov > BE_MAX_MSG_IOV)
+	if (c->ca_rec.rcd_niov > BE_MAX_MSG_IOV)
 		return -EMSGSIZE;
 	memset(gc, 0, offsetof(struct gw_rdma_call, gc_wiov));	/* IDLE stays IDLE */
 	gc->gc_path = rp;
 	chk_rdma_params_default(&prm);
 	if (be_pool_conn_info(rp->rp_pool, 0, &ci) == 0) {
-		prm.rp_send_threshold = ci.ci_send_threshold;
-		prm.rp_recv_threshold = ci.ci_recv_threshold;
+		prm.rdp_send_threshold = ci.ci_send_threshold;
+		prm.rdp_recv_threshold = ci.ci_recv_threshold;
 	} else {
-		prm.rp_send_threshold = rp->rp_info->pi_backend->cb_inline_send;
-		prm.rp_recv_threshold = rp->rp_info->pi_backend->cb_inline_recv;
+		prm.rdp_send_threshold = rp->rp_info->pi_backend->cb_inline_send;
+		prm.rdp_recv_threshold = rp->rp_info->pi_backend->cb_inline_recv;
 	}
-	if (prm.rp_max_write_chunks > BE_MAX_WRITE_CHUNKS)
-		prm.rp_max_write_chunks = BE_MAX_WRITE_CHUNKS;
-	if (prm.rp_max_read_chunks > BE_MAX_READ_ITEMS)
-		prm.rp_max_read_chunks = BE_MAX_READ_ITEMS;
-	if (!chk_decide(&c->ca_walk, 0, c->ca_rec.rc_len, &prm, &dc))
+	if (prm.rdp_max_write_chunks > BE_MAX_WRITE_CHUNKS)
+		prm.rdp_max_write_chunks = BE_MAX_WRITE_CHUNKS;
+	if (prm.rdp_max_read_chunks > BE_MAX_READ_ITEMS)
+		prm.rdp_max_read_chunks = BE_MAX_READ_ITEMS;
+	if (!chk_decide(&c->ca_walk, 0, c->ca_rec.rcd_len, &prm, &dc))
 		return -EMSGSIZE;
 	memset(&d, 0, sizeof(d));
 	d.cd_xid = c->ca_gxid;
-	d.cd_msg = c->ca_rec.rc_iov;
-	d.cd_msg_niov = c->ca_rec.rc_niov;
+	d.cd_msg = c->ca_rec.rcd_iov;
+	d.cd_msg_niov = c->ca_rec.rcd_niov;
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
 		d.cd_flags = BE_CALL_FORCE_NOMSG;
 	} else {
 		for (unsigned i = 0; i < dc.dc_nreads && nreads < BE_MAX_READ_ITEMS; i++)
-			if (dc.dc_reads[i].rc_item >= 0)
-				gc->gc_reads[nreads++] = (struct be_read_item){ dc.dc_reads[i].rc_pos,
-										dc.dc_reads[i].rc_len };
+			if (dc.dc_reads[i].rdc_item >= 0)
+				gc->gc_reads[nreads++] = (struct be_read_item){ dc.dc_reads[i].rdc_pos,
+										dc.dc_reads[i].rdc_len };
 		d.cd_reads = gc->gc_reads;
 		d.cd_nreads = nreads;
 	}
@@ -573,11 +573,11 @@ static int gr_submit(void *tp, struct gw_call *c)
 		return -err;
 	}
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
-		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rc_len);
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_LONG_CALL, c->ca_rec.rcd_len);
 	} else {
 		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_INLINE_CALL, dc.dc_call_inline);
 		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_READ_CHUNK,
-			    c->ca_rec.rc_len - dc.dc_call_inline);
+			    c->ca_rec.rcd_len - dc.dc_call_inline);
 	}
 	gw_debug(rp->rp_info->pi_log, "xid %#x (gw %#x): %s, %u read, %u write, reply chunk %s",
 		 c->ca_cxid, c->ca_gxid, dc.dc_proc == RPCRDMA_NOMSG ? "RDMA_NOMSG" : "RDMA_MSG",
@@ -670,13 +670,13 @@ static void *gr_resolve_thread(void *arg)
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	char one = 1;
 
-	rs->rsv_err = getaddrinfo(rs->rsv_host, rs->rsv_port, &hints, &ai);
-	if (rs->rsv_err == 0) {
-		memcpy(&rs->rsv_addr, ai->ai_addr, ai->ai_addrlen);
-		rs->rsv_addrlen = ai->ai_addrlen;
+	rs->rrs_err = getaddrinfo(rs->rrs_host, rs->rrs_port, &hints, &ai);
+	if (rs->rrs_err == 0) {
+		memcpy(&rs->rrs_addr, ai->ai_addr, ai->ai_addrlen);
+		rs->rrs_addrlen = ai->ai_addrlen;
 		freeaddrinfo(ai);
 	}
-	if (write(rs->rsv_wfd, &one, 1) != 1) {
+	if (write(rs->rrs_wfd, &one, 1) != 1) {
 		/* cannot happen on a pipe with room for one byte */
 	}
 	return NULL;
@@ -691,9 +691,9 @@ static void gr_resolve_start(struct gr_path *rp)
 	if (rp->rp_thread_running || rp->rp_pool)
 		return;
 	memset(rs, 0, sizeof(*rs));
-	snprintf(rs->rsv_host, sizeof(rs->rsv_host), "%s", b->cb_host);
-	snprintf(rs->rsv_port, sizeof(rs->rsv_port), "%u", b->cb_rdma_port);
-	rs->rsv_wfd = rp->rp_pipe[1];
+	snprintf(rs->rrs_host, sizeof(rs->rrs_host), "%s", b->cb_host);
+	snprintf(rs->rrs_port, sizeof(rs->rrs_port), "%u", b->cb_rdma_port);
+	rs->rrs_wfd = rp->rp_pipe[1];
 	rc = pthread_create(&rp->rp_thread, NULL, gr_resolve_thread, rs);
 	if (rc != 0) {
 		struct timeval tv = { rp->rp_info->pi_cfg->cf_reconnect_ms / 1000,
@@ -724,9 +724,9 @@ static void gr_on_resolved(evutil_socket_t fd, short what, void *arg)
 	rp->rp_thread_running = false;
 	if (rp->rp_destroying)
 		return;
-	if (rs->rsv_err == 0) {
-		rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, (struct sockaddr *)&rs->rsv_addr,
-					  rs->rsv_addrlen, gr_pool_event, rp);
+	if (rs->rrs_err == 0) {
+		rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, (struct sockaddr *)&rs->rrs_addr,
+					  rs->rrs_addrlen, gr_pool_event, rp);
 		if (rp->rp_pool) {
 			be_pool_set_backchannel(rp->rp_pool, gr_bc_cb, rp);
 			be_pool_set_failure(rp->rp_pool, gr_attempt_failed, rp);
@@ -742,9 +742,9 @@ static void gr_on_resolved(evutil_socket_t fd, short what, void *arg)
 		/* First failure and then one in 30 in the log; always in status. */
 		if (rp->rp_dns_failures++ % 30 == 0)
 			gw_warn(pi->pi_log, "backend %s: %s: %s; retrying every %u ms", b->cb_name,
-				b->cb_host, gai_strerror(rs->rsv_err), pi->pi_cfg->cf_reconnect_ms);
+				b->cb_host, gai_strerror(rs->rrs_err), pi->pi_cfg->cf_reconnect_ms);
 		gw_path_down(rp->rp_path, GW_WHY_DNS, "DNS: %.80s: %.60s", b->cb_host,
-			     gai_strerror(rs->rsv_err));
+			     gai_strerror(rs->rrs_err));
 	}
 	{
 		struct timeval tv = { pi->pi_cfg->cf_reconnect_ms / 1000,

@@ -64,14 +64,14 @@ enum gt_state {
 
 struct gt_resolve {
 	/* filled by the helper thread, read after it wrote to the pipe */
-	char rsv_host[CFG_HOST_MAX];
-	uint32_t rsv_prog, rsv_vers;
-	uint16_t rsv_port;		/* 0: ask rpcbind */
-	struct sockaddr_storage rsv_addr;
-	socklen_t rsv_addrlen;
-	int rsv_err;			/* 0, 1: name did not resolve, -1: rpcbind */
-	char rsv_msg[128];
-	int rsv_wfd;
+	char trs_host[CFG_HOST_MAX];
+	uint32_t trs_prog, trs_vers;
+	uint16_t trs_port;		/* 0: ask rpcbind */
+	struct sockaddr_storage trs_addr;
+	socklen_t trs_addrlen;
+	int trs_err;			/* 0, 1: name did not resolve, -1: rpcbind */
+	char trs_msg[128];
+	int trs_wfd;
 };
 
 struct gw_tcp {
@@ -128,27 +128,27 @@ static void *gt_resolve_thread(void *arg)
 	char one = 1;
 	int rc;
 
-	rc = getaddrinfo(rs->rsv_host, NULL, &hints, &ai);
+	rc = getaddrinfo(rs->trs_host, NULL, &hints, &ai);
 	if (rc != 0) {
-		rs->rsv_err = 1;	/* (EAI_* codes are negative, like rpcbind's -1) */
-		snprintf(rs->rsv_msg, sizeof(rs->rsv_msg), "%s", gai_strerror(rc));
+		rs->trs_err = 1;	/* (EAI_* codes are negative, like rpcbind's -1) */
+		snprintf(rs->trs_msg, sizeof(rs->trs_msg), "%s", gai_strerror(rc));
 		goto out;
 	}
-	memcpy(&rs->rsv_addr, ai->ai_addr, ai->ai_addrlen);
-	rs->rsv_addrlen = ai->ai_addrlen;
+	memcpy(&rs->trs_addr, ai->ai_addr, ai->ai_addrlen);
+	rs->trs_addrlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	if (rs->rsv_port == 0 &&
-	    gw_rpcbind_getport(rs->rsv_host, rs->rsv_addr.ss_family, rs->rsv_prog, rs->rsv_vers,
-			       &rs->rsv_port, rs->rsv_msg, sizeof(rs->rsv_msg)) < 0) {
-		rs->rsv_err = -1;
+	if (rs->trs_port == 0 &&
+	    gw_rpcbind_getport(rs->trs_host, rs->trs_addr.ss_family, rs->trs_prog, rs->trs_vers,
+			       &rs->trs_port, rs->trs_msg, sizeof(rs->trs_msg)) < 0) {
+		rs->trs_err = -1;
 		goto out;
 	}
-	if (rs->rsv_addr.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&rs->rsv_addr)->sin6_port = htons(rs->rsv_port);
+	if (rs->trs_addr.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&rs->trs_addr)->sin6_port = htons(rs->trs_port);
 	else
-		((struct sockaddr_in *)&rs->rsv_addr)->sin_port = htons(rs->rsv_port);
+		((struct sockaddr_in *)&rs->trs_addr)->sin_port = htons(rs->trs_port);
 out:
-	if (write(rs->rsv_wfd, &one, 1) != 1) {
+	if (write(rs->trs_wfd, &one, 1) != 1) {
 		/* nothing to do: the loop then never learns; cannot happen on a pipe */
 	}
 	return NULL;
@@ -314,26 +314,26 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 	gt->gt_thread_running = false;
 	if (gt->gt_destroying)
 		return;
-	if (rs->rsv_err > 0) {	/* the name did not resolve; the next attempt asks again */
+	if (rs->trs_err > 0) {	/* the name did not resolve; the next attempt asks again */
 		char why[GW_WHY_TEXT_MAX];
 
-		snprintf(why, sizeof(why), "DNS: %.80s: %.60s", rs->rsv_host, rs->rsv_msg);
+		snprintf(why, sizeof(why), "DNS: %.80s: %.60s", rs->trs_host, rs->trs_msg);
 		gt_connect_failed(gt, GW_WHY_DNS, why);
 		return;
 	}
-	if (rs->rsv_err) {
+	if (rs->trs_err) {
 		gw_stat_inc(gt_st(gt), GW_CTR_RPCBIND_FAILED);
-		gt_connect_failed(gt, GW_WHY_CONNECT, rs->rsv_msg);
+		gt_connect_failed(gt, GW_WHY_CONNECT, rs->trs_msg);
 		return;
 	}
-	gt->gt_fd = socket(rs->rsv_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	gt->gt_fd = socket(rs->trs_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (gt->gt_fd < 0) {
 		gt_connect_failed(gt, GW_WHY_CONNECT, strerror(errno));
 		return;
 	}
-	gt_bind_source(gt, gt->gt_fd, rs->rsv_addr.ss_family);
+	gt_bind_source(gt, gt->gt_fd, rs->trs_addr.ss_family);
 	gt->gt_state = GT_CONNECTING;
-	if (connect(gt->gt_fd, (struct sockaddr *)&rs->rsv_addr, rs->rsv_addrlen) == 0) {
+	if (connect(gt->gt_fd, (struct sockaddr *)&rs->trs_addr, rs->trs_addrlen) == 0) {
 		gt_up(gt);
 		return;
 	}
@@ -367,12 +367,12 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	if (gt->gt_state != GT_DOWN || gt->gt_thread_running)
 		return;
 	memset(rs, 0, sizeof(*rs));
-	snprintf(rs->rsv_host, sizeof(rs->rsv_host), "%s", b->cb_host);
-	rs->rsv_prog = r->cr_prog;
-	rs->rsv_vers = gt_rpcbind_vers(r);
-	rs->rsv_port = r->cr_port ? r->cr_port
+	snprintf(rs->trs_host, sizeof(rs->trs_host), "%s", b->cb_host);
+	rs->trs_prog = r->cr_prog;
+	rs->trs_vers = gt_rpcbind_vers(r);
+	rs->trs_port = r->cr_port ? r->cr_port
 		      : (r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL) ? b->cb_port : 0;
-	rs->rsv_wfd = gt->gt_pipe[1];
+	rs->trs_wfd = gt->gt_pipe[1];
 	gt->gt_state = GT_RESOLVING;
 	if (pthread_create(&gt->gt_thread, NULL, gt_resolve_thread, rs) != 0) {
 		gt_connect_failed(gt, GW_WHY_DNS, "DNS: cannot start the resolver thread");
@@ -395,11 +395,11 @@ static void gt_on_write(evutil_socket_t fd, short what, void *arg)
 		struct gw_call *c;
 		ssize_t w;
 
-		for (c = TAILQ_FIRST(&gt->gt_sendq); c && n + 1 + c->ca_rec.rc_niov <= GT_WRITE_IOV;
+		for (c = TAILQ_FIRST(&gt->gt_sendq); c && n + 1 + c->ca_rec.rcd_niov <= GT_WRITE_IOV;
 		     c = TAILQ_NEXT(c, ca_path_link)) {
 			iov[n++] = (struct iovec){ c->ca_tp_mark, 4 };
-			for (unsigned i = 0; i < c->ca_rec.rc_niov; i++)
-				iov[n++] = c->ca_rec.rc_iov[i];
+			for (unsigned i = 0; i < c->ca_rec.rcd_niov; i++)
+				iov[n++] = c->ca_rec.rcd_iov[i];
 		}
 		/* Skip what was written of the head. */
 		{
@@ -422,7 +422,7 @@ static void gt_on_write(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		while ((c = TAILQ_FIRST(&gt->gt_sendq))) {
-			size_t left = 4 + c->ca_rec.rc_len - gt->gt_out_off;
+			size_t left = 4 + c->ca_rec.rcd_len - gt->gt_out_off;
 
 			if ((size_t)w < left) {
 				gt->gt_out_off += (size_t)w;
@@ -475,7 +475,7 @@ static void gt_on_record(struct gw_tcp *gt)
 	TAILQ_REMOVE(&gt->gt_inflight, c, ca_path_link);
 	c->ca_tp_priv = NULL;
 	gw_rec_move(&c->ca_reply_rec, &gt->gt_rec);
-	gw_call_complete(c, c->ca_reply_rec.rc_iov, c->ca_reply_rec.rc_niov);
+	gw_call_complete(c, c->ca_reply_rec.rcd_iov, c->ca_reply_rec.rcd_niov);
 }
 
 static void gt_on_read(evutil_socket_t fd, short what, void *arg)
@@ -519,11 +519,11 @@ static int gt_submit(void *tp, struct gw_call *c)
 
 	if (gt->gt_state != GT_UP)
 		return -EAGAIN;
-	if (c->ca_rec.rc_len > RM_LEN_MASK || c->ca_rec.rc_niov + 1 > GT_WRITE_IOV)
+	if (c->ca_rec.rcd_len > RM_LEN_MASK || c->ca_rec.rcd_niov + 1 > GT_WRITE_IOV)
 		return -EMSGSIZE;
 	gw_call_get(c);
 	c->ca_tp_owned = true;
-	rm_encode_hdr(c->ca_tp_mark, (uint32_t)c->ca_rec.rc_len, true);
+	rm_encode_hdr(c->ca_tp_mark, (uint32_t)c->ca_rec.rcd_len, true);
 	TAILQ_INSERT_TAIL(&gt->gt_sendq, c, ca_path_link);
 	c->ca_tp_priv = &gt->gt_sendq;
 	event_add(gt->gt_wev, NULL);

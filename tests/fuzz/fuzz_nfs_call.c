@@ -76,10 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	svc = gss[data[3] & 7];
 	split = data[4];
 	chk_rdma_params_default(&p);
-	p.rp_send_threshold = 1024u << (data[5] & 3);
-	p.rp_recv_threshold = 1024u << ((data[5] >> 2) & 3);
-	p.rp_max_read_chunks = 1 + ((data[5] >> 4) & 3);
-	p.rp_max_write_chunks = 1 + ((data[5] >> 6) & 3);
+	p.rdp_send_threshold = 1024u << (data[5] & 3);
+	p.rdp_recv_threshold = 1024u << ((data[5] >> 2) & 3);
+	p.rdp_max_read_chunks = 1 + ((data[5] >> 4) & 3);
+	p.rdp_max_write_chunks = 1 + ((data[5] >> 6) & 3);
 	data += 6;
 	len = size - 6;
 
@@ -107,25 +107,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!chk_decide(&cw, 0, len, &p, &dc))
 		return 0;
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
-		if (dc.dc_nreads != 1 || dc.dc_reads[0].rc_pos != 0 ||
-		    dc.dc_reads[0].rc_len != len || dc.dc_call_inline != 0)
+		if (dc.dc_nreads != 1 || dc.dc_reads[0].rdc_pos != 0 ||
+		    dc.dc_reads[0].rdc_len != len || dc.dc_call_inline != 0)
 			__builtin_trap();
 	} else {
 		inl = len;
-		if (dc.dc_nreads > p.rp_max_read_chunks)
+		if (dc.dc_nreads > p.rdp_max_read_chunks)
 			__builtin_trap();
 		for (i = 0; i < dc.dc_nreads; i++) {
 			const struct chk_read_chunk *rc = &dc.dc_reads[i];
-			const struct chk_item *it = &cw.cw_call[rc->rc_item];
+			const struct chk_item *it = &cw.cw_call[rc->rdc_item];
 
-			if (rc->rc_pos % 4 || rc->rc_pos == 0 || rc->rc_pos != it->it_pos ||
-			    rc->rc_len != it->it_len || (size_t)rc->rc_pos + rc->rc_len > len)
+			if (rc->rdc_pos % 4 || rc->rdc_pos == 0 || rc->rdc_pos != it->it_pos ||
+			    rc->rdc_len != it->it_len || (size_t)rc->rdc_pos + rc->rdc_len > len)
 				__builtin_trap();
-			if (i && rc->rc_pos <= dc.dc_reads[i - 1].rc_pos)
+			if (i && rc->rdc_pos <= dc.dc_reads[i - 1].rdc_pos)
 				__builtin_trap();
-			inl -= xdr_round4(rc->rc_len);
+			inl -= xdr_round4(rc->rdc_len);
 		}
-		if (inl != dc.dc_call_inline || inl + dc.dc_call_hdr_max > p.rp_send_threshold)
+		if (inl != dc.dc_call_inline || inl + dc.dc_call_hdr_max > p.rdp_send_threshold)
 			__builtin_trap();
 		/* the gather list of the Send covers exactly the inline bytes */
 		{

@@ -5,6 +5,7 @@
   layout.py includes   module include rules: who may include whom
   layout.py sizes      no file over 1,000 lines, no function over 120 lines
   layout.py exports    every exported function has a caller outside its file
+  layout.py members    no member prefix shared by two structs (rc_ of one struct only)
   layout.py arrows     prints the module arrows the includes make
   layout.py doc        docs/architecture.md shows exactly those arrows
 
@@ -190,6 +191,55 @@ def check_exports():
     return bad, f"exports: {n} exported functions, each used outside its file"
 
 
+def struct_bodies(text):
+    """(name, body without nested braces) of every `struct NAME {` in text."""
+    for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", text):
+        i, depth = m.end(), 1
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        body = text[m.end():i - 1]
+        while True:
+            flat = re.sub(r"\{[^{}]*\}", " ", body)
+            if flat == body:
+                break
+            body = flat
+        yield m.group(1), body
+
+
+def member_names(body):
+    names = []
+    for decl in body.split(";"):
+        decl = re.sub(r"\[[^\]]*\]", "", decl)
+        decl = re.sub(r":\s*\d+\s*$", "", decl).strip()
+        if not decl or decl.startswith("#"):
+            continue
+        fp = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", decl)
+        if fp:
+            names.append(fp.group(1))
+            continue
+        for part in decl.split(","):
+            words = re.findall(r"\w+", part)
+            if words:
+                names.append(words[-1])
+    return names
+
+
+def check_members():
+    """A member's prefix (up to its first _) names its struct: one struct
+    per prefix, so `x->rc_len` tells which struct x is."""
+    owners = {}
+    for path in sources():
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", open(path).read(), flags=re.S)
+        for name, body in struct_bodies(text):
+            for mem in member_names(body):
+                if "_" in mem:
+                    owners.setdefault(mem.split("_")[0] + "_", {}).setdefault(name, path)
+    bad = [f"member prefix {pre} is shared by " + ", ".join(f"struct {s} ({p})" for s, p in sorted(o.items()))
+           for pre, o in sorted(owners.items()) if len(o) > 1]
+    return bad, f"members: {len(owners)} member prefixes, each of one struct"
+
+
 def macro_text(text):
     """The macro bodies of a header: a prototype there is no use."""
     out, cont = [], False
@@ -201,7 +251,7 @@ def macro_text(text):
 
 
 CHECKS = {"includes": check_includes, "sizes": check_sizes, "exports": check_exports,
-          "doc": check_doc}
+          "doc": check_doc, "members": check_members}
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["arrows"]:

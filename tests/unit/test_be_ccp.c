@@ -86,12 +86,12 @@ static void t02_ok(void **state)
 
 	(void)state;
 	assert_int_equal(parse(buf, len, 77, &r), BE_CCP_RES_OK);
-	assert_int_equal(r.cp_maxcall_sendsize, 2048);
-	assert_int_equal(r.cp_align, 4);
-	assert_int_equal(r.cp_maxrdmaread, 8);
+	assert_int_equal(r.ccr_maxcall_sendsize, 2048);
+	assert_int_equal(r.ccr_align, 4);
+	assert_int_equal(r.ccr_maxrdmaread, 8);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(be_ccp_reply_parse(two, 2, 77, &r), BE_CCP_RES_OK);
-	assert_int_equal(r.cp_maxrdmaread, 8);
+	assert_int_equal(r.ccr_maxrdmaread, 8);
 }
 
 /* 3. What the Linux nfsd answers (it serves no program 100400), and the

@@ -17,8 +17,8 @@ static struct rpcrdma_hdr rh, dec;
 static void handles(struct be_handle *h, const struct be_span *sp, unsigned n, uint32_t key)
 {
 	for (unsigned i = 0; i < n; i++) {
-		h[i].hd_rkey = key + i;
-		h[i].hd_offset = (uint64_t)(uintptr_t)sp[i].sp_addr;
+		h[i].bh_rkey = key + i;
+		h[i].bh_offset = (uint64_t)(uintptr_t)sp[i].sp_addr;
 	}
 }
 
@@ -191,13 +191,13 @@ static void reply_hdr(struct rpcrdma_hdr *h, uint32_t proc, const struct be_hand
 	h->rh_nreads = 0;
 	h->rh_nwrites = 1;
 	h->rh_writes[0] = (struct rpcrdma_chunk){ 0, 2 };
-	h->rh_segs[0] = (struct rpcrdma_segment){ wr[0].hd_rkey, w0, wr[0].hd_offset };
-	h->rh_segs[1] = (struct rpcrdma_segment){ wr[1].hd_rkey, w1, wr[1].hd_offset };
+	h->rh_segs[0] = (struct rpcrdma_segment){ wr[0].bh_rkey, w0, wr[0].bh_offset };
+	h->rh_segs[1] = (struct rpcrdma_segment){ wr[1].bh_rkey, w1, wr[1].bh_offset };
 	h->rh_nsegs = 2;
 	h->rh_has_reply = reply;
 	if (reply) {
 		h->rh_reply = (struct rpcrdma_chunk){ 2, 1 };
-		h->rh_segs[2] = (struct rpcrdma_segment){ rp[0].hd_rkey, rl, rp[0].hd_offset };
+		h->rh_segs[2] = (struct rpcrdma_segment){ rp[0].bh_rkey, rl, rp[0].bh_offset };
 		h->rh_nsegs = 3;
 	}
 	h->rh_body_off = 48;

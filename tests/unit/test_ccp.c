@@ -62,9 +62,9 @@ static void t03_reply_bytes(void **state)
 	assert_memory_equal(out, want, sizeof(want));
 	xdr_cur_init_buf(&xc, &one, want, sizeof(want));
 	assert_true(ccp_reply_decode(&xc, &r));
-	assert_int_equal(r.cp_maxcall_sendsize, 1024);
-	assert_int_equal(r.cp_align, 4096);
-	assert_int_equal(r.cp_maxrdmaread, 0);
+	assert_int_equal(r.ccr_maxcall_sendsize, 1024);
+	assert_int_equal(r.ccr_align, 4096);
+	assert_int_equal(r.ccr_maxrdmaread, 0);
 }
 
 /* 4. Truncation at every offset and a too-small encode buffer fail. */

@@ -480,9 +480,9 @@ static void t05_dump_round_trip(void **state)
 		if (!b)
 			fail_msg("case %zu: the dump does not parse: %s\n%s", c + 1, err, t1);
 		cfg_diff(a, b, &d);
-		if (d.cd_nchanges || d.cd_nrestart || d.cd_values)
+		if (d.cdf_nchanges || d.cdf_nrestart || d.cdf_values)
 			fail_msg("case %zu: parsed dump differs: %u changes, %u restarts, values %d\n%s",
-				 c + 1, d.cd_nchanges, d.cd_nrestart, d.cd_values, t1);
+				 c + 1, d.cdf_nchanges, d.cdf_nrestart, d.cdf_values, t1);
 		assert_int_equal(a->cf_nbackends, b->cf_nbackends);
 		assert_int_equal(a->cf_nroutes, b->cf_nroutes);
 		t2 = dump_text(b);

@@ -361,10 +361,10 @@ static void t07_reload_diff(void **state)
 			fail_msg("case %zu: %s", i + 1, err);
 		cfg_diff(a, b, &d);
 		what = "";
-		same = d.cd_nchanges == 0 && d.cd_nrestart == 0;
-		for (unsigned k = 0; k < d.cd_n; k++)
-			if (d.cd_act[k].ac_kind == CFG_ACT_RESTART)
-				what = d.cd_act[k].ac_what;
+		same = d.cdf_nchanges == 0 && d.cdf_nrestart == 0;
+		for (unsigned k = 0; k < d.cdf_n; k++)
+			if (d.cdf_act[k].ac_kind == CFG_ACT_RESTART)
+				what = d.cdf_act[k].ac_what;
 		if (same != t[i].same)
 			fail_msg("case %zu: expected %s", i + 1, t[i].same ? "same" : "different");
 		assert_string_equal(what, t[i].what);

@@ -122,10 +122,10 @@ static void record(struct env *e, struct gw_rec *r, uint32_t xid, bool garbage)
 		memset(b->gb_data, 0xff, n);
 	b->gb_used = (uint32_t)n;
 	gw_rec_init(r);
-	r->rc_iov[0] = (struct iovec){ b->gb_data, n };
-	r->rc_buf[0] = b;
-	r->rc_niov = 1;
-	r->rc_len = n;
+	r->rcd_iov[0] = (struct iovec){ b->gb_data, n };
+	r->rcd_buf[0] = b;
+	r->rcd_niov = 1;
+	r->rcd_len = n;
 }
 
 /* Bytes of an output item as the frontend writes them. */
@@ -160,7 +160,7 @@ static void t01_deliver_and_done(void **state)
 	assert_int_equal(gw_client_key(cl), 7);
 	record(e, &r, 0xabcd0001, false);
 	assert_int_equal(gw_on_record(cl, &r), 0);
-	assert_int_equal(r.rc_niov, 0);			/* the gateway took the record */
+	assert_int_equal(r.rcd_niov, 0);			/* the gateway took the record */
 	assert_int_equal(f.ndeliver, 1);
 	assert_int_equal(f.q[0]->ou_kind, GW_OUT_REPLY);
 	assert_int_equal(gw_client_ncalls(cl), 1);

@@ -141,7 +141,7 @@ static void run_case(size_t step, size_t frag, const size_t *lens, unsigned nrec
 			uint8_t back[1 << 12];
 			size_t l = lens[got] < sizeof(back) ? lens[got] : sizeof(back);
 
-			assert_int_equal(rec.rc_len, lens[got]);
+			assert_int_equal(rec.rcd_len, lens[got]);
 			assert_int_equal(gw_rec_copyout(&rec, 0, back, l), l);
 			assert_memory_equal(back, data + got, l);
 			gw_rec_release(p, &rec);
@@ -214,8 +214,8 @@ static void t04_limits(void **state)
 	n = frame(wire, data, 600, 8);
 	assert_int_equal(write(sv[0], wire, n), (ssize_t)n);
 	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_RECORD);
-	assert_int_equal(rec.rc_len, 600);
-	assert_true(rec.rc_niov <= GW_REC_FEW_PIECES);
+	assert_int_equal(rec.rcd_len, 600);
+	assert_true(rec.rcd_niov <= GW_REC_FEW_PIECES);
 	assert_true(rx.rx_copied > 0 && rx.rx_copied < 600);
 	assert_int_equal(gw_rec_copyout(&rec, 0, wire, sizeof(wire)), 600);
 	assert_memory_equal(wire, data, 600);
@@ -254,8 +254,8 @@ static void t05_no_buffer(void **state)
 	assert_true(gw_rx_partial(&rx));
 	gw_buf_put(p, hold[0]);
 	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_RECORD);
-	assert_int_equal(rec.rc_len, 6000);
-	assert_int_equal(rec.rc_niov, 2);
+	assert_int_equal(rec.rcd_len, 6000);
+	assert_int_equal(rec.rcd_niov, 2);
 	assert_true(gw_rec_put_be32(&rec, 0, 0xdeadbeef));
 	gw_rec_release(p, &rec);
 	gw_rx_destroy(&rx);
@@ -325,9 +325,9 @@ static void many_fragments(size_t frag, size_t wmax, unsigned seed, bool expect_
 				 gw_rx_status_str(st), sent, n);
 	}
 	assert_int_equal(sent, n);
-	assert_int_equal(rec.rc_len, len);
+	assert_int_equal(rec.rcd_len, len);
 	/* a transport takes few pieces (RDMA: 32) */
-	assert_true(rec.rc_niov <= GW_REC_FEW_PIECES);
+	assert_true(rec.rcd_niov <= GW_REC_FEW_PIECES);
 	assert_int_equal(gw_rec_copyout(&rec, 0, back, len), len);
 	assert_memory_equal(back, data, len);
 	if (expect_copy)

@@ -39,8 +39,8 @@ static void diff_str(const struct cfg *a, const struct cfg *b, char *out, size_t
 
 	cfg_diff(a, b, &d);
 	out[0] = '\0';
-	for (unsigned k = 0; k < d.cd_n && o < len; k++) {
-		const struct cfg_action *x = &d.cd_act[k];
+	for (unsigned k = 0; k < d.cdf_n && o < len; k++) {
+		const struct cfg_action *x = &d.cdf_act[k];
 		const char *name = "";
 
 		switch (x->ac_kind) {
@@ -133,8 +133,8 @@ static void t01_diff_table(void **state)
 		if (strcmp(got, t[i].want))
 			fail_msg("case %zu: got '%s', want '%s'", i + 1, got, t[i].want);
 		cfg_diff(a, b, &d);
-		if (d.cd_values != t[i].values)
-			fail_msg("case %zu: values %d, want %d", i + 1, d.cd_values, t[i].values);
+		if (d.cdf_values != t[i].values)
+			fail_msg("case %zu: values %d, want %d", i + 1, d.cdf_values, t[i].values);
 		cfg_free(a);
 		cfg_free(b);
 	}

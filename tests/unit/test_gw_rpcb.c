@@ -276,12 +276,12 @@ static void t07_config_key(void **state)
 	assert_true(on->cf_rpcbind_register);
 	assert_false(off->cf_rpcbind_register);
 	cfg_diff(on, off, &d);
-	assert_int_equal(d.cd_nrestart, 1);
-	assert_int_equal(d.cd_act[d.cd_n - 1].ac_kind, CFG_ACT_RESTART);
-	assert_string_equal(d.cd_act[d.cd_n - 1].ac_what, "rpcbind_register");
+	assert_int_equal(d.cdf_nrestart, 1);
+	assert_int_equal(d.cdf_act[d.cdf_n - 1].ac_kind, CFG_ACT_RESTART);
+	assert_string_equal(d.cdf_act[d.cdf_n - 1].ac_what, "rpcbind_register");
 	cfg_diff(on, on2, &d);
-	assert_int_equal(d.cd_nrestart, 0);
-	assert_int_equal(d.cd_nchanges, 0);
+	assert_int_equal(d.cdf_nrestart, 0);
+	assert_int_equal(d.cdf_nchanges, 0);
 	bad = cfg_parse_string("[gateway]\nrpcbind_register = maybe\n" B, "t.conf", NULL, err,
 			       sizeof(err));
 	assert_null(bad);

@@ -198,14 +198,14 @@ static void t05_refcount(void **state)
 
 	(void)state;
 	assert_null(gw_call_new(cp, NULL));
-	c->ca_rec.rc_iov[0] = (struct iovec){ b->gb_data, 100 };
-	c->ca_rec.rc_buf[0] = b;	/* the record takes our reference */
-	c->ca_rec.rc_niov = 1;
-	c->ca_rec.rc_len = 100;
+	c->ca_rec.rcd_iov[0] = (struct iovec){ b->gb_data, 100 };
+	c->ca_rec.rcd_buf[0] = b;	/* the record takes our reference */
+	c->ca_rec.rcd_niov = 1;
+	c->ca_rec.rcd_len = 100;
 	gw_call_get(c);			/* transport */
 	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
 	assert_int_equal(gw_call_set_state(c, GW_CALL_REPLIED), 0);
-	gw_out_set(&c->ca_out, c->ca_rec.rc_iov, 1, 0x1234);
+	gw_out_set(&c->ca_out, c->ca_rec.rcd_iov, 1, 0x1234);
 	assert_int_equal(gw_out_iov(&c->ca_out, iov, 4), 2);
 	assert_int_equal(iov[0].iov_len, 8);
 	assert_int_equal(iov[1].iov_len, 96);

@@ -145,10 +145,10 @@ static void t03_read(void **state)
 		assert_false(dc.dc_reply_chunk);
 		if (cases[i].nw) {
 			assert_int_equal(dc.dc_write_len[0], cases[i].count);
-			assert_int_equal(dc.dc_call_hdr_max, chk_rdma_hdr_len(0, 1, prm.rp_max_segs,
+			assert_int_equal(dc.dc_call_hdr_max, chk_rdma_hdr_len(0, 1, prm.rdp_max_segs,
 									      false, 0));
 		} else {
-			assert_true(dc.dc_reply_max + 28 <= prm.rp_recv_threshold);
+			assert_true(dc.dc_reply_max + 28 <= prm.rdp_recv_threshold);
 		}
 	}
 }
@@ -174,12 +174,12 @@ static void t04_write(void **state)
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 7, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_MSG);
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_equal(dc.dc_reads[0].rc_pos, data);
-	assert_int_equal(dc.dc_reads[0].rc_pos % 4, 0);
-	assert_int_equal(dc.dc_reads[0].rc_len, MIB + 3);
-	assert_int_equal(dc.dc_reads[0].rc_item, 0);
+	assert_int_equal(dc.dc_reads[0].rdc_pos, data);
+	assert_int_equal(dc.dc_reads[0].rdc_pos % 4, 0);
+	assert_int_equal(dc.dc_reads[0].rdc_len, MIB + 3);
+	assert_int_equal(dc.dc_reads[0].rdc_item, 0);
 	assert_int_equal(dc.dc_call_inline, xe.xe_len - (MIB + 4));
-	assert_int_equal(dc.dc_call_hdr_max, chk_rdma_hdr_len(prm.rp_max_segs, 0, 0, false, 0));
+	assert_int_equal(dc.dc_call_hdr_max, chk_rdma_hdr_len(prm.rdp_max_segs, 0, 0, false, 0));
 
 	/* the inline part: header and args up to the data, then nothing */
 	{
@@ -201,27 +201,27 @@ static void t04_write(void **state)
 		assert_true(xdr_seek(&xc, args_pos + 100));
 		assert_true(chk_call_walk(&xc, CHK_PROG_NFS, 3, 7, 0, &cw, &err));
 		assert_true(chk_decide(&cw, 100, xe.xe_len, &prm, &dc));
-		assert_int_equal(dc.dc_reads[0].rc_pos, data);
+		assert_int_equal(dc.dc_reads[0].rdc_pos, data);
 	}
 
 	/* 900-byte WRITE under a 1024-byte threshold: below ddp_min -> NOMSG */
-	prm.rp_send_threshold = 1024;
+	prm.rdp_send_threshold = 1024;
 	call_start(&xe, CHK_PROG_NFS, 3, 7);
 	nfs_enc_fmt(&xe, "o h w w o", 32u, 0ull, 900u, 2u, 900u);
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 7, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_equal(dc.dc_reads[0].rc_pos, 0);
-	assert_int_equal(dc.dc_reads[0].rc_len, xe.xe_len);
-	assert_int_equal(dc.dc_reads[0].rc_item, -1);
+	assert_int_equal(dc.dc_reads[0].rdc_pos, 0);
+	assert_int_equal(dc.dc_reads[0].rdc_len, xe.xe_len);
+	assert_int_equal(dc.dc_reads[0].rdc_item, -1);
 	assert_int_equal(dc.dc_call_inline, 0);
 	assert_int_equal(chk_decision_inline_spans(&dc, 0, xe.xe_len, NULL, 0), 0);
 	/* ... with ddp_min 512 it is a read chunk */
-	prm.rp_ddp_min = 512;
+	prm.rdp_ddp_min = 512;
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 7, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_MSG);
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_not_equal(dc.dc_reads[0].rc_pos, 0);
+	assert_int_not_equal(dc.dc_reads[0].rdc_pos, 0);
 }
 
 /* 5. Long call without eligible data (big SETATTR ACL): RDMA_NOMSG with a
@@ -236,7 +236,7 @@ static void t05_long_calls(void **state)
 	nfs_enc_fmt(&xe, "w o  w s a", 22u, 40u, 34u, 0x1000u, 0u, 9000u);
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);
-	assert_int_equal(dc.dc_reads[0].rc_len, xe.xe_len);
+	assert_int_equal(dc.dc_reads[0].rdc_len, xe.xe_len);
 
 	/* WRITE 8 KiB + big SETATTR: moving the data is not enough */
 	call_start(&xe, CHK_PROG_NFS, 4, 1);
@@ -246,11 +246,11 @@ static void t05_long_calls(void **state)
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_equal(dc.dc_reads[0].rc_pos, 0);
+	assert_int_equal(dc.dc_reads[0].rdc_pos, 0);
 }
 
 /* 6. Unbounded replies (GETATTR ACL, SECINFO, EXCHANGE_ID, unknown program):
- * a reply chunk of rp_reply_cap; and Linux never offers write chunks then. */
+ * a reply chunk of rdp_reply_cap; and Linux never offers write chunks then. */
 static void t06_unbounded(void **state)
 {
 	struct xdr_enc xe;
@@ -262,16 +262,16 @@ static void t06_unbounded(void **state)
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_true(dc.dc_reply_chunk);
 	assert_true(dc.dc_reply_unbounded);
-	assert_int_equal(dc.dc_reply_len, prm.rp_reply_cap);
+	assert_int_equal(dc.dc_reply_len, prm.rdp_reply_cap);
 	assert_int_equal(dc.dc_nwrites, 0);
 	assert_int_equal(dc.dc_call_hdr_max,
-			 chk_rdma_hdr_len(0, 0, 0, true, prm.rp_max_segs));
+			 chk_rdma_hdr_len(0, 0, 0, true, prm.rdp_max_segs));
 
 	call_start(&xe, CHK_PROG_NFSACL, 3, 1);
 	nfs_enc_fmt(&xe, "o w", 32u, 0xfu);
 	assert_true(run(&xe, CHK_PROG_NFSACL, 3, 1, 0));
 	assert_true(dc.dc_reply_chunk);
-	assert_int_equal(dc.dc_reply_len, prm.rp_reply_cap);
+	assert_int_equal(dc.dc_reply_len, prm.rdp_reply_cap);
 }
 
 /* 7. Bounded but big replies without eligible data: reply chunk sized
@@ -302,7 +302,7 @@ static void t07_reply_chunk_bounded(void **state)
 	call_start(&xe, CHK_PROG_NFS, 3, 16);
 	nfs_enc_fmt(&xe, "o h v w", 32u, 0ull, 0xffffffffu);
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 16, 0));
-	assert_int_equal(dc.dc_reply_len, prm.rp_reply_cap);
+	assert_int_equal(dc.dc_reply_len, prm.rdp_reply_cap);
 }
 
 /* 8. Write chunk only when the rest of the reply fits; otherwise the
@@ -321,17 +321,17 @@ static void t08_write_vs_reply_chunk(void **state)
 	assert_int_equal(dc.dc_nwrites, 0);
 	assert_true(dc.dc_reply_chunk);
 	assert_true(dc.dc_reply_max >= MIB + 8192);
-	assert_int_equal(dc.dc_reply_len, prm.rp_reply_cap);	/* clamped */
+	assert_int_equal(dc.dc_reply_len, prm.rdp_reply_cap);	/* clamped */
 }
 
-/* 9. Several write chunks (rp_max_write_chunks 2): a prefix of the
+/* 9. Several write chunks (rdp_max_write_chunks 2): a prefix of the
  * eligible results, up to the last big one. */
 static void t09_multi_write_chunks(void **state)
 {
 	struct xdr_enc xe;
 
 	(void)state;
-	prm.rp_max_write_chunks = 2;
+	prm.rdp_max_write_chunks = 2;
 	call_start(&xe, CHK_PROG_NFS, 4, 1);
 	nfs_enc_compound_args(&xe, 1, 4);
 	nfs_enc_fmt(&xe, "w o  w shw  w  w shw", 22u, 40u, 25u, 0ull, 10u, 27u, 25u, 0ull, MIB);
@@ -343,7 +343,7 @@ static void t09_multi_write_chunks(void **state)
 
 	/* NFSv4 READLINK never gets a Write chunk (t14), so the prefix ends
 	 * before it: READ(10) alone is below ddp_min, the reply chunk it is */
-	prm.rp_max_write_chunks = 3;
+	prm.rdp_max_write_chunks = 3;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_nwrites, 0);
 	assert_true(dc.dc_reply_chunk);
@@ -384,19 +384,19 @@ static void t10_multi_read_chunks(void **state)
 	nfs_enc_fmt(&xe, "o", 7000u);
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);	/* one chunk leaves 12 KiB inline */
-	prm.rp_max_read_chunks = 1;
-	prm.rp_send_threshold = 16384;
+	prm.rdp_max_read_chunks = 1;
+	prm.rdp_send_threshold = 16384;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_equal(dc.dc_reads[0].rc_pos, p[1]);	/* the largest */
-	prm.rp_max_read_chunks = 3;
-	prm.rp_send_threshold = 4096;
+	assert_int_equal(dc.dc_reads[0].rdc_pos, p[1]);	/* the largest */
+	prm.rdp_max_read_chunks = 3;
+	prm.rdp_send_threshold = 4096;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_MSG);
 	assert_int_equal(dc.dc_nreads, 3);
-	assert_int_equal(dc.dc_reads[0].rc_pos, p[0]);
-	assert_int_equal(dc.dc_reads[1].rc_pos, p[1]);
-	assert_int_equal(dc.dc_reads[2].rc_pos, p[2]);
+	assert_int_equal(dc.dc_reads[0].rdc_pos, p[0]);
+	assert_int_equal(dc.dc_reads[1].rdc_pos, p[1]);
+	assert_int_equal(dc.dc_reads[2].rdc_pos, p[2]);
 	{
 		struct xdr_span sp[4];
 		size_t sum = 0;
@@ -410,14 +410,14 @@ static void t10_multi_read_chunks(void **state)
 			sum += sp[k].xs_len;
 		assert_int_equal(sum, dc.dc_call_inline);
 	}
-	prm.rp_max_read_chunks = 2;
+	prm.rdp_max_read_chunks = 2;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_NOMSG);	/* 5000 left inline > 4 KiB */
-	prm.rp_send_threshold = 8192;
+	prm.rdp_send_threshold = 8192;
 	assert_true(run(&xe, CHK_PROG_NFS, 4, 1, 0));
 	assert_int_equal(dc.dc_nreads, 2);
-	assert_int_equal(dc.dc_reads[0].rc_pos, p[1]);
-	assert_int_equal(dc.dc_reads[1].rc_pos, p[2]);
+	assert_int_equal(dc.dc_reads[0].rdc_pos, p[1]);
+	assert_int_equal(dc.dc_reads[1].rdc_pos, p[2]);
 }
 
 /* 11. GSS privacy: no DDP at all - NOMSG for a big WRITE, reply chunk */
@@ -440,7 +440,7 @@ static void t12_tiny_threshold(void **state)
 	struct xdr_enc xe;
 
 	(void)state;
-	prm.rp_send_threshold = 16;
+	prm.rdp_send_threshold = 16;
 	call_start(&xe, CHK_PROG_NFS, 3, 0);
 	assert_false(run(&xe, CHK_PROG_NFS, 3, 0, 0));
 }
@@ -459,11 +459,11 @@ static void t13_symlink(void **state)
 	assert_int_equal(dc.dc_nreads, 0);
 	call_start(&xe, CHK_PROG_NFS, 3, 10);
 	nfs_enc_fmt(&xe, "o o wwwwww o", 32u, 4u, 0u, 0u, 0u, 0u, 0u, 0u, 4000u);
-	prm.rp_send_threshold = 1024;
+	prm.rdp_send_threshold = 1024;
 	assert_true(run(&xe, CHK_PROG_NFS, 3, 10, 0));
 	assert_int_equal(dc.dc_proc, RPCRDMA_MSG);
 	assert_int_equal(dc.dc_nreads, 1);
-	assert_int_equal(dc.dc_reads[0].rc_len, 4000);
+	assert_int_equal(dc.dc_reads[0].rdc_len, 4000);
 }
 
 /* 14. READLINK: NFSv3 gets a Write chunk for the path; NFSv4 never does
