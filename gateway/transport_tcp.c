@@ -411,6 +411,7 @@ static void gt_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			iov[first].iov_base = (uint8_t *)iov[first].iov_base + skip;
 			iov[first].iov_len -= skip;
+			gw_stat_inc(gt_st(gt), GW_CTR_SYS_SERVER_WRITEV);
 			w = writev(fd, iov + first, (int)(n - first));
 		}
 		if (w < 0) {
@@ -485,6 +486,9 @@ static void gt_on_read(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (gt->gt_state == GT_UP) {
 		enum gw_rx_status st = gw_rx_read(&gt->gt_rx, fd, &gt->gt_rec);
+
+		gw_stat_add(gt_st(gt), GW_CTR_SYS_SERVER_RECV, gt->gt_rx.rx_recvs);
+		gt->gt_rx.rx_recvs = 0;
 
 		switch (st) {
 		case GW_RX_RECORD:
