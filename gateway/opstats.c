@@ -164,36 +164,44 @@ static uint64_t gw_cpu_delta(struct json_object *cur, struct json_object *prev, 
 	return c >= p ? c - p : c;
 }
 
+/* v per call; 0 with no call (jout's zeros). */
+static double gw_cpu_per(uint64_t v, uint64_t calls)
+{
+	return calls ? (double)v / (double)calls : 0;
+}
+
 void gw_cpu_per_call(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
 		     struct json_object *jout)
 {
 	struct json_object *csc = NULL, *psc = NULL, *jsc = jout ? json_object_new_object() : NULL;
 	uint64_t calls;
-	double n;
 	const char *name;
 	enum gw_ctr c;
 
 	if (prev && gw_ops_u64(prev, "calls_forwarded") > gw_ops_u64(cur, "calls_forwarded"))
 		prev = NULL;	/* the gateway restarted: cur whole */
 	calls = gw_cpu_delta(cur, prev, "calls_forwarded");
-	n = calls ? (double)calls : 1;
+	if (!calls && !jout) {
+		evbuffer_add_printf(out, "per forwarded call (0 calls): none\n");
+		return;
+	}
 	json_object_object_get_ex(cur, "syscalls", &csc);
 	if (prev)
 		json_object_object_get_ex(prev, "syscalls", &psc);
 	if (jout) {
 		json_object_object_add(jout, "calls_forwarded", json_object_new_uint64(calls));
 		json_object_object_add(jout, "cpu_user_us_per_call", json_object_new_double(
-			(double)gw_cpu_delta(cur, prev, "user_us") / n));
+			gw_cpu_per(gw_cpu_delta(cur, prev, "user_us"), calls)));
 		json_object_object_add(jout, "cpu_system_us_per_call", json_object_new_double(
-			(double)gw_cpu_delta(cur, prev, "system_us") / n));
+			gw_cpu_per(gw_cpu_delta(cur, prev, "system_us"), calls)));
 	} else {
 		evbuffer_add_printf(out, "per forwarded call (%" PRIu64 " calls): cpu user %.1f us, "
 				    "system %.1f us; syscalls", calls,
-				    (double)gw_cpu_delta(cur, prev, "user_us") / n,
-				    (double)gw_cpu_delta(cur, prev, "system_us") / n);
+				    gw_cpu_per(gw_cpu_delta(cur, prev, "user_us"), calls),
+				    gw_cpu_per(gw_cpu_delta(cur, prev, "system_us"), calls));
 	}
 	for (unsigned i = 0; (name = gw_sys_call_name(i, &c)); i++) {
-		double v = (double)gw_cpu_delta(csc, psc, name) / n;
+		double v = gw_cpu_per(gw_cpu_delta(csc, psc, name), calls);
 
 		if (jsc)
 			json_object_object_add(jsc, name, json_object_new_double(v));
