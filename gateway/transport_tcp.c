@@ -417,8 +417,10 @@ static void gt_on_write(evutil_socket_t fd, short what, void *arg)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				event_add(gt->gt_wev, NULL);	/* wait for room */
 				return;
+			}
 			gt_disconnect(gt, strerror(errno));
 			return;
 		}
@@ -530,7 +532,10 @@ static int gt_submit(void *tp, struct gw_call *c)
 	rm_encode_hdr(c->ca_tp_mark, (uint32_t)c->ca_rec.rcd_len, true);
 	TAILQ_INSERT_TAIL(&gt->gt_sendq, c, ca_path_link);
 	c->ca_tp_priv = &gt->gt_sendq;
-	event_add(gt->gt_wev, NULL);
+	/* Written from the loop, as the frontend does: no EPOLLOUT to add
+	 * and remove (two epoll_ctl and a loop pass per call) for a socket
+	 * that has room; gt_on_write adds the event when it is full. */
+	event_active(gt->gt_wev, EV_WRITE, 0);
 	return 0;
 }
 

@@ -6,8 +6,9 @@
  *
  *   1. system calls: one small call per wake-up costs one recv() and one
  *      writev() on each side (at most 2 of each, at least 1: a counter not
- *      incremented fails), and /metrics, `stats` and `json stats ops` show
- *      the same counts, calls_forwarded_total and cpu_seconds_total;
+ *      incremented fails), no event is added (epoll_ctl) for a call, and
+ *      /metrics, `stats` and `json stats ops` show the same counts,
+ *      calls_forwarded_total and cpu_seconds_total;
  *   2. event loop passes: gw_loop_run counts one per pass that ran
  *      callbacks, returns on a break and when no event is left;
  *   3. no allocation per call: after a warm-up, 200 calls allocate
@@ -88,6 +89,8 @@ static void gw_up(struct h_gw *h, struct h_server *s)
 	h_server_start(s);
 	snprintf(text, sizeof(text),
 		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 /* no client timer: they come and go per call (no system call) */
+		 "idle_timeout = 0\nwrite_timeout = 0\n"
 		 "[backend srv]\naddress = 127.0.0.1\n"
 		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
 	h_gw_start(h, text);
@@ -146,7 +149,7 @@ static void test_syscalls_per_call(void **state)
 	struct h_gw h;
 	struct evbuffer *b;
 	char *r, key[96];
-	int fd;
+	int fd, rest;
 
 	(void)state;
 	gw_up(&h, &s);
@@ -156,9 +159,18 @@ static void test_syscalls_per_call(void **state)
 	h_pump(&h, 20);
 	for (unsigned i = 0; i < 4; i++)
 		before[i] = h.st.gs_ctr[ctrs[i]];
+	rest = event_base_get_num_events(h.base, EVENT_BASE_COUNT_ADDED);
+	event_base_get_max_events(h.base, EVENT_BASE_COUNT_ADDED, 1);
 	for (uint32_t x = 100; x < 100 + n; x++)
 		one_call(&h, fd, x);
 	h_pump(&h, 20);
+	/* No event is added for a call (a write event added and removed per
+	 * call is two epoll_ctl and a loop pass): sockets with room are
+	 * written from the loop pass that has the data.  The peak may be one
+	 * above rest: libevent re-arms a timer inside its loop (the gateway
+	 * calls no event_add during these calls); the TCP transport adding
+	 * its write event per call made it two. */
+	assert_true(event_base_get_max_events(h.base, EVENT_BASE_COUNT_ADDED, 0) <= rest + 1);
 	for (unsigned i = 0; i < 4; i++) {
 		uint64_t d = h.st.gs_ctr[ctrs[i]] - before[i];
 
