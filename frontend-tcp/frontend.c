@@ -323,6 +323,8 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		st = gw_rx_read(&c->fc_rx, fd, &c->fc_rec);
+		gw_stat_add(fe->fe_p.fp_stats, GW_CTR_SYS_CLIENT_RECV, c->fc_rx.rx_recvs);
+		c->fc_rx.rx_recvs = 0;
 		if (c->fc_rx.rx_copied) {	/* a record in many fragments, compacted */
 			gw_stat_add(fe->fe_p.fp_stats, GW_CTR_BYTES_COPIED, c->fc_rx.rx_copied);
 			c->fc_rx.rx_copied = 0;
@@ -476,6 +478,7 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			n += k;
 		}
+		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_SYS_CLIENT_WRITEV);
 		w = writev(fd, iov, (int)n);
 		if (w < 0) {
 			if (errno == EINTR)

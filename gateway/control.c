@@ -248,6 +248,7 @@ static void gw_ctl_stats_json(const struct gw_stats *st, const struct gw_proc_st
 	for (unsigned c = 0; c < GW_CTR__COUNT; c++)
 		gw_jadd(ctr, gw_ctr_str(c), json_object_new_uint64(st->gs_ctr[c]));
 	gw_jadd(o, "counters", ctr);
+	gw_jadd(o, "cpu", gw_cpu_json(st));
 	gw_jemit(out, o);
 }
 
@@ -323,6 +324,13 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			evbuffer_add_printf(o, "  %-28s %" PRIu64 " calls, mean %.1f us\n",
 					    h == GW_HIST_CALL ? "latency_call" : "latency_rdma",
 					    gh->gh_count, (double)gh->gh_sum_us / (double)gh->gh_count);
+	}
+	{
+		struct json_object *cpu = gw_cpu_json(st);
+
+		evbuffer_add_printf(o, "\n");
+		gw_cpu_per_call(NULL, cpu, o, NULL);
+		json_object_put(cpu);
 	}
 }
 

@@ -99,6 +99,11 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = "client_write_timeout",
 	[GW_CTR_CLIENT_EVICTED] = "client_evicted",
 	[GW_CTR_GSS_XID_WAIT] = "gss_xid_waits",
+	[GW_CTR_SYS_CLIENT_RECV] = "sys_client_recv",
+	[GW_CTR_SYS_CLIENT_WRITEV] = "sys_client_writev",
+	[GW_CTR_SYS_SERVER_RECV] = "sys_server_recv",
+	[GW_CTR_SYS_SERVER_WRITEV] = "sys_server_writev",
+	[GW_CTR_SYS_LOOP_WAIT] = "sys_loop_wait",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -14,6 +14,7 @@
 #include "config.h"
 
 struct chk_call_walk;
+struct event_base;
 struct gw_stats;
 
 #ifndef GW_VERSION		/* set by the Makefile from debian/changelog */
@@ -179,6 +180,12 @@ enum gw_ctr {
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
 	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
+	/* system calls of the data path (syscalls_total, metrics.c) */
+	GW_CTR_SYS_CLIENT_RECV,		/* recv() on client sockets */
+	GW_CTR_SYS_CLIENT_WRITEV,	/* writev() on client sockets */
+	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
+	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
+	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
@@ -250,6 +257,15 @@ static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
 	if (st)
 		st->gs_ctr[c]++;
 }
+/* CPU time of the calling thread (getrusage RUSAGE_THREAD), microseconds;
+ * false when the kernel does not say. */
+bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us);
+/* Runs the event loop until it is broken or has no events, counting each
+ * pass in GW_CTR_SYS_LOOP_WAIT (one epoll_wait at least). */
+int gw_loop_run(struct event_base *base, struct gw_stats *st);
+/* The i-th system call counter: its label (syscalls_total{call}) and
+ * counter; NULL past the last. */
+const char *gw_sys_call_name(unsigned i, enum gw_ctr *c);
 /* Log every non-zero counter at info level. */
 void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg);
 

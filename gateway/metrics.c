@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 
 #include "backend.h"
 #include "call.h"
@@ -427,6 +429,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_AUTHPOL_BADCRED] = { F_AUTHPOL, "badcred" },
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
 	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
+	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
 };
 
 #define P "rpcrdma_gw_"
@@ -658,6 +661,75 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 	gw_be_ctrs_render(o, gw, ti, first, np);
 }
 
+bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us)
+{
+	struct rusage ru;
+
+	/* The event loop's own thread: the resolver threads (one per look-up)
+	 * do no per-call work, and with several loops each will say its own. */
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		*user_us = *sys_us = 0;
+		return false;
+	}
+	*user_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
+	*sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	return true;
+}
+
+int gw_loop_run(struct event_base *base, struct gw_stats *st)
+{
+	/* libevent 2.1 has no hook per loop pass: EVLOOP_ONCE returns after
+	 * each pass that ran callbacks (epoll_wait once, or more when one
+	 * woke for nothing), so the count is a lower bound of epoll_wait. */
+	for (;;) {
+		int rc = event_base_loop(base, EVLOOP_ONCE);
+
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;	/* 1: no event left */
+		gw_stat_inc(st, GW_CTR_SYS_LOOP_WAIT);
+		if (event_base_got_break(base) || event_base_got_exit(base))
+			return 0;
+	}
+}
+
+/* Worker "0": the one event loop (more loops will be more workers). */
+static const struct { enum gw_ctr sc_ctr; const char *sc_call; } gw_sys_ctrs[] = {
+	{ GW_CTR_SYS_CLIENT_RECV, "client_recv" },
+	{ GW_CTR_SYS_CLIENT_WRITEV, "client_writev" },
+	{ GW_CTR_SYS_SERVER_RECV, "server_recv" },
+	{ GW_CTR_SYS_SERVER_WRITEV, "server_writev" },
+	{ GW_CTR_SYS_LOOP_WAIT, "epoll_wait" },
+};
+
+const char *gw_sys_call_name(unsigned i, enum gw_ctr *c)
+{
+	if (i >= sizeof(gw_sys_ctrs) / sizeof(gw_sys_ctrs[0]))
+		return NULL;
+	*c = gw_sys_ctrs[i].sc_ctr;
+	return gw_sys_ctrs[i].sc_call;
+}
+
+static void gw_cpu_render(struct evbuffer *o, const struct gw_stats *st)
+{
+	uint64_t us[2];
+
+	gw_cpu_thread_us(&us[0], &us[1]);
+	gw_head(o, "cpu_seconds_total", "counter", "CPU time of the event loop thread "
+		"(getrusage RUSAGE_THREAD), by mode.");
+	evbuffer_add_printf(o, P "cpu_seconds_total{worker=\"0\",mode=\"user\"} %.6f\n"
+			    P "cpu_seconds_total{worker=\"0\",mode=\"system\"} %.6f\n",
+			    (double)us[0] / 1e6, (double)us[1] / 1e6);
+	gw_head(o, "calls_forwarded_total", "counter", "Calls forwarded to a backend and replied "
+		"(call_duration_seconds_count), by event loop.");
+	evbuffer_add_printf(o, P "calls_forwarded_total{worker=\"0\"} %" PRIu64 "\n",
+			    st->gs_hist[GW_HIST_CALL].gh_count);
+	gw_head(o, "syscalls_total", "counter", "System calls of the data path, counted where "
+		"the gateway issues them; epoll_wait: event loop passes (a lower bound).");
+	for (unsigned i = 0; i < sizeof(gw_sys_ctrs) / sizeof(gw_sys_ctrs[0]); i++)
+		evbuffer_add_printf(o, P "syscalls_total{worker=\"0\",call=\"%s\"} %" PRIu64 "\n",
+				    gw_sys_ctrs[i].sc_call, st->gs_ctr[gw_sys_ctrs[i].sc_ctr]);
+}
+
 void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)
 {
 	gw_head(o, "info", "gauge", "Version of the running gateway.");
@@ -677,6 +749,7 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 		}
 	}
 	gw_procs_render(o, st);
+	gw_cpu_render(o, st);
 	gw_hist_render(o, "call_duration_seconds",
 		       "Forwarded calls: received from the client to reply queued for it.",
 		       &st->gs_hist[GW_HIST_CALL]);

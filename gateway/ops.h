@@ -60,6 +60,14 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
  * prev (NULL: all of cur); json: one line of JSON instead. */
 void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
 		  bool json);
+/* The "cpu" object of gw_ops_json: calls_forwarded, user_us, system_us
+ * (the event loop thread) and syscalls (by syscalls_total's call label). */
+struct json_object *gw_cpu_json(const struct gw_stats *st);
+/* Per forwarded call, cur minus prev ("cpu" objects, prev NULL: all of
+ * cur): CPU microseconds and system calls, as a line of text on out or
+ * as members of jout. */
+void gw_cpu_per_call(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
+		     struct json_object *jout);
 
 /* admin.c: HTTP on cf_admin_listen.  GET and HEAD only; a request head
  * above GW_ADMIN_MAX_HEAD or a body above GW_ADMIN_MAX_BODY bytes closes the

@@ -69,6 +69,26 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
 		json_object_array_add(bk, r);
 	}
 	json_object_object_add(o, "backends", bk);
+	if (st)
+		json_object_object_add(o, "cpu", gw_cpu_json(st));
+	return o;
+}
+
+struct json_object *gw_cpu_json(const struct gw_stats *st)
+{
+	struct json_object *o = json_object_new_object(), *sc = json_object_new_object();
+	uint64_t user, sys;
+	const char *name;
+	enum gw_ctr c;
+
+	gw_cpu_thread_us(&user, &sys);
+	json_object_object_add(o, "calls_forwarded",
+			       json_object_new_uint64(st->gs_hist[GW_HIST_CALL].gh_count));
+	json_object_object_add(o, "user_us", json_object_new_uint64(user));
+	json_object_object_add(o, "system_us", json_object_new_uint64(sys));
+	for (unsigned i = 0; (name = gw_sys_call_name(i, &c)); i++)
+		json_object_object_add(sc, name, json_object_new_uint64(st->gs_ctr[c]));
+	json_object_object_add(o, "syscalls", sc);
 	return o;
 }
 
@@ -136,6 +156,64 @@ static void gw_ops_delta(struct json_object *cur, struct json_object *prev, stru
 	}
 }
 
+/* cur's key minus prev's (0 when it went down: a restart). */
+static uint64_t gw_cpu_delta(struct json_object *cur, struct json_object *prev, const char *key)
+{
+	uint64_t c = gw_ops_u64(cur, key), p = prev ? gw_ops_u64(prev, key) : 0;
+
+	return c >= p ? c - p : c;
+}
+
+/* v per call; 0 with no call (jout's zeros). */
+static double gw_cpu_per(uint64_t v, uint64_t calls)
+{
+	return calls ? (double)v / (double)calls : 0;
+}
+
+void gw_cpu_per_call(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
+		     struct json_object *jout)
+{
+	struct json_object *csc = NULL, *psc = NULL, *jsc = jout ? json_object_new_object() : NULL;
+	uint64_t calls;
+	const char *name;
+	enum gw_ctr c;
+
+	if (prev && gw_ops_u64(prev, "calls_forwarded") > gw_ops_u64(cur, "calls_forwarded"))
+		prev = NULL;	/* the gateway restarted: cur whole */
+	calls = gw_cpu_delta(cur, prev, "calls_forwarded");
+	if (!calls && !jout) {
+		evbuffer_add_printf(out, "per forwarded call (0 calls): none\n");
+		return;
+	}
+	json_object_object_get_ex(cur, "syscalls", &csc);
+	if (prev)
+		json_object_object_get_ex(prev, "syscalls", &psc);
+	if (jout) {
+		json_object_object_add(jout, "calls_forwarded", json_object_new_uint64(calls));
+		json_object_object_add(jout, "cpu_user_us_per_call", json_object_new_double(
+			gw_cpu_per(gw_cpu_delta(cur, prev, "user_us"), calls)));
+		json_object_object_add(jout, "cpu_system_us_per_call", json_object_new_double(
+			gw_cpu_per(gw_cpu_delta(cur, prev, "system_us"), calls)));
+	} else {
+		evbuffer_add_printf(out, "per forwarded call (%" PRIu64 " calls): cpu user %.1f us, "
+				    "system %.1f us; syscalls", calls,
+				    gw_cpu_per(gw_cpu_delta(cur, prev, "user_us"), calls),
+				    gw_cpu_per(gw_cpu_delta(cur, prev, "system_us"), calls));
+	}
+	for (unsigned i = 0; (name = gw_sys_call_name(i, &c)); i++) {
+		double v = gw_cpu_per(gw_cpu_delta(csc, psc, name), calls);
+
+		if (jsc)
+			json_object_object_add(jsc, name, json_object_new_double(v));
+		else
+			evbuffer_add_printf(out, "%s %s %.2f", i ? "," : "", name, v);
+	}
+	if (jout)
+		json_object_object_add(jout, "syscalls_per_call", jsc);
+	else
+		evbuffer_add_printf(out, "\n");
+}
+
 /* One section (ops or backends) of the table, or of the JSON answer. */
 static unsigned gw_ops_section(struct json_object *prev, struct json_object *cur, bool path,
 			       struct evbuffer *o, struct json_object *jarr)
@@ -182,7 +260,8 @@ static unsigned gw_ops_section(struct json_object *prev, struct json_object *cur
 
 void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *o, bool json)
 {
-	struct json_object *pops = NULL, *pbk = NULL, *cops = NULL, *cbk = NULL;
+	struct json_object *pops = NULL, *pbk = NULL, *cops = NULL, *cbk = NULL, *ccpu = NULL,
+			   *pcpu = NULL;
 	static const char hdr[] = "%-29s %12s %10s %10s %10s\n";
 
 	if (prev) {
@@ -191,6 +270,9 @@ void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbu
 	}
 	json_object_object_get_ex(cur, "ops", &cops);
 	json_object_object_get_ex(cur, "backends", &cbk);
+	json_object_object_get_ex(cur, "cpu", &ccpu);
+	if (prev)
+		json_object_object_get_ex(prev, "cpu", &pcpu);
 	if (json) {
 		struct json_object *jo = json_object_new_object(), *a = json_object_new_array(),
 				   *b = json_object_new_array();
@@ -199,6 +281,12 @@ void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbu
 		gw_ops_section(pbk, cbk, true, NULL, b);
 		json_object_object_add(jo, "ops", a);
 		json_object_object_add(jo, "backends", b);
+		if (ccpu) {
+			struct json_object *pc = json_object_new_object();
+
+			gw_cpu_per_call(pcpu, ccpu, NULL, pc);
+			json_object_object_add(jo, "per_call", pc);
+		}
 		evbuffer_add_printf(o, "%s\n", json_object_to_json_string_ext(jo,
 				    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(jo);
@@ -213,4 +301,8 @@ void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbu
 	evbuffer_add_printf(o, hdr, "path", "count", "mean", "p50", "p99");
 	if (!gw_ops_section(pbk, cbk, true, o, NULL))
 		evbuffer_add_printf(o, "(none)\n");
+	if (ccpu) {
+		evbuffer_add_printf(o, "\n");
+		gw_cpu_per_call(pcpu, ccpu, o, NULL);
+	}
 }

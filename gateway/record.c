@@ -377,6 +377,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 				return gw_rx_wait(rx, GW_RX_NO_BUFFER);
 			}
 		}
+		rx->rx_recvs++;
 		n = recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
 		if (n > 0) {
 			rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;

@@ -42,6 +42,7 @@ struct gw_rx {
 	unsigned rx_need;		/* promise asked for and not yet granted */
 	uint64_t rx_bytes;		/* bytes received, total */
 	uint64_t rx_copied;		/* bytes moved to close fragment gaps; the owner counts and clears */
+	uint64_t rx_recvs;		/* recv() calls made; the owner counts and clears */
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 };

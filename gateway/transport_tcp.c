@@ -411,13 +411,16 @@ static void gt_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			iov[first].iov_base = (uint8_t *)iov[first].iov_base + skip;
 			iov[first].iov_len -= skip;
+			gw_stat_inc(gt_st(gt), GW_CTR_SYS_SERVER_WRITEV);
 			w = writev(fd, iov + first, (int)(n - first));
 		}
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				event_add(gt->gt_wev, NULL);	/* wait for room */
 				return;
+			}
 			gt_disconnect(gt, strerror(errno));
 			return;
 		}
@@ -486,6 +489,9 @@ static void gt_on_read(evutil_socket_t fd, short what, void *arg)
 	while (gt->gt_state == GT_UP) {
 		enum gw_rx_status st = gw_rx_read(&gt->gt_rx, fd, &gt->gt_rec);
 
+		gw_stat_add(gt_st(gt), GW_CTR_SYS_SERVER_RECV, gt->gt_rx.rx_recvs);
+		gt->gt_rx.rx_recvs = 0;
+
 		switch (st) {
 		case GW_RX_RECORD:
 			gt_on_record(gt);
@@ -526,7 +532,10 @@ static int gt_submit(void *tp, struct gw_call *c)
 	rm_encode_hdr(c->ca_tp_mark, (uint32_t)c->ca_rec.rcd_len, true);
 	TAILQ_INSERT_TAIL(&gt->gt_sendq, c, ca_path_link);
 	c->ca_tp_priv = &gt->gt_sendq;
-	event_add(gt->gt_wev, NULL);
+	/* Written from the loop, as the frontend does: no EPOLLOUT to add
+	 * and remove (two epoll_ctl and a loop pass per call) for a socket
+	 * that has room; gt_on_write adds the event when it is full. */
+	event_active(gt->gt_wev, EV_WRITE, 0);
 	return 0;
 }
 

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_gw_hotpath.c - what one forwarded call costs the gateway, counted
+ * on a gateway in process (client -> frontend -> gateway -> TCP transport
+ * -> tiny server -> reply, test_gw_harness.h):
+ *
+ *   1. system calls: one small call per wake-up costs one recv() and one
+ *      writev() on each side (at most 2 of each, at least 1: a counter not
+ *      incremented fails), no event is added (epoll_ctl) for a call, and
+ *      /metrics, `stats` and `json stats ops` show the same counts,
+ *      calls_forwarded_total and cpu_seconds_total;
+ *   2. event loop passes: gw_loop_run counts one per pass that ran
+ *      callbacks, returns on a break and when no event is left;
+ *   3. no allocation per call: after a warm-up, 200 calls allocate
+ *      nothing (malloc, calloc, realloc, aligned_alloc, posix_memalign
+ *      counted on the test thread).  Under AddressSanitizer, which owns
+ *      the allocator, the calls run and the count is not asserted (said
+ *      on stderr).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <json.h>
+
+#include "chunking.h"
+#include "config.h"
+#include "gateway.h"
+#include "log.h"
+#include "ops.h"
+#include "test_gw_harness.h"
+
+/* ---- allocations, counted on the test thread (3) ---- */
+
+/* Interposes libc's allocators as test_be_seam does; the flag is per
+ * thread so that the tiny server's thread is not counted. */
+static __thread bool alloc_counting;
+static unsigned n_allocs;
+#if !defined(__SANITIZE_ADDRESS__)
+#define HOTPATH_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t k, size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+
+void *malloc(size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	n_allocs += alloc_counting;
+	return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **p, size_t align, size_t n)
+{
+	n_allocs += alloc_counting;
+	*p = __libc_memalign(align, n);
+	return *p ? 0 : ENOMEM;
+}
+#endif
+
+static void gw_up(struct h_gw *h, struct h_server *s)
+{
+	char text[512];
+
+	h_server_init(s);
+	h_server_start(s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 /* no client timer: they come and go per call (no system call) */
+		 "idle_timeout = 0\nwrite_timeout = 0\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
+	h_gw_start(h, text);
+}
+
+static void gw_down(struct h_gw *h, struct h_server *s)
+{
+	assert_int_equal(h_gw_stop(h), 0);
+	h_server_stop(s, true);
+}
+
+/* One GETATTR through the gateway, its reply read (the loop pumped
+ * without a timer: event_base_loopexit would allocate one). */
+static void one_call(struct h_gw *h, int fd, uint32_t xid)
+{
+	uint8_t buf[256];
+
+	h_send(fd, buf, h_call(buf, xid, 2, 100003, 3, xid));
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf + 24), xid);	/* the tag: this call's reply */
+}
+
+static char *drain(struct evbuffer *b)
+{
+	size_t n = evbuffer_get_length(b);
+	char *s = malloc(n + 1);
+
+	evbuffer_remove(b, s, n);
+	s[n] = '\0';
+	evbuffer_free(b);
+	return s;
+}
+
+/* The value of the sample line starting with prefix, or -1. */
+static double sample(const char *text, const char *prefix)
+{
+	char key[256];
+	const char *s;
+
+	snprintf(key, sizeof(key), "\n%s", prefix);
+	s = strstr(text, key);
+	if (!s)
+		return -1;
+	s = strchr(s + strlen(key) - 1, ' ');
+	return s ? strtod(s + 1, NULL) : -1;
+}
+
+/* 1 */
+static void test_syscalls_per_call(void **state)
+{
+	static const enum gw_ctr ctrs[] = { GW_CTR_SYS_CLIENT_RECV, GW_CTR_SYS_CLIENT_WRITEV,
+					    GW_CTR_SYS_SERVER_RECV, GW_CTR_SYS_SERVER_WRITEV };
+	const unsigned n = 50;
+	uint64_t before[4];
+	struct h_server s;
+	struct h_gw h;
+	struct evbuffer *b;
+	char *r, key[96];
+	int fd, rest;
+
+	(void)state;
+	gw_up(&h, &s);
+	fd = h_client(&h);
+	for (uint32_t x = 1; x <= 3; x++)	/* warm-up: the backend connection is up */
+		one_call(&h, fd, x);
+	h_pump(&h, 20);
+	for (unsigned i = 0; i < 4; i++)
+		before[i] = h.st.gs_ctr[ctrs[i]];
+	rest = event_base_get_num_events(h.base, EVENT_BASE_COUNT_ADDED);
+	event_base_get_max_events(h.base, EVENT_BASE_COUNT_ADDED, 1);
+	for (uint32_t x = 100; x < 100 + n; x++)
+		one_call(&h, fd, x);
+	h_pump(&h, 20);
+	/* No event is added for a call (a write event added and removed per
+	 * call is two epoll_ctl and a loop pass): sockets with room are
+	 * written from the loop pass that has the data.  The peak may be one
+	 * above rest: libevent re-arms a timer inside its loop (the gateway
+	 * calls no event_add during these calls); the TCP transport adding
+	 * its write event per call made it two. */
+	assert_true(event_base_get_max_events(h.base, EVENT_BASE_COUNT_ADDED, 0) <= rest + 1);
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t d = h.st.gs_ctr[ctrs[i]] - before[i];
+
+		fprintf(stderr, "  %s: %.2f per call\n", gw_ctr_str(ctrs[i]), (double)d / n);
+		assert_true(d >= n);		/* every call needs one */
+		assert_true(d <= 2 * n);	/* one small call per wake-up */
+	}
+	assert_int_equal(h.st.gs_hist[GW_HIST_CALL].gh_count, n + 3);
+
+	b = evbuffer_new();
+	gw_metrics_render(b, &h.st, h.gw);
+	r = drain(b);
+	assert_true(sample(r, "rpcrdma_gw_calls_forwarded_total{worker=\"0\"} ") == n + 3);
+	assert_true(sample(r, "rpcrdma_gw_cpu_seconds_total{worker=\"0\",mode=\"user\"} ") >= 0);
+	assert_true(sample(r, "rpcrdma_gw_cpu_seconds_total{worker=\"0\",mode=\"system\"} ") >= 0);
+	for (unsigned i = 0; i < 4; i++) {
+		const char *name;
+		enum gw_ctr c;
+
+		name = gw_sys_call_name(i, &c);
+		assert_non_null(name);
+		assert_int_equal(c, ctrs[i]);
+		snprintf(key, sizeof(key), "rpcrdma_gw_syscalls_total{worker=\"0\",call=\"%s\"} ", name);
+		assert_true(sample(r, key) == (double)h.st.gs_ctr[c]);
+	}
+	assert_true(sample(r, "rpcrdma_gw_syscalls_total{worker=\"0\",call=\"epoll_wait\"} ") == 0);
+	free(r);
+
+	{	/* gwctl stats and stats --ops: per forwarded call */
+		char path[64];
+		struct gw_ctl *ct;
+		struct json_object *jo, *cpu, *v;
+
+		snprintf(path, sizeof(path), "/tmp/test_gw_hotpath.%d", (int)getpid());
+		ct = gw_ctl_new(h.base, h.gw, path, NULL);
+		assert_non_null(ct);
+		b = evbuffer_new();
+		gw_ctl_exec(ct, "stats", b);
+		r = drain(b);
+		snprintf(key, sizeof(key), "per forwarded call (%u calls): cpu user ", n + 3);
+		assert_non_null(strstr(r, key));
+		assert_non_null(strstr(r, "; syscalls client_recv "));
+		free(r);
+		b = evbuffer_new();
+		gw_ctl_exec(ct, "json stats ops", b);
+		r = drain(b);
+		*strchr(r, '\n') = '\0';
+		jo = json_tokener_parse(r);
+		assert_non_null(jo);
+		assert_true(json_object_object_get_ex(jo, "cpu", &cpu));
+		assert_true(json_object_object_get_ex(cpu, "calls_forwarded", &v));
+		assert_int_equal(json_object_get_int64(v), n + 3);
+		assert_true(json_object_object_get_ex(cpu, "syscalls", &v));
+		assert_true(json_object_object_get_ex(v, "client_recv", &v));
+		assert_int_equal(json_object_get_int64(v), h.st.gs_ctr[GW_CTR_SYS_CLIENT_RECV]);
+		/* -i: the interval's calls only (prev = the same answer: none) */
+		b = evbuffer_new();
+		gw_cpu_per_call(cpu, cpu, b, NULL);
+		free(r);
+		r = drain(b);
+		assert_non_null(strstr(r, "per forwarded call (0 calls)"));
+		free(r);
+		json_object_put(jo);
+		gw_ctl_free(ct);
+	}
+	close(fd);
+	h_pump(&h, 20);
+	gw_down(&h, &s);
+}
+
+/* 2 */
+struct passes {
+	struct event_base *pa_base;
+	unsigned pa_fired, pa_stop;
+};
+
+static void tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct passes *p = arg;
+
+	(void)fd;
+	(void)what;
+	if (++p->pa_fired == p->pa_stop)
+		event_base_loopbreak(p->pa_base);
+}
+
+static void test_loop_passes(void **state)
+{
+	struct timeval tv = { 0, 1000 };
+	struct passes p = { .pa_stop = 5 };
+	struct gw_stats st;
+	struct event *ev;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	p.pa_base = event_base_new();
+	assert_non_null(p.pa_base);
+	/* no event: returns at once, no pass */
+	assert_int_equal(gw_loop_run(p.pa_base, &st), 0);
+	assert_int_equal(st.gs_ctr[GW_CTR_SYS_LOOP_WAIT], 0);
+	ev = event_new(p.pa_base, -1, EV_PERSIST, tick, &p);
+	assert_non_null(ev);
+	event_add(ev, &tv);
+	assert_int_equal(gw_loop_run(p.pa_base, &st), 0);	/* the break */
+	assert_int_equal(p.pa_fired, 5);
+	assert_int_equal(st.gs_ctr[GW_CTR_SYS_LOOP_WAIT], 5);	/* one pass per tick */
+	event_free(ev);
+	event_base_free(p.pa_base);
+}
+
+/* 3 */
+static void test_no_allocation_per_call(void **state)
+{
+	struct h_server s;
+	struct h_gw h;
+	int fd;
+
+	(void)state;
+	gw_up(&h, &s);
+	fd = h_client(&h);
+	for (uint32_t x = 1; x <= 20; x++)	/* warm-up: connection, timers, heaps */
+		one_call(&h, fd, x);
+	n_allocs = 0;
+	alloc_counting = true;
+	for (uint32_t x = 1000; x < 1200; x++)
+		one_call(&h, fd, x);
+	alloc_counting = false;
+	assert_int_equal(h.st.gs_hist[GW_HIST_CALL].gh_count, 220);
+#ifdef HOTPATH_COUNT_ALLOCS
+	fprintf(stderr, "  allocations in 200 calls: %u\n", n_allocs);
+	assert_int_equal(n_allocs, 0);
+#else
+	fprintf(stderr, "  AddressSanitizer owns the allocator: allocations not counted\n");
+#endif
+	close(fd);
+	h_pump(&h, 20);
+	gw_down(&h, &s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syscalls_per_call),
+		cmocka_unit_test(test_loop_passes),
+		cmocka_unit_test(test_no_allocation_per_call),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
