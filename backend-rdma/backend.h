@@ -204,6 +204,11 @@ typedef void be_pool_event_fn(struct be_pool *pool, enum be_pool_event ev, void 
 struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
 			    be_pool_event_fn *event_cb, void *arg);
 void be_pool_free(struct be_pool *pool);
+/* The address of the pool's next connection attempts (the server's name
+ * resolved again): connections up or connecting keep theirs, nothing a
+ * call or a backchannel CALL holds is freed.  1: changed, 0: the same
+ * address, -EINVAL: addr NULL or too long. */
+int be_pool_set_addr(struct be_pool *pool, const struct sockaddr *addr, socklen_t addrlen);
 
 enum be_ccp_state {
 	BE_CCP_OFF = 0,		/* not configured */

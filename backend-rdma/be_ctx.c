@@ -154,12 +154,29 @@ const struct be_config *be_ctx_config(const struct be_ctx *ctx)
 /* ------------------------------------------------------------------------
  * Pools
  * ------------------------------------------------------------------------ */
+/* "host:port" of the pool's destination, for its log lines. */
+static void pool_name(struct be_pool *pool, const struct sockaddr *addr)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (addr->sa_family == AF_INET) {
+		const struct sockaddr_in *s = (const void *)addr;
+
+		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
+		snprintf(pool->bp_name, sizeof(pool->bp_name), "%s:%u", host, ntohs(s->sin_port));
+	} else if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const void *)addr;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
+		snprintf(pool->bp_name, sizeof(pool->bp_name), "[%s]:%u", host, ntohs(s->sin6_port));
+	}
+}
+
 struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
 			    be_pool_event_fn *event_cb, void *arg)
 {
 	struct be_pool *pool;
 	unsigned k;
-	char host[INET6_ADDRSTRLEN] = "?";
 
 	if (!addr || addrlen > sizeof(pool->bp_addr)) {
 		errno = EINVAL;
@@ -173,17 +190,7 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	pool->bp_addrlen = addrlen;
 	pool->bp_event_cb = event_cb;
 	pool->bp_event_arg = arg;
-	if (addr->sa_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)addr;
-
-		inet_ntop(AF_INET, &s->sin_addr, host, sizeof(host));
-		snprintf(pool->bp_name, sizeof(pool->bp_name), "%s:%u", host, ntohs(s->sin_port));
-	} else if (addr->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s = (const void *)addr;
-
-		inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof(host));
-		snprintf(pool->bp_name, sizeof(pool->bp_name), "[%s]:%u", host, ntohs(s->sin6_port));
-	}
+	pool_name(pool, addr);
 	TAILQ_INIT(&pool->bp_queue);
 	TAILQ_INIT(&pool->bp_failed);
 	pool->bp_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
@@ -342,6 +349,21 @@ unsigned be_pool_inflight(const struct be_pool *pool)
 const char *be_pool_last_error(const struct be_pool *pool)
 {
 	return pool->bp_last_err;
+}
+
+/* Only bp_addr changes: connections, calls and backchannel CALLs keep what
+ * they hold; be_conn_start() reads it for the next rdma_resolve_addr. */
+int be_pool_set_addr(struct be_pool *pool, const struct sockaddr *addr, socklen_t addrlen)
+{
+	if (!addr || addrlen == 0 || addrlen > sizeof(pool->bp_addr))
+		return -EINVAL;
+	if (addrlen == pool->bp_addrlen && memcmp(&pool->bp_addr, addr, addrlen) == 0)
+		return 0;
+	memset(&pool->bp_addr, 0, sizeof(pool->bp_addr));
+	memcpy(&pool->bp_addr, addr, addrlen);
+	pool->bp_addrlen = addrlen;
+	pool_name(pool, addr);
+	return 1;
 }
 
 void be_pool_set_failure(struct be_pool *pool, be_pool_fail_fn *fn, void *arg)

@@ -41,6 +41,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_BACKEND_CONNECTS] = "backend_connects",
 	[GW_CTR_BACKEND_DISCONNECTS] = "backend_disconnects",
 	[GW_CTR_BACKEND_CONNECT_FAILED] = "backend_connect_failed",
+	[GW_CTR_BACKEND_READDRESSED] = "backend_readdressed",
 	[GW_CTR_PATH_FALLBACKS] = "path_fallbacks",
 	[GW_CTR_BACKEND_RESENT] = "backend_resent",
 	[GW_CTR_BACKEND_GARBAGE] = "backend_garbage",

@@ -115,6 +115,7 @@ enum gw_ctr {
 	GW_CTR_BACKEND_CONNECTS,
 	GW_CTR_BACKEND_DISCONNECTS,
 	GW_CTR_BACKEND_CONNECT_FAILED,
+	GW_CTR_BACKEND_READDRESSED,	/* RDMA server's name now resolves elsewhere */
 	GW_CTR_BACKEND_RESENT,		/* calls re-sent after a reconnect */
 	GW_CTR_BACKEND_GARBAGE,		/* bad record from a server: connection reset */
 	GW_CTR_BACKEND_UNMATCHED,	/* reply with no call waiting (cancelled, dup) */

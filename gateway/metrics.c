@@ -371,6 +371,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_BACKEND_CONNECTS] = { F_BACKEND, "connect" },
 	[GW_CTR_BACKEND_DISCONNECTS] = { F_BACKEND, "disconnect" },
 	[GW_CTR_BACKEND_CONNECT_FAILED] = { F_BACKEND, "connect_failed" },
+	[GW_CTR_BACKEND_READDRESSED] = { F_BACKEND, "readdressed" },
 	[GW_CTR_BACKEND_RESENT] = { F_BACKEND, "resent" },
 	[GW_CTR_BACKEND_GARBAGE] = { F_BACKEND, "invalid_reply" },
 	[GW_CTR_BACKEND_UNMATCHED] = { F_BACKEND, "unmatched_reply" },

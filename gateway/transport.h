@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "config.h"
@@ -137,5 +138,10 @@ struct gw_rdma;
 struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const struct gw_log *lg,
 			    struct gw_stats *st);
 void gw_rdma_free(struct gw_rdma *r);
+/* Tests only: the backends' names are resolved by fn instead of
+ * getaddrinfo() (on the resolver thread; returns 0 or an EAI_* code). */
+typedef int gw_rdma_resolve_fn(void *arg, const char *host, const char *port,
+			       struct sockaddr_storage *addr, socklen_t *addrlen);
+void gw_rdma_set_resolver(struct gw_rdma *ra, gw_rdma_resolve_fn *fn, void *arg);
 
 #endif /* RPCRDMA_GW_TRANSPORT_H */

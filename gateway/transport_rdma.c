@@ -58,9 +58,11 @@
  * Start: the server's name is resolved by a helper thread, never on the
  * event loop, and again every reconnect_interval while it does not
  * resolve (path down for "DNS: ..."); the connection pool starts with the
- * address.  Once started it keeps that address (the backend reconnects to
- * it): a changed DNS entry is picked up when the path is made again (a
- * restart, or a reload that changes the backend).
+ * address.  Re-resolve: each failed attempt and each lost connection asks
+ * the thread again; a new address only replaces the pool's destination
+ * (be_pool_set_addr) for its next attempts, so the pool, its connections
+ * and whatever a posted call or a held backchannel CALL references stay.
+ * A name that stops resolving keeps the last address.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +100,8 @@ struct gw_rdma {
 	struct gw_pool *ra_pool;
 	const struct gw_log *ra_log;
 	struct gw_stats *ra_stats;
+	gw_rdma_resolve_fn *ra_resolve;	/* getaddrinfo, or a test's */
+	void *ra_resolve_arg;
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
@@ -110,6 +114,8 @@ struct gr_resolve {
 	socklen_t rrs_addrlen;
 	int rrs_err;			/* 0 or EAI_* */
 	int rrs_wfd;
+	gw_rdma_resolve_fn *rrs_fn;
+	void *rrs_arg;
 };
 
 struct gr_path {
@@ -121,8 +127,9 @@ struct gr_path {
 	struct event *rp_retry;
 	unsigned rp_ncalls;
 	bool rp_destroying;
-	/* Until rp_pool exists: the name is resolved off the event loop, and
-	 * again every reconnect_interval while it does not resolve. */
+	/* The name is resolved off the event loop: before rp_pool exists
+	 * every reconnect_interval while it does not resolve, then after
+	 * each failed attempt or lost connection. */
 	int rp_pipe[2];
 	struct event *rp_pev;
 	pthread_t rp_thread;
@@ -156,6 +163,12 @@ struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const
 	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
 		ra->ra_servers[i].sv_reg = -1;
 	return ra;
+}
+
+void gw_rdma_set_resolver(struct gw_rdma *ra, gw_rdma_resolve_fn *fn, void *arg)
+{
+	ra->ra_resolve = fn;
+	ra->ra_resolve_arg = arg;
 }
 
 static void gr_server_put(struct gw_rdma *ra, struct gr_server *sv)
@@ -626,6 +639,7 @@ static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg
 		break;
 	case BE_POOL_DOWN:
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_DISCONNECTS);
+		gr_resolve_start(rp);	/* the server may have moved */
 		if (!be_pool_up(rp->rp_pool))
 			gw_path_down(rp->rp_path, GW_WHY_LOST, "RDMA connection lost: %s",
 				     be_pool_last_error(rp->rp_pool));
@@ -662,20 +676,32 @@ static void gr_attempt_failed(struct be_pool *pool, const char *why, void *arg)
 	if (rp->rp_destroying)
 		return;
 	gw_path_down(rp->rp_path, gr_why_of(why), "RDMA: %s", why);
+	gr_resolve_start(rp);	/* the next attempts go to its address now */
+}
+
+static int gr_getaddrinfo(void *arg, const char *host, const char *port,
+			  struct sockaddr_storage *addr, socklen_t *addrlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int rc;
+
+	(void)arg;
+	rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc == 0) {
+		memcpy(addr, ai->ai_addr, ai->ai_addrlen);
+		*addrlen = ai->ai_addrlen;
+		freeaddrinfo(ai);
+	}
+	return rc;
 }
 
 static void *gr_resolve_thread(void *arg)
 {
 	struct gr_resolve *rs = arg;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	char one = 1;
 
-	rs->rrs_err = getaddrinfo(rs->rrs_host, rs->rrs_port, &hints, &ai);
-	if (rs->rrs_err == 0) {
-		memcpy(&rs->rrs_addr, ai->ai_addr, ai->ai_addrlen);
-		rs->rrs_addrlen = ai->ai_addrlen;
-		freeaddrinfo(ai);
-	}
+	rs->rrs_err = rs->rrs_fn(rs->rrs_arg, rs->rrs_host, rs->rrs_port, &rs->rrs_addr,
+				 &rs->rrs_addrlen);
 	if (write(rs->rrs_wfd, &one, 1) != 1) {
 		/* cannot happen on a pipe with room for one byte */
 	}
@@ -688,23 +714,53 @@ static void gr_resolve_start(struct gr_path *rp)
 	struct gr_resolve *rs = &rp->rp_res;
 	int rc;
 
-	if (rp->rp_thread_running || rp->rp_pool)
+	if (rp->rp_thread_running || rp->rp_destroying)
 		return;
 	memset(rs, 0, sizeof(*rs));
 	snprintf(rs->rrs_host, sizeof(rs->rrs_host), "%s", b->cb_host);
 	snprintf(rs->rrs_port, sizeof(rs->rrs_port), "%u", b->cb_rdma_port);
 	rs->rrs_wfd = rp->rp_pipe[1];
+	rs->rrs_fn = rp->rp_ra->ra_resolve ? rp->rp_ra->ra_resolve : gr_getaddrinfo;
+	rs->rrs_arg = rp->rp_ra->ra_resolve_arg;
 	rc = pthread_create(&rp->rp_thread, NULL, gr_resolve_thread, rs);
 	if (rc != 0) {
 		struct timeval tv = { rp->rp_info->pi_cfg->cf_reconnect_ms / 1000,
 				      (rp->rp_info->pi_cfg->cf_reconnect_ms % 1000) * 1000 };
 
+		if (rp->rp_pool)	/* re-resolve: keep the address, ask again later */
+			return;
 		gw_path_down(rp->rp_path, GW_WHY_DNS, "DNS: cannot start the resolver thread: %s",
 			     strerror(rc));
 		evtimer_add(rp->rp_retry, &tv);
 		return;
 	}
 	rp->rp_thread_running = true;
+}
+
+/* The name resolved again while the pool exists: a new address is where
+ * the pool's next attempts go (logged and counted once per change); a
+ * failure keeps the last one, the failed connection says why. */
+static void gr_on_reresolved(struct gr_path *rp)
+{
+	const struct gw_path_info *pi = rp->rp_info;
+	const struct cfg_backend *b = pi->pi_backend;
+	struct gr_resolve *rs = &rp->rp_res;
+	char host[NI_MAXHOST] = "?";
+
+	if (rs->rrs_err != 0) {
+		if (rp->rp_dns_failures++ % 30 == 0)
+			gw_warn(pi->pi_log, "backend %s: %s: %s; keeping its last address", b->cb_name,
+				b->cb_host, gai_strerror(rs->rrs_err));
+		return;
+	}
+	rp->rp_dns_failures = 0;
+	if (be_pool_set_addr(rp->rp_pool, (struct sockaddr *)&rs->rrs_addr, rs->rrs_addrlen) <= 0)
+		return;
+	gw_stat_inc(pi->pi_stats, GW_CTR_BACKEND_READDRESSED);
+	getnameinfo((struct sockaddr *)&rs->rrs_addr, rs->rrs_addrlen, host, sizeof(host), NULL, 0,
+		    NI_NUMERICHOST);
+	gw_info(pi->pi_log, "path %s: %s now resolves to %s; next RDMA connections go there",
+		gw_path_name(rp->rp_path), b->cb_host, host);
 }
 
 /* The name resolved (or not): the connection pool starts connecting, or
@@ -724,6 +780,10 @@ static void gr_on_resolved(evutil_socket_t fd, short what, void *arg)
 	rp->rp_thread_running = false;
 	if (rp->rp_destroying)
 		return;
+	if (rp->rp_pool) {
+		gr_on_reresolved(rp);
+		return;
+	}
 	if (rs->rrs_err == 0) {
 		rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, (struct sockaddr *)&rs->rrs_addr,
 					  rs->rrs_addrlen, gr_pool_event, rp);

@@ -7,7 +7,8 @@
  * hold once and every call is settled once (re-sent, one callback each);
  * the drain before the reap and its time bound; be_pool_free() letting a
  * posted Send complete before the QP goes; the CCP exchange (first call,
- * others held, answer applied, timeout fallback); BE_POOL_ROOM.
+ * others held, answer applied, timeout fallback); BE_POOL_ROOM; a new
+ * destination (be_pool_set_addr) taken by the next connection only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,6 +105,7 @@ struct fconn {
 	int polled_at_err;		/* completions polled when the QP went to ERR */
 	bool qp_destroyed;
 	struct timespec t_err, t_destroyed;
+	struct sockaddr_in dst;		/* where rdma_resolve_addr was sent */
 };
 
 static struct {
@@ -203,7 +205,8 @@ static int f_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, vo
 static int f_destroy_id(struct rdma_cm_id *id) { (void)id; return 0; }
 static int f_resolve_addr(struct rdma_cm_id *id, struct sockaddr *s, struct sockaddr *d, int t)
 {
-	(void)s; (void)d; (void)t;
+	(void)s; (void)t;
+	memcpy(&FC_OF(id, id)->dst, d, sizeof(struct sockaddr_in));
 	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ADDR_RESOLVED);
 	return 0;
 }
@@ -1100,6 +1103,56 @@ static void t10_cancel_posted(void **state)
 	assert_int_equal(cb_count(&b, 82), 1);
 }
 
+/* 12. be_pool_set_addr() (the server's name resolved elsewhere): the live
+ * connection and its posted call stay; after the connection is lost, the
+ * reconnect goes to the new address and re-sends the call there, which
+ * ends with one callback. */
+static void t12_set_addr_next_connection(void **state)
+{
+	struct sockaddr_in b_addr = { .sin_family = AF_INET, .sin_port = htons(20049),
+				      .sin_addr.s_addr = htonl(0x0a000002) };
+	static const uint32_t x[1] = { 91 };
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	bench_up(&b, &cfg);
+	fc = cur();
+	assert_int_equal(b.ev[BE_POOL_UP], 1);
+	assert_int_equal(fc->dst.sin_addr.s_addr, htonl(0));
+	assert_non_null(submit(&b, 0, x[0]));
+	spin(&b, 2);
+	assert_int_equal(be_pool_inflight(b.pool), 1);
+
+	assert_int_equal(be_pool_set_addr(b.pool, (struct sockaddr *)&b_addr, sizeof(b_addr)), 1);
+	assert_int_equal(be_pool_set_addr(b.pool, (struct sockaddr *)&b_addr, sizeof(b_addr)), 0);
+	assert_int_equal(be_pool_set_addr(b.pool, NULL, sizeof(b_addr)), -EINVAL);
+	assert_int_equal(be_pool_set_addr(b.pool, (struct sockaddr *)&b_addr, 4096), -EINVAL);
+	spin(&b, 5);
+	assert_true(be_pool_up(b.pool));	/* the live connection is not touched */
+	assert_int_equal(F.nconns, 1);
+	assert_int_equal(b.ncb, 0);
+
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	complete_send(fc, x[0], IBV_WC_WR_FLUSH_ERR);
+	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
+		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	for (unsigned i = 0; i < 100 && F.nconns < 2; i++)
+		spin(&b, 10);
+	spin(&b, 10);
+	assert_int_equal(F.nconns, 2);
+	assert_int_equal(cur()->dst.sin_addr.s_addr, b_addr.sin_addr.s_addr);
+	assert_int_equal(cur()->dst.sin_port, b_addr.sin_port);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_resent, 1);
+	answer_all(&b, cur(), x, 1);
+	assert_int_equal(cb_count(&b, x[0]), 1);
+	assert_int_equal(b.cb_err[0], BE_OK);
+	bench_down(&b);
+	assert_int_equal(cb_count(&b, x[0]), 1);
+}
+
 static void loop_break(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -1173,6 +1226,7 @@ int main(void)
 		cmocka_unit_test(t09_cancel_queued),
 		cmocka_unit_test(t10_cancel_posted),
 		cmocka_unit_test(t11_no_allocation_per_call),
+		cmocka_unit_test(t12_set_addr_next_connection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
