@@ -103,11 +103,12 @@ static bool dec_segment(struct hdr_dec *d, struct rpcrdma_segment *seg)
 	       xdr_get_u64(xc, &seg->rs_offset);
 }
 
-/* Read list (RFC 8166 4.3.1): optional-data list of read segments. */
-static bool dec_read_list(struct hdr_dec *d)
+/* An optional-data list (RFC 8166 4.3): entries while the discriminator is
+ * TRUE, at most max of them; one() decodes entry *n (reporting its own
+ * failure), then *n counts it. */
+static bool dec_list(struct hdr_dec *d, unsigned max, unsigned *n,
+		     bool (*one)(struct hdr_dec *d, unsigned i))
 {
-	struct rpcrdma_hdr *h = d->hd_h;
-	unsigned max = min_u(d->hd_lim->lim_max_reads, RPCRDMA_MAX_READS);
 	bool more;
 
 	for (;;) {
@@ -115,14 +116,28 @@ static bool dec_read_list(struct hdr_dec *d)
 			return hd_xdr_fail(d);
 		if (!more)
 			return true;
-		if (h->rh_nreads >= max)
+		if (*n >= max)
 			return hd_fail(d, RPCRDMA_HDR_TOO_MANY);
-		struct rpcrdma_read_seg *rd = &h->rh_reads[h->rh_nreads];
-
-		if (!xdr_get_u32(&d->hd_xc, &rd->rd_position) || !dec_segment(d, &rd->rd_seg))
-			return hd_xdr_fail(d);
-		h->rh_nreads++;
+		if (!one(d, *n))
+			return false;
+		(*n)++;
 	}
+}
+
+/* One entry of the Read list (RFC 8166 4.3.1): position, segment. */
+static bool dec_read_seg(struct hdr_dec *d, unsigned i)
+{
+	struct rpcrdma_read_seg *rd = &d->hd_h->rh_reads[i];
+
+	if (!xdr_get_u32(&d->hd_xc, &rd->rd_position) || !dec_segment(d, &rd->rd_seg))
+		return hd_xdr_fail(d);
+	return true;
+}
+
+static bool dec_read_list(struct hdr_dec *d)
+{
+	return dec_list(d, min_u(d->hd_lim->lim_max_reads, RPCRDMA_MAX_READS), &d->hd_h->rh_nreads,
+			dec_read_seg);
 }
 
 /* One counted array of plain segments (a Write chunk or the Reply chunk). */
@@ -150,24 +165,16 @@ static bool dec_chunk(struct hdr_dec *d, struct rpcrdma_chunk *ck)
 	return true;
 }
 
+static bool dec_write_chunk(struct hdr_dec *d, unsigned i)
+{
+	return dec_chunk(d, &d->hd_h->rh_writes[i]);
+}
+
 /* Write list (RFC 8166 4.3.2): optional-data list of counted arrays. */
 static bool dec_write_list(struct hdr_dec *d)
 {
-	struct rpcrdma_hdr *h = d->hd_h;
-	unsigned max = min_u(d->hd_lim->lim_max_wchunks, RPCRDMA_MAX_WCHUNKS);
-	bool more;
-
-	for (;;) {
-		if (!xdr_get_bool(&d->hd_xc, &more))
-			return hd_xdr_fail(d);
-		if (!more)
-			return true;
-		if (h->rh_nwrites >= max)
-			return hd_fail(d, RPCRDMA_HDR_TOO_MANY);
-		if (!dec_chunk(d, &h->rh_writes[h->rh_nwrites]))
-			return false;
-		h->rh_nwrites++;
-	}
+	return dec_list(d, min_u(d->hd_lim->lim_max_wchunks, RPCRDMA_MAX_WCHUNKS),
+			&d->hd_h->rh_nwrites, dec_write_chunk);
 }
 
 /* Reply chunk (RFC 8166 4.3.3): optional-data, one counted array. */

@@ -254,11 +254,27 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 	return cfg_fail(cp, line, "%s: invalid value '%s' (%s)", k->ky_name, value, hint);
 }
 
+/* May a [kind name] section start here?  first is the line of an earlier
+ * one of that name (-1: none), count of max the kind's sections so far. */
+static bool cfg_new_section(struct cfg_parser *cp, int line, const char *kind, const char *name,
+			    int first, unsigned count, unsigned max)
+{
+	if (!cfg_name_ok(name))
+		return cfg_fail(cp, line, "%s name '%s' must be 1-31 of [A-Za-z0-9._-]", kind, name);
+	if (first >= 0)
+		return cfg_fail(cp, line, "%s '%s' defined twice (first at line %d)", kind, name,
+				first);
+	if (count == max)
+		return cfg_fail(cp, line, "too many %ss (max %u)", kind, max);
+	return true;
+}
+
 /* A new section header: start the object it describes. */
 static bool cfg_section_start(struct cfg_parser *cp, const char *section, int line)
 {
 	struct cfg *cf = cp->cp_cfg;
 	const char *name;
+	int first = -1;
 
 	snprintf(cp->cp_section, sizeof(cp->cp_section), "%s", section);
 	cp->cp_section_new = false;
@@ -268,27 +284,22 @@ static bool cfg_section_start(struct cfg_parser *cp, const char *section, int li
 	if (!strcmp(section, "gateway") || section[0] == '\0')
 		return true;
 	if (cfg_section_is(section, "backend", &name)) {
-		if (!cfg_name_ok(name))
-			return cfg_fail(cp, line, "backend name '%s' must be 1-31 of [A-Za-z0-9._-]", name);
-		for (unsigned i = 0; i < cf->cf_nbackends; i++)
+		for (unsigned i = 0; i < cf->cf_nbackends && first < 0; i++)
 			if (!strcmp(cf->cf_backends[i].cb_name, name))
-				return cfg_fail(cp, line, "backend '%s' defined twice (first at line %d)",
-						name, cf->cf_backends[i].cb_line);
-		if (cf->cf_nbackends == CFG_MAX_BACKENDS)
-			return cfg_fail(cp, line, "too many backends (max %d)", CFG_MAX_BACKENDS);
+				first = cf->cf_backends[i].cb_line;
+		if (!cfg_new_section(cp, line, "backend", name, first, cf->cf_nbackends,
+				     CFG_MAX_BACKENDS))
+			return false;
 		cp->cp_backend = &cf->cf_backends[cf->cf_nbackends++];
 		cfg_backend_defaults(cp, cp->cp_backend, name, line);
 		return true;
 	}
 	if (cfg_section_is(section, "route", &name)) {
-		if (!cfg_name_ok(name))
-			return cfg_fail(cp, line, "route name '%s' must be 1-31 of [A-Za-z0-9._-]", name);
-		for (unsigned i = 0; i < cf->cf_nroutes; i++)
+		for (unsigned i = 0; i < cf->cf_nroutes && first < 0; i++)
 			if (!strcmp(cf->cf_routes[i].cr_name, name))
-				return cfg_fail(cp, line, "route '%s' defined twice (first at line %d)",
-						name, cf->cf_routes[i].cr_line);
-		if (cf->cf_nroutes == CFG_MAX_ROUTES)
-			return cfg_fail(cp, line, "too many routes (max %d)", CFG_MAX_ROUTES);
+				first = cf->cf_routes[i].cr_line;
+		if (!cfg_new_section(cp, line, "route", name, first, cf->cf_nroutes, CFG_MAX_ROUTES))
+			return false;
 		cp->cp_route = &cf->cf_routes[cf->cf_nroutes++];
 		cfg_route_defaults(cp, cp->cp_route, name, line);
 		return true;

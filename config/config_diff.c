@@ -38,18 +38,29 @@ static const char *cfg_key_what(const struct cfg_key *k)
 	return k->ky_what ? k->ky_what : k->ky_name;
 }
 
-/* First connection parameter that differs, or NULL (cb_line is no change). */
-static const char *cfg_backend_change(const struct cfg *ca, const struct cfg *cb,
-				      const struct cfg_backend *a, const struct cfg_backend *b)
+/* First key of section sec and reload class rl whose value differs between
+ * a (of ca) and b (of cb), or NULL. */
+static const struct cfg_key *cfg_first_diff(const struct cfg *ca, const struct cfg *cb,
+					    enum cfg_section sec, enum cfg_reload rl, const void *a,
+					    const void *b)
 {
 	size_t n;
 	const struct cfg_key *keys = cfg_keys(&n);
 
 	for (size_t i = 0; i < n; i++)
-		if (keys[i].ky_section == CFG_SEC_BACKEND && keys[i].ky_reload == CFG_RELOAD_PATH &&
+		if (keys[i].ky_section == sec && keys[i].ky_reload == rl &&
 		    !cfg_key_same(ca, cb, &keys[i], a, b))
-			return cfg_key_what(&keys[i]);
+			return &keys[i];
 	return NULL;
+}
+
+/* First connection parameter that differs, or NULL (cb_line is no change). */
+static const char *cfg_backend_change(const struct cfg *ca, const struct cfg *cb,
+				      const struct cfg_backend *a, const struct cfg_backend *b)
+{
+	const struct cfg_key *k = cfg_first_diff(ca, cb, CFG_SEC_BACKEND, CFG_RELOAD_PATH, a, b);
+
+	return k ? cfg_key_what(k) : NULL;
 }
 
 /* First path key of a route that differs (a backend that is not kept counts
@@ -78,14 +89,7 @@ static const char *cfg_route_change(const struct cfg *ca, const struct cfg *cb,
 static bool cfg_route_values(const struct cfg *ca, const struct cfg *cb,
 			     const struct cfg_route *x, const struct cfg_route *y)
 {
-	size_t n;
-	const struct cfg_key *keys = cfg_keys(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (keys[i].ky_section == CFG_SEC_ROUTE && keys[i].ky_reload == CFG_RELOAD_VALUE &&
-		    !cfg_key_same(ca, cb, &keys[i], x, y))
-			return true;
-	return false;
+	return cfg_first_diff(ca, cb, CFG_SEC_ROUTE, CFG_RELOAD_VALUE, x, y) != NULL;
 }
 
 static unsigned cfg_backend_by_name(const struct cfg *cf, const char *name)

@@ -167,6 +167,9 @@ struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)
 	TAILQ_REMOVE(&cp->cpo_free, c, ca_free_link);
 	cp->cpo_avail--;
 	idx = c->ca_index;
+	/* Clear what a reply path may read before the new call sets it; ca_hdr
+	 * and ca_walk (about 1 KB, past ca_rec) are filled by the decode and the
+	 * walk before anyone reads them. */
 	memset(c, 0, offsetof(struct gw_call, ca_rec));
 	c->ca_index = idx;
 	c->ca_cpool = cp;

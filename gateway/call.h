@@ -71,11 +71,7 @@ struct gw_call {
 	struct gw_xent *ca_xent;	/* XID mapping, NULL for local replies */
 	uint32_t ca_cxid;		/* client's XID */
 	uint32_t ca_gxid;		/* gateway XID, in the record while SENT */
-	/* Decoded once, where the record becomes a call (gw_on_record): the
-	 * transports and the metrics read these, never the bytes again. */
-	struct rpc_call_hdr ca_hdr;	/* program, version, procedure, flavor, GSS fields */
-	uint32_t ca_gss;		/* the walkers' view of the flavor: 0 or CHK_GSS_* */
-	struct chk_call_walk ca_walk;	/* DDP items and reply bound; valid once routed */
+	uint32_t ca_gss;		/* the walkers' view of ca_hdr's flavor: 0 or CHK_GSS_* */
 	uint64_t ca_client;		/* client key (XID map) */
 	uint64_t ca_start_ms;
 	uint64_t ca_start_us;		/* latency histogram */
@@ -88,6 +84,12 @@ struct gw_call {
 	struct gw_out ca_out;
 	struct gw_rec ca_rec;		/* the call message, gateway XID patched in */
 	struct gw_rec ca_reply_rec;	/* storage for transports that receive into the pool */
+	/* Decoded once, where the record becomes a call (gw_on_record): the
+	 * transports and the metrics read these, never the bytes again.  Past
+	 * the part gw_call_new clears: rpc_call_decode fills ca_hdr before any
+	 * reader, chk_call_walk fills ca_walk before the call is routed. */
+	struct rpc_call_hdr ca_hdr;	/* program, version, procedure, flavor, GSS fields */
+	struct chk_call_walk ca_walk;	/* DDP items and reply bound; valid once routed */
 	uint8_t ca_local[64];		/* local reply (rpc_local_reply) */
 	struct iovec ca_local_iov;
 	/* transport scratch */

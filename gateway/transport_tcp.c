@@ -244,6 +244,17 @@ static void gt_up(struct gw_tcp *gt)
 	gw_path_ready(gt->gt_path, true);
 }
 
+/* connect() failed with err, at once or when the socket became writable. */
+static void gt_connect_error(struct gw_tcp *gt, int err)
+{
+	char why[160];
+
+	if (err == EADDRNOTAVAIL)	/* our old port is another connection's now */
+		gt->gt_src_port = 0;
+	snprintf(why, sizeof(why), "connect: %s", strerror(err));
+	gt_disconnect(gt, why);
+}
+
 static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
 {
 	struct gw_tcp *gt = arg;
@@ -254,12 +265,7 @@ static void gt_on_connected(evutil_socket_t fd, short what, void *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 		err = errno;
 	if (err) {
-		char why[160];
-
-		if (err == EADDRNOTAVAIL)	/* our old port is another connection's now */
-			gt->gt_src_port = 0;
-		snprintf(why, sizeof(why), "connect: %s", strerror(err));
-		gt_disconnect(gt, why);
+		gt_connect_error(gt, err);
 		return;
 	}
 	event_del(gt->gt_wev);
@@ -338,12 +344,7 @@ static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (errno != EINPROGRESS) {
-		char why[160];
-
-		if (errno == EADDRNOTAVAIL)	/* our old port is another connection's now */
-			gt->gt_src_port = 0;
-		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
-		gt_disconnect(gt, why);
+		gt_connect_error(gt, errno);
 		return;
 	}
 	event_assign(gt->gt_wev, gt->gt_info->pi_base, gt->gt_fd, EV_WRITE, gt_on_connected, gt);

@@ -199,27 +199,15 @@ static void t01_backend_counters(void **state)
 		"[route nfs]\nprogram = nfs\nbackend = srv\ntransport = rdma\n"
 		"[route mnt]\nprogram = mount\nbackend = srv\ntransport = rdma\n"
 		"[route nlm]\nprogram = nlm\nbackend = two\ntransport = rdma\n";
-	struct gw_ctx_params gp;
 	struct evbuffer *o;
 	struct fake f;
 	struct h_gw h;
-	char err[256], *got;
+	char *got;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
 	memset(&f, 0, sizeof(f));
 	the_fake = &f;
-	h.cf = cfg_parse_string(text, "metrics", NULL, err, sizeof(err));
-	if (!h.cf)
-		fail_msg("config: %s", err);
-	h.log.gl_level = -1;
-	h.base = event_base_new();
-	h.pool = gw_pool_new(h.cf->cf_buffer_size, h.cf->cf_buffers, false);
-	gp = (struct gw_ctx_params){ .gp_base = h.base, .gp_cfg = h.cf, .gp_log = &h.log,
-				     .gp_stats = &h.st, .gp_pool = h.pool, .gp_ncalls = 16,
-				     .gp_rdma_ops = &fake_ops, .gp_rdma_arg = &f };
-	h.gw = gw_ctx_new(&gp);
-	assert_non_null(h.gw);
+	h_gw_init(&h, text, &fake_ops, &f);
 	assert_int_equal(gw_ctx_start(h.gw), 0);
 	assert_int_equal(f.ncreate, 3);
 	o = evbuffer_new();
@@ -231,10 +219,7 @@ static void t01_backend_counters(void **state)
 	}
 	free(got);
 	evbuffer_free(o);
-	gw_ctx_free(h.gw);
-	gw_pool_free(h.pool);
-	event_base_free(h.base);
-	cfg_free(h.cf);
+	assert_int_equal(h_gw_stop(&h), 0);
 }
 
 int main(void)

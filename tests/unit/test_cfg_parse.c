@@ -68,6 +68,11 @@ static const struct {
 		   "t.conf:1: backend 's': registration = persistent exposes the whole buffer pool" },
 	/* 33 */ { B "registration = persistent\nunsafe_persistent = yes\n", "" },
 	/* 34 */ { B "registration = mw\nunsafe_persistent = yes\n", "" },
+	/* 35 */ { B "[route r]\nprogram = nfs\n[route r]\nprogram = mount\n", "t.conf:5: route 'r' defined twice (first at line 3)" },
+	/* 36 */ { B "[route r/1]\nprogram = nfs\n", "t.conf:3: route name 'r/1' must be 1-31 of [A-Za-z0-9._-]" },
+	/* 37 */ { "[backend a]\nport=1\n[backend b]\nport=1\n[backend c]\nport=1\n[backend d]\nport=1\n"
+		   "[backend e]\nport=1\n[backend f]\nport=1\n[backend g]\nport=1\n[backend h]\nport=1\n"
+		   "[backend i]\nport=1\n", "t.conf:17: too many backends (max 8)" },
 };
 
 static void t01_table(void **state)

@@ -53,21 +53,6 @@ struct fam {
 	int help, typelines, samples;
 };
 
-static char *render(const struct gw_stats *st, struct gw_ctx *gw)
-{
-	struct evbuffer *b = evbuffer_new();
-	size_t n;
-	char *s;
-
-	gw_metrics_render(b, st, gw);
-	n = evbuffer_get_length(b);
-	s = malloc(n + 1);
-	evbuffer_remove(b, s, n);
-	s[n] = '\0';
-	evbuffer_free(b);
-	return s;
-}
-
 /* Check the format; returns the number of families. */
 static int parse_exposition(const char *text)
 {
@@ -145,19 +130,6 @@ static int parse_exposition(const char *text)
 	return nf;
 }
 
-static double sample(const char *text, const char *prefix)
-{
-	char key[256];
-	const char *s;
-
-	snprintf(key, sizeof(key), "\n%s", prefix);	/* a sample line, not # HELP */
-	s = strstr(text, key);
-	if (!s)
-		return -1;
-	s = strchr(s + strlen(key) - 1, ' ');
-	return s ? strtod(s + 1, NULL) : -1;
-}
-
 /* 1 */
 static void test_exposition_format(void **state)
 {
@@ -175,128 +147,32 @@ static void test_exposition_format(void **state)
 	gw_stats_observe(st, GW_HIST_CALL, 40);		/* first bucket */
 	gw_stats_observe(st, GW_HIST_CALL, 3000);	/* 0.005 */
 	gw_stats_observe(st, GW_HIST_CALL, 11000000);	/* +Inf only */
-	t = render(st, NULL);
+	t = h_render(st, NULL);
 	assert_true(parse_exposition(t) > 20);
-	assert_true(sample(t, "rpcrdma_gw_client_errors_total{kind=\"garbage\"} ") == 3);
-	assert_true(sample(t, "rpcrdma_gw_payload_bytes_total{path=\"read_chunk\"} ") == 65536);
+	assert_true(h_sample(t, "rpcrdma_gw_client_errors_total{kind=\"garbage\"} ") == 3);
+	assert_true(h_sample(t, "rpcrdma_gw_payload_bytes_total{path=\"read_chunk\"} ") == 65536);
 	assert_non_null(strstr(t, "rpcrdma_gw_calls_total{program=\"100003\",name=\"nfs\",version=\"3\","
 			       "procedure=\"6\",procname=\"read\"} 2\n"));
 	assert_non_null(strstr(t, "procname=\"compound\"} 1\n"));
 	assert_non_null(strstr(t, "rpcrdma_gw_calls_total{program=\"123456\",name=\"\",version=\"1\","
 			       "procedure=\"9\",procname=\"\"} 1\n"));
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5e-05\"} ") == 1);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"0.005\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"10\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"+Inf\"} ") == 3);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_count ") == 3);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_sum ") > 11.0);
-	assert_true(sample(t, "rpcrdma_gw_rdma_duration_seconds_count ") == 0);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5e-05\"} ") == 1);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"0.005\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"10\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"+Inf\"} ") == 3);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_count ") == 3);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_sum ") > 11.0);
+	assert_true(h_sample(t, "rpcrdma_gw_rdma_duration_seconds_count ") == 0);
 	free(t);
 	/* the per-procedure table is full: counted apart, nothing lost silently */
 	for (uint32_t p = 0; p < GW_STATS_PROCS + 5; p++)
 		gw_stats_proc(st, 200000, 1, p);
 	assert_int_equal(st->gs_proc_overflow, 5 + 3);	/* 3 slots were taken */
-	t = render(st, NULL);
+	t = h_render(st, NULL);
 	parse_exposition(t);
-	assert_true(sample(t, "rpcrdma_gw_calls_uncounted_total ") == 8);
+	assert_true(h_sample(t, "rpcrdma_gw_calls_uncounted_total ") == 8);
 	free(t);
 	free(st);
-}
-
-/* ---- in-process gateway ---- */
-
-static void gw_up(struct h_gw *h, struct h_server *s)
-{
-	char text[1024];
-
-	h_server_init(s);
-	h_server_start(s);
-	snprintf(text, sizeof(text),
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
-	h_gw_start(h, text);
-}
-
-/* HTTP GET on 127.0.0.1:port while pumping the loop; returns the whole
- * response (malloc'd) or NULL. */
-static char *http_get(struct h_gw *h, uint16_t port, const char *path)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	char req[256];
-	size_t cap = 1 << 20, have = 0;
-	char *buf = malloc(cap);
-	uint64_t end = gw_now_ms() + 3000;
-	bool sent = false;
-
-	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
-	while (gw_now_ms() < end) {
-		ssize_t r;
-
-		event_base_loop(h->base, EVLOOP_NONBLOCK);
-		if (!sent) {
-			if (write(fd, req, strlen(req)) == (ssize_t)strlen(req))
-				sent = true;
-			continue;
-		}
-		r = read(fd, buf + have, cap - 1 - have);
-		if (r == 0)
-			break;
-		if (r > 0)
-			have += (size_t)r;
-		else
-			usleep(200);
-	}
-	close(fd);
-	buf[have] = '\0';
-	return buf;
-}
-
-/* The control protocol over the socket, while pumping the loop. */
-static char *ctl_socket(struct h_gw *h, const char *path, const char *line)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	size_t cap = 1 << 16, have = 0;
-	char *buf = malloc(cap);
-	uint64_t end = gw_now_ms() + 3000;
-
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
-	h_send(fd, line, strlen(line));
-	while (gw_now_ms() < end) {
-		ssize_t r;
-
-		event_base_loop(h->base, EVLOOP_NONBLOCK);
-		r = read(fd, buf + have, cap - 1 - have);
-		if (r == 0)
-			break;
-		if (r > 0)
-			have += (size_t)r;
-		else
-			usleep(200);
-	}
-	close(fd);
-	buf[have] = '\0';
-	return buf;
-}
-
-static char *ctl(struct gw_ctl *ct, const char *line)
-{
-	struct evbuffer *b = evbuffer_new();
-	size_t n;
-	char *s;
-
-	gw_ctl_exec(ct, line, b);
-	n = evbuffer_get_length(b);
-	s = malloc(n + 1);
-	evbuffer_remove(b, s, n);
-	s[n] = '\0';
-	evbuffer_free(b);
-	return s;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -318,20 +194,20 @@ static void test_admin_http(void **state)
 	int fd;
 
 	(void)state;
-	gw_up(&h, &s);
+	h_gw_up(&h, &s);
 	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
 	assert_non_null(ad);
 	assert_true(gw_admin_port(ad) > 0);
-	r = http_get(&h, gw_admin_port(ad), "/healthz");
+	r = h_http_get(&h, gw_admin_port(ad), "/healthz");
 	assert_non_null(strstr(r, " 200 "));
 	free(r);
 	fd = h_client(&h);
 	h_send(fd, buf, h_call(buf, 0x1234, 2, 100003, 3, 0xa1));	/* proc 1: getattr */
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
-	r = http_get(&h, gw_admin_port(ad), "/readyz");
+	r = h_http_get(&h, gw_admin_port(ad), "/readyz");
 	assert_non_null(strstr(r, " 200 "));
 	free(r);
-	r = http_get(&h, gw_admin_port(ad), "/metrics");
+	r = h_http_get(&h, gw_admin_port(ad), "/metrics");
 	assert_non_null(strstr(r, " 200 "));
 	assert_non_null(strstr(r, "Content-Type: text/plain; version=0.0.4"));
 	{
@@ -340,20 +216,20 @@ static void test_admin_http(void **state)
 		assert_non_null(body);
 		parse_exposition(body + 4);
 		assert_non_null(strstr(body, "procedure=\"1\",procname=\"getattr\"} 1\n"));
-		assert_true(sample(body, "rpcrdma_gw_call_duration_seconds_count ") == 1);
-		assert_true(sample(body, "rpcrdma_gw_client_connections ") == 1);
-		assert_true(sample(body, "rpcrdma_gw_path_up{path=\"nfs/srv\"") == 1);
-		assert_true(sample(body, "rpcrdma_gw_admin_requests_total ") >= 3);
+		assert_true(h_sample(body, "rpcrdma_gw_call_duration_seconds_count ") == 1);
+		assert_true(h_sample(body, "rpcrdma_gw_client_connections ") == 1);
+		assert_true(h_sample(body, "rpcrdma_gw_path_up{path=\"nfs/srv\"") == 1);
+		assert_true(h_sample(body, "rpcrdma_gw_admin_requests_total ") >= 3);
 	}
 	free(r);
-	r = http_get(&h, gw_admin_port(ad), "/nope");
+	r = h_http_get(&h, gw_admin_port(ad), "/nope");
 	assert_non_null(strstr(r, " 404 "));
 	free(r);
 	close(fd);
 	/* backend gone: not ready */
 	h_server_stop(&s, true);
 	h_pump(&h, 300);
-	r = http_get(&h, gw_admin_port(ad), "/readyz");
+	r = h_http_get(&h, gw_admin_port(ad), "/readyz");
 	assert_non_null(strstr(r, " 503 "));
 	free(r);
 	gw_admin_free(ad);
@@ -383,7 +259,7 @@ static void test_control(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "/tmp/test_gw_admin.%d", (int)getpid());
-	gw_up(&h, &s);
+	h_gw_up(&h, &s);
 	ct = gw_ctl_new(h.base, h.gw, path, &hk);
 	assert_non_null(ct);
 	{
@@ -400,68 +276,68 @@ static void test_control(void **state)
 	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/srv");
 	for (const char *c = gw_path_name(gw_ctx_path(h.gw, 0)); *c; c++)
 		assert_true(isalnum((unsigned char)*c) || strchr("._-/", *c));
-	r = ctl(ct, "status");
+	r = h_ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: yes"));
 	assert_non_null(strstr(r, "path nfs/srv "));
 	assert_true(ends_with(r, "\n.\n"));
 	free(r);
-	r = ctl(ct, "stats");
+	r = h_ctl(ct, "stats");
 	assert_non_null(strstr(r, "nfs v3:"));
 	assert_non_null(strstr(r, "getattr"));
 	assert_true(ends_with(r, ".\n"));
 	free(r);
-	r = ctl(ct, "json backends");
+	r = h_ctl(ct, "json backends");
 	assert_true(r[0] == '{');
 	assert_non_null(strstr(r, "\"path\":\"nfs/srv\""));
 	assert_non_null(strstr(r, "\"state\":\"up\""));
 	free(r);
-	r = ctl(ct, "json clients");
+	r = h_ctl(ct, "json clients");
 	assert_non_null(strstr(r, "\"count\":1"));
 	free(r);
-	r = ctl(ct, "drain srv");
+	r = h_ctl(ct, "drain srv");
 	assert_non_null(strstr(r, "draining"));
 	free(r);
 	assert_true(gw_path_draining(gw_ctx_path(h.gw, 0)));
 	/* a call while draining is held, and goes once undrained */
 	h_send(fd, buf, h_call(buf, 0x9a, 2, 100003, 3, 0xa2));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 300), -1);
-	r = ctl(ct, "undrain nfs->srv");	/* the old name form is still accepted */
+	r = h_ctl(ct, "undrain nfs->srv");	/* the old name form is still accepted */
 	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
 	free(r);
 	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
-	r = ctl(ct, "drain nfs/srv");
+	r = h_ctl(ct, "drain nfs/srv");
 	assert_string_equal(r, "path nfs/srv: draining\n.\n");
 	free(r);
 	assert_true(gw_path_draining(gw_ctx_path(h.gw, 0)));
-	r = ctl(ct, "undrain nfs/srv");
+	r = h_ctl(ct, "undrain nfs/srv");
 	assert_string_equal(r, "path nfs/srv: undrained\n.\n");
 	free(r);
 	assert_false(gw_path_draining(gw_ctx_path(h.gw, 0)));
-	r = ctl(ct, "drain nfs-");	/* half of the old form matches nothing */
+	r = h_ctl(ct, "drain nfs-");	/* half of the old form matches nothing */
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
-	r = ctl(ct, "drain nosuch");
+	r = h_ctl(ct, "drain nosuch");
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
-	r = ctl(ct, "frobnicate");
+	r = h_ctl(ct, "frobnicate");
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
-	r = ctl(ct, "log-level debug");
+	r = h_ctl(ct, "log-level debug");
 	assert_int_equal(hook_level, CFG_LOG_DEBUG);
 	free(r);
-	r = ctl(ct, "log-level loud");
+	r = h_ctl(ct, "log-level loud");
 	assert_true(!strncmp(r, "!ERR ", 5));
 	free(r);
-	r = ctl(ct, "reload");
+	r = h_ctl(ct, "reload");
 	assert_non_null(strstr(r, "reloaded test"));
 	free(r);
 	/* over the socket */
-	r = ctl_socket(&h, path, "backends\n");
+	r = h_ctl_socket(&h, path, "backends\n");
 	assert_non_null(strstr(r, "\nnfs/srv "));
 	assert_true(ends_with(r, ".\n"));
 	free(r);
-	r = ctl_socket(&h, path, "json status\n");
+	r = h_ctl_socket(&h, path, "json status\n");
 	assert_true(r[0] == '{' && strstr(r, "\"ready\":true"));
 	free(r);
 	assert_true(h.st.gs_ctr[GW_CTR_CTL_ERRORS] == 4);
@@ -512,14 +388,14 @@ static void test_control_json_escaped(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "/tmp/test_gw_admin_j.%d", (int)getpid());
-	gw_up(&h, &s);
+	h_gw_up(&h, &s);
 	ct = gw_ctl_new(h.base, h.gw, path, &hk);
 	assert_non_null(ct);
 	fd = h_client(&h);
 	h_send(fd, buf, h_call(buf, 0x77, 2, 100003, 3, 0xa1));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
 	for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char *r = ctl(ct, cmds[i]);
+		char *r = h_ctl(ct, cmds[i]);
 		struct json_object *jo = json_line(r), *v;
 
 		assert_true(json_object_is_type(jo, json_type_object));
@@ -534,7 +410,7 @@ static void test_control_json_escaped(void **state)
 	}
 	/* the same over the socket */
 	{
-		char *r = ctl_socket(&h, path, "json status\n");
+		char *r = h_ctl_socket(&h, path, "json status\n");
 		struct json_object *jo = json_line(r), *v;
 
 		assert_true(json_object_object_get_ex(jo, "config", &v));
@@ -661,7 +537,7 @@ static void test_admin_limits(void **state)
 	char *r;
 
 	(void)state;
-	gw_up(&h, &s);
+	h_gw_up(&h, &s);
 	ctr = h.st.gs_ctr;
 	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
 	assert_non_null(ad);
@@ -705,7 +581,7 @@ static void test_admin_limits(void **state)
 	for (unsigned i = 1; i < GW_ADMIN_MAX_CONNS; i++)
 		close(idle[i]);
 	h_pump(&h, 200);
-	r = http_get(&h, port, "/metrics");
+	r = h_http_get(&h, port, "/metrics");
 	assert_non_null(strstr(r, " 200 "));
 	assert_non_null(strstr(r, "\nrpcrdma_gw_admin_refused_total{reason=\"method\"} 1\n"));
 	free(r);
@@ -793,43 +669,28 @@ static void test_metrics_one_of_each(void **state)
 		"[backend srv]\naddress = 127.0.0.1\n"
 		"[route nfs]\nprogram = nfs\ntransport = rdma\n"
 		"[route mount]\nprogram = mount\ntransport = rdma\n";
-	char err[256];
-	struct gw_ctx_params gp;
 	struct h_gw h;
 	char *t;
 
 	(void)state;
-	memset(&h, 0, sizeof(h));
-	h.cf = cfg_parse_string(text, "t6", NULL, err, sizeof(err));
-	assert_non_null(h.cf);
-	h.log.gl_level = -1;
-	h.base = event_base_new();
-	h.pool = gw_pool_new(h.cf->cf_buffer_size, h.cf->cf_buffers, false);
-	gp = (struct gw_ctx_params){ .gp_base = h.base, .gp_cfg = h.cf, .gp_log = &h.log,
-				     .gp_stats = &h.st, .gp_pool = h.pool, .gp_ncalls = 16,
-				     .gp_rdma_ops = &fake_ops };
-	h.gw = gw_ctx_new(&gp);
-	assert_non_null(h.gw);
+	h_gw_init(&h, text, &fake_ops, NULL);
 	assert_int_equal(gw_ctx_start(h.gw), 0);
 	assert_int_equal(gw_ctx_npaths(h.gw), 2);	/* two paths, one server */
 	gw_stat_add(&h.st, GW_CTR_BACKEND_CONNECT_FAILED, 2);
 	gw_stat_add(&h.st, GW_CTR_CALLS, 4);
 	gw_stats_proc(&h.st, 100003, 3, 1);
 
-	t = render(&h.st, h.gw);
+	t = h_render(&h.st, h.gw);
 	parse_exposition(t);
 	assert_null(strstr(t, "calls_received_total"));
-	assert_true(sample(t, "rpcrdma_gw_backend_events_total{event=\"connect_failed\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_rdma_connects_total{backend=\"srv\"} ") == 3);
+	assert_true(h_sample(t, "rpcrdma_gw_backend_events_total{event=\"connect_failed\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_rdma_connects_total{backend=\"srv\"} ") == 3);
 	assert_non_null(strstr(t, "procname=\"getattr\"} 1\n"));
 	free(t);
-	t = render(&h.st, NULL);
+	t = h_render(&h.st, NULL);
 	assert_null(strstr(t, "calls_received_total"));
 	free(t);
-	gw_ctx_free(h.gw);
-	gw_pool_free(h.pool);
-	event_base_free(h.base);
-	cfg_free(h.cf);
+	assert_int_equal(h_gw_stop(&h), 0);
 }
 
 int main(void)

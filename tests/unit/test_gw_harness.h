@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_gw_harness.h - in-process gateway for host tests (included by
- * test_gw_e2e.c and test_fe_conn.c; static functions only).
+ * test_gw_harness.h - in-process gateway for host tests (included by the
+ * gateway and frontend tests; static functions only): the gateway with or
+ * without a frontend, and its /metrics and control answers as text.
  *
  *   client socket ──socketpair──▶ frontend ─ gateway ─ TCP transport ──127.0.0.1──▶ tiny RPC server
  *   (test thread, pumps the loop)      (event loop in the test thread)                (its own thread)
@@ -25,9 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "chunking.h"
@@ -35,6 +38,7 @@
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
+#include "ops.h"
 #include "pool.h"
 
 /* ---- tiny RPC server ---- */
@@ -261,11 +265,13 @@ struct h_gw {
 	struct fe_frontend *fe;
 };
 
-static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+/* The gateway of config text without a frontend; the RDMA transport is
+ * rdma_ops (a fake, with rdma_arg) or the real one when NULL.  Not started. */
+static __attribute__((unused)) void h_gw_init(struct h_gw *h, const char *text,
+					      const struct gw_transport_ops *rdma_ops, void *rdma_arg)
 {
 	char err[256];
 	struct gw_ctx_params gp;
-	struct fe_params fp;
 
 	memset(h, 0, sizeof(*h));
 	h->cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
@@ -278,12 +284,22 @@ static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
 	h->pool = gw_pool_new(h->cf->cf_buffer_size, h->cf->cf_buffers, false);
 	gp = (struct gw_ctx_params){ .gp_base = h->base, .gp_cfg = h->cf, .gp_log = &h->log,
 				     .gp_stats = &h->st, .gp_pool = h->pool,
-				     .gp_ncalls = h->cf->cf_max_calls };
+				     .gp_ncalls = h->cf->cf_max_calls,
+				     .gp_rdma_ops = rdma_ops, .gp_rdma_arg = rdma_arg };
 	h->gw = gw_ctx_new(&gp);
+	if (!h->base || !h->pool || !h->gw)
+		abort();
+}
+
+static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+{
+	struct fe_params fp;
+
+	h_gw_init(h, text, NULL, NULL);
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	if (!h->base || !h->pool || !h->gw || !h->fe || gw_ctx_start(h->gw) < 0)
+	if (!h->fe || gw_ctx_start(h->gw) < 0)
 		abort();
 }
 
@@ -299,6 +315,52 @@ static __attribute__((unused)) unsigned h_gw_stop(struct h_gw *h)
 	event_base_free(h->base);
 	cfg_free(h->cf);
 	return out;
+}
+
+/* The text in b as a string (malloc'd); frees b. */
+static __attribute__((unused)) char *h_drain(struct evbuffer *b)
+{
+	size_t n = evbuffer_get_length(b);
+	char *s = malloc(n + 1);
+
+	if (!s)
+		abort();
+	evbuffer_remove(b, s, n);
+	s[n] = '\0';
+	evbuffer_free(b);
+	return s;
+}
+
+/* /metrics of st (and gw, may be NULL) as a string (malloc'd). */
+static __attribute__((unused)) char *h_render(const struct gw_stats *st, struct gw_ctx *gw)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	gw_metrics_render(b, st, gw);
+	return h_drain(b);
+}
+
+/* The control socket's answer to line as a string (malloc'd). */
+static __attribute__((unused)) char *h_ctl(struct gw_ctl *ct, const char *line)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	gw_ctl_exec(ct, line, b);
+	return h_drain(b);
+}
+
+/* The value of the sample line starting with prefix (not # HELP), or -1. */
+static __attribute__((unused)) double h_sample(const char *text, const char *prefix)
+{
+	char key[256];
+	const char *s;
+
+	snprintf(key, sizeof(key), "\n%s", prefix);
+	s = strstr(text, key);
+	if (!s)
+		return -1;
+	s = strchr(s + strlen(key) - 1, ' ');
+	return s ? strtod(s + 1, NULL) : -1;
 }
 
 static __attribute__((unused)) void h_pump(struct h_gw *h, int ms)
@@ -429,6 +491,80 @@ static __attribute__((unused)) int h_reply(struct h_gw *h, int fd, uint8_t *buf,
 		return (int)need;
 	}
 	return -1;
+}
+
+/* The gateway of the host tests with a TCP backend: s, started here. */
+static __attribute__((unused)) void h_gw_up(struct h_gw *h, struct h_server *s)
+{
+	char text[1024];
+
+	h_server_init(s);
+	h_server_start(s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
+	h_gw_start(h, text);
+}
+
+/* Read fd to its end (or 3 s) while pumping the loop; closes fd, returns
+ * what came (malloc'd, at most cap - 1 bytes). */
+static __attribute__((unused)) char *h_read_all(struct h_gw *h, int fd, size_t cap)
+{
+	char *buf = malloc(cap);
+	uint64_t end = gw_now_ms() + 3000;
+	size_t have = 0;
+
+	if (!buf)
+		abort();
+	while (gw_now_ms() < end) {
+		ssize_t r;
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		r = read(fd, buf + have, cap - 1 - have);
+		if (r == 0)
+			break;
+		if (r > 0)
+			have += (size_t)r;
+		else
+			usleep(200);
+	}
+	close(fd);
+	buf[have] = '\0';
+	return buf;
+}
+
+/* HTTP GET on 127.0.0.1:port while pumping the loop: the whole response. */
+static __attribute__((unused)) char *h_http_get(struct h_gw *h, uint16_t port, const char *path)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	uint64_t end = gw_now_ms() + 3000;
+	char req[256];
+	bool sent = false;
+
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS)
+		abort();
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	while (!sent && gw_now_ms() < end) {
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		sent = write(fd, req, strlen(req)) == (ssize_t)strlen(req);
+	}
+	return h_read_all(h, fd, 1 << 20);
+}
+
+/* The control protocol over the socket at path, while pumping the loop. */
+static __attribute__((unused)) char *h_ctl_socket(struct h_gw *h, const char *path, const char *line)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0)
+		abort();
+	h_send(fd, line, strlen(line));
+	return h_read_all(h, fd, 1 << 16);
 }
 
 #endif /* TEST_GW_HARNESS_H */

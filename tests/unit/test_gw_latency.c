@@ -44,47 +44,6 @@
 #include "transport.h"
 #include "test_gw_harness.h"
 
-static char *drain(struct evbuffer *b)
-{
-	size_t n = evbuffer_get_length(b);
-	char *s = malloc(n + 1);
-
-	evbuffer_remove(b, s, n);
-	s[n] = '\0';
-	evbuffer_free(b);
-	return s;
-}
-
-static char *render(const struct gw_stats *st, struct gw_ctx *gw)
-{
-	struct evbuffer *b = evbuffer_new();
-
-	gw_metrics_render(b, st, gw);
-	return drain(b);
-}
-
-static char *ctl(struct gw_ctl *ct, const char *line)
-{
-	struct evbuffer *b = evbuffer_new();
-
-	gw_ctl_exec(ct, line, b);
-	return drain(b);
-}
-
-/* The value of the sample line starting with prefix, or -1. */
-static double sample(const char *text, const char *prefix)
-{
-	char key[256];
-	const char *s;
-
-	snprintf(key, sizeof(key), "\n%s", prefix);
-	s = strstr(text, key);
-	if (!s)
-		return -1;
-	s = strchr(s + strlen(key) - 1, ' ');
-	return s ? strtod(s + 1, NULL) : -1;
-}
-
 /* 1 */
 static void test_buckets(void **state)
 {
@@ -96,17 +55,17 @@ static void test_buckets(void **state)
 	gw_stats_observe(st, GW_HIST_CALL, 6);
 	gw_stats_observe(st, GW_HIST_CALL, 10000000);	/* 10 s: the last bound */
 	gw_stats_observe(st, GW_HIST_CALL, 10000001);	/* overflow */
-	t = render(st, NULL);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5e-06\"} ") == 1);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"1e-05\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"2e-05\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5\"} ") == 2);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"10\"} ") == 3);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"+Inf\"} ") == 4);
-	assert_true(sample(t, "rpcrdma_gw_call_duration_seconds_count ") == 4);
+	t = h_render(st, NULL);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5e-06\"} ") == 1);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"1e-05\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"2e-05\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"5\"} ") == 2);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"10\"} ") == 3);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_bucket{le=\"+Inf\"} ") == 4);
+	assert_true(h_sample(t, "rpcrdma_gw_call_duration_seconds_count ") == 4);
 	/* 1-2-5 steps, 20 finite bounds: none of the old 2.5 s kind */
 	assert_null(strstr(t, "le=\"2.5\""));
-	assert_true(sample(t, "rpcrdma_gw_rdma_duration_seconds_bucket{le=\"5e-06\"} ") == 0);
+	assert_true(h_sample(t, "rpcrdma_gw_rdma_duration_seconds_bucket{le=\"5e-06\"} ") == 0);
 	free(t);
 	assert_int_equal(st->gs_hist[GW_HIST_CALL].gh_bucket[0], 1);
 	assert_int_equal(st->gs_hist[GW_HIST_CALL].gh_bucket[1], 1);
@@ -217,19 +176,6 @@ static void test_attribution(void **state)
 	assert_slot(gw_op_slot(CFG_PROG_NFS, 4, 1, &cw), "WRITE", "4");
 }
 
-static void gw_up(struct h_gw *h, struct h_server *s)
-{
-	char text[1024];
-
-	h_server_init(s);
-	h_server_start(s);
-	snprintf(text, sizeof(text),
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s->port);
-	h_gw_start(h, text);
-}
-
 /* 4 */
 static void test_gateway_figures(void **state)
 {
@@ -242,7 +188,7 @@ static void test_gateway_figures(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "/tmp/test_gw_latency.%d", (int)getpid());
-	gw_up(&h, &s);
+	h_gw_up(&h, &s);
 	ct = gw_ctl_new(h.base, h.gw, path, NULL);
 	assert_non_null(ct);
 	a = h_client(&h);
@@ -255,25 +201,25 @@ static void test_gateway_figures(void **state)
 	assert_int_equal(h_reply(&h, b, buf, sizeof(buf), 3000), 28);
 	h_pump(&h, 50);
 
-	r = render(&h.st, h.gw);
-	assert_true(sample(r, "rpcrdma_gw_op_duration_seconds_count{op=\"GETATTR\",vers=\"3\"} ") == 4);
-	assert_true(sample(r, "rpcrdma_gw_op_duration_seconds_bucket{op=\"GETATTR\",vers=\"3\","
+	r = h_render(&h.st, h.gw);
+	assert_true(h_sample(r, "rpcrdma_gw_op_duration_seconds_count{op=\"GETATTR\",vers=\"3\"} ") == 4);
+	assert_true(h_sample(r, "rpcrdma_gw_op_duration_seconds_bucket{op=\"GETATTR\",vers=\"3\","
 			   "le=\"+Inf\"} ") == 4);
-	assert_true(sample(r, "rpcrdma_gw_op_duration_seconds_sum{op=\"GETATTR\",vers=\"3\"} ") > 0);
-	assert_true(sample(r, "rpcrdma_gw_backend_duration_seconds_count{path=\"nfs/srv\"} ") == 4);
-	assert_true(sample(r, "rpcrdma_gw_backend_duration_seconds_bucket{path=\"nfs/srv\","
+	assert_true(h_sample(r, "rpcrdma_gw_op_duration_seconds_sum{op=\"GETATTR\",vers=\"3\"} ") > 0);
+	assert_true(h_sample(r, "rpcrdma_gw_backend_duration_seconds_count{path=\"nfs/srv\"} ") == 4);
+	assert_true(h_sample(r, "rpcrdma_gw_backend_duration_seconds_bucket{path=\"nfs/srv\","
 			   "le=\"10\"} ") == 4);
-	assert_true(sample(r, "rpcrdma_gw_call_duration_seconds_count ") == 4);
+	assert_true(h_sample(r, "rpcrdma_gw_call_duration_seconds_count ") == 4);
 	assert_null(strstr(r, "op=\"READ\""));	/* only operations seen */
 	free(r);
 
-	r = ctl(ct, "stats ops");
+	r = h_ctl(ct, "stats ops");
 	assert_non_null(strstr(r, "interpolated"));
 	assert_non_null(strstr(r, "\n3    GETATTR                             4 "));
 	assert_non_null(strstr(r, "\nnfs/srv                                  4 "));
 	assert_true(!strcmp(r + strlen(r) - 3, "\n.\n"));
 	free(r);
-	r = ctl(ct, "json stats ops");
+	r = h_ctl(ct, "json stats ops");
 	{
 		char *nl = strchr(r, '\n');
 		struct json_object *jo, *ops, *row, *v;
@@ -298,7 +244,7 @@ static void test_gateway_figures(void **state)
 	}
 	free(r);
 
-	r = ctl(ct, "clients top=1 by=calls");
+	r = h_ctl(ct, "clients top=1 by=calls");
 	assert_non_null(strstr(r, "calls_done"));
 	{
 		/* header, one row (client a: 3 calls), "... 1 more", "." */
@@ -311,21 +257,21 @@ static void test_gateway_figures(void **state)
 		assert_non_null(strstr(row, "\n... 1 more\n.\n"));
 	}
 	free(r);
-	r = ctl(ct, "json clients by=bytes top=2");
+	r = h_ctl(ct, "json clients by=bytes top=2");
 	assert_non_null(strstr(r, "\"count\":2"));
 	assert_non_null(strstr(r, "\"calls_done\":3"));
 	assert_true(strstr(r, "\"calls_done\":3") < strstr(r, "\"calls_done\":1"));
 	free(r);
-	r = ctl(ct, "clients top=0");
+	r = h_ctl(ct, "clients top=0");
 	assert_non_null(strstr(r, "!ERR clients takes top=N"));
 	free(r);
-	r = ctl(ct, "clients by=speed");
+	r = h_ctl(ct, "clients by=speed");
 	assert_non_null(strstr(r, "!ERR "));
 	free(r);
-	r = ctl(ct, "stats nope");
+	r = h_ctl(ct, "stats nope");
 	assert_non_null(strstr(r, "!ERR stats takes"));
 	free(r);
-	r = ctl(ct, "clients");		/* the plain list is unchanged */
+	r = h_ctl(ct, "clients");		/* the plain list is unchanged */
 	assert_non_null(strstr(r, "paused"));
 	assert_null(strstr(r, "calls_done"));
 	free(r);
@@ -378,7 +324,7 @@ static char *table(struct json_object *prev, struct json_object *cur, bool json)
 	struct evbuffer *b = evbuffer_new();
 
 	gw_ops_table(prev, cur, b, json);
-	return drain(b);
+	return h_drain(b);
 }
 
 /* 6 */

@@ -115,21 +115,6 @@ static size_t null_call(uint8_t *buf, uint32_t xid, uint32_t prog, uint32_t vers
 	return n;
 }
 
-static char *ctl_run(struct gw_ctl *ct, const char *line)
-{
-	struct evbuffer *b = evbuffer_new();
-	size_t n;
-	char *s;
-
-	gw_ctl_exec(ct, line, b);
-	n = evbuffer_get_length(b);
-	s = malloc(n + 1);
-	evbuffer_remove(b, s, n);
-	s[n] = '\0';
-	evbuffer_free(b);
-	return s;
-}
-
 static struct gw_ctl *ctl_open(struct h_gw *h, char *path, size_t len)
 {
 	struct gw_ctl_hooks hk = { 0 };
@@ -139,57 +124,6 @@ static struct gw_ctl *ctl_open(struct h_gw *h, char *path, size_t len)
 	ct = gw_ctl_new(h->base, h->gw, path, &hk);
 	assert_non_null(ct);
 	return ct;
-}
-
-static char *metrics(struct h_gw *h)
-{
-	struct evbuffer *b = evbuffer_new();
-	size_t n;
-	char *s;
-
-	gw_metrics_render(b, &h->st, h->gw);
-	n = evbuffer_get_length(b);
-	s = malloc(n + 1);
-	evbuffer_remove(b, s, n);
-	s[n] = '\0';
-	evbuffer_free(b);
-	return s;
-}
-
-/* HTTP GET on the admin listener while pumping the loop (whole response). */
-static char *http_get(struct h_gw *h, uint16_t port, const char *path)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	char req[128];
-	size_t cap = 1 << 16, have = 0;
-	char *buf = malloc(cap);
-	uint64_t end = gw_now_ms() + 3000;
-	bool sent = false;
-
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS)
-		fail_msg("connect: %s", strerror(errno));
-	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
-	while (gw_now_ms() < end) {
-		ssize_t r;
-
-		event_base_loop(h->base, EVLOOP_NONBLOCK);
-		if (!sent) {
-			sent = write(fd, req, strlen(req)) == (ssize_t)strlen(req);
-			continue;
-		}
-		r = read(fd, buf + have, cap - 1 - have);
-		if (r == 0)
-			break;
-		if (r > 0)
-			have += (size_t)r;
-		else
-			usleep(200);
-	}
-	close(fd);
-	buf[have] = '\0';
-	return buf;
 }
 
 /* Pump until the path has a reason other than "starting" (or timeout). */
@@ -255,20 +189,20 @@ static void t01_fallback_tcp_answers(void **state)
 	assert_int_equal(h->st.gs_ctr[GW_CTR_PATH_FALLBACKS], 1);
 
 	ct = ctl_open(h, path, sizeof(path));
-	r = ctl_run(ct, "status");
+	r = h_ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: yes"));
 	assert_non_null(strstr(r, " fallback "));
 	assert_non_null(strstr(r, "on TCP fallback (tcp up) because "));
 	assert_non_null(strstr(r, " since "));
 	free(r);
-	r = ctl_run(ct, "json backends");
+	r = h_ctl(ct, "json backends");
 	assert_non_null(strstr(r, "\"fallback\":true"));
 	assert_non_null(strstr(r, "\"fallback_up\":true"));
 	assert_null(strstr(r, "\"reason\":\"none\""));
 	assert_null(strstr(r, "\"reason\":\"starting\""));
 	free(r);
 	gw_ctl_free(ct);
-	r = metrics(h);
+	r = h_render(&h->st, h->gw);
 	assert_non_null(strstr(r, "\nrpcrdma_gw_path_fallback{path=\"nfs/srv\""));
 	assert_non_null(strstr(r, ",transport=\"rdma\"} 1\n"));
 	assert_null(strstr(r, "reason=\"none\"} 1"));
@@ -320,18 +254,18 @@ static void t02_fallback_none_not_ready(void **state)
 
 	ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa, sizeof(sa));
 	assert_non_null(ad);
-	r = http_get(h, gw_admin_port(ad), "/readyz");
+	r = h_http_get(h, gw_admin_port(ad), "/readyz");
 	assert_non_null(strstr(r, " 503 "));
 	assert_non_null(strstr(r, "not ready: nfs/srv: "));
 	free(r);
 	gw_admin_free(ad);
 	ct = ctl_open(h, path, sizeof(path));
-	r = ctl_run(ct, "status");
+	r = h_ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: no (nfs/srv: "));
 	assert_non_null(strstr(r, "ready_when nfs"));
 	assert_null(strstr(r, "fallback (tcp"));
 	free(r);
-	r = ctl_run(ct, "backends");
+	r = h_ctl(ct, "backends");
 	assert_non_null(strstr(r, "\n  "));		/* the reason line under the path */
 	assert_non_null(strstr(r, " since "));
 	free(r);

@@ -222,6 +222,61 @@ static void t05_refcount(void **state)
 	gw_pool_free(p);
 }
 
+/* 7. A call object back from the pool carries nothing of its last call
+ * that a reply path reads before the new call sets it (a local reply
+ * finalizes on ca_path, ca_xent, ca_tp_owned; the RDMA reply reads ca_gss). */
+static void t07_reuse_clean(void **state)
+{
+	struct gw_stats st = { 0 };
+	struct gw_log lg = { .gl_level = -1 };
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	struct gw_call_pool *cp = gw_call_pool_new(1, p, &st, &lg);
+	struct gw_call *c = gw_call_new(cp, NULL), *d;
+	static uint8_t junk[8];
+	struct iovec iov = { junk, sizeof(junk) };
+
+	(void)state;
+	c->ca_cl = (struct gw_client *)junk;
+	c->ca_path = (struct gw_path *)junk;
+	c->ca_xent = (struct gw_xent *)junk;
+	c->ca_cxid = c->ca_gxid = 0x5a5a5a5a;
+	c->ca_gss = 2;
+	c->ca_client = c->ca_start_ms = c->ca_start_us = 77;
+	c->ca_sent_ms = c->ca_sent_us = 77;
+	c->ca_tp_owned = true;
+	c->ca_bytes = 77;
+	c->ca_tp_priv = junk;
+	gw_out_set(&c->ca_out, &iov, 1, 0x1234);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_REPLIED), 0);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_DONE), 0);
+	gw_call_put(c);
+
+	d = gw_call_new(cp, NULL);
+	assert_ptr_equal(d, c);		/* the same object, reused */
+	assert_int_equal(d->ca_state, GW_CALL_NEW);
+	assert_int_equal(d->ca_refs, 1);
+	assert_null(d->ca_cl);
+	assert_null(d->ca_path);
+	assert_null(d->ca_xent);
+	assert_int_equal(d->ca_cxid, 0);
+	assert_int_equal(d->ca_gxid, 0);
+	assert_int_equal(d->ca_gss, 0);
+	assert_int_equal(d->ca_client, 0);
+	assert_int_equal(d->ca_start_ms + d->ca_start_us + d->ca_sent_ms + d->ca_sent_us, 0);
+	assert_false(d->ca_tp_owned);
+	assert_int_equal(d->ca_bytes, 0);
+	assert_null(d->ca_tp_priv);
+	assert_int_equal(gw_out_bytes(&d->ca_out), 0);
+	assert_int_equal(d->ca_rec.rcd_niov, 0);
+	assert_int_equal(d->ca_reply_rec.rcd_niov, 0);
+	assert_int_equal(st.gs_ctr[GW_CTR_ILLEGAL_TRANSITION], 0);
+	assert_int_equal(gw_call_set_state(d, GW_CALL_DONE), 0);
+	gw_call_put(d);
+	gw_call_pool_free(cp);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +286,7 @@ int main(void)
 		cmocka_unit_test(t04_transitions),
 		cmocka_unit_test(t05_refcount),
 		cmocka_unit_test(t06_add_as),
+		cmocka_unit_test(t07_reuse_clean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
