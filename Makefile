@@ -100,6 +100,24 @@ $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)
 
+# Targets over the daemon as a whole (reassembly + dispatch, the config
+# parser, the control socket) link every module, built with the same
+# instrumentation into $(FUZZ_BUILD)/lib.
+FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control)
+FUZZ_MODFLAGS := -fno-strict-aliasing -DGW_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
+                 -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
+FUZZ_LIB  := $(FUZZ_BUILD)/lib/librpcrdmagw.a
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/lib/%.o,$(foreach m,$(MODULES),$(call mod_srcs,$(m))))
+$(FUZZ_BUILD)/lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+$(FUZZ_WHOLE): $(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz_gw.h $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread
+
 # Every tier; the last line is `check: N passed, N failed`.
 check: all $(UNIT_BINS) $(BENCH_BINS) fuzz-build
 	@BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) SANITIZE=$(SANITIZE) tests/check.sh all
