@@ -171,6 +171,8 @@ static void fz_socket(struct fz_env *e, const uint8_t *data, size_t size, unsign
 				off = size;	/* the server closed on us */
 			if (off == size)
 				shutdown(fd, SHUT_WR);
+		} else if (turn == 0) {
+			shutdown(fd, SHUT_WR);	/* nothing to send */
 		}
 		event_base_loop(e->fe_h.fg_base, EVLOOP_NONBLOCK);
 		r = read(fd, out + have, sizeof(out) - 1 - have);
