@@ -41,10 +41,10 @@ static const char fz_conf[] =
 	"[route nfs_acl]\nprogram = nfs_acl\ntransport = rdma\n";
 
 struct fz_env {
-	struct fg_gw fe_h;
-	struct gw_ctl *fe_ctl;
-	char fe_path[108];
-	unsigned fe_reloads, fe_levels;
+	struct fg_gw fze_h;
+	struct gw_ctl *fze_ctl;
+	char fze_path[108];
+	unsigned fze_reloads, fze_levels;
 };
 
 static int fz_reload(void *arg, char *msg, size_t len)
@@ -52,7 +52,7 @@ static int fz_reload(void *arg, char *msg, size_t len)
 	struct fz_env *e = arg;
 
 	/* Every other reload fails, as a bad file would. */
-	if (++e->fe_reloads % 2) {
+	if (++e->fze_reloads % 2) {
 		snprintf(msg, len, "fuzz: reload refused");
 		return -EINVAL;
 	}
@@ -64,7 +64,7 @@ static void fz_log_level(void *arg, int level)
 	struct fz_env *e = arg;
 
 	FG_CHECK(level >= CFG_LOG_ERR && level <= CFG_LOG_DEBUG);
-	e->fe_levels++;
+	e->fze_levels++;
 }
 
 static const char *fz_config_path(void *arg)
@@ -79,7 +79,7 @@ static bool fz_started;
 
 static void fz_cleanup(void)
 {
-	unlink(fz_the_env.fe_path);
+	unlink(fz_the_env.fze_path);
 }
 
 static struct fz_env *fz_env(void)
@@ -90,10 +90,10 @@ static struct fz_env *fz_env(void)
 
 	if (fz_started)
 		return e;
-	fg_start(&e->fe_h, fz_conf);
-	snprintf(e->fe_path, sizeof(e->fe_path), "/tmp/fuzz_control.%d.sock", (int)getpid());
-	e->fe_ctl = gw_ctl_new(e->fe_h.fg_base, e->fe_h.fg_gw, e->fe_path, &hooks);
-	FG_CHECK(e->fe_ctl != NULL);
+	fg_start(&e->fze_h, fz_conf);
+	snprintf(e->fze_path, sizeof(e->fze_path), "/tmp/fuzz_control.%d.sock", (int)getpid());
+	e->fze_ctl = gw_ctl_new(e->fze_h.fg_base, e->fze_h.fg_gw, e->fze_path, &hooks);
+	FG_CHECK(e->fze_ctl != NULL);
 	fz_started = true;
 	atexit(fz_cleanup);
 	return e;
@@ -138,7 +138,7 @@ static void fz_direct(struct fz_env *e, const uint8_t *data, size_t size)
 	size_t n;
 
 	FG_CHECK(o && line);
-	gw_ctl_exec(e->fe_ctl, line, o);
+	gw_ctl_exec(e->fze_ctl, line, o);
 	n = evbuffer_get_length(o);
 	evbuffer_add(o, "", 1);
 	fz_check_answer(line, (const char *)evbuffer_pullup(o, -1), n);
@@ -155,7 +155,7 @@ static void fz_socket(struct fz_env *e, const uint8_t *data, size_t size, unsign
 	bool eof = false;
 	int fd;
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", e->fe_path);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", e->fze_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	FG_CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
 	for (unsigned turn = 0; !eof && turn < 10000; turn++) {
@@ -174,7 +174,7 @@ static void fz_socket(struct fz_env *e, const uint8_t *data, size_t size, unsign
 		} else if (turn == 0) {
 			shutdown(fd, SHUT_WR);	/* nothing to send */
 		}
-		event_base_loop(e->fe_h.fg_base, EVLOOP_NONBLOCK);
+		event_base_loop(e->fze_h.fg_base, EVLOOP_NONBLOCK);
 		r = read(fd, out + have, sizeof(out) - 1 - have);
 		if (r > 0)
 			have += (size_t)r;

@@ -42,11 +42,11 @@ static const char fz_conf[] =
 
 /* What the client side of one input saw. */
 struct fz_client {
-	int fc_fd;
-	bool fc_closed;			/* the gateway closed the connection */
-	unsigned fc_replies, fc_echoed;	/* replies; SUCCESS ones carrying their XID */
-	size_t fc_have;
-	uint8_t fc_buf[64 * 1024];	/* reply bytes not yet parsed (last: not cleared) */
+	int fzc_fd;
+	bool fzc_closed;			/* the gateway closed the connection */
+	unsigned fzc_replies, fzc_echoed;	/* replies; SUCCESS ones carrying their XID */
+	size_t fzc_have;
+	uint8_t fzc_buf[64 * 1024];	/* reply bytes not yet parsed (last: not cleared) */
 };
 
 /* Parse the complete reply records read so far. */
@@ -54,23 +54,23 @@ static void fz_parse(struct fz_client *c)
 {
 	size_t off = 0;
 
-	while (c->fc_have - off >= 4) {
-		uint32_t mark = chk_be32(c->fc_buf + off), len = mark & RM_LEN_MASK;
-		const uint8_t *r = c->fc_buf + off + 4;
+	while (c->fzc_have - off >= 4) {
+		uint32_t mark = chk_be32(c->fzc_buf + off), len = mark & RM_LEN_MASK;
+		const uint8_t *r = c->fzc_buf + off + 4;
 
 		/* The gateway writes each reply as one last fragment. */
 		FG_CHECK(mark & RM_LAST_FRAG);
-		FG_CHECK(len >= 12 && len <= sizeof(c->fc_buf) - 4);
-		if (c->fc_have - off - 4 < len)
+		FG_CHECK(len >= 12 && len <= sizeof(c->fzc_buf) - 4);
+		if (c->fzc_have - off - 4 < len)
 			break;
 		FG_CHECK(chk_be32(r + 4) == 1);		/* msg_type REPLY */
-		c->fc_replies++;
+		c->fzc_replies++;
 		if (len == 28 && !chk_be32(r + 8) && !chk_be32(r + 20) && chk_be32(r + 24) == chk_be32(r))
-			c->fc_echoed++;
+			c->fzc_echoed++;
 		off += 4 + len;
 	}
-	memmove(c->fc_buf, c->fc_buf + off, c->fc_have - off);
-	c->fc_have -= off;
+	memmove(c->fzc_buf, c->fzc_buf + off, c->fzc_have - off);
+	c->fzc_have -= off;
 }
 
 static void fz_read(struct fz_client *c)
@@ -78,16 +78,16 @@ static void fz_read(struct fz_client *c)
 	for (;;) {
 		ssize_t r;
 
-		if (c->fc_closed || c->fc_have == sizeof(c->fc_buf))
+		if (c->fzc_closed || c->fzc_have == sizeof(c->fzc_buf))
 			return;
-		r = read(c->fc_fd, c->fc_buf + c->fc_have, sizeof(c->fc_buf) - c->fc_have);
+		r = read(c->fzc_fd, c->fzc_buf + c->fzc_have, sizeof(c->fzc_buf) - c->fzc_have);
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-			c->fc_closed = true;
+			c->fzc_closed = true;
 			return;
 		}
 		if (r < 0)
 			return;
-		c->fc_have += (size_t)r;
+		c->fzc_have += (size_t)r;
 		fz_parse(c);
 	}
 }
@@ -105,7 +105,7 @@ static unsigned fz_turn(struct fg_gw *h, struct fz_client *c, uint8_t ctl, bool 
 		enum fg_reply kind = (enum fg_reply)((ctl & 3) % FG_REPLY__COUNT);
 
 		fg_answer(f, (ctl & 8) ? f->ff_ncalls - 1 : 0, kind);
-		if (kind == FG_REPLY_SUCCESS && !c->fc_closed)
+		if (kind == FG_REPLY_SUCCESS && !c->fzc_closed)
 			++*success;
 		n++;
 	}
@@ -143,18 +143,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	maxw = 1u << (ctl >> 4);
 	FG_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
 	FG_CHECK(fe_adopt_fd(h->fg_fe, sv[1], "fuzz") == 0);
-	memset(&c, 0, offsetof(struct fz_client, fc_buf));
-	c.fc_fd = sv[0];
+	memset(&c, 0, offsetof(struct fz_client, fzc_buf));
+	c.fzc_fd = sv[0];
 	/* The stream in random pieces, the gateway's loop turned in between. */
 	/* A gateway that stops reading (a cap reached, calls held) stalls it. */
-	for (off = 2; off < size && !c.fc_closed && stalled < 3;) {
+	for (off = 2; off < size && !c.fzc_closed && stalled < 3;) {
 		size_t want = 1 + (rnd >> 8) % maxw;
 		ssize_t w;
 
 		rnd = rnd * 1103515245u + 12345u;
 		if (want > size - off)
 			want = size - off;
-		w = send(c.fc_fd, data + off, want, MSG_NOSIGNAL);
+		w = send(c.fzc_fd, data + off, want, MSG_NOSIGNAL);
 		if (w < 0 && errno != EAGAIN)
 			break;
 		if (w > 0)
@@ -165,12 +165,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			stalled = 0;
 	}
 	/* Until nothing moves: the gateway may still be reading or answering. */
-	for (idle = 0; idle < 3 && !c.fc_closed; idle++)
+	for (idle = 0; idle < 3 && !c.fzc_closed; idle++)
 		if (fz_turn(h, &c, ctl, ctl & 4, &success))
 			idle = 0;
-	if (!c.fc_closed)
-		FG_CHECK(c.fc_echoed >= success);
-	close(c.fc_fd);
+	if (!c.fzc_closed)
+		FG_CHECK(c.fzc_echoed >= success);
+	close(c.fzc_fd);
 	for (unsigned i = 0; i < 1000 && (fe_nconns(h->fg_fe) || h->fg_fake.ff_owned); i++)
 		event_base_loop(h->fg_base, EVLOOP_NONBLOCK);
 	FG_CHECK(fe_nconns(h->fg_fe) == 0);
