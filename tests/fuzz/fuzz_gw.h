@@ -13,6 +13,7 @@
 #ifndef FUZZ_GW_H
 #define FUZZ_GW_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,7 @@ static void fg_start(struct fg_gw *h, const char *text)
 	struct fe_params fp;
 
 	memset(h, 0, sizeof(*h));
+	signal(SIGPIPE, SIG_IGN);	/* as the daemon: a gone client is an EPIPE */
 	h->fg_cf = cfg_parse_string(text, "fuzz", NULL, err, sizeof(err));
 	if (!h->fg_cf) {
 		fprintf(stderr, "config: %s\n", err);
