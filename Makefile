@@ -9,8 +9,11 @@ UNITDIR   ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 CC        ?= gcc
 SANITIZE  ?=
-FUZZ_SECONDS ?= 60
-export FUZZ_CHECK_SECONDS ?= 30
+# make fuzz: every target to FUZZ_RUNS executions, or FUZZ_SECONDS each if
+# set (0: no time limit); make check: FUZZ_CHECK_SECONDS each (smoke).
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
+export FUZZ_CHECK_SECONDS ?= 20
 
 BUILD     := build$(if $(SANITIZE),-san)
 # One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".
@@ -110,6 +113,23 @@ $(FUZZ_BUILD)/fuzz_proxy: tests/fuzz/fuzz_proxy.c frontend-tcp/fe_admit.c fronte
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)
+# Targets over the daemon as a whole (reassembly + dispatch, the config
+# parser, the control socket) link every module, built with the same
+# instrumentation into $(FUZZ_BUILD)/lib.
+FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control)
+FUZZ_MODFLAGS := -fno-strict-aliasing -DGW_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
+                 -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
+FUZZ_LIB  := $(FUZZ_BUILD)/lib/librpcrdmagw.a
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/lib/%.o,$(foreach m,$(MODULES),$(call mod_srcs,$(m))))
+$(FUZZ_BUILD)/lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+$(FUZZ_WHOLE): $(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz_gw.h $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread
 
 # Every tier; the last line is `check: N passed, N failed`.
 check: all $(UNIT_BINS) $(BENCH_BINS) fuzz-build
@@ -125,7 +145,7 @@ pkg:
 	@BUILD=$(BUILD) tests/check.sh pkg
 
 fuzz: fuzz-build
-	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_CHECK_SECONDS=$(FUZZ_SECONDS) tests/check.sh fuzz
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_CHECK_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) tests/check.sh fuzz
 
 bench: all $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/bench/run.sh
@@ -159,7 +179,7 @@ help:
 	@echo "make vm        the VM tier only (qemu guest with Soft-RoCE and the kernel nfsd)"
 	@echo "make demo      install deps, build, run the gateway story in the Soft-RoCE VM"
 	@echo "make deps      install the Debian 12 packages for build, tests and the VM tier"
-	@echo "make fuzz      run every libFuzzer target for FUZZ_SECONDS (default 60)"
+	@echo "make fuzz      run every libFuzzer target for FUZZ_RUNS executions (default 10 M; FUZZ_SECONDS caps)"
 	@echo "make bench     benchmarks (not tests)"
 	@echo "make install   DESTDIR= PREFIX= ; make clean"
 

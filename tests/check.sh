@@ -9,7 +9,8 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
-FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-30}
+FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-20}
+FUZZ_RUNS=${FUZZ_RUNS:--1}	# -1: no limit (libFuzzer's default)
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 passed=0 failed=0 skipped=0
@@ -55,7 +56,7 @@ run_fuzz() {
 		mkdir -p "$LOGDIR/fuzz-work/$name"
 		out="$LOGDIR/fuzz-$name.log"
 		# Work corpus in the build tree; the seed corpus in git stays read-only.
-		"$bin" -max_total_time="$FUZZ_CHECK_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+		"$bin" -max_total_time="$FUZZ_CHECK_SECONDS" -runs="$FUZZ_RUNS" -timeout=10 -rss_limit_mb=2048 \
 			-print_final_stats=1 "$LOGDIR/fuzz-work/$name" "$corpus" >"$out" 2>&1 &
 		pids+=($!); names+=("$name")
 		n=$((n + 1))
@@ -64,12 +65,16 @@ run_fuzz() {
 	done
 	wait_fuzz
 }
+fuzz_stat() {	# STAT NAME: a libFuzzer final statistic of target NAME
+	grep -o "stat::$1: *[0-9]*" "$LOGDIR/fuzz-$2.log" | grep -o '[0-9]*$'
+}
 wait_fuzz() {
 	local i
 	for i in "${!pids[@]}"; do
 		if wait "${pids[$i]}"; then
 			passed=$((passed + 1))
-			echo "ok:   fuzz ${names[$i]} ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$LOGDIR/fuzz-${names[$i]}.log" | grep -o '[0-9]*$') execs)"
+			echo "ok:   fuzz ${names[$i]} ($(fuzz_stat number_of_executed_units "${names[$i]}") execs," \
+			     "$(fuzz_stat average_exec_per_sec "${names[$i]}")/s)"
 		else
 			fail "fuzz ${names[$i]} (log $LOGDIR/fuzz-${names[$i]}.log)"
 			grep -E 'ERROR|SUMMARY|runtime error' "$LOGDIR/fuzz-${names[$i]}.log" | head -10
