@@ -206,6 +206,9 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 	char hint[96];
 	uint64_t v;
 
+	/* The dump writes "key = value": it must fit the reader's line too. */
+	if (strlen(k->ky_name) + 3 + strlen(value) > INI_MAX_LINE - 3)
+		goto bad;
 	switch (k->ky_type) {
 	case CFG_KT_UINT: case CFG_KT_SIZE: case CFG_KT_DURATION: case CFG_KT_BOOL: case CFG_KT_ENUM:
 		if (!cfg_key_number(k, value, &v))
@@ -213,7 +216,11 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		cfg_key_put(k, obj, v);
 		return true;
 	case CFG_KT_HOST:
-		if (value[0] == '\0' || strlen(value) >= k->ky_size)
+		/* Names and addresses only: a ';' or '#' would not survive the
+		 * dump (the reader takes it for a comment). */
+		if (value[0] == '\0' || strlen(value) >= k->ky_size ||
+		    value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789.-_:%")] != '\0')
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
@@ -250,6 +257,7 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 			break;
 		return true;
 	}
+bad:
 	cfg_key_hint(k, hint, sizeof(hint));
 	return cfg_fail(cp, line, "%s: invalid value '%s' (%s)", k->ky_name, value, hint);
 }

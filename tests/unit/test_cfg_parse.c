@@ -19,6 +19,9 @@
 #include "config.h"
 
 #define B "[backend s]\naddress = 10.99.0.1\n"
+#define A21 "aaaaaaaaaaaaaaaaaaaaa"
+/* 189 characters: "address=" + A189 fits a line, "address = " + A189 (the dump) not */
+#define A189 A21 A21 A21 A21 A21 A21 A21 A21 A21
 
 /* Case table: text, expected error ("" = must parse). Substring match. */
 static const struct {
@@ -73,6 +76,9 @@ static const struct {
 	/* 37 */ { "[backend a]\nport=1\n[backend b]\nport=1\n[backend c]\nport=1\n[backend d]\nport=1\n"
 		   "[backend e]\nport=1\n[backend f]\nport=1\n[backend g]\nport=1\n[backend h]\nport=1\n"
 		   "[backend i]\nport=1\n", "t.conf:17: too many backends (max 8)" },
+	/* 38: found by fuzz_config: accepted, but its dump did not parse back */
+	/* 38 */ { "[backend b]\naddress =;x\n", "t.conf:2: address: invalid value ';x'" },
+	/* 39 */ { "[backend b]\naddress=" A189 "\n", "t.conf:2: address: invalid value" },
 };
 
 static void t01_table(void **state)
