@@ -67,7 +67,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,6 +81,7 @@
 #include "config.h"
 #include "gateway.h"
 #include "log.h"
+#include "lookup.h"
 #include "pool.h"
 #include "transport.h"
 #include "transport_rdma.h"
@@ -105,15 +105,14 @@ struct gw_rdma {
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
-/* The server's name, resolved by a helper thread (getaddrinfo may block
- * for seconds): filled by the thread, read after it wrote to the pipe. */
+/* The server's name, resolved on a lookup thread (getaddrinfo may block
+ * for seconds): filled by the thread, read once it has been joined. */
 struct gr_resolve {
 	char rrs_host[CFG_HOST_MAX];
 	char rrs_port[8];
 	struct sockaddr_storage rrs_addr;
 	socklen_t rrs_addrlen;
 	int rrs_err;			/* 0 or EAI_* */
-	int rrs_wfd;
 	gw_rdma_resolve_fn *rrs_fn;
 	void *rrs_arg;
 };
@@ -130,10 +129,7 @@ struct gr_path {
 	/* The name is resolved off the event loop: before rp_pool exists
 	 * every reconnect_interval while it does not resolve, then after
 	 * each failed attempt or lost connection. */
-	int rp_pipe[2];
-	struct event *rp_pev;
-	pthread_t rp_thread;
-	bool rp_thread_running;
+	struct gw_lookup rp_lookup;	/* runs gr_resolve_work */
 	unsigned rp_dns_failures;
 	struct gr_resolve rp_res;
 };
@@ -695,17 +691,12 @@ static int gr_getaddrinfo(void *arg, const char *host, const char *port,
 	return rc;
 }
 
-static void *gr_resolve_thread(void *arg)
+static void gr_resolve_work(void *arg)
 {
-	struct gr_resolve *rs = arg;
-	char one = 1;
+	struct gr_resolve *rs = &((struct gr_path *)arg)->rp_res;
 
 	rs->rrs_err = rs->rrs_fn(rs->rrs_arg, rs->rrs_host, rs->rrs_port, &rs->rrs_addr,
 				 &rs->rrs_addrlen);
-	if (write(rs->rrs_wfd, &one, 1) != 1) {
-		/* cannot happen on a pipe with room for one byte */
-	}
-	return NULL;
 }
 
 static void gr_resolve_start(struct gr_path *rp)
@@ -714,15 +705,14 @@ static void gr_resolve_start(struct gr_path *rp)
 	struct gr_resolve *rs = &rp->rp_res;
 	int rc;
 
-	if (rp->rp_thread_running || rp->rp_destroying)
+	if (gw_lookup_running(&rp->rp_lookup) || rp->rp_destroying)
 		return;
 	memset(rs, 0, sizeof(*rs));
 	snprintf(rs->rrs_host, sizeof(rs->rrs_host), "%s", b->cb_host);
 	snprintf(rs->rrs_port, sizeof(rs->rrs_port), "%u", b->cb_rdma_port);
-	rs->rrs_wfd = rp->rp_pipe[1];
 	rs->rrs_fn = rp->rp_ra->ra_resolve ? rp->rp_ra->ra_resolve : gr_getaddrinfo;
 	rs->rrs_arg = rp->rp_ra->ra_resolve_arg;
-	rc = pthread_create(&rp->rp_thread, NULL, gr_resolve_thread, rs);
+	rc = gw_lookup_start(&rp->rp_lookup);
 	if (rc != 0) {
 		struct timeval tv = { rp->rp_info->pi_cfg->cf_reconnect_ms / 1000,
 				      (rp->rp_info->pi_cfg->cf_reconnect_ms % 1000) * 1000 };
@@ -732,9 +722,7 @@ static void gr_resolve_start(struct gr_path *rp)
 		gw_path_down(rp->rp_path, GW_WHY_DNS, "DNS: cannot start the resolver thread: %s",
 			     strerror(rc));
 		evtimer_add(rp->rp_retry, &tv);
-		return;
 	}
-	rp->rp_thread_running = true;
 }
 
 /* The name resolved again while the pool exists: a new address is where
@@ -765,21 +753,12 @@ static void gr_on_reresolved(struct gr_path *rp)
 
 /* The name resolved (or not): the connection pool starts connecting, or
  * the path is down for DNS and the name is asked again later. */
-static void gr_on_resolved(evutil_socket_t fd, short what, void *arg)
+static void gr_on_resolved(void *arg)
 {
 	struct gr_path *rp = arg;
 	const struct gw_path_info *pi = rp->rp_info;
 	const struct cfg_backend *b = pi->pi_backend;
 	struct gr_resolve *rs = &rp->rp_res;
-	char c;
-
-	(void)what;
-	if (read(fd, &c, 1) != 1)
-		return;
-	pthread_join(rp->rp_thread, NULL);
-	rp->rp_thread_running = false;
-	if (rp->rp_destroying)
-		return;
 	if (rp->rp_pool) {
 		gr_on_reresolved(rp);
 		return;
@@ -820,15 +799,9 @@ static void gr_destroy(void *tp)
 
 	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
 	rp->rp_destroying = true;
-	if (rp->rp_thread_running) {	/* a name lookup may take a while: wait */
-		pthread_join(rp->rp_thread, NULL);
-		rp->rp_thread_running = false;
-	}
+	gw_lookup_destroy(&rp->rp_lookup);	/* a name lookup may take a while: waits */
 	if (rp->rp_pool)
 		be_pool_free(rp->rp_pool);
-	event_free(rp->rp_pev);
-	close(rp->rp_pipe[0]);
-	close(rp->rp_pipe[1]);
 	event_free(rp->rp_retry);
 	gr_server_put(rp->rp_ra, rp->rp_server);
 	free(rp);
@@ -851,12 +824,10 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_ra = ra;
 	rp->rp_path = path;
 	rp->rp_info = pi;
-	rp->rp_pipe[0] = rp->rp_pipe[1] = -1;
+	rp->rp_lookup.lk_pipe[0] = rp->rp_lookup.lk_pipe[1] = -1;
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
-	if (!rp->rp_retry || pipe2(rp->rp_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		goto err;
-	rp->rp_pev = event_new(pi->pi_base, rp->rp_pipe[0], EV_READ | EV_PERSIST, gr_on_resolved, rp);
-	if (!rp->rp_pev || event_add(rp->rp_pev, NULL) < 0)
+	if (!rp->rp_retry ||
+	    gw_lookup_init(&rp->rp_lookup, pi->pi_base, gr_resolve_work, gr_on_resolved, rp) < 0)
 		goto err;
 	rp->rp_server = gr_server_get(ra, pi);
 	if (!rp->rp_server)
@@ -865,12 +836,7 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	return rp;
 
 err:
-	if (rp->rp_pev)
-		event_free(rp->rp_pev);
-	if (rp->rp_pipe[0] >= 0) {
-		close(rp->rp_pipe[0]);
-		close(rp->rp_pipe[1]);
-	}
+	gw_lookup_destroy(&rp->rp_lookup);
 	if (rp->rp_retry)
 		event_free(rp->rp_retry);
 	free(rp);

@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +46,7 @@
 #include "config.h"
 #include "log.h"
 #include "pool.h"
+#include "lookup.h"
 #include "record.h"
 #include "rpcbind.h"
 #include "transport.h"
@@ -71,7 +71,6 @@ struct gt_resolve {
 	socklen_t trs_addrlen;
 	int trs_err;			/* 0, 1: name did not resolve, -1: rpcbind */
 	char trs_msg[128];
-	int trs_wfd;
 };
 
 struct gw_tcp {
@@ -79,7 +78,7 @@ struct gw_tcp {
 	const struct gw_path_info *gt_info;
 	enum gt_state gt_state;
 	int gt_fd;
-	struct event *gt_rev, *gt_wev, *gt_timer, *gt_pev;
+	struct event *gt_rev, *gt_wev, *gt_timer;
 	struct gw_rx gt_rx;
 	struct gw_rec gt_rec;
 	struct gw_call_list gt_sendq;	/* accepted, not fully written, in order */
@@ -90,9 +89,7 @@ struct gw_tcp {
 	bool gt_starved;
 	unsigned gt_failures;		/* consecutive connect failures */
 	uint16_t gt_src_port;		/* reserved source port, kept across reconnects; 0 none */
-	pthread_t gt_thread;
-	bool gt_thread_running;
-	int gt_pipe[2];
+	struct gw_lookup gt_lookup;	/* runs gt_resolve_work */
 	struct gt_resolve gt_res;
 };
 
@@ -121,18 +118,17 @@ static uint32_t gt_rpcbind_vers(const struct cfg_route *r)
 
 /* ---- the helper thread: getaddrinfo and rpcbind, both blocking ---- */
 
-static void *gt_resolve_thread(void *arg)
+static void gt_resolve_work(void *arg)
 {
-	struct gt_resolve *rs = arg;
+	struct gt_resolve *rs = &((struct gw_tcp *)arg)->gt_res;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	char one = 1;
 	int rc;
 
 	rc = getaddrinfo(rs->trs_host, NULL, &hints, &ai);
 	if (rc != 0) {
 		rs->trs_err = 1;	/* (EAI_* codes are negative, like rpcbind's -1) */
 		snprintf(rs->trs_msg, sizeof(rs->trs_msg), "%s", gai_strerror(rc));
-		goto out;
+		return;
 	}
 	memcpy(&rs->trs_addr, ai->ai_addr, ai->ai_addrlen);
 	rs->trs_addrlen = ai->ai_addrlen;
@@ -141,17 +137,12 @@ static void *gt_resolve_thread(void *arg)
 	    gw_rpcbind_getport(rs->trs_host, rs->trs_addr.ss_family, rs->trs_prog, rs->trs_vers,
 			       &rs->trs_port, rs->trs_msg, sizeof(rs->trs_msg)) < 0) {
 		rs->trs_err = -1;
-		goto out;
+		return;
 	}
 	if (rs->trs_addr.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&rs->trs_addr)->sin6_port = htons(rs->trs_port);
 	else
 		((struct sockaddr_in *)&rs->trs_addr)->sin_port = htons(rs->trs_port);
-out:
-	if (write(rs->trs_wfd, &one, 1) != 1) {
-		/* nothing to do: the loop then never learns; cannot happen on a pipe */
-	}
-	return NULL;
 }
 
 /* ---- connection life ---- */
@@ -307,19 +298,10 @@ static void gt_bind_source(struct gw_tcp *gt, int fd, int family)
 		gt->gt_src_port = (uint16_t)port;
 }
 
-static void gt_on_resolved(evutil_socket_t fd, short what, void *arg)
+static void gt_on_resolved(void *arg)
 {
 	struct gw_tcp *gt = arg;
 	struct gt_resolve *rs = &gt->gt_res;
-	char b;
-
-	(void)what;
-	if (read(fd, &b, 1) != 1)
-		return;
-	pthread_join(gt->gt_thread, NULL);
-	gt->gt_thread_running = false;
-	if (gt->gt_destroying)
-		return;
 	if (rs->trs_err > 0) {	/* the name did not resolve; the next attempt asks again */
 		char why[GW_WHY_TEXT_MAX];
 
@@ -365,7 +347,7 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 		event_active(gt->gt_rev, EV_READ, 0);
 		return;
 	}
-	if (gt->gt_state != GT_DOWN || gt->gt_thread_running)
+	if (gt->gt_state != GT_DOWN || gw_lookup_running(&gt->gt_lookup))
 		return;
 	memset(rs, 0, sizeof(*rs));
 	snprintf(rs->trs_host, sizeof(rs->trs_host), "%s", b->cb_host);
@@ -373,13 +355,9 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	rs->trs_vers = gt_rpcbind_vers(r);
 	rs->trs_port = r->cr_port ? r->cr_port
 		      : (r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL) ? b->cb_port : 0;
-	rs->trs_wfd = gt->gt_pipe[1];
 	gt->gt_state = GT_RESOLVING;
-	if (pthread_create(&gt->gt_thread, NULL, gt_resolve_thread, rs) != 0) {
+	if (gw_lookup_start(&gt->gt_lookup) != 0)
 		gt_connect_failed(gt, GW_WHY_DNS, "DNS: cannot start the resolver thread");
-		return;
-	}
-	gt->gt_thread_running = true;
 }
 
 /* ---- data ---- */
@@ -575,11 +553,7 @@ static void gt_destroy(void *tp)
 	struct gw_call *c;
 
 	gt->gt_destroying = true;
-	if (gt->gt_thread_running) {
-		/* rpcbind may take a while to time out; wait for it. */
-		pthread_join(gt->gt_thread, NULL);
-		gt->gt_thread_running = false;
-	}
+	gw_lookup_destroy(&gt->gt_lookup);	/* rpcbind may take a while: waits */
 	if (gt->gt_cancel_head && (c = TAILQ_FIRST(&gt->gt_sendq))) {
 		TAILQ_REMOVE(&gt->gt_sendq, c, ca_path_link);
 		gt->gt_cancel_head = false;
@@ -595,9 +569,6 @@ static void gt_destroy(void *tp)
 	event_free(gt->gt_rev);
 	event_free(gt->gt_wev);
 	event_free(gt->gt_timer);
-	event_free(gt->gt_pev);
-	close(gt->gt_pipe[0]);
-	close(gt->gt_pipe[1]);
 	free(gt);
 }
 
@@ -616,15 +587,13 @@ static void *gt_create(struct gw_ctx *gw, struct gw_path *path)
 	TAILQ_INIT(&gt->gt_inflight);
 	gw_rx_init(&gt->gt_rx, pi->pi_pool, pi->pi_cfg->cf_max_record);
 	gw_rec_init(&gt->gt_rec);
-	if (pipe2(gt->gt_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		goto err_pipe;
+	if (gw_lookup_init(&gt->gt_lookup, pi->pi_base, gt_resolve_work, gt_on_resolved, gt) < 0)
+		goto err_lookup;
 	gt->gt_rev = event_new(pi->pi_base, -1, 0, gt_on_read, gt);
 	gt->gt_wev = event_new(pi->pi_base, -1, 0, gt_on_write, gt);
 	gt->gt_timer = evtimer_new(pi->pi_base, gt_on_timer, gt);
-	gt->gt_pev = event_new(pi->pi_base, gt->gt_pipe[0], EV_READ | EV_PERSIST, gt_on_resolved, gt);
-	if (!gt->gt_rev || !gt->gt_wev || !gt->gt_timer || !gt->gt_pev)
+	if (!gt->gt_rev || !gt->gt_wev || !gt->gt_timer)
 		goto err_events;
-	event_add(gt->gt_pev, NULL);
 	gt_schedule(gt, 0);	/* connect from the loop */
 	return gt;
 
@@ -635,11 +604,8 @@ err_events:
 		event_free(gt->gt_wev);
 	if (gt->gt_timer)
 		event_free(gt->gt_timer);
-	if (gt->gt_pev)
-		event_free(gt->gt_pev);
-	close(gt->gt_pipe[0]);
-	close(gt->gt_pipe[1]);
-err_pipe:
+	gw_lookup_destroy(&gt->gt_lookup);
+err_lookup:
 	gw_rx_destroy(&gt->gt_rx);
 	free(gt);
 	return NULL;
