@@ -514,6 +514,12 @@ static bool cfg_validate(struct cfg_parser *cp)
 		return cfg_fail(cp, 0, "max_record %u spans more than %d buffers of buffer_size %u; "
 				"raise buffer_size", cf->cf_max_record, CFG_REC_MAX_BUFFERS - 1,
 				cf->cf_buffer_size);
+	if (cf->cf_tls != CFG_TLS_OFF && (!cf->cf_tls_cert[0] || !cf->cf_tls_key[0]))
+		return cfg_fail(cp, 0, "tls = %s needs tls_cert and tls_key",
+				cf->cf_tls == CFG_TLS_REQUIRED ? "required" : "allowed");
+	if (cf->cf_tls != CFG_TLS_OFF && cf->cf_tls_client_cert != CFG_TLS_CC_NONE && !cf->cf_tls_ca[0])
+		return cfg_fail(cp, 0, "tls_client_cert = %s needs tls_ca (the CAs client certificates "
+				"must chain to)", cf->cf_tls_client_cert == CFG_TLS_CC_REQUIRE ? "require" : "request");
 	if (cf->cf_bytes_per_client < cf->cf_max_record)
 		return cfg_fail(cp, 0, "bytes_per_client %zu is below max_record %u",
 				cf->cf_bytes_per_client, cf->cf_max_record);

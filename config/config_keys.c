@@ -39,6 +39,12 @@ static const char *const cfg_regmode_names[] = {
 static const char *const cfg_squash_names[] = {
 	[CFG_SQUASH_NONE] = "none", [CFG_SQUASH_ROOT] = "root", [CFG_SQUASH_ALL] = "all",
 };
+static const char *const cfg_tls_names[] = {
+	[CFG_TLS_OFF] = "off", [CFG_TLS_ALLOWED] = "allowed", [CFG_TLS_REQUIRED] = "required",
+};
+static const char *const cfg_tls_client_cert_names[] = {
+	[CFG_TLS_CC_NONE] = "none", [CFG_TLS_CC_REQUEST] = "request", [CFG_TLS_CC_REQUIRE] = "require",
+};
 /* The first name of a program is the one cfg_dump() writes. */
 static const struct { const char *name; uint32_t prog; } cfg_prog_names[] = {
 	{ "nfs", CFG_PROG_NFS }, { "mount", CFG_PROG_MOUNT }, { "mountd", CFG_PROG_MOUNT },
@@ -129,6 +135,16 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_reject_auth_none) },
 	{ KEY(GATEWAY, "ready_when", ENUM), RANGE(0, CFG_READY_ANY), .ky_def = CFG_READY_NFS,
 	  .ky_names = cfg_ready_when_names, MEMBER(cfg, cf_ready_when) },
+	/* RPC-with-TLS (frontend-tcp/fe_tls.c): the TLS context is built once
+	 * at start, so a change needs a restart. */
+	{ KEY(GATEWAY, "tls", ENUM), RANGE(0, CFG_TLS_REQUIRED), .ky_def = CFG_TLS_OFF,
+	  .ky_names = cfg_tls_names, MEMBER(cfg, cf_tls), RESTART("tls") },
+	{ KEY(GATEWAY, "tls_cert", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_cert), RESTART("tls") },
+	{ KEY(GATEWAY, "tls_key", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_key), RESTART("tls") },
+	{ KEY(GATEWAY, "tls_ca", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_ca), RESTART("tls") },
+	{ KEY(GATEWAY, "tls_client_cert", ENUM), RANGE(0, CFG_TLS_CC_REQUIRE),
+	  .ky_def = CFG_TLS_CC_NONE, .ky_names = cfg_tls_client_cert_names,
+	  MEMBER(cfg, cf_tls_client_cert), RESTART("tls") },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,

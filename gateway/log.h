@@ -181,6 +181,20 @@ enum gw_ctr {
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
 	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
+	/* RPC-with-TLS (frontend-tcp/fe_tls.h) */
+	GW_CTR_TLS_PROBES,		/* AUTH_TLS probes answered STARTTLS */
+	GW_CTR_TLS_HANDSHAKES,		/* TLS sessions established */
+	GW_CTR_TLS_KTLS_TX,		/* of them, sending through kernel TLS */
+	GW_CTR_TLS_KTLS_RX,		/* of them, receiving through kernel TLS */
+	/* tls_refused_total{reason}: in enum fe_tls_reason order */
+	GW_CTR_TLS_REFUSED_PLAINTEXT,	/* call before TLS on tls = required: AUTH_TOOWEAK, closed */
+	GW_CTR_TLS_REFUSED_EARLY_DATA,	/* bytes after the probe, before its reply was read */
+	GW_CTR_TLS_REFUSED_PROBE_BUSY,	/* probe with calls in flight or replies queued */
+	GW_CTR_TLS_REFUSED_NOT_TLS,	/* no TLS handshake record after the probe */
+	GW_CTR_TLS_REFUSED_VERSION,	/* client offers no TLS 1.3 */
+	GW_CTR_TLS_REFUSED_ALPN,	/* client offers no ALPN "sunrpc" */
+	GW_CTR_TLS_REFUSED_CLIENT_CERT,	/* client certificate missing or not verified */
+	GW_CTR_TLS_REFUSED_HANDSHAKE,	/* any other handshake failure */
 	/* system calls of the data path (syscalls_total, metrics.c) */
 	GW_CTR_SYS_CLIENT_RECV,		/* recv() on client sockets */
 	GW_CTR_SYS_CLIENT_WRITEV,	/* writev() on client sockets */
