@@ -106,6 +106,10 @@ $(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap $(FUZZ_BUILD)/fuzz_rdma_repl
 $(FUZZ_BUILD)/fuzz_proxy: tests/fuzz/fuzz_proxy.c frontend-tcp/fe_admit.c frontend-tcp/fe_admit.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -Iconfig -Ifrontend-tcp -o $@ $< frontend-tcp/fe_admit.c
+# fuzz_tls_pre: the pre-TLS decisions of RPC-with-TLS (fe_tls_pre.c).
+$(FUZZ_BUILD)/fuzz_tls_pre: tests/fuzz/fuzz_tls_pre.c frontend-tcp/fe_tls_pre.c frontend-tcp/fe_tls.h $(FUZZ_LIBSRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -Iconfig -Ifrontend-tcp -o $@ $< frontend-tcp/fe_tls_pre.c $(FUZZ_LIBSRC)
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)
