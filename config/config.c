@@ -224,6 +224,14 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
+	case CFG_KT_NAMES:
+		/* Certificate names (DNS, e-mail, CN): no ';' or '#' (see HOST). */
+		if (strlen(value) >= k->ky_size ||
+		    value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789.-_:@*, \t")] != '\0')
+			break;
+		snprintf(member, k->ky_size, "%s", value);
+		return true;
 	case CFG_KT_PATH:
 		if (value[0] && (value[0] != '/' || strlen(value) >= k->ky_size))
 			break;

@@ -157,6 +157,7 @@ struct cfg {
 	char cf_tls_key[CFG_HOST_MAX];		/* its PEM private key */
 	char cf_tls_ca[CFG_HOST_MAX];		/* PEM CAs client certificates must chain to */
 	enum cfg_tls_client_cert cf_tls_client_cert;
+	char cf_tls_allow_identity[CFG_HOST_MAX];	/* names a client certificate must have; "" any */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
@@ -190,6 +191,7 @@ enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_VERSIONS,	/* N or LOW-HIGH: cr_vers_low, cr_vers_high */
 	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
 	CFG_KT_NETS,		/* CIDR list (struct cfg_nets), may be empty */
+	CFG_KT_NAMES,		/* names separated by blanks or commas, may be empty */
 };
 /* What a reload does when the key's value changes (cfg_diff). */
 enum cfg_reload {

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -41,8 +43,9 @@
 static const unsigned char fe_tls_alpn[] = "\x06sunrpc";	/* RFC 9289 7.2 */
 
 struct fe_tls {
-	SSL_CTX *ft_ctx;
+	SSL_CTX *ft_ctx;		/* for new handshakes; a reload swaps it */
 	enum cfg_tls ft_mode;
+	const struct cfg *ft_cf;	/* tls_allow_identity, the files (reload) */
 	struct fe_tls_params ft_p;
 };
 
@@ -59,6 +62,7 @@ struct fe_tls_conn {
 	enum fe_tls_state ftc_state;
 	bool ftc_eof;			/* close_notify or end seen after data */
 	uint8_t *ftc_stage;		/* FE_TLS_STAGE bytes once established */
+	char ftc_ident[64];		/* verified client certificate's name, or "" */
 };
 
 /* ---- the context ---- */
@@ -145,6 +149,16 @@ fail:
 	return NULL;
 }
 
+/* The served certificate's end (tls_cert_expiry_seconds, gwctl status). */
+static void fe_tls_expiry(struct fe_tls *tls)
+{
+	X509 *x = SSL_CTX_get0_certificate(tls->ft_ctx);
+	struct tm tm;
+
+	if (x && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1 && tls->ft_p.tp_stats)
+		tls->ft_p.tp_stats->gs_tls_cert_expiry = (int64_t)timegm(&tm);
+}
+
 int fe_tls_new(const struct cfg *cf, const struct fe_tls_params *p, struct fe_tls **tls,
 	       char *err, size_t errlen)
 {
@@ -164,9 +178,32 @@ int fe_tls_new(const struct cfg *cf, const struct fe_tls_params *p, struct fe_tl
 		return -1;
 	}
 	t->ft_mode = cf->cf_tls;
+	t->ft_cf = cf;
 	t->ft_p = *p;
+	fe_tls_expiry(t);
 	*tls = t;
 	return 0;
+}
+
+void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf)
+{
+	char err[512];
+	SSL_CTX *ctx;
+
+	if (!tls)
+		return;
+	tls->ft_cf = cf;
+	/* Renewed files come in here: a new context for new handshakes; an
+	 * established session holds a reference to the one it began with. */
+	ctx = fe_tls_ctx(cf, err, sizeof(err));
+	if (!ctx) {
+		gw_err(tls->ft_p.tp_log, "reload: %s; TLS keeps the certificate it had", err);
+		return;
+	}
+	SSL_CTX_free(tls->ft_ctx);
+	tls->ft_ctx = ctx;
+	fe_tls_expiry(tls);
+	gw_info(tls->ft_p.tp_log, "reload: TLS certificate %s read again", cf->cf_tls_cert);
 }
 
 void fe_tls_free(struct fe_tls *tls)
@@ -247,8 +284,8 @@ static void fe_tls_refused(struct fe_tls_conn *t, enum fe_tls_reason why, const 
 		  fe_tls_reason_str(why), detail ? ": " : "", detail ? detail : "");
 }
 
-_Static_assert(GW_CTR_TLS_REFUSED_HANDSHAKE - GW_CTR_TLS_REFUSED_PLAINTEXT ==
-		       FE_TLS_R_HANDSHAKE - FE_TLS_R_PLAINTEXT,
+_Static_assert(GW_CTR_TLS_REFUSED_IDENTITY - GW_CTR_TLS_REFUSED_PLAINTEXT ==
+		       FE_TLS_R_IDENTITY - FE_TLS_R_PLAINTEXT,
 	       "tls_refused counters follow enum fe_tls_reason");
 
 int fe_tls_on_record(struct fe_tls_conn *t, const struct gw_rx *rx, struct gw_rec *rec, bool quiet)
@@ -303,6 +340,67 @@ static enum fe_tls_reason fe_tls_hs_reason(const struct fe_tls_conn *t, unsigned
 	return FE_TLS_R_HANDSHAKE;
 }
 
+/* Does name (len bytes, not NUL-terminated) appear in the blank- or
+ * comma-separated list?  Names compare without case (DNS). */
+static bool fe_tls_listed(const char *list, const char *name, size_t len)
+{
+	while (*list) {
+		size_t n;
+
+		list += strspn(list, " \t,");
+		n = strcspn(list, " \t,");
+		if (n && n == len && !strncasecmp(list, name, n))
+			return true;
+		list += n;
+	}
+	return false;
+}
+
+/* The verified client certificate's names (subject CN, DNS and e-mail
+ * subjectAltNames): the first DNS name, else the CN, becomes the
+ * connection's identity; true when tls_allow_identity is empty or lists
+ * one of them. */
+static bool fe_tls_identity(struct fe_tls_conn *t)
+{
+	const char *allow = t->ftc_tls->ft_cf->cf_tls_allow_identity;
+	X509 *peer = SSL_get0_peer_certificate(t->ftc_ssl);
+	GENERAL_NAMES *gens;
+	char cn[64];
+	int cnlen;
+	bool ok = false;
+
+	if (!peer || SSL_get_verify_result(t->ftc_ssl) != X509_V_OK)
+		return !allow[0];
+	gens = X509_get_ext_d2i(peer, NID_subject_alt_name, NULL, NULL);
+	for (int i = 0; gens && i < sk_GENERAL_NAME_num(gens); i++) {
+		const GENERAL_NAME *g = sk_GENERAL_NAME_value(gens, i);
+		const ASN1_IA5STRING *v = g->type == GEN_DNS ? g->d.dNSName
+					  : g->type == GEN_EMAIL ? g->d.rfc822Name : NULL;
+		const char *d = v ? (const char *)ASN1_STRING_get0_data(v) : NULL;
+		size_t len = v ? (size_t)ASN1_STRING_length(v) : 0;
+
+		if (!d || memchr(d, '\0', len))	/* an embedded NUL: no name of ours */
+			continue;
+		if (g->type == GEN_DNS && !t->ftc_ident[0] && len < sizeof(t->ftc_ident))
+			memcpy(t->ftc_ident, d, len);
+		ok = ok || fe_tls_listed(allow, d, len);
+	}
+	GENERAL_NAMES_free(gens);
+	cnlen = X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof(cn));
+	if (cnlen > 0 && (size_t)cnlen == strlen(cn)) {
+		if (!t->ftc_ident[0])
+			snprintf(t->ftc_ident, sizeof(t->ftc_ident), "%s", cn);
+		ok = ok || fe_tls_listed(allow, cn, (size_t)cnlen);
+	}
+	return ok || !allow[0];
+}
+
+void fe_tls_info(const struct fe_tls_conn *t, char *state, size_t slen, char *id, size_t idlen)
+{
+	snprintf(state, slen, "%s", fe_tls_state_str(t));
+	snprintf(id, idlen, "%s", t ? t->ftc_ident : "");
+}
+
 /* The handshake is done: what RFC 9289 asks beyond OpenSSL's own checks. */
 static int fe_tls_established(struct fe_tls_conn *t)
 {
@@ -317,6 +415,10 @@ static int fe_tls_established(struct fe_tls_conn *t)
 		fe_tls_refused(t, FE_TLS_R_ALPN, "no ALPN extension");
 		return -1;
 	}
+	if (!fe_tls_identity(t)) {
+		fe_tls_refused(t, FE_TLS_R_IDENTITY, t->ftc_ident[0] ? t->ftc_ident : "no verified name");
+		return -1;
+	}
 	t->ftc_stage = malloc(FE_TLS_STAGE);
 	if (!t->ftc_stage)
 		return -1;
@@ -329,8 +431,9 @@ static int fe_tls_established(struct fe_tls_conn *t)
 	{
 		struct gw_log_ev ev = { .le_client = t->ftc_host };
 
-		gw_log_ev(t->ftc_tls->ft_p.tp_log, CFG_LOG_INFO, &ev, "client %s: %s %s established",
-			  t->ftc_peer, SSL_get_version(t->ftc_ssl), SSL_get_cipher_name(t->ftc_ssl));
+		gw_log_ev(t->ftc_tls->ft_p.tp_log, CFG_LOG_INFO, &ev, "client %s: %s %s established%s%s",
+			  t->ftc_peer, SSL_get_version(t->ftc_ssl), SSL_get_cipher_name(t->ftc_ssl),
+			  t->ftc_ident[0] ? ", identity " : "", t->ftc_ident);
 	}
 	return 0;
 }

@@ -49,6 +49,7 @@ enum fe_tls_reason {
 	FE_TLS_R_ALPN,		/* no ALPN "sunrpc" offered */
 	FE_TLS_R_CLIENT_CERT,	/* client certificate missing or not verified */
 	FE_TLS_R_HANDSHAKE,	/* any other handshake failure */
+	FE_TLS_R_IDENTITY,	/* the certificate names nothing tls_allow_identity lists */
 	FE_TLS_R__COUNT
 };
 const char *fe_tls_reason_str(enum fe_tls_reason r);
@@ -86,6 +87,10 @@ struct fe_tls_params {
 int fe_tls_new(const struct cfg *cf, const struct fe_tls_params *p, struct fe_tls **tls,
 	       char *err, size_t errlen);
 void fe_tls_free(struct fe_tls *tls);
+/* Reload (SIGHUP): cf from now on; the files are read again into a new
+ * context for new handshakes (kept as it was if they do not load, with an
+ * error logged).  Established sessions keep theirs. */
+void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf);
 /* --check-config: the same checks, nothing kept.  0 or -1 (err). */
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen);
 
@@ -105,7 +110,11 @@ ssize_t fe_tls_writev(struct fe_tls_conn *t, const struct iovec *iov, unsigned n
  * (probe answered: the handshake follows; rec released), -1 close now
  * (counted and logged; rec released).  quiet as fe_tls_pre_record(). */
 int fe_tls_on_record(struct fe_tls_conn *t, const struct gw_rx *rx, struct gw_rec *rec, bool quiet);
-/* "off", "plain" (no probe yet), "handshake", "tls" (established). */
+/* "off" (t NULL), "plain" (no probe yet), "handshake", "tls" (established),
+ * "refused". */
 const char *fe_tls_state_str(const struct fe_tls_conn *t);
+/* For gwctl clients: the state as fe_tls_state_str, and the verified client
+ * certificate's name (first DNS subjectAltName, else the CN) or "". */
+void fe_tls_info(const struct fe_tls_conn *t, char *state, size_t slen, char *id, size_t idlen);
 
 #endif /* RPCRDMA_GW_FE_TLS_H */

@@ -19,6 +19,7 @@ static const char *const fe_tls_reason_names[FE_TLS_R__COUNT] = {
 	[FE_TLS_R_ALPN] = "client offers no ALPN \"sunrpc\"",
 	[FE_TLS_R_CLIENT_CERT] = "client certificate missing or not verified",
 	[FE_TLS_R_HANDSHAKE] = "TLS handshake failed",
+	[FE_TLS_R_IDENTITY] = "client certificate not in tls_allow_identity",
 };
 
 const char *fe_tls_reason_str(enum fe_tls_reason r)

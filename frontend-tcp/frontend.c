@@ -124,6 +124,7 @@ void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 	struct fe_conn *c;
 
 	fe->fe_p.fp_cfg = cf;
+	fe_tls_set_cfg(fe->fe_tls, cf);
 	/* New caps and timeouts may allow reading, or end an idle wait. */
 	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
 		fe_conn_update(c);
@@ -216,6 +217,7 @@ static void fe_cop_info(void *arg, struct gw_client_info *ci)
 	ci->gci_idle_ms = gw_now_ms() - c->fc_last_ms;
 	ci->gci_rx_bytes = c->fc_rx.rx_bytes;
 	ci->gci_paused = !c->fc_reading;
+	fe_tls_info(c->fc_tls, ci->gci_tls, sizeof(ci->gci_tls), ci->gci_tls_id, sizeof(ci->gci_tls_id));
 }
 
 /* The gateway gave up on one of the client's calls (call_timeout). */

@@ -112,6 +112,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_TLS_REFUSED_ALPN] = "tls_refused_alpn",
 	[GW_CTR_TLS_REFUSED_CLIENT_CERT] = "tls_refused_client_cert",
 	[GW_CTR_TLS_REFUSED_HANDSHAKE] = "tls_refused_handshake",
+	[GW_CTR_TLS_REFUSED_IDENTITY] = "tls_refused_identity",
 	[GW_CTR_SYS_CLIENT_RECV] = "sys_client_recv",
 	[GW_CTR_SYS_CLIENT_WRITEV] = "sys_client_writev",
 	[GW_CTR_SYS_SERVER_RECV] = "sys_server_recv",

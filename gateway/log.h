@@ -181,6 +181,12 @@ enum gw_ctr {
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
 	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
+	/* system calls of the data path (syscalls_total, metrics.c) */
+	GW_CTR_SYS_CLIENT_RECV,		/* recv() on client sockets */
+	GW_CTR_SYS_CLIENT_WRITEV,	/* writev() on client sockets */
+	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
+	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
+	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
 	/* RPC-with-TLS (frontend-tcp/fe_tls.h) */
 	GW_CTR_TLS_PROBES,		/* AUTH_TLS probes answered STARTTLS */
 	GW_CTR_TLS_HANDSHAKES,		/* TLS sessions established */
@@ -195,12 +201,7 @@ enum gw_ctr {
 	GW_CTR_TLS_REFUSED_ALPN,	/* client offers no ALPN "sunrpc" */
 	GW_CTR_TLS_REFUSED_CLIENT_CERT,	/* client certificate missing or not verified */
 	GW_CTR_TLS_REFUSED_HANDSHAKE,	/* any other handshake failure */
-	/* system calls of the data path (syscalls_total, metrics.c) */
-	GW_CTR_SYS_CLIENT_RECV,		/* recv() on client sockets */
-	GW_CTR_SYS_CLIENT_WRITEV,	/* writev() on client sockets */
-	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
-	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
-	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
+	GW_CTR_TLS_REFUSED_IDENTITY,	/* client certificate names no tls_allow_identity */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
@@ -244,6 +245,7 @@ struct gw_stats {
 	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
 	uint64_t gs_proc_overflow;	/* calls not counted: table full */
 	uint64_t gs_nfs4_op[GW_NFS4_OPS];
+	int64_t gs_tls_cert_expiry;	/* gauge: Unix time the served TLS certificate ends; 0 none */
 };
 /* metrics.c */
 uint64_t gw_now_us(void);

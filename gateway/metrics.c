@@ -350,7 +350,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			    "by reason: plaintext (call before TLS on tls = required), early_data (bytes "
 			    "after the probe), probe_busy (probe with calls in flight), not_tls (no "
 			    "ClientHello), version (no TLS 1.3), alpn (no \"sunrpc\"), client_cert, "
-			    "handshake (other).", "reason" },
+			    "handshake (other), identity (not in tls_allow_identity).", "reason" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -432,6 +432,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_TLS_REFUSED_ALPN] = { F_TLS_REFUSED, "alpn" },
 	[GW_CTR_TLS_REFUSED_CLIENT_CERT] = { F_TLS_REFUSED, "client_cert" },
 	[GW_CTR_TLS_REFUSED_HANDSHAKE] = { F_TLS_REFUSED, "handshake" },
+	[GW_CTR_TLS_REFUSED_IDENTITY] = { F_TLS_REFUSED, "identity" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 	[GW_CTR_LOCAL_SYSTEM_ERR] = { F_LOCAL, "system_err" },
@@ -779,6 +780,9 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 		       "RDMA leg: call handed to the RDMA backend to its reply.",
 		       &st->gs_hist[GW_HIST_RDMA]);
 	gw_ops_render(o, st);
+	gw_head(o, "tls_cert_expiry_seconds", "gauge", "Unix time the TLS certificate the gateway "
+		"serves (tls_cert) expires; 0 without TLS.");
+	evbuffer_add_printf(o, P "tls_cert_expiry_seconds %" PRId64 "\n", st->gs_tls_cert_expiry);
 	if (!gw)
 		return;
 	gw_backend_hist_render(o, gw);

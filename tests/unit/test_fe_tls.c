@@ -108,6 +108,8 @@ static int certs_setup(void **state)
 	mkcert("good", "client1.test", ca, cak, -60, 86400, false, NULL, NULL);
 	mkcert("stranger", "client2.test", other, otherk, -60, 86400, false, NULL, NULL);
 	mkcert("expired", "client3.test", ca, cak, -7200, -3600, false, NULL, NULL);
+	mkcert("other_id", "client4.test", ca, cak, -60, 86400, false, NULL, NULL);
+	mkcert("server2", "gateway2.test", ca, cak, -60, 2 * 86400, false, NULL, NULL);
 	X509_free(ca);
 	X509_free(other);
 	EVP_PKEY_free(cak);
@@ -182,12 +184,16 @@ struct cl {
 	bool cl_no_alpn;
 	bool cl_tls12;			/* TLS 1.2 at most */
 	size_t cl_big;			/* also a call of this many bytes */
+	bool cl_hold;			/* after the first reply: wait for cl_release, call again */
+	volatile bool cl_release;
 	/* out */
 	bool cl_starttls;		/* the probe's reply was the STARTTLS one */
 	bool cl_handshake;		/* the handshake succeeded */
 	uint8_t cl_reply[64];		/* the last reply record (no mark) */
 	int cl_reply_len;		/* its length; 0: the connection ended; -1 none */
-	unsigned cl_replies;		/* replies to calls inside TLS, tags right */
+	volatile unsigned cl_replies;	/* replies to calls inside TLS, tags right */
+	volatile bool cl_held;		/* waiting for cl_release */
+	char cl_server_cn[64];		/* the gateway's certificate's CN */
 	bool cl_eof;			/* the gateway closed the connection */
 	volatile bool cl_done;
 };
@@ -290,6 +296,15 @@ static void cl_calls(struct cl *c, int fd, SSL *ssl)
 	c->cl_reply_len = cl_reply(c, fd, ssl);
 	if (c->cl_reply_len == 28 && chk_be32(c->cl_reply + 24) == 0x5151)
 		c->cl_replies++;
+	if (c->cl_hold) {
+		c->cl_held = true;
+		while (!c->cl_release)
+			usleep(1000);
+		n = h_call(small, 0x102, 2, NFS, 3, 0x5252);
+		if (cl_write(fd, ssl, small, n) && cl_reply(c, fd, ssl) == 28 &&
+		    chk_be32(c->cl_reply + 24) == 0x5252)
+			c->cl_replies++;
+	}
 	if (c->cl_big) {
 		uint8_t *big = calloc(1, c->cl_big + 4);
 
@@ -350,6 +365,8 @@ static void *cl_main(void *arg)
 		SSL_set_tlsext_host_name(ssl, "gateway.test");
 		if (SSL_connect(ssl) == 1) {
 			c->cl_handshake = true;
+			X509_NAME_get_text_by_NID(X509_get_subject_name(SSL_get0_peer_certificate(ssl)),
+						  NID_commonName, c->cl_server_cn, sizeof(c->cl_server_cn));
 			cl_calls(c, fd, ssl);
 		} else {
 			ERR_clear_error();
@@ -373,19 +390,39 @@ out:
 	return NULL;
 }
 
-/* Run client c against f's gateway while pumping its loop. */
-static void run(struct fx *f, struct cl *c)
+/* Start client c against f's gateway; pump until it holds (cl_hold) or
+ * is done. */
+static void start(struct fx *f, struct cl *c, pthread_t *thr)
 {
-	pthread_t thr;
 	uint64_t end = gw_now_ms() + 15000;
 
 	c->cl_addr = &f->ls;
-	assert_int_equal(pthread_create(&thr, NULL, cl_main, c), 0);
+	assert_int_equal(pthread_create(thr, NULL, cl_main, c), 0);
+	while (!c->cl_done && !c->cl_held && gw_now_ms() < end)
+		h_pump(&f->h, 2);
+	assert_true(c->cl_done || c->cl_held);
+}
+
+/* Release a held client, pump until it is done. */
+static void finish(struct fx *f, struct cl *c, pthread_t thr)
+{
+	uint64_t end = gw_now_ms() + 15000;
+
+	c->cl_release = true;
 	while (!c->cl_done && gw_now_ms() < end)
 		h_pump(&f->h, 2);
 	assert_true(c->cl_done);
 	pthread_join(thr, NULL);
 	h_pump(&f->h, 20);
+}
+
+/* Run client c against f's gateway while pumping its loop. */
+static void run(struct fx *f, struct cl *c)
+{
+	pthread_t thr;
+
+	start(f, c, &thr);
+	finish(f, c, thr);
 }
 
 /* ---- tests ---- */
@@ -601,6 +638,107 @@ static void t07_config_errors(void **state)
 	cfg_free(cf);
 }
 
+/* The control socket's answer to line (malloc'd). */
+static char *ctl(struct fx *f, const char *line)
+{
+	char path[64];
+	struct gw_ctl *ct;
+	char *r;
+
+	snprintf(path, sizeof(path), "/tmp/test_fe_tls.%d", (int)getpid());
+	ct = gw_ctl_new(f->h.base, f->h.gw, path, NULL);
+	assert_non_null(ct);
+	r = h_ctl(ct, line);
+	gw_ctl_free(ct);
+	return r;
+}
+
+/* Mutual TLS identity: tls_allow_identity admits client1.test (its DNS
+ * name), refuses client3's certificate of the same CA; gwctl clients shows
+ * the TLS state and the identity, status the mode and the certificate's
+ * end. */
+static void t08_identity(void **state)
+{
+	struct fx f;
+	struct cl ok = { .cl_mode = CL_TLS, .cl_cert = "good", .cl_hold = true };
+	struct cl other = { .cl_mode = CL_TLS, .cl_cert = "other_id" };
+	pthread_t thr;
+	char *r;
+
+	(void)state;
+	fx_start(&f, "required", "tls_client_cert = require\ntls_allow_identity = x.test, client1.test");
+	start(&f, &ok, &thr);
+	assert_true(ok.cl_held);
+	r = ctl(&f, "clients");
+	assert_non_null(strstr(r, " no     tls client1.test\n"));
+	free(r);
+	r = ctl(&f, "json clients");
+	assert_non_null(strstr(r, "\"tls\":\"tls\""));
+	assert_non_null(strstr(r, "\"tls_identity\":\"client1.test\""));
+	free(r);
+	r = ctl(&f, "status");
+	assert_non_null(strstr(r, "tls: required, client certificates required; certificate expires "));
+	free(r);
+	finish(&f, &ok, thr);
+	assert_int_equal(ok.cl_replies, 2);
+	run(&f, &other);
+	assert_int_equal(other.cl_replies, 0);
+	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_IDENTITY), 1);
+	assert_int_equal(ctr(&f, GW_CTR_TLS_HANDSHAKES), 1);
+	fx_stop(&f);
+}
+
+/* Reload: a new certificate for new handshakes, the session established
+ * before it goes on; the expiry gauge follows; a reload whose files do not
+ * load keeps the certificate in use. */
+static void t09_reload(void **state)
+{
+	struct fx f;
+	struct cl held = { .cl_mode = CL_TLS, .cl_hold = true }, after = { .cl_mode = CL_TLS };
+	struct cl again = { .cl_mode = CL_TLS };
+	pthread_t thr;
+	char text[2048], err[256], *m;
+	struct cfg *cf2, *cf3;
+	double e1, e2;
+
+	(void)state;
+	fx_start(&f, "allowed", "");
+	m = h_render(&f.h.st, f.h.gw);
+	e1 = h_sample(m, "rpcrdma_gw_tls_cert_expiry_seconds");
+	free(m);
+	assert_true(e1 > (double)time(NULL) + 86000 && e1 < (double)time(NULL) + 86500);
+	start(&f, &held, &thr);
+	assert_string_equal(held.cl_server_cn, "gateway.test");
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nsecure_port = no\ntls = allowed\ntls_cert = %s/server2.crt\n"
+		 "tls_key = %s/server2.key\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n", g_dir, g_dir, f.s.port);
+	cf2 = cfg_parse_string(text, "t", NULL, err, sizeof(err));
+	assert_non_null(cf2);
+	fe_set_cfg(f.h.fe, cf2);
+	m = h_render(&f.h.st, f.h.gw);
+	e2 = h_sample(m, "rpcrdma_gw_tls_cert_expiry_seconds");
+	free(m);
+	assert_true(e2 > e1 + 86000);
+	finish(&f, &held, thr);
+	assert_int_equal(held.cl_replies, 2);	/* the old session went on */
+	run(&f, &after);
+	assert_string_equal(after.cl_server_cn, "gateway2.test");
+	/* Files that do not load: the certificate in use stays. */
+	*strstr(text, "server2.key") = 'X';
+	cf3 = cfg_parse_string(text, "t", NULL, err, sizeof(err));
+	assert_non_null(cf3);
+	fe_set_cfg(f.h.fe, cf3);
+	run(&f, &again);
+	assert_string_equal(again.cl_server_cn, "gateway2.test");
+	assert_int_equal(again.cl_replies, 1);
+	fe_set_cfg(f.h.fe, f.h.cf);
+	cfg_free(cf2);
+	cfg_free(cf3);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +749,8 @@ int main(void)
 		cmocka_unit_test(t05_pre_tls),
 		cmocka_unit_test(t06_pre_record),
 		cmocka_unit_test(t07_config_errors),
+		cmocka_unit_test(t08_identity),
+		cmocka_unit_test(t09_reload),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
