@@ -263,7 +263,7 @@ void fe_tls_conn_free(struct fe_tls_conn *t)
 	free(t);
 }
 
-const char *fe_tls_state_str(const struct fe_tls_conn *t)
+static const char *fe_tls_state_str(const struct fe_tls_conn *t)
 {
 	static const char *const names[] = {
 		[FE_TLS_S_PLAIN] = "plain", [FE_TLS_S_HANDSHAKE] = "handshake", [FE_TLS_S_OPEN] = "tls",

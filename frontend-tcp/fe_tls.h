@@ -110,11 +110,9 @@ ssize_t fe_tls_writev(struct fe_tls_conn *t, const struct iovec *iov, unsigned n
  * (probe answered: the handshake follows; rec released), -1 close now
  * (counted and logged; rec released).  quiet as fe_tls_pre_record(). */
 int fe_tls_on_record(struct fe_tls_conn *t, const struct gw_rx *rx, struct gw_rec *rec, bool quiet);
-/* "off" (t NULL), "plain" (no probe yet), "handshake", "tls" (established),
- * "refused". */
-const char *fe_tls_state_str(const struct fe_tls_conn *t);
-/* For gwctl clients: the state as fe_tls_state_str, and the verified client
- * certificate's name (first DNS subjectAltName, else the CN) or "". */
+/* For gwctl clients: the state ("off" when t is NULL, "plain" before the
+ * probe, "handshake", "tls" once established, "refused") and the verified
+ * client certificate's name (first DNS subjectAltName, else the CN) or "". */
 void fe_tls_info(const struct fe_tls_conn *t, char *state, size_t slen, char *id, size_t idlen);
 
 #endif /* RPCRDMA_GW_FE_TLS_H */
