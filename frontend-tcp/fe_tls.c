@@ -13,11 +13,10 @@
  * (tls_refused_total) and logged through the per-peer rate limit.
  *
  * Output: the frontend's queue hands over the iovecs it would give
- * writev().  Pieces of at least FE_TLS_STAGE bytes go to SSL_write as they
- * are; smaller ones (record marks, headers, small replies) are gathered
- * into a per-connection staging buffer first, so a reply is one TLS record
- * and one system call, not one per piece.  Encryption copies the bytes
- * anyway; with kTLS the kernel does it.
+ * writev().  Pieces below FE_TLS_SMALL bytes (record marks, RPC headers,
+ * small replies) are gathered into a per-connection staging buffer, so they
+ * make one TLS record and one system call rather than one each; larger
+ * pieces (payload) go to SSL_write where they lie, uncopied.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +37,7 @@
 #include "record.h"
 
 #define FE_TLS_STAGE		16384	/* a TLS record's plaintext at most */
+#define FE_TLS_SMALL		1024	/* pieces below this are staged, not payload */
 #define FE_TLS_HS_RECORD	0x16	/* TLS ContentType handshake (RFC 8446 5.1) */
 
 static const unsigned char fe_tls_alpn[] = "\x06sunrpc";	/* RFC 9289 7.2 */
@@ -579,16 +579,15 @@ ssize_t fe_tls_writev(struct fe_tls_conn *t, const struct iovec *iov, unsigned n
 	/* A retry after WANT_WRITE must offer the same bytes first: the
 	 * frontend gives the same iovecs again, so the staging is the same
 	 * (or longer, which OpenSSL accepts). */
-	if (iov[0].iov_len >= FE_TLS_STAGE) {
+	if (iov[0].iov_len >= FE_TLS_SMALL) {
 		p = iov[0].iov_base;
 		len = iov[0].iov_len;
 	} else {
 		len = 0;
-		for (unsigned i = 0; i < n && len < FE_TLS_STAGE; i++) {
-			size_t k = iov[i].iov_len < FE_TLS_STAGE - len ? iov[i].iov_len : FE_TLS_STAGE - len;
-
-			memcpy(t->ftc_stage + len, iov[i].iov_base, k);
-			len += k;
+		for (unsigned i = 0; i < n && iov[i].iov_len < FE_TLS_SMALL &&
+				    len + iov[i].iov_len <= FE_TLS_STAGE; i++) {
+			memcpy(t->ftc_stage + len, iov[i].iov_base, iov[i].iov_len);
+			len += iov[i].iov_len;
 		}
 		p = t->ftc_stage;
 	}
