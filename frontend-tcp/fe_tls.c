@@ -59,6 +59,7 @@ struct fe_tls_conn {
 	char ftc_host[80];		/* the peer without port: the log's rate-limit key */
 	struct event *ftc_rev;		/* the frontend's read event */
 	struct event *ftc_wev;		/* handshake output waiting for room */
+	struct event *ftc_timer;	/* the handshake's deadline (record_timeout) */
 	enum fe_tls_state ftc_state;
 	bool ftc_eof;			/* close_notify or end seen after data */
 	uint8_t *ftc_stage;		/* FE_TLS_STAGE bytes once established */
@@ -228,6 +229,7 @@ int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen)
 /* ---- a connection ---- */
 
 static void fe_tls_on_room(evutil_socket_t fd, short what, void *arg);
+static void fe_tls_on_late(evutil_socket_t fd, short what, void *arg);
 
 struct fe_tls_conn *fe_tls_conn_new(struct fe_tls *tls, int fd, const char *peer, struct event *rev)
 {
@@ -237,7 +239,10 @@ struct fe_tls_conn *fe_tls_conn_new(struct fe_tls *tls, int fd, const char *peer
 	if (!t)
 		return NULL;
 	t->ftc_wev = event_new(tls->ft_p.tp_base, fd, EV_WRITE, fe_tls_on_room, t);
-	if (!t->ftc_wev) {
+	t->ftc_timer = evtimer_new(tls->ft_p.tp_base, fe_tls_on_late, t);
+	if (!t->ftc_wev || !t->ftc_timer) {
+		if (t->ftc_wev)
+			event_free(t->ftc_wev);
 		free(t);
 		return NULL;
 	}
@@ -257,6 +262,7 @@ void fe_tls_conn_free(struct fe_tls_conn *t)
 	if (!t)
 		return;
 	event_free(t->ftc_wev);
+	event_free(t->ftc_timer);
 	if (t->ftc_ssl)
 		SSL_free(t->ftc_ssl);	/* no close_notify: the socket closes anyway */
 	free(t->ftc_stage);
@@ -315,6 +321,15 @@ int fe_tls_on_record(struct fe_tls_conn *t, const struct gw_rx *rx, struct gw_re
 		}
 		SSL_set_accept_state(t->ftc_ssl);
 		t->ftc_state = FE_TLS_S_HANDSHAKE;
+		{	/* the handshake, like a record, within record_timeout (30 s if 0) */
+			unsigned ms = t->ftc_tls->ft_cf->cf_record_timeout_ms;
+			struct timeval tv;
+
+			ms = ms ? ms : 30000;
+			tv.tv_sec = ms / 1000;
+			tv.tv_usec = (ms % 1000) * 1000;
+			evtimer_add(t->ftc_timer, &tv);
+		}
 		gw_stat_inc(t->ftc_tls->ft_p.tp_stats, GW_CTR_TLS_PROBES);
 		return 0;
 	}
@@ -448,6 +463,8 @@ static int fe_tls_handshake(struct fe_tls_conn *t)
 
 	if (r < 0)
 		t->ftc_state = FE_TLS_S_FAILED;
+	if (r != 0)
+		evtimer_del(t->ftc_timer);
 	return r;
 }
 
@@ -500,6 +517,20 @@ static void fe_tls_on_room(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (t->ftc_state == FE_TLS_S_HANDSHAKE && fe_tls_handshake(t) == 0)
 		return;
+	event_active(t->ftc_rev, EV_READ, 0);
+}
+
+/* No handshake within record_timeout: refused; the reader sees the end. */
+static void fe_tls_on_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct fe_tls_conn *t = arg;
+
+	(void)fd;
+	(void)what;
+	if (t->ftc_state != FE_TLS_S_HANDSHAKE)
+		return;
+	fe_tls_refused(t, FE_TLS_R_HANDSHAKE, "not done within record_timeout");
+	t->ftc_state = FE_TLS_S_FAILED;
 	event_active(t->ftc_rev, EV_READ, 0);
 }
 

@@ -174,6 +174,7 @@ enum cl_mode {
 	CL_PLAIN,		/* one call in plaintext */
 	CL_PROBE_PLUS,		/* probe and more bytes in one write */
 	CL_PROBE_THEN_RAW,	/* probe, its reply, then raw bytes instead of a ClientHello */
+	CL_PROBE_IDLE,		/* probe, its reply, then nothing */
 };
 
 struct cl {
@@ -350,6 +351,8 @@ static void *cl_main(void *arg)
 	c->cl_reply_len = cl_reply(c, fd, NULL);
 	c->cl_starttls = cl_is_starttls(c, 0x55);
 	if (!c->cl_starttls)
+		goto end;
+	if (c->cl_mode == CL_PROBE_IDLE)
 		goto end;
 	if (c->cl_mode == CL_PROBE_THEN_RAW) {
 		n = h_call(buf, 0x78, 2, NFS, 3, 0x78);	/* plaintext instead of TLS */
@@ -548,6 +551,26 @@ static void t05_pre_tls(void **state)
 	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_NOT_TLS), 1);
 	assert_int_equal(ctr(&f, GW_CTR_TLS_PROBES), 1);
 	assert_int_equal(h_server_calls(&f.s), 0);
+	fx_stop(&f);
+}
+
+/* A probe and then silence: the handshake has record_timeout, then the
+ * connection closes (counted as a failed handshake). */
+static void t10_handshake_timeout(void **state)
+{
+	struct fx f;
+	struct cl idle = { .cl_mode = CL_PROBE_IDLE };
+	uint64_t t0;
+
+	(void)state;
+	fx_start(&f, "required", "record_timeout = 300ms");
+	t0 = gw_now_ms();
+	run(&f, &idle);
+	assert_true(idle.cl_starttls);
+	assert_true(idle.cl_eof);
+	assert_true(gw_now_ms() - t0 < 4000);	/* not the client's 5 s read timeout */
+	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_HANDSHAKE), 1);
+	assert_int_equal(fe_nconns(f.h.fe), 0);
 	fx_stop(&f);
 }
 
@@ -751,6 +774,7 @@ int main(void)
 		cmocka_unit_test(t07_config_errors),
 		cmocka_unit_test(t08_identity),
 		cmocka_unit_test(t09_reload),
+		cmocka_unit_test(t10_handshake_timeout),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
