@@ -19,7 +19,7 @@ BUILD     := build$(if $(SANITIZE),-san)
 # One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".
 VERSION   := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
 PKGS      := libibverbs librdmacm libevent_core libevent_pthreads libevent_extra libtirpc \
-             libsystemd inih json-c
+             libsystemd inih json-c openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -84,10 +84,6 @@ tools: $(TOOLS)
 $(TOOLS): $(BUILD)/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-# libcrypto (libssl-dev) only for rpcrdma-call's SHA-256 of the data it
-# writes and reads back: the daemon and gwctl link no OpenSSL.
-$(BUILD)/tests/tools/rpcrdma-call.o: CFLAGS += $(shell pkg-config --cflags libcrypto 2>/dev/null)
-$(BUILD)/tools/rpcrdma-call: LDLIBS += $(shell pkg-config --libs libcrypto 2>/dev/null)
 
 UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIB)
@@ -110,6 +106,10 @@ $(FUZZ_BUILD)/fuzz_callback $(FUZZ_BUILD)/fuzz_xmap $(FUZZ_BUILD)/fuzz_rdma_repl
 $(FUZZ_BUILD)/fuzz_proxy: tests/fuzz/fuzz_proxy.c frontend-tcp/fe_admit.c frontend-tcp/fe_admit.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -Iconfig -Ifrontend-tcp -o $@ $< frontend-tcp/fe_admit.c
+# fuzz_tls_pre: the pre-TLS decisions of RPC-with-TLS (fe_tls_pre.c).
+$(FUZZ_BUILD)/fuzz_tls_pre: tests/fuzz/fuzz_tls_pre.c frontend-tcp/fe_tls_pre.c frontend-tcp/fe_tls.h $(FUZZ_LIBSRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -Iconfig -Ifrontend-tcp -o $@ $< frontend-tcp/fe_tls_pre.c $(FUZZ_LIBSRC)
 $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(UNIT_HELP)

@@ -224,6 +224,14 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
+	case CFG_KT_NAMES:
+		/* Certificate names (DNS, e-mail, CN): no ';' or '#' (see HOST). */
+		if (strlen(value) >= k->ky_size ||
+		    value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789.-_:@*, \t")] != '\0')
+			break;
+		snprintf(member, k->ky_size, "%s", value);
+		return true;
 	case CFG_KT_PATH:
 		if (value[0] && (value[0] != '/' || strlen(value) >= k->ky_size))
 			break;
@@ -514,6 +522,12 @@ static bool cfg_validate(struct cfg_parser *cp)
 		return cfg_fail(cp, 0, "max_record %u spans more than %d buffers of buffer_size %u; "
 				"raise buffer_size", cf->cf_max_record, CFG_REC_MAX_BUFFERS - 1,
 				cf->cf_buffer_size);
+	if (cf->cf_tls != CFG_TLS_OFF && (!cf->cf_tls_cert[0] || !cf->cf_tls_key[0]))
+		return cfg_fail(cp, 0, "tls = %s needs tls_cert and tls_key",
+				cf->cf_tls == CFG_TLS_REQUIRED ? "required" : "allowed");
+	if (cf->cf_tls != CFG_TLS_OFF && cf->cf_tls_client_cert != CFG_TLS_CC_NONE && !cf->cf_tls_ca[0])
+		return cfg_fail(cp, 0, "tls_client_cert = %s needs tls_ca (the CAs client certificates "
+				"must chain to)", cf->cf_tls_client_cert == CFG_TLS_CC_REQUIRE ? "require" : "request");
 	if (cf->cf_bytes_per_client < cf->cf_max_record)
 		return cfg_fail(cp, 0, "bytes_per_client %zu is below max_record %u",
 				cf->cf_bytes_per_client, cf->cf_max_record);

@@ -68,6 +68,9 @@ struct cfg_nets {
 enum cfg_ready_when { CFG_READY_NFS = 0, CFG_READY_ALL, CFG_READY_ANY };
 /* What an rdma route does while RDMA cannot carry its calls. */
 enum cfg_fallback { CFG_FALLBACK_TCP = 0, CFG_FALLBACK_NONE };
+/* RPC-with-TLS (RFC 9289) on the listeners (frontend-tcp/fe_tls.c). */
+enum cfg_tls { CFG_TLS_OFF = 0, CFG_TLS_ALLOWED, CFG_TLS_REQUIRED };
+enum cfg_tls_client_cert { CFG_TLS_CC_NONE = 0, CFG_TLS_CC_REQUEST, CFG_TLS_CC_REQUIRE };
 
 struct cfg_listen {
 	struct sockaddr_storage cl_addr;
@@ -148,6 +151,13 @@ struct cfg {
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
+	/* RPC-with-TLS on every listener (frontend-tcp/fe_tls.c) */
+	enum cfg_tls cf_tls;
+	char cf_tls_cert[CFG_HOST_MAX];		/* PEM chain served; "" = none */
+	char cf_tls_key[CFG_HOST_MAX];		/* its PEM private key */
+	char cf_tls_ca[CFG_HOST_MAX];		/* PEM CAs client certificates must chain to */
+	enum cfg_tls_client_cert cf_tls_client_cert;
+	char cf_tls_allow_identity[CFG_HOST_MAX];	/* names a client certificate must have; "" any */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
@@ -181,6 +191,7 @@ enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_VERSIONS,	/* N or LOW-HIGH: cr_vers_low, cr_vers_high */
 	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
 	CFG_KT_NETS,		/* CIDR list (struct cfg_nets), may be empty */
+	CFG_KT_NAMES,		/* names separated by blanks or commas, may be empty */
 };
 /* What a reload does when the key's value changes (cfg_diff). */
 enum cfg_reload {

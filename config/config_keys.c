@@ -39,6 +39,12 @@ static const char *const cfg_regmode_names[] = {
 static const char *const cfg_squash_names[] = {
 	[CFG_SQUASH_NONE] = "none", [CFG_SQUASH_ROOT] = "root", [CFG_SQUASH_ALL] = "all",
 };
+static const char *const cfg_tls_names[] = {
+	[CFG_TLS_OFF] = "off", [CFG_TLS_ALLOWED] = "allowed", [CFG_TLS_REQUIRED] = "required",
+};
+static const char *const cfg_tls_client_cert_names[] = {
+	[CFG_TLS_CC_NONE] = "none", [CFG_TLS_CC_REQUEST] = "request", [CFG_TLS_CC_REQUIRE] = "require",
+};
 /* The first name of a program is the one cfg_dump() writes. */
 static const struct { const char *name; uint32_t prog; } cfg_prog_names[] = {
 	{ "nfs", CFG_PROG_NFS }, { "mount", CFG_PROG_MOUNT }, { "mountd", CFG_PROG_MOUNT },
@@ -129,6 +135,19 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_reject_auth_none) },
 	{ KEY(GATEWAY, "ready_when", ENUM), RANGE(0, CFG_READY_ANY), .ky_def = CFG_READY_NFS,
 	  .ky_names = cfg_ready_when_names, MEMBER(cfg, cf_ready_when) },
+	/* RPC-with-TLS (frontend-tcp/fe_tls.c): turning it on or off needs a
+	 * restart; every reload reads the files again into a new context for
+	 * new handshakes (established sessions keep theirs). */
+	{ KEY(GATEWAY, "tls", ENUM), RANGE(0, CFG_TLS_REQUIRED), .ky_def = CFG_TLS_OFF,
+	  .ky_names = cfg_tls_names, MEMBER(cfg, cf_tls), RESTART(NULL) },
+	{ KEY(GATEWAY, "tls_cert", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_cert) },
+	{ KEY(GATEWAY, "tls_key", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_key) },
+	{ KEY(GATEWAY, "tls_ca", PATH), .ky_def_text = "", MEMBER(cfg, cf_tls_ca) },
+	{ KEY(GATEWAY, "tls_client_cert", ENUM), RANGE(0, CFG_TLS_CC_REQUIRE),
+	  .ky_def = CFG_TLS_CC_NONE, .ky_names = cfg_tls_client_cert_names,
+	  MEMBER(cfg, cf_tls_client_cert) },
+	{ KEY(GATEWAY, "tls_allow_identity", NAMES), .ky_def_text = "",
+	  MEMBER(cfg, cf_tls_allow_identity) },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,
@@ -616,6 +635,10 @@ void cfg_key_hint(const struct cfg_key *k, char *buf, size_t len)
 	case CFG_KT_PATH:
 		snprintf(buf, len, "an absolute path below %zu bytes, or empty for off", k->ky_size);
 		break;
+	case CFG_KT_NAMES:
+		snprintf(buf, len, "names (letters, digits, . - _ : @ *) separated by blanks or "
+			 "commas, below %zu bytes; or empty", k->ky_size);
+		break;
 	case CFG_KT_LISTEN:
 	case CFG_KT_ADDR:
 		snprintf(buf, len, "ADDRESS[:PORT], IPv6 as [ADDR]:PORT%s",
@@ -664,6 +687,7 @@ void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj
 	case CFG_KT_HOST:
 	case CFG_KT_PATH:
 	case CFG_KT_ADDR:
+	case CFG_KT_NAMES:
 		snprintf(buf, len, "%s", (const char *)obj + k->ky_off);
 		break;
 	case CFG_KT_LISTEN:	/* several lines: cfg_dump() writes them */

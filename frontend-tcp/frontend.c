@@ -51,6 +51,7 @@
 #include "client.h"
 #include "config.h"
 #include "fe_admit.h"
+#include "fe_tls.h"
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
@@ -81,6 +82,7 @@ struct fe_frontend {
 	uint64_t fe_next_id;
 	unsigned fe_reserve;		/* pool buffers left to replies */
 	struct fe_pw *fe_pw;		/* sockets waiting for a PROXY header */
+	struct fe_tls *fe_tls;		/* RPC-with-TLS context; NULL: tls = off */
 	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
 	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
 };
@@ -107,6 +109,7 @@ struct fe_conn {
 	uint64_t fc_rec_start_ms;	/* when the partial record began */
 	uint8_t fc_src[16];		/* admitted source address (fe_adm_addr16) */
 	bool fc_has_src;		/* counts against max_conns_per_source */
+	struct fe_tls_conn *fc_tls;	/* RPC-with-TLS state (fe_tls.h); NULL: tls = off */
 	TAILQ_ENTRY(fe_conn) fc_link;
 };
 
@@ -121,6 +124,7 @@ void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 	struct fe_conn *c;
 
 	fe->fe_p.fp_cfg = cf;
+	fe_tls_set_cfg(fe->fe_tls, cf);
 	/* New caps and timeouts may allow reading, or end an idle wait. */
 	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
 		fe_conn_update(c);
@@ -171,6 +175,7 @@ static void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason
 	gw_client_close(c->fc_cl);
 	gw_rec_release(fe->fe_p.fp_pool, &c->fc_rec);
 	gw_rx_destroy(&c->fc_rx);
+	fe_tls_conn_free(c->fc_tls);
 	close(c->fc_fd);
 	TAILQ_REMOVE(&fe->fe_conns, c, fc_link);
 	fe->fe_nconns--;
@@ -212,6 +217,7 @@ static void fe_cop_info(void *arg, struct gw_client_info *ci)
 	ci->gci_idle_ms = gw_now_ms() - c->fc_last_ms;
 	ci->gci_rx_bytes = c->fc_rx.rx_bytes;
 	ci->gci_paused = !c->fc_reading;
+	fe_tls_info(c->fc_tls, ci->gci_tls, sizeof(ci->gci_tls), ci->gci_tls_id, sizeof(ci->gci_tls_id));
 }
 
 /* The gateway gave up on one of the client's calls (call_timeout). */
@@ -335,6 +341,16 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 		case GW_RX_RECORD:
 			records++;
 			c->fc_last_ms = gw_now_ms();
+			if (c->fc_tls) {	/* the AUTH_TLS probe and tls = required */
+				int r = fe_tls_on_record(c->fc_tls, &c->fc_rx, &c->fc_rec, fe_conn_quiet(c));
+
+				if (r < 0) {
+					fe_conn_close(c, GW_CTR__COUNT, "RPC-with-TLS rules");
+					return;
+				}
+				if (r == 0)
+					continue;
+			}
 			if (gw_on_record(c->fc_cl, &c->fc_rec) < 0) {
 				fe_conn_close(c, GW_CTR_CLIENT_GARBAGE, "record is not an RPC call");
 				return;
@@ -479,7 +495,7 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			n += k;
 		}
 		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_SYS_CLIENT_WRITEV);
-		w = writev(fd, iov, (int)n);
+		w = c->fc_tls ? fe_tls_writev(c->fc_tls, iov, n) : writev(fd, iov, (int)n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -581,6 +597,13 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
 			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
 	gw_rec_init(&c->fc_rec);
+	if (fe->fe_tls) {
+		c->fc_tls = fe_tls_conn_new(fe->fe_tls, fd, c->fc_name, c->fc_rev);
+		if (!c->fc_tls)
+			goto err_tls;
+		c->fc_rx.rx_src = fe_tls_recv;
+		c->fc_rx.rx_src_arg = c->fc_tls;
+	}
 	TAILQ_INIT(&c->fc_outq);
 	c->fc_last_ms = gw_now_ms();
 	TAILQ_INSERT_TAIL(&fe->fe_conns, c, fc_link);
@@ -595,6 +618,8 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	fe_listen_update(fe);
 	return c;
 
+err_tls:
+	event_free(c->fc_timer);
 err_timer:
 	event_free(c->fc_wev);
 err_wev:
@@ -825,6 +850,16 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
 	TAILQ_INIT(&fe->fe_blocked);
 	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
+	if (fe->fe_pw && fe->fe_pressure) {
+		struct fe_tls_params tp = { p->fp_base, p->fp_log, p->fp_stats };
+		char err[512];
+
+		if (fe_tls_new(p->fp_cfg, &tp, &fe->fe_tls, err, sizeof(err)) < 0) {
+			gw_err(p->fp_log, "%s", err);
+			fe_pw_free(fe->fe_pw);
+			fe->fe_pw = NULL;
+		}
+	}
 	if (!fe->fe_pw || !fe->fe_pressure) {
 		if (fe->fe_pw)
 			fe_pw_free(fe->fe_pw);
@@ -853,5 +888,6 @@ void fe_free(struct fe_frontend *fe)
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
 	event_free(fe->fe_pressure);
+	fe_tls_free(fe->fe_tls);
 	free(fe);
 }

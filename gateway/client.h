@@ -71,6 +71,8 @@ struct gw_client_info {
 	uint64_t gci_done;		/* forwarded calls replied to */
 	uint64_t gci_done_bytes;	/* their call and reply bytes */
 	uint64_t gci_done_us;		/* their durations, summed */
+	char gci_tls[12];		/* RPC-with-TLS state: off, plain, handshake, tls, refused */
+	char gci_tls_id[64];		/* verified client certificate's name, or "" */
 };
 
 /* Implemented by the frontend; arg is the one given to gw_client_open. */

@@ -152,6 +152,9 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	gw_jadd(o, "ready_reason", gw_jstr(why));
 	gw_jadd(o, "log_level", gw_jstr(lvl));
 	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_nclients(gw)));
+	gw_jadd(o, "tls", gw_jstr(cf->cf_tls == CFG_TLS_REQUIRED ? "required"
+				  : cf->cf_tls == CFG_TLS_ALLOWED ? "allowed" : "off"));
+	gw_jadd(o, "tls_cert_expiry", json_object_new_int64(st->gs_tls_cert_expiry));
 	gw_jadd(o, "calls_in_flight", json_object_new_int64(gw_ctx_ncalls(gw) -
 							     gw_ctx_calls_avail(gw)));
 	/* The values a reload changes, as running now. */
@@ -212,6 +215,19 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 			    cf->cf_bytes_per_client, cf->cf_held_calls, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
 			    st->gs_ctr[GW_CTR_RELOAD_INVALID] + st->gs_ctr[GW_CTR_RELOAD_RESTART] +
 			    st->gs_ctr[GW_CTR_RELOAD_FAILED]);
+	if (cf->cf_tls != CFG_TLS_OFF) {
+		time_t end = (time_t)st->gs_tls_cert_expiry;
+		struct tm tm;
+		char date[32] = "?";
+
+		if (end && gmtime_r(&end, &tm))
+			strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+		evbuffer_add_printf(o, "tls: %s, client certificates %s; certificate expires %s "
+				    "(in %.1f days)\n", cf->cf_tls == CFG_TLS_REQUIRED ? "required" : "allowed",
+				    cf->cf_tls_client_cert == CFG_TLS_CC_REQUIRE ? "required"
+				    : cf->cf_tls_client_cert == CFG_TLS_CC_REQUEST ? "requested" : "not asked",
+				    date, (double)(st->gs_tls_cert_expiry - (int64_t)time(NULL)) / 86400.0);
+	}
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
 
@@ -438,6 +454,8 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 			gw_jadd(c, "bytes_done", json_object_new_uint64(ci[i].gci_done_bytes));
 			gw_jadd(c, "mean_us", json_object_new_uint64(gw_ctl_top_key(&ci[i],
 								    GW_TOP_LATENCY)));
+			gw_jadd(c, "tls", gw_jstr(ci[i].gci_tls));
+			gw_jadd(c, "tls_identity", gw_jstr(ci[i].gci_tls_id));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
@@ -454,13 +472,14 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	} else {
-		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %s\n", "id", "peer", "calls",
-				    "queued", "received", "idle_s", "paused");
+		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %s\n", "id", "peer", "calls",
+				    "queued", "received", "idle_s", "paused", "tls");
 		for (unsigned i = 0; i < n; i++)
-			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %s\n",
+			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %s%s%s\n",
 					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
 					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
-					    ci[i].gci_paused ? "yes" : "no");
+					    ci[i].gci_paused ? "yes" : "no", ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
+					    ci[i].gci_tls_id[0] ? " " : "", ci[i].gci_tls_id);
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	}

@@ -187,6 +187,21 @@ enum gw_ctr {
 	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
 	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
 	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
+	/* RPC-with-TLS (frontend-tcp/fe_tls.h) */
+	GW_CTR_TLS_PROBES,		/* AUTH_TLS probes answered STARTTLS */
+	GW_CTR_TLS_HANDSHAKES,		/* TLS sessions established */
+	GW_CTR_TLS_KTLS_TX,		/* of them, sending through kernel TLS */
+	GW_CTR_TLS_KTLS_RX,		/* of them, receiving through kernel TLS */
+	/* tls_refused_total{reason}: in enum fe_tls_reason order */
+	GW_CTR_TLS_REFUSED_PLAINTEXT,	/* call before TLS on tls = required: AUTH_TOOWEAK, closed */
+	GW_CTR_TLS_REFUSED_EARLY_DATA,	/* bytes after the probe, before its reply was read */
+	GW_CTR_TLS_REFUSED_PROBE_BUSY,	/* probe with calls in flight or replies queued */
+	GW_CTR_TLS_REFUSED_NOT_TLS,	/* no TLS handshake record after the probe */
+	GW_CTR_TLS_REFUSED_VERSION,	/* client offers no TLS 1.3 */
+	GW_CTR_TLS_REFUSED_ALPN,	/* client offers no ALPN "sunrpc" */
+	GW_CTR_TLS_REFUSED_CLIENT_CERT,	/* client certificate missing or not verified */
+	GW_CTR_TLS_REFUSED_HANDSHAKE,	/* any other handshake failure */
+	GW_CTR_TLS_REFUSED_IDENTITY,	/* client certificate names no tls_allow_identity */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);
@@ -230,6 +245,7 @@ struct gw_stats {
 	struct gw_proc_stat gs_proc[GW_STATS_PROCS];
 	uint64_t gs_proc_overflow;	/* calls not counted: table full */
 	uint64_t gs_nfs4_op[GW_NFS4_OPS];
+	int64_t gs_tls_cert_expiry;	/* gauge: Unix time the served TLS certificate ends; 0 none */
 };
 /* metrics.c */
 uint64_t gw_now_us(void);

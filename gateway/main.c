@@ -29,6 +29,7 @@
 
 #include "call.h"
 #include "config.h"
+#include "fe_tls.h"
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
@@ -478,6 +479,11 @@ int main(int argc, char **argv)
 
 		if (!cf) {
 			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		if (fe_tls_check_cfg(cf, err, sizeof(err)) < 0) {	/* the files tls_* name */
+			fprintf(stderr, "%s\n", err);
+			cfg_free(cf);
 			return 1;
 		}
 		if (dump)

@@ -289,7 +289,7 @@ enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
-	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F__COUNT
+	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -342,6 +342,15 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			"undecodable under squash).", "action" },
 	[F_GSS_WAIT] = { "gss_xid_waits_total", "RPCSEC_GSS calls that waited because their XID "
 			 "(kept to the server) was busy on the backend.", NULL },
+	[F_TLS] = { "tls_total", "RPC-with-TLS (RFC 9289) on the client leg: probe (AUTH_TLS probes "
+		    "answered STARTTLS), handshake (TLS sessions established).", "event" },
+	[F_TLS_KTLS] = { "tls_ktls_total", "TLS sessions whose records the kernel (kTLS) sends (tx) "
+			 "or receives (rx); the rest go through OpenSSL in user space.", "dir" },
+	[F_TLS_REFUSED] = { "tls_refused_total", "Client connections closed by the RPC-with-TLS rules, "
+			    "by reason: plaintext (call before TLS on tls = required), early_data (bytes "
+			    "after the probe), probe_busy (probe with calls in flight), not_tls (no "
+			    "ClientHello), version (no TLS 1.3), alpn (no \"sunrpc\"), client_cert, "
+			    "handshake (other), identity (not in tls_allow_identity).", "reason" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -411,6 +420,19 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB_SESSIONS_BOUND] = { F_CB, "sessions_bound" },
 	[GW_CTR_ADMIN_BAD_METHOD] = { F_ADMIN_REFUSED, "method" },
 	[GW_CTR_GSS_XID_WAIT] = { F_GSS_WAIT, NULL },
+	[GW_CTR_TLS_PROBES] = { F_TLS, "probe" },
+	[GW_CTR_TLS_HANDSHAKES] = { F_TLS, "handshake" },
+	[GW_CTR_TLS_KTLS_TX] = { F_TLS_KTLS, "tx" },
+	[GW_CTR_TLS_KTLS_RX] = { F_TLS_KTLS, "rx" },
+	[GW_CTR_TLS_REFUSED_PLAINTEXT] = { F_TLS_REFUSED, "plaintext" },
+	[GW_CTR_TLS_REFUSED_EARLY_DATA] = { F_TLS_REFUSED, "early_data" },
+	[GW_CTR_TLS_REFUSED_PROBE_BUSY] = { F_TLS_REFUSED, "probe_busy" },
+	[GW_CTR_TLS_REFUSED_NOT_TLS] = { F_TLS_REFUSED, "not_tls" },
+	[GW_CTR_TLS_REFUSED_VERSION] = { F_TLS_REFUSED, "version" },
+	[GW_CTR_TLS_REFUSED_ALPN] = { F_TLS_REFUSED, "alpn" },
+	[GW_CTR_TLS_REFUSED_CLIENT_CERT] = { F_TLS_REFUSED, "client_cert" },
+	[GW_CTR_TLS_REFUSED_HANDSHAKE] = { F_TLS_REFUSED, "handshake" },
+	[GW_CTR_TLS_REFUSED_IDENTITY] = { F_TLS_REFUSED, "identity" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
 	[GW_CTR_LOCAL_SYSTEM_ERR] = { F_LOCAL, "system_err" },
@@ -758,6 +780,9 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 		       "RDMA leg: call handed to the RDMA backend to its reply.",
 		       &st->gs_hist[GW_HIST_RDMA]);
 	gw_ops_render(o, st);
+	gw_head(o, "tls_cert_expiry_seconds", "gauge", "Unix time the TLS certificate the gateway "
+		"serves (tls_cert) expires; 0 without TLS.");
+	evbuffer_add_printf(o, P "tls_cert_expiry_seconds %" PRId64 "\n", st->gs_tls_cert_expiry);
 	if (!gw)
 		return;
 	gw_backend_hist_render(o, gw);

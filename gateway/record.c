@@ -378,7 +378,8 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 			}
 		}
 		rx->rx_recvs++;
-		n = recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
+		n = rx->rx_src ? rx->rx_src(rx->rx_src_arg, b->gb_data + b->gb_used, b->gb_size - b->gb_used)
+			       : recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
 		if (n > 0) {
 			rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;
 			b->gb_used += (uint32_t)n;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "chunking.h"
 #include "pool.h"
@@ -45,6 +46,10 @@ struct gw_rx {
 	uint64_t rx_recvs;		/* recv() calls made; the owner counts and clears */
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
+	/* Byte source in place of recv(fd) (RPC-with-TLS, frontend-tcp/fe_tls.h),
+	 * same semantics; a short count must mean drained.  NULL: recv(). */
+	ssize_t (*rx_src)(void *arg, void *buf, size_t len);
+	void *rx_src_arg;
 };
 /* Server side (transports): no promise, may use the reserve. */
 void gw_rx_init(struct gw_rx *rx, struct gw_pool *p, uint32_t max_record);
