@@ -163,8 +163,17 @@ int be_dev_get(struct be_ctx *ctx, struct ibv_context *verbs)
 		return -EIO;
 	}
 	ctx->cx_dev[d]->dv_refs = 1;
-	LIST_FOREACH(rg, &ctx->cx_regions, rg_link)
-		region_reg_dev(rg, d);
+	LIST_FOREACH(rg, &ctx->cx_regions, rg_link) {
+		int rc = region_reg_dev(rg, d);
+
+		/* Without its regions (the pool) the device could only register
+		 * per call: refuse it, so the connection fails and is retried,
+		 * and region_reg_dev's line says why (often RLIMIT_MEMLOCK). */
+		if (rc < 0) {
+			be_dev_put(ctx, d);
+			return rc;
+		}
+	}
 	return d;
 }
 

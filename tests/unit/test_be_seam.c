@@ -275,14 +275,16 @@ static int f_query_device(struct ibv_context *v, struct ibv_device_attr *a)
 }
 static struct ibv_pd *f_alloc_pd(struct ibv_context *v) { (void)v; return &F.pd; }
 static int f_dealloc_pd(struct ibv_pd *pd) { (void)pd; return 0; }
-static bool f_reg_enomem;	/* reg_mr fails as past RLIMIT_MEMLOCK (survives bench_up) */
+/* reg_mr of this many bytes (SIZE_MAX: of any) fails as past RLIMIT_MEMLOCK;
+ * 0: none (survives bench_up). */
+static size_t f_reg_enomem;
 static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int acc)
 {
 	struct ibv_mr *mr;
 
 	(void)pd;
 	(void)acc;
-	if (f_reg_enomem) {
+	if (f_reg_enomem == SIZE_MAX || f_reg_enomem == len) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -1221,17 +1223,32 @@ static void t11_no_allocation_per_call(void **state)
 }
 
 /* 13. Registration refused for locked memory (ENOMEM, as the kernel does
- * past RLIMIT_MEMLOCK without CAP_IPC_LOCK): the connection's buffers and a
- * region each log a line naming the limit in force and LimitMEMLOCK=; the
- * connection fails (and is retried), nothing crashes. */
+ * past RLIMIT_MEMLOCK without CAP_IPC_LOCK): a region, a connection's
+ * buffers, and a region when a device is opened again each log a line
+ * naming the limit in force and LimitMEMLOCK=.  A device whose regions do
+ * not register is not used: the connection fails and is retried (it would
+ * otherwise come up and register every call on its own); nothing crashes. */
+static unsigned memlock_lines(void)
+{
+	unsigned named = 0;
+
+	for (unsigned i = 0; i < LG.n && i < 8; i++)
+		if (LG.lvl[i] == BE_LOG_ERR && strstr(LG.msg[i], "ibv_reg_mr(") &&
+		    strstr(LG.msg[i], "RLIMIT_MEMLOCK (memlock, now ") && strstr(LG.msg[i], "LimitMEMLOCK="))
+			named++;
+	return named;
+}
+
 static void t13_memlock_named(void **state)
 {
 	static char buf[65536];
 	int level = BE_LOG_DEBUG;
 	struct rlimit old, low;
 	struct be_config cfg;
+	struct be_region *rg;
 	struct bench b;
-	unsigned named = 0;
+	struct fconn *fc;
+	char want[160];
 
 	(void)state;
 	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &old), 0);
@@ -1243,33 +1260,47 @@ static void t13_memlock_named(void **state)
 	cfg.bc_log_fn = on_log;
 	cfg.bc_log_arg = &LG;
 	cfg.bc_log_level = &level;
+
 	/* a region, with the device open (a connection up) */
 	bench_up(&b, &cfg);
 	LG.n = 0;
-	f_reg_enomem = true;
+	f_reg_enomem = sizeof(buf);
 	assert_null(be_region_register(b.ctx, buf, sizeof(buf)));
 	assert_int_equal(errno, ENOMEM);
-	assert_true(LG.n >= 1);
-	assert_int_equal(LG.lvl[0], BE_LOG_ERR);
-	{
-		char want[160];
+	assert_int_equal(memlock_lines(), 1);
+	snprintf(want, sizeof(want), "ibv_reg_mr(65536 bytes) failed: %s: registered memory is "
+		 "locked and counted against RLIMIT_MEMLOCK (memlock, now %llu bytes)",
+		 strerror(ENOMEM), (unsigned long long)low.rlim_cur);
+	if (!strstr(LG.msg[0], want))
+		fail_msg("'%s' lacks '%s'", LG.msg[0], want);
 
-		snprintf(want, sizeof(want), "ibv_reg_mr(65536 bytes) failed: %s: registered memory is "
-			 "locked and counted against RLIMIT_MEMLOCK (memlock, now %llu bytes)",
-			 strerror(ENOMEM), (unsigned long long)low.rlim_cur);
-		if (!strstr(LG.msg[0], want))
-			fail_msg("'%s' lacks '%s'", LG.msg[0], want);
-	}
+	/* registered while it fits; the connection lost; the device opened
+	 * again cannot register it: no connection comes up */
+	f_reg_enomem = 0;
+	rg = be_region_register(b.ctx, buf, sizeof(buf));
+	assert_non_null(rg);
+	f_reg_enomem = sizeof(buf);
+	fc = cur();
+	LG.n = 0;
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
+		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	for (unsigned i = 0; i < 100 && memlock_lines() == 0; i++)
+		spin(&b, 10);
+	spin(&b, 20);
+	assert_true(memlock_lines() >= 1);
+	assert_int_equal(b.ev[BE_POOL_UP], 1);	/* the first connection only */
+	assert_false(be_pool_up(b.pool));
+	be_region_unregister(rg);
 	bench_down(&b);
+
 	/* a connection's send and receive buffers */
 	memset(&LG, 0, sizeof(LG));
+	f_reg_enomem = SIZE_MAX;
 	bench_up(&b, &cfg);
-	for (unsigned i = 0; i < LG.n && i < 8; i++)
-		if (strstr(LG.msg[i], "ibv_reg_mr(") && strstr(LG.msg[i], "RLIMIT_MEMLOCK (memlock, now ") &&
-		    strstr(LG.msg[i], "LimitMEMLOCK="))
-			named++;
-	assert_true(named >= 1);
-	f_reg_enomem = false;
+	assert_true(memlock_lines() >= 1);
+	assert_false(be_pool_up(b.pool));
+	f_reg_enomem = 0;
 	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &old), 0);
 	bench_down(&b);
 }
