@@ -403,6 +403,8 @@ static int conn_setup_qp(struct be_conn *cn)
 	memset(cn->cn_mem, 0, cn->cn_memlen);
 	cn->cn_mr = be_vx()->reg_mr(ctx->cx_dev[d]->dv_pd, cn->cn_mem, cn->cn_memlen,
 			       IBV_ACCESS_LOCAL_WRITE);
+	if (!cn->cn_mr)
+		be_reg_fail_log(ctx, pool, cn->cn_memlen, errno);
 	cn->cn_rbufs = aligned_alloc(16, cn->cn_nrecv * sizeof(struct be_rbuf));
 	cn->cn_sfree = calloc(cn->cn_nsend, sizeof(unsigned));
 	/* Per-post state: a call in flight holds a credit, a reply held holds

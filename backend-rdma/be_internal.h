@@ -399,6 +399,9 @@ int be_dev_get(struct be_ctx *ctx, struct ibv_context *verbs);
 void be_dev_put(struct be_ctx *ctx, int d);
 int be_reg_span(struct be_conn *cn, struct be_call *ca, const struct be_span *sp, int acc,
 		    struct be_handle *hd, struct ibv_send_wr *binds, unsigned *nbinds);
+/* ibv_reg_mr of len bytes failed with err: logged, naming the locked-memory
+ * limit when that is the likely cause (ENOMEM, EAGAIN); pool may be NULL. */
+void be_reg_fail_log(struct be_ctx *ctx, const struct be_pool *pool, size_t len, int err);
 
 /* be_call.c */
 void be_call_set_state(struct be_call *ca, enum be_call_state st);

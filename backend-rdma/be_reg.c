@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,26 @@ static int region_access(const struct be_ctx *ctx)
 	}
 }
 
+void be_reg_fail_log(struct be_ctx *ctx, const struct be_pool *pool, size_t len, int err)
+{
+	struct rlimit rl;
+	char lim[32] = "unlimited";
+
+	if (err != ENOMEM && err != EAGAIN) {
+		be_log(ctx, pool, BE_LOG_ERR, __func__, "ibv_reg_mr(%zu bytes) failed: %s", len,
+		       strerror(err));
+		return;
+	}
+	/* Registered memory is pinned and charged to RLIMIT_MEMLOCK (without
+	 * CAP_IPC_LOCK): the usual cause, so the line says which limit. */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), "%llu bytes", (unsigned long long)rl.rlim_cur);
+	be_log(ctx, pool, BE_LOG_ERR, __func__, "ibv_reg_mr(%zu bytes) failed: %s: registered "
+	       "memory is locked and counted against RLIMIT_MEMLOCK (memlock, now %s); raise "
+	       "LimitMEMLOCK= of the unit or ulimit -l to buffers x buffer_size plus the "
+	       "connections' buffers (docs/operations.md, Locked memory)", len, strerror(err), lim);
+}
+
 static int region_reg_dev(struct be_region *rg, int d)
 {
 	struct be_ctx *ctx = rg->rg_ctx;
@@ -48,8 +69,10 @@ static int region_reg_dev(struct be_region *rg, int d)
 		return 0;
 	rg->rg_mr[d] = be_vx()->reg_mr(ctx->cx_dev[d]->dv_pd, rg->rg_addr, rg->rg_len, acc);
 	if (!rg->rg_mr[d]) {
-		CTX_LOG(ERR, ctx, "ibv_reg_mr(%zu bytes) failed: %s", rg->rg_len, strerror(errno));
-		return -errno;
+		int err = errno;
+
+		be_reg_fail_log(ctx, NULL, rg->rg_len, err);
+		return -err;
 	}
 	return 0;
 }
@@ -140,8 +163,17 @@ int be_dev_get(struct be_ctx *ctx, struct ibv_context *verbs)
 		return -EIO;
 	}
 	ctx->cx_dev[d]->dv_refs = 1;
-	LIST_FOREACH(rg, &ctx->cx_regions, rg_link)
-		region_reg_dev(rg, d);
+	LIST_FOREACH(rg, &ctx->cx_regions, rg_link) {
+		int rc = region_reg_dev(rg, d);
+
+		/* Without its regions (the pool) the device could only register
+		 * per call: refuse it, so the connection fails and is retried,
+		 * and region_reg_dev's line says why (often RLIMIT_MEMLOCK). */
+		if (rc < 0) {
+			be_dev_put(ctx, d);
+			return rc;
+		}
+	}
 	return d;
 }
 

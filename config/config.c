@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <ini.h>
 
@@ -196,6 +198,23 @@ static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line)
 	return true;
 }
 
+/* unix:PATH: an absolute path of name characters (a ';' or '#' would not
+ * survive the dump), short enough for sun_path. */
+static bool cfg_parse_unix(const char *path, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+	size_t n = strlen(path);
+
+	if (path[0] != '/' || n >= sizeof(sun->sun_path) ||
+	    path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-/")])
+		return false;
+	memset(ss, 0, sizeof(*ss));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, n + 1);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	return true;
+}
+
 /* Set one key of obj (the struct cfg, a backend or a route) from its text. */
 static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *obj,
 			const char *value, int line)
@@ -241,8 +260,10 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		return cfg_add_listen(cp, value, line);
 	case CFG_KT_ADDR:
 		if (value[0] && (strlen(value) >= k->ky_size ||
-				 !cfg_parse_sockaddr(value, CFG_ADMIN_PORT, &cf->cf_admin_addr,
-						     &cf->cf_admin_addrlen)))
+				 !(strncmp(value, "unix:", 5) ?
+				   cfg_parse_sockaddr(value, CFG_ADMIN_PORT, &cf->cf_admin_addr,
+						      &cf->cf_admin_addrlen) :
+				   cfg_parse_unix(value + 5, &cf->cf_admin_addr, &cf->cf_admin_addrlen))))
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
@@ -323,6 +344,30 @@ static bool cfg_section_start(struct cfg_parser *cp, const char *section, int li
 	return cfg_fail(cp, line, "unknown section [%s] (gateway, backend NAME, route NAME)", section);
 }
 
+/* A key and its alias (CFG_KF_NEGATE) set one member: when the other was
+ * given too, this value must set the member to what it already holds. */
+static bool cfg_alias_agrees(struct cfg_parser *cp, const struct cfg_key *k, const void *obj,
+			     const char *value, const int *seen, int line)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+	uint64_t v;
+
+	if (!cfg_key_is_number(k) || !cfg_key_number(k, value, &v))
+		return true;	/* cfg_key_set() reports a bad value */
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_key *o = &keys[i];
+
+		if (o != k && o->ky_section == k->ky_section && o->ky_off == k->ky_off &&
+		    seen[cfg_key_index(o)] && cfg_key_get(o, obj) != v)
+			return cfg_fail(cp, line, "%s = %s contradicts %s at line %d (%s = yes is %s = no)",
+					k->ky_name, value, o->ky_name, seen[cfg_key_index(o)],
+					(k->ky_flags & CFG_KF_NEGATE ? k : o)->ky_name,
+					(k->ky_flags & CFG_KF_NEGATE ? o : k)->ky_name);
+	}
+	return true;
+}
+
 static int cfg_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct cfg_parser *cp = user;
@@ -357,6 +402,8 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		return cfg_fail(cp, line, "%s: duplicate key in %s (first at line %d)", name, label,
 				seen[cfg_key_index(k)]);
 	seen[cfg_key_index(k)] = line;
+	if (!cfg_alias_agrees(cp, k, obj, value, seen, line))
+		return 0;
 	return cfg_key_set(cp, k, obj, value, line);
 }
 

@@ -136,8 +136,9 @@ struct cfg {
 	unsigned cf_call_timeout_ms;	/* no server reply by then: client closed; 0 never */
 	/* operations (gateway/admin.c, gateway/control.c) */
 	char cf_admin_listen[CFG_HOST_MAX + 8];	/* HTTP /metrics /healthz /readyz; "" = off */
-	struct sockaddr_storage cf_admin_addr;
+	struct sockaddr_storage cf_admin_addr;	/* AF_UNIX for "unix:PATH" */
 	socklen_t cf_admin_addrlen;
+	char cf_admin_token_file[108];	/* bearer token every admin request needs; "" = none */
 	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
 	bool cf_rpcbind_register;	/* register the listeners with the local rpcbind */
 	/* admission, checked at accept on every listener (frontend-tcp/fe_admit.c) */
@@ -186,7 +187,7 @@ enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_HOST,		/* host name or address, not empty */
 	CFG_KT_PATH,		/* absolute path, or empty for off */
 	CFG_KT_LISTEN,		/* ADDRESS[:PORT] added to cf_listen */
-	CFG_KT_ADDR,		/* ADDRESS[:PORT] or empty: the text, and cf_admin_addr */
+	CFG_KT_ADDR,		/* ADDRESS[:PORT], unix:PATH or empty: the text, and cf_admin_addr */
 	CFG_KT_PROG,		/* RPC program: number or name */
 	CFG_KT_VERSIONS,	/* N or LOW-HIGH: cr_vers_low, cr_vers_high */
 	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
@@ -201,6 +202,10 @@ enum cfg_reload {
 };
 #define CFG_KF_REQUIRED	0x1u	/* the section needs it (no default) */
 #define CFG_KF_REPEAT	0x2u	/* may be given several times */
+/* BOOL: the file's value is the negation of the member's (ky_def is the
+ * member's), an alias of the key of the section that shares the member
+ * ("insecure" of "secure_port"); both given must agree. */
+#define CFG_KF_NEGATE	0x4u
 struct cfg_key {
 	enum cfg_section ky_section;
 	const char *ky_name;

@@ -109,6 +109,9 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_call_timeout_ms) },
 	{ KEY(GATEWAY, "admin_listen", ADDR), .ky_def_text = CFG_DEFAULT_ADMIN,
 	  MEMBER(cfg, cf_admin_listen), RESTART(NULL) },
+	/* Read once at start (gateway/admin.c): a new token needs a restart. */
+	{ KEY(GATEWAY, "admin_token_file", PATH), .ky_def_text = "",
+	  MEMBER(cfg, cf_admin_token_file), RESTART(NULL) },
 	{ KEY(GATEWAY, "control_socket", PATH), .ky_def_text = CFG_DEFAULT_CONTROL,
 	  MEMBER(cfg, cf_control_socket), RESTART(NULL) },
 	/* Registrations are made once at start (rpcb_reg.c). */
@@ -119,6 +122,9 @@ static const struct cfg_key cfg_key_table[] = {
 	{ KEY(GATEWAY, "allow", NETS), .ky_def_text = "", MEMBER(cfg, cf_allow) },
 	{ KEY(GATEWAY, "deny", NETS), .ky_def_text = "", MEMBER(cfg, cf_deny) },
 	{ KEY(GATEWAY, "secure_port", BOOL), RANGE(0, 1), .ky_def = 1,
+	  MEMBER(cfg, cf_secure_port) },
+	/* exports(5)'s name for secure_port = no */
+	{ KEY(GATEWAY, "insecure", BOOL), RANGE(0, 1), .ky_def = 1, .ky_flags = CFG_KF_NEGATE,
 	  MEMBER(cfg, cf_secure_port) },
 	{ KEY(GATEWAY, "max_conns_per_source", UINT), RANGE(1, 1u << 20), .ky_def = 64,
 	  MEMBER(cfg, cf_max_conns_per_source) },
@@ -507,7 +513,7 @@ bool cfg_key_number(const struct cfg_key *k, const char *s, uint64_t *out)
 	case CFG_KT_BOOL:
 		if (!parse_bool(s, &b))
 			return false;
-		v = b;
+		v = b ^ !!(k->ky_flags & CFG_KF_NEGATE);
 		break;
 	case CFG_KT_ENUM:
 		if (!parse_name(k->ky_names, (unsigned)k->ky_max + 1, s, &u))
@@ -642,7 +648,7 @@ void cfg_key_hint(const struct cfg_key *k, char *buf, size_t len)
 	case CFG_KT_LISTEN:
 	case CFG_KT_ADDR:
 		snprintf(buf, len, "ADDRESS[:PORT], IPv6 as [ADDR]:PORT%s",
-			 k->ky_type == CFG_KT_ADDR ? ", or empty for off" : "");
+			 k->ky_type == CFG_KT_ADDR ? ", unix:/ABSOLUTE/PATH, or empty for off" : "");
 		break;
 	case CFG_KT_PROG:
 		snprintf(buf, len, "a number or nfs, mount, nlm, nsm, nfs_acl");
@@ -679,7 +685,7 @@ void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj
 		fmt_duration(v, buf, len);
 		break;
 	case CFG_KT_BOOL:
-		snprintf(buf, len, "%s", v ? "on" : "off");
+		snprintf(buf, len, "%s", (v ^ !!(k->ky_flags & CFG_KF_NEGATE)) ? "on" : "off");
 		break;
 	case CFG_KT_ENUM:
 		snprintf(buf, len, "%s", v <= k->ky_max ? k->ky_names[v] : "?");

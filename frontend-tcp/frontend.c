@@ -815,7 +815,10 @@ int fe_listen_cfg(struct fe_frontend *fe)
 		int err = fe_listen_addr(fe, (const struct sockaddr *)&l->cl_addr, l->cl_addrlen);
 
 		if (err < 0) {
-			gw_err(fe->fe_p.fp_log, "listen %s: %s", l->cl_text, strerror(-err));
+			/* A port below 1024 without the capability: say what is missing. */
+			gw_err(fe->fe_p.fp_log, "listen %s: %s%s", l->cl_text, strerror(-err),
+			       err == -EACCES ? " (a port below 1024 needs CAP_NET_BIND_SERVICE: "
+			       "AmbientCapabilities= of the unit, or socket activation)" : "");
 			return err;
 		}
 		gw_info(fe->fe_p.fp_log, "listening on %s", l->cl_text);

@@ -10,8 +10,12 @@
  *                  a call now, 503 "not ready: PATH: REASON (...)" otherwise
  *
  * Anything else is 404; a method other than GET or HEAD is 405.  The
- * listener is for a local scraper: it has no authentication, so it binds to
- * loopback unless told otherwise (a warning at start says when not).
+ * listener is for a scraper: it binds to loopback unless told otherwise (a
+ * warning at start says when an address is not loopback and no token is
+ * set).  admin_listen = unix:PATH serves on a Unix socket of mode 0660
+ * instead, and admin_token_file asks every request for "Authorization:
+ * Bearer TOKEN" (RFC 6750 2.1), compared in constant time; without it the
+ * answer is 401, counted and logged through the per-peer rate limit.
  * Scrapes read the counters the loop keeps; nothing is locked because
  * nothing runs concurrently.
  *
@@ -28,10 +32,15 @@
  * gw_admin_kick).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 
 #include <event2/buffer.h>
@@ -75,6 +84,9 @@ struct gw_admin {
 	struct gw_admin_conn *ad_conns;	/* open connections, at most GW_ADMIN_MAX_CONNS */
 	bool ad_paused;
 	uint16_t ad_port;
+	char ad_unix[sizeof(((struct sockaddr_un *)0)->sun_path)];	/* bound path, to unlink */
+	size_t ad_toklen;		/* 0: no token asked */
+	char ad_token[GW_ADMIN_TOKEN_MAX + 1];
 };
 
 static void gw_admin_gate_put(struct gw_admin_gate *ag)
@@ -247,6 +259,49 @@ static void gw_admin_reply(struct evhttp_request *req, int code, const char *rea
 	evhttp_send_reply(req, code, reason, body);
 }
 
+/* Does the request carry "Bearer <token>"?  The time spent depends on the
+ * token's length only, not on how much of it a guess got right. */
+static bool gw_admin_authorized(const struct gw_admin *ad, struct evhttp_request *req)
+{
+	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	size_t n;
+	unsigned char diff;
+
+	if (!h || strncasecmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	while (*h == ' ')
+		h++;
+	n = strlen(h);
+	diff = n != ad->ad_toklen;
+	for (size_t i = 0; i < ad->ad_toklen; i++)
+		diff |= (unsigned char)(ad->ad_token[i] ^ (i < n ? h[i] : 0));
+	return diff == 0;
+}
+
+/* 401, counted; the line names the peer (its address: a port would make
+ * every connection a new peer of the rate limit). */
+static void gw_admin_refuse(struct gw_admin *ad, struct evhttp_request *req, struct evbuffer *b)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	const char *addr = NULL;
+	ev_uint16_t port = 0;
+	char peer[64];
+
+	gw_stat_inc(gw_ctx_stats(ad->ad_gw), GW_CTR_ADMIN_UNAUTHORIZED);
+	if (evcon)
+		evhttp_connection_get_peer(evcon, (char **)&addr, &port);
+	snprintf(peer, sizeof(peer), "admin %s", ad->ad_unix[0] ? "unix" : addr ? addr : "?");
+	gw_log_client(gw_ctx_log(ad->ad_gw), CFG_LOG_WARN, peer,
+		      "%s: admin request refused: %s bearer token", peer,
+		      evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization") ?
+		      "wrong" : "no");
+	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+			  "Bearer realm=\"rpcrdma-gw\"");
+	evbuffer_add_printf(b, "unauthorized: send Authorization: Bearer TOKEN (admin_token_file)\n");
+	gw_admin_reply(req, 401, "Unauthorized", "text/plain", b);
+}
+
 static void gw_admin_cb(struct evhttp_request *req, void *arg)
 {
 	struct gw_admin *ad = arg;
@@ -262,7 +317,9 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 		return;
 	}
 	n = strcspn(uri, "?");
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
+	if (ad->ad_toklen && !gw_admin_authorized(ad, req)) {
+		gw_admin_refuse(ad, req, b);
+	} else if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
 	    evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
 		gw_stat_inc(st, GW_CTR_ADMIN_BAD_METHOD);
 		evbuffer_add_printf(b, "GET or HEAD only\n");
@@ -291,8 +348,69 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 	evbuffer_free(b);
 }
 
-static bool gw_admin_loopback(const struct sockaddr *sa)
+int gw_admin_token_load(const char *path, char *tok, size_t len, char *err, size_t errlen)
 {
+	char buf[GW_ADMIN_TOKEN_MAX + 3];
+	struct stat st;
+	size_t max;
+	ssize_t n;
+	int rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "admin_token_file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "admin_token_file %s: not a regular file", path);
+		goto bad;
+	}
+	/* Anyone else who can read it can scrape; anyone who can write it can
+	 * lock the scraper out. */
+	if (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) {
+		snprintf(err, errlen, "admin_token_file %s: mode %04o lets group or others read or "
+			 "write it; chmod 0600 (or 0400)", path, (unsigned)(st.st_mode & 07777));
+		goto bad;
+	}
+	/* The longest token, "\r\n" and one byte more: a file that fills it is too long. */
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "admin_token_file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* One line; a trailing newline (echo, editors) is not part of it. */
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n > 0 && buf[n - 1] == '\r')
+		n--;
+	max = len - 1 < GW_ADMIN_TOKEN_MAX ? len - 1 : GW_ADMIN_TOKEN_MAX;
+	if (n < GW_ADMIN_TOKEN_MIN || (size_t)n > max) {
+		snprintf(err, errlen, "admin_token_file %s: the token must be %d to %zu characters",
+			 path, GW_ADMIN_TOKEN_MIN, max);
+		rc = -1;
+	}
+	for (ssize_t i = 0; rc == 0 && i < n; i++)
+		if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f) {
+			snprintf(err, errlen, "admin_token_file %s: the token is one line of printable "
+				 "characters without blanks", path);
+			rc = -1;
+		}
+	if (rc == 0) {
+		memcpy(tok, buf, (size_t)n);
+		tok[n] = '\0';
+	}
+	explicit_bzero(buf, sizeof(buf));
+	return rc;
+bad:
+	close(fd);
+	return -1;
+}
+
+bool gw_admin_local(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_UNIX)
+		return true;
 	if (sa->sa_family == AF_INET)
 		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
 	if (sa->sa_family == AF_INET6) {
@@ -304,19 +422,69 @@ static bool gw_admin_loopback(const struct sockaddr *sa)
 	return false;
 }
 
+/* The listening socket: TCP, or a Unix socket of mode 0660 (a stale one of
+ * an earlier run is replaced).  Returns the fd or -1 with errno. */
+static int gw_admin_socket(struct gw_admin *ad, const struct sockaddr *sa, socklen_t len)
+{
+	const struct sockaddr_un *sun = (const struct sockaddr_un *)sa;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct stat st;
+	int fd, one = 1, err;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (sa->sa_family == AF_UNIX) {
+		if (lstat(sun->sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(sun->sun_path);
+		/* fchmod does not apply to a socket's file: chmod the path after
+		 * bind; until then umask keeps it to the owner. */
+		mode_t old = umask(0177);
+
+		err = bind(fd, sa, len) < 0 ? errno : 0;
+		umask(old);
+		if (!err && (chmod(sun->sun_path, 0660) < 0 || listen(fd, 64) < 0)) {
+			err = errno;
+			unlink(sun->sun_path);
+		}
+		if (!err)
+			snprintf(ad->ad_unix, sizeof(ad->ad_unix), "%s", sun->sun_path);
+	} else {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		err = bind(fd, sa, len) < 0 || listen(fd, 64) < 0 ? errno : 0;
+		if (!err && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+			ad->ad_port = ntohs(ss.ss_family == AF_INET6 ?
+					    ((struct sockaddr_in6 *)&ss)->sin6_port :
+					    ((struct sockaddr_in *)&ss)->sin_port);
+	}
+	if (err) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
-			      const struct sockaddr *sa, socklen_t len)
+			      const struct sockaddr *sa, socklen_t len, const char *token)
 {
 	const struct gw_log *lg = gw_ctx_log(gw);
 	struct gw_admin *ad = calloc(1, sizeof(*ad));
 	struct evhttp_bound_socket *bound;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	int fd = -1, one = 1, err;
+	int fd = -1, err;
 
 	if (!ad)
 		return NULL;
 	ad->ad_gw = gw;
+	if (token) {
+		ad->ad_toklen = strlen(token);
+		if (ad->ad_toklen == 0 || ad->ad_toklen > GW_ADMIN_TOKEN_MAX) {
+			err = EINVAL;
+			goto err_free;
+		}
+		memcpy(ad->ad_token, token, ad->ad_toklen + 1);
+	}
 	ad->ad_gate = calloc(1, sizeof(*ad->ad_gate));
 	ad->ad_http = ad->ad_gate ? evhttp_new(base) : NULL;
 	if (!ad->ad_http) {
@@ -334,37 +502,37 @@ struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
 	evhttp_set_bevcb(ad->ad_http, gw_admin_bev, ad);
 	evhttp_set_gencb(ad->ad_http, gw_admin_cb, ad);
 	evhttp_set_timeout(ad->ad_http, 10);
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = gw_admin_socket(ad, sa, len);
 	if (fd < 0) {
 		err = errno;
 		goto err_http;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, sa, len) < 0 || listen(fd, 64) < 0) {
-		err = errno;
-		goto err_sock;
-	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		ad->ad_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-				    : ((struct sockaddr_in *)&ss)->sin_port);
 	bound = evhttp_accept_socket_with_handle(ad->ad_http, fd);
 	if (!bound) {
 		err = ENOMEM;
 		goto err_sock;
 	}
 	ad->ad_lis = evhttp_bound_socket_get_listener(bound);
-	gw_info(lg, "admin listener on port %u: /metrics /healthz /readyz", ad->ad_port);
-	if (!gw_admin_loopback(sa))
+	if (ad->ad_unix[0])
+		gw_info(lg, "admin listener on unix:%s (mode 0660)%s: /metrics /healthz /readyz",
+			ad->ad_unix, token ? ", bearer token required" : "");
+	else
+		gw_info(lg, "admin listener on port %u%s: /metrics /healthz /readyz", ad->ad_port,
+			token ? ", bearer token required" : "");
+	if (!token && !gw_admin_local(sa))
 		gw_warn(lg, "admin_listen is not a loopback address: /metrics, /healthz and /readyz "
-			"are open to every host that reaches port %u, without authentication",
-			ad->ad_port);
+			"are open to every host that reaches port %u, without authentication "
+			"(set admin_token_file)", ad->ad_port);
 	return ad;
 err_sock:
 	close(fd);
+	if (ad->ad_unix[0])
+		unlink(ad->ad_unix);
 err_http:
 	evhttp_free(ad->ad_http);
 err_free:
 	free(ad->ad_gate);
+	explicit_bzero(ad->ad_token, sizeof(ad->ad_token));
 	free(ad);
 	errno = err;
 	return NULL;
@@ -377,7 +545,10 @@ void gw_admin_free(struct gw_admin *ad)
 	/* Connections still open are finalised later: they see ag_ad NULL. */
 	ad->ad_gate->ag_ad = NULL;
 	evhttp_free(ad->ad_http);	/* closes the bound socket */
+	if (ad->ad_unix[0])
+		unlink(ad->ad_unix);
 	gw_admin_gate_put(ad->ad_gate);
+	explicit_bzero(ad->ad_token, sizeof(ad->ad_token));
 	free(ad);
 }
 

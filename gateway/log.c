@@ -82,6 +82,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_ADMIN_BAD_METHOD] = "admin_bad_method",
 	[GW_CTR_ADMIN_CONN_LIMIT] = "admin_conn_limit",
 	[GW_CTR_ADMIN_UNSERVED] = "admin_unserved",
+	[GW_CTR_ADMIN_UNAUTHORIZED] = "admin_unauthorized",
 	[GW_CTR_LOCAL_SYSTEM_ERR] = "local_system_err",
 	[GW_CTR_SERVER_BAD_OVERRUN] = "server_bad_overrun",
 	[GW_CTR_SERVER_BAD_SHAPE] = "server_bad_shape",

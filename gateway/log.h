@@ -159,6 +159,7 @@ enum gw_ctr {
 	GW_CTR_ADMIN_BAD_METHOD,	/* admin HTTP: not GET or HEAD, answered 405 */
 	GW_CTR_ADMIN_CONN_LIMIT,	/* admin HTTP: GW_ADMIN_MAX_CONNS reached, accepting paused */
 	GW_CTR_ADMIN_UNSERVED,		/* admin HTTP: closed with a request unanswered (too large...) */
+	GW_CTR_ADMIN_UNAUTHORIZED,	/* admin HTTP: no or wrong bearer token, answered 401 */
 	GW_CTR_LOCAL_SYSTEM_ERR,	/* call failed for good (refused, bad server reply): SYSTEM_ERR */
 	/* server_bad_reply_total{reason}: RDMA replies that would hand out
 	 * more than the server placed (transport_rdma.h, enum gw_rdma_bad order) */

@@ -48,6 +48,7 @@ struct gw_main {
 	struct gw_rdma *m_rdma;
 	struct fe_frontend *m_fe;
 	struct gw_admin *m_admin;	/* admin_listen: /metrics /healthz /readyz */
+	char m_token[GW_ADMIN_TOKEN_MAX + 1];	/* admin_token_file's, until m_admin has it */
 	struct gw_ctl *m_ctl;		/* control_socket: rpcrdma-gwctl */
 	struct gw_rpcb_reg m_rpcb;	/* rpcbind_register: what we set, unset at exit */
 	struct event *m_sig[4];
@@ -201,6 +202,29 @@ static const char *gw_main_ctl_path(void *arg)
 	return ((struct gw_main *)arg)->m_path;
 }
 
+/* The admin listener's token, read at start (and by --check-config): a
+ * token file that cannot be used refuses the start, as a listener left open
+ * without the protection asked for would be worse than none.  A listener
+ * beyond loopback without a token is only warned about. */
+static int gw_main_admin_token(const struct cfg *cf, char *tok, size_t len, bool checking)
+{
+	char err[320];
+
+	tok[0] = '\0';
+	if (!cf->cf_admin_listen[0])
+		return 0;
+	if (cf->cf_admin_token_file[0] &&
+	    gw_admin_token_load(cf->cf_admin_token_file, tok, len, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rpcrdma-gw: %s\n", err);
+		return -1;
+	}
+	if (checking && !tok[0] && !gw_admin_local((const struct sockaddr *)&cf->cf_admin_addr))
+		fprintf(stderr, "warning: admin_listen = %s is not a loopback address and no "
+			"admin_token_file is set: /metrics, /healthz and /readyz are open to every "
+			"host that reaches it\n", cf->cf_admin_listen);
+	return 0;
+}
+
 /* Operations listeners: not the data path, so failing to open one is an
  * error in the log, not a failed start. */
 static void gw_main_ops_setup(struct gw_main *m)
@@ -209,7 +233,8 @@ static void gw_main_ops_setup(struct gw_main *m)
 
 	if (cf->cf_admin_listen[0]) {
 		m->m_admin = gw_admin_new(m->m_base, m->m_gw, (const struct sockaddr *)&cf->cf_admin_addr,
-					  cf->cf_admin_addrlen);
+					  cf->cf_admin_addrlen, m->m_token[0] ? m->m_token : NULL);
+		explicit_bzero(m->m_token, sizeof(m->m_token));
 		if (!m->m_admin)
 			gw_err(&m->m_log, "admin_listen %s: %s; running without /metrics",
 			       cf->cf_admin_listen, strerror(errno));
@@ -409,6 +434,41 @@ static void gw_main_teardown(struct gw_main *m)
 	cfg_free(m->m_cfg);
 }
 
+/* --check-config [--dump] FILE: what a start would refuse, refused here
+ * too (parse, tls_* files, the admin token), plus warnings. */
+static int gw_main_check(const char *check, bool dump)
+{
+	char err[512];
+	struct cfg *cf = cfg_load(check, NULL, err, sizeof(err));
+	char tok[GW_ADMIN_TOKEN_MAX + 1];
+
+	if (!cf) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (fe_tls_check_cfg(cf, err, sizeof(err)) < 0) {	/* the files tls_* name */
+		fprintf(stderr, "%s\n", err);
+		cfg_free(cf);
+		return 1;
+	}
+	if (gw_main_admin_token(cf, tok, sizeof(tok), true) < 0) {
+		cfg_free(cf);
+		return 1;
+	}
+	explicit_bzero(tok, sizeof(tok));
+	if (dump)
+		cfg_dump(cf, stdout);
+	else
+		printf("configuration OK\n");
+	for (unsigned i = 0; i < cf->cf_nbackends; i++)
+		if (cf->cf_backends[i].cb_regmode == CFG_REG_PERSISTENT)
+			fprintf(stderr, "warning: backend %s: registration = persistent: the server "
+				"can read and write every buffer of every client until shutdown\n",
+				cf->cf_backends[i].cb_name);
+	cfg_free(cf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -474,30 +534,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (check) {
-		struct cfg *cf = cfg_load(check, NULL, err, sizeof(err));
-
-		if (!cf) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		if (fe_tls_check_cfg(cf, err, sizeof(err)) < 0) {	/* the files tls_* name */
-			fprintf(stderr, "%s\n", err);
-			cfg_free(cf);
-			return 1;
-		}
-		if (dump)
-			cfg_dump(cf, stdout);
-		else
-			printf("configuration OK\n");
-		for (unsigned i = 0; i < cf->cf_nbackends; i++)
-			if (cf->cf_backends[i].cb_regmode == CFG_REG_PERSISTENT)
-				fprintf(stderr, "warning: backend %s: registration = persistent: the server "
-					"can read and write every buffer of every client until shutdown\n",
-					cf->cf_backends[i].cb_name);
-		cfg_free(cf);
-		return 0;
-	}
+	if (check)
+		return gw_main_check(check, dump);
 	if (!path && !ov.co_backend && access(CFG_DEFAULT_PATH, R_OK) == 0)
 		path = CFG_DEFAULT_PATH;
 	m.m_path = path;
@@ -505,6 +543,10 @@ int main(int argc, char **argv)
 	m.m_cfg = cfg_load(path, &ov, err, sizeof(err));
 	if (!m.m_cfg) {
 		fprintf(stderr, "rpcrdma-gw: %s\n", err);
+		return 1;
+	}
+	if (gw_main_admin_token(m.m_cfg, m.m_token, sizeof(m.m_token), false) < 0) {
+		cfg_free(m.m_cfg);
 		return 1;
 	}
 	m.m_log.gl_level = m.m_cfg->cf_log_level;

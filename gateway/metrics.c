@@ -327,7 +327,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CB] = { "callbacks_total", "NFSv4.1 backchannel callbacks (RFC 8167) by event.", "event" },
 	[F_ADMIN_REFUSED] = { "admin_refused_total", "Admin listener refusals: method (not GET or "
 			      "HEAD), connection_limit (accepting paused at the cap), unserved "
-			      "(closed with a request unanswered: too large, malformed, timed out).",
+			      "(closed with a request unanswered: too large, malformed, timed out), "
+			      "unauthorized (no or wrong bearer token: 401).",
 			      "reason" },
 	[F_SERVER_BAD] = { "server_bad_reply_total", "RPC-over-RDMA replies refused because they "
 			   "report more than the server placed or than the call offered, by reason; "
@@ -435,6 +436,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_TLS_REFUSED_IDENTITY] = { F_TLS_REFUSED, "identity" },
 	[GW_CTR_ADMIN_CONN_LIMIT] = { F_ADMIN_REFUSED, "connection_limit" },
 	[GW_CTR_ADMIN_UNSERVED] = { F_ADMIN_REFUSED, "unserved" },
+	[GW_CTR_ADMIN_UNAUTHORIZED] = { F_ADMIN_REFUSED, "unauthorized" },
 	[GW_CTR_LOCAL_SYSTEM_ERR] = { F_LOCAL, "system_err" },
 	[GW_CTR_SERVER_BAD_OVERRUN] = { F_SERVER_BAD, "overrun" },
 	[GW_CTR_SERVER_BAD_SHAPE] = { F_SERVER_BAD, "shape" },

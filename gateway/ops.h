@@ -75,9 +75,21 @@ void gw_cpu_per_call(struct json_object *prev, struct json_object *cur, struct e
 #define GW_ADMIN_MAX_HEAD	8192
 #define GW_ADMIN_MAX_BODY	1024
 #define GW_ADMIN_MAX_CONNS	16
+#define GW_ADMIN_TOKEN_MIN	16
+#define GW_ADMIN_TOKEN_MAX	256
 struct gw_admin;
+/* sa: TCP, or AF_UNIX (a socket file of mode 0660, removed by
+ * gw_admin_free).  token: every request must carry "Authorization: Bearer
+ * TOKEN", else 401; NULL: none asked. */
 struct gw_admin *gw_admin_new(struct event_base *base, struct gw_ctx *gw,
-			      const struct sockaddr *sa, socklen_t len);
+			      const struct sockaddr *sa, socklen_t len, const char *token);
+/* admin_token_file: the token (one line, GW_ADMIN_TOKEN_MIN..len-1
+ * printable characters) into tok; -1 with the reason in err when the file
+ * cannot be read, is not a regular file, lets group or others read or
+ * write it, or holds no valid token. */
+int gw_admin_token_load(const char *path, char *tok, size_t len, char *err, size_t errlen);
+/* A loopback address or a Unix socket: no warning without a token. */
+bool gw_admin_local(const struct sockaddr *sa);
 void gw_admin_free(struct gw_admin *ad);
 uint16_t gw_admin_port(const struct gw_admin *ad);	/* bound port (tests: port 0) */
 

@@ -8,7 +8,8 @@
  * the drain before the reap and its time bound; be_pool_free() letting a
  * posted Send complete before the QP goes; the CCP exchange (first call,
  * others held, answer applied, timeout fallback); BE_POOL_ROOM; a new
- * destination (be_pool_set_addr) taken by the next connection only.
+ * destination (be_pool_set_addr) taken by the next connection only; a
+ * registration refused for locked memory names RLIMIT_MEMLOCK.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <netinet/in.h>
 #include <cmocka.h>
 
@@ -273,12 +275,20 @@ static int f_query_device(struct ibv_context *v, struct ibv_device_attr *a)
 }
 static struct ibv_pd *f_alloc_pd(struct ibv_context *v) { (void)v; return &F.pd; }
 static int f_dealloc_pd(struct ibv_pd *pd) { (void)pd; return 0; }
+/* reg_mr of this many bytes (SIZE_MAX: of any) fails as past RLIMIT_MEMLOCK;
+ * 0: none (survives bench_up). */
+static size_t f_reg_enomem;
 static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int acc)
 {
-	struct ibv_mr *mr = calloc(1, sizeof(*mr));
+	struct ibv_mr *mr;
 
 	(void)pd;
 	(void)acc;
+	if (f_reg_enomem == SIZE_MAX || f_reg_enomem == len) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
 	mr->addr = addr;
 	mr->length = len;
 	mr->lkey = mr->rkey = ++F.next_key << 8;
@@ -944,7 +954,7 @@ static void t07_read_depth(void **state)
 static struct {
 	unsigned n;
 	enum be_log_level lvl[8];
-	char msg[8][160];
+	char msg[8][400];
 } LG;
 
 static void on_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
@@ -1212,6 +1222,89 @@ static void t11_no_allocation_per_call(void **state)
 	bench_down(&b);
 }
 
+/* 13. Registration refused for locked memory (ENOMEM, as the kernel does
+ * past RLIMIT_MEMLOCK without CAP_IPC_LOCK): a region, a connection's
+ * buffers, and a region when a device is opened again each log a line
+ * naming the limit in force and LimitMEMLOCK=.  A device whose regions do
+ * not register is not used: the connection fails and is retried (it would
+ * otherwise come up and register every call on its own); nothing crashes. */
+static unsigned memlock_lines(void)
+{
+	unsigned named = 0;
+
+	for (unsigned i = 0; i < LG.n && i < 8; i++)
+		if (LG.lvl[i] == BE_LOG_ERR && strstr(LG.msg[i], "ibv_reg_mr(") &&
+		    strstr(LG.msg[i], "RLIMIT_MEMLOCK (memlock, now ") && strstr(LG.msg[i], "LimitMEMLOCK="))
+			named++;
+	return named;
+}
+
+static void t13_memlock_named(void **state)
+{
+	static char buf[65536];
+	int level = BE_LOG_DEBUG;
+	struct rlimit old, low;
+	struct be_config cfg;
+	struct be_region *rg;
+	struct bench b;
+	struct fconn *fc;
+	char want[160];
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &old), 0);
+	low = old;
+	low.rlim_cur = old.rlim_max != RLIM_INFINITY && old.rlim_max < 65536 ? old.rlim_max : 65536;
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &low), 0);
+	memset(&LG, 0, sizeof(LG));
+	be_config_default(&cfg);
+	cfg.bc_log_fn = on_log;
+	cfg.bc_log_arg = &LG;
+	cfg.bc_log_level = &level;
+
+	/* a region, with the device open (a connection up) */
+	bench_up(&b, &cfg);
+	LG.n = 0;
+	f_reg_enomem = sizeof(buf);
+	assert_null(be_region_register(b.ctx, buf, sizeof(buf)));
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(memlock_lines(), 1);
+	snprintf(want, sizeof(want), "ibv_reg_mr(65536 bytes) failed: %s: registered memory is "
+		 "locked and counted against RLIMIT_MEMLOCK (memlock, now %llu bytes)",
+		 strerror(ENOMEM), (unsigned long long)low.rlim_cur);
+	if (!strstr(LG.msg[0], want))
+		fail_msg("'%s' lacks '%s'", LG.msg[0], want);
+
+	/* registered while it fits; the connection lost; the device opened
+	 * again cannot register it: no connection comes up */
+	f_reg_enomem = 0;
+	rg = be_region_register(b.ctx, buf, sizeof(buf));
+	assert_non_null(rg);
+	f_reg_enomem = sizeof(buf);
+	fc = cur();
+	LG.n = 0;
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
+		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	for (unsigned i = 0; i < 100 && memlock_lines() == 0; i++)
+		spin(&b, 10);
+	spin(&b, 20);
+	assert_true(memlock_lines() >= 1);
+	assert_int_equal(b.ev[BE_POOL_UP], 1);	/* the first connection only */
+	assert_false(be_pool_up(b.pool));
+	be_region_unregister(rg);
+	bench_down(&b);
+
+	/* a connection's send and receive buffers */
+	memset(&LG, 0, sizeof(LG));
+	f_reg_enomem = SIZE_MAX;
+	bench_up(&b, &cfg);
+	assert_true(memlock_lines() >= 1);
+	assert_false(be_pool_up(b.pool));
+	f_reg_enomem = 0;
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &old), 0);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1227,6 +1320,7 @@ int main(void)
 		cmocka_unit_test(t10_cancel_posted),
 		cmocka_unit_test(t11_no_allocation_per_call),
 		cmocka_unit_test(t12_set_addr_next_connection),
+		cmocka_unit_test(t13_memlock_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -195,7 +195,7 @@ static void test_admin_http(void **state)
 
 	(void)state;
 	h_gw_up(&h, &s);
-	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
 	assert_non_null(ad);
 	assert_true(gw_admin_port(ad) > 0);
 	r = h_http_get(&h, gw_admin_port(ad), "/healthz");
@@ -539,7 +539,7 @@ static void test_admin_limits(void **state)
 	(void)state;
 	h_gw_up(&h, &s);
 	ctr = h.st.gs_ctr;
-	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+	ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
 	assert_non_null(ad);
 	port = gw_admin_port(ad);
 
@@ -609,10 +609,10 @@ static void test_admin_limits(void **state)
 		h.log.gl_level = CFG_LOG_WARN;
 		dup2(lfd, 2);
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
 		sa.sin_addr.s_addr = htonl(0x7f000002);	/* 127.0.0.2: loopback, no warning */
 		gw_admin_free(ad);
-		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa));
+		ad = gw_admin_new(h.base, h.gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
 		dup2(saved, 2);
 		close(saved);
 		h.log.gl_level = -1;

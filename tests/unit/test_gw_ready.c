@@ -252,7 +252,7 @@ static void t02_fallback_none_not_ready(void **state)
 	h_send(fd, buf, null_call(buf, 8, MOUNT, 3, 2));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);	/* mount answers */
 
-	ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa, sizeof(sa));
+	ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
 	assert_non_null(ad);
 	r = h_http_get(h, gw_admin_port(ad), "/readyz");
 	assert_non_null(strstr(r, " 503 "));
