@@ -187,6 +187,15 @@ enum gw_ctr {
 	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
 	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
 	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
+	/* NLM lock owners per client (nlm_map.c) */
+	GW_CTR_NLM_MAPPED,		/* NLM call whose owner (svid) was mapped to the gateway's */
+	GW_CTR_NLM_UNMAPPED,		/* svid above 2^22 or host table full: sent unmapped */
+	GW_CTR_NLM_HOLDER_MAPPED,	/* NLM TEST reply: holder svid mapped back */
+	GW_CTR_NLM_REBOOTS,		/* client reboot notifications (SM_NOTIFY, FREE_ALL) */
+	GW_CTR_NLM_RELEASED,		/* that client's locks released (UNLOCK granted) */
+	GW_CTR_NLM_RELEASE_FAILED,	/* release UNLOCK not sent or not granted */
+	GW_CTR_NLM_TRACK_FULL,		/* granted lock not tracked (per-client cap) */
+	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -289,7 +289,7 @@ enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
-	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F__COUNT
+	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_NLM, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -342,6 +342,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			"undecodable under squash).", "action" },
 	[F_GSS_WAIT] = { "gss_xid_waits_total", "RPCSEC_GSS calls that waited because their XID "
 			 "(kept to the server) was busy on the backend.", NULL },
+	[F_NLM] = { "nlm_owners_total", "NFSv3 lock owners kept per client (NLM through the "
+		    "gateway), by event.", "event" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -431,6 +433,14 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
 	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
 	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
+	[GW_CTR_NLM_MAPPED] = { F_NLM, "mapped" },
+	[GW_CTR_NLM_UNMAPPED] = { F_NLM, "unmapped" },
+	[GW_CTR_NLM_HOLDER_MAPPED] = { F_NLM, "holder_mapped" },
+	[GW_CTR_NLM_REBOOTS] = { F_NLM, "client_reboot" },
+	[GW_CTR_NLM_RELEASED] = { F_NLM, "lock_released" },
+	[GW_CTR_NLM_RELEASE_FAILED] = { F_NLM, "release_failed" },
+	[GW_CTR_NLM_TRACK_FULL] = { F_NLM, "track_full" },
+	[GW_CTR_LOCAL_NLM_NOTIFY] = { F_LOCAL, "nlm_notify" },
 };
 
 #define P "rpcrdma_gw_"
