@@ -309,7 +309,8 @@ static void nm_release_host(struct gw_nlm *nm, const char *host, const char *why
 
 	gw_stat_inc(nm->nm_st, GW_CTR_NLM_REBOOTS);
 	if (!h) {
-		gw_info(nm->nm_lg, "NLM: %s from %s: no lock of it went through the gateway", why, host);
+		gw_log_client(nm->nm_lg, CFG_LOG_INFO, host, "NLM: %s from %s: no lock of it "
+			      "went through the gateway", why, host);
 		return;
 	}
 	for (unsigned i = 0; i < h->nh_nlocks; i++) {
@@ -320,8 +321,8 @@ static void nm_release_host(struct gw_nlm *nm, const char *host, const char *why
 	}
 	h->nh_nlocks = 0;
 	gw_stat_add(nm->nm_st, GW_CTR_NLM_RELEASE_FAILED, failed);
-	gw_info(nm->nm_lg, "NLM: %s from %s: releasing its %u lock(s) on the server%s", why, host,
-		sent, failed ? " (some could not be sent)" : "");
+	gw_log_client(nm->nm_lg, CFG_LOG_INFO, host, "NLM: %s from %s: releasing its %u lock(s) "
+		      "on the server%s", why, host, sent, failed ? " (some could not be sent)" : "");
 }
 
 enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t prog, uint32_t vers,

@@ -19,6 +19,8 @@
 #define NLM 100021u
 #define NSM 100024u
 
+/* NLM to the harness server; NSM to a port nobody serves (the harness
+ * server takes one connection at a time, and nothing may reach it). */
 static void gw_up(struct h_env *e)
 {
 	char text[1024];
@@ -27,8 +29,8 @@ static void gw_up(struct h_env *e)
 		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
 		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
 		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
-		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = %u\n",
-		 e->he_srv.port, e->he_srv.port);
+		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
+		 e->he_srv.port);
 	h_env_gw(e, text);
 }
 
