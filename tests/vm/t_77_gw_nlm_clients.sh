@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: NFSv3 locks stay per-client through rpcrdma-gw: two NLM v4 clients on different addresses (127.0.0.2 and 127.0.0.3) whose lock owners carry the SAME svid, owner handle and caller_name lock the same file; straight to the server's lockd the second is DENIED and NLM TEST names the holder; through the gateway (route nlm over TCP) it must be the same (the gateway maps each client's svid to one of its own and back in TEST's holder); then client A "reboots" (SM_NOTIFY from A's address to the gateway, as A's statd sends it): A's locks are released on the server, B's lock survives
+# claim: NFSv3 locks stay per-client through rpcrdma-gw: two NLM v4 clients on different addresses (127.0.0.2 and 127.0.0.3) whose lock owners carry the SAME svid, owner handle and caller_name lock the same file; straight to the server's lockd the second is DENIED and NLM TEST names the holder; through the gateway (route nlm over TCP) it must be the same, TEST's answer included (the gateway maps each client's svid to one of its own); then client A "reboots" (SM_NOTIFY from A's address to the gateway, as A's statd sends it): A's locks are released on the server, B's lock survives
 #
 #   NLM4 client A (127.0.0.2) --+
 #                               +--tcp--> rpcrdma-gw 127.0.0.1:20497 --nlm, tcp--> lockd :32803
@@ -163,23 +163,27 @@ step "baseline: A and B straight to lockd, same svid, oh and caller_name"
 run direct
 assert_eq GRANTED "$(got 'direct A lock f0' direct)" "A's LOCK on f0"
 assert_eq DENIED "$(got 'direct B lock f0' direct)" "B's LOCK on f0 while A holds it (lockd: another host)"
-assert_eq "DENIED holder svid 1" "$(got 'direct B test f0' direct)" "B's TEST on f0"
+# The holder's svid is whatever lockd reports: Linux 6.1 answered a number
+# of its own (187 in one run), not the holder's svid 1; through the gateway
+# the answer must be the same.
+holder=$(got 'direct B test f0' direct)
+case "$holder" in "DENIED holder svid "*) ;; *) bed_fail "B's TEST on f0: $holder" ;; esac
 assert_eq GRANTED "$(got 'direct B lock f0 after' direct)" "B's LOCK on f0 after A's UNLOCK"
 
 step "through the gateway: the same two clients"
 run gw
 assert_eq GRANTED "$(got 'gw A lock f1' gw)" "A's LOCK on f1"
 assert_eq DENIED "$(got 'gw B lock f1' gw)" "B's LOCK on f1 while A holds it"
-assert_eq "DENIED holder svid 1" "$(got 'gw B test f1' gw)" "B's TEST on f1 (holder: A's svid as A sent it)"
+assert_eq "$holder" "$(got 'gw B test f1' gw)" "B's TEST on f1 (as straight to lockd)"
 assert_eq GRANTED "$(got 'gw A test f1' gw)" "A's TEST on its own lock"
 assert_eq GRANTED "$(got 'gw B lock f2' gw)" "B's LOCK on f2"
-assert_eq "DENIED holder svid 1" "$(got 'gw A test f2' gw)" "A's TEST on f2 (B holds it)"
+assert_eq "$holder" "$(got 'gw A test f2' gw)" "A's TEST on f2 (B holds it)"
 assert_eq locked "$(got 'server f1' gw)" "server-side lock attempt on f1 (A's)"
 assert_eq locked "$(got 'server f2' gw)" "server-side lock attempt on f2 (B's)"
 step "client A reboots: SM_NOTIFY from A's address"
 assert_eq free "$(got "server f1 after A's reboot" gw)" "f1 on the server after A's SM_NOTIFY (A's lock released)"
 assert_eq locked "$(got "server f2 after A's reboot" gw)" "f2 on the server after A's SM_NOTIFY (B's lock survives)"
-assert_eq "DENIED holder svid 1" "$(got "gw A test f2 after A's reboot" gw)" "A's TEST on f2 after its reboot"
+assert_eq "$holder" "$(got "gw A test f2 after A's reboot" gw)" "A's TEST on f2 after its reboot"
 assert_eq free "$(got 'server f2 at the end' gw)" "f2 on the server after B's UNLOCK"
 
 "$CTL" -s "$out/control" --json stats | python3 -c '
