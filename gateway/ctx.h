@@ -26,6 +26,7 @@
 
 struct event;
 struct gw_relay;
+struct gw_nlm;
 
 struct gw_backend {
 	const struct cfg_backend *bk_cfg;	/* = &bk_ccfg */
@@ -121,6 +122,7 @@ struct gw_ctx {
 	struct event *gw_xwait_ev;	/* retries the XID wait lists (gss_xid.c) */
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
+	struct gw_nlm *gw_nlm;		/* NLM lock owners per client (nlm_map.c) */
 };
 
 #define LG(gw) ((gw)->gw_p.gp_log)

@@ -40,6 +40,7 @@
 #include "ctx.h"
 #include "gateway.h"
 #include "log.h"
+#include "nlm_map.h"
 #include "ops.h"
 #include "pool.h"
 #include "transport.h"
@@ -246,7 +247,7 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	}
 	TAILQ_INIT(&gw->gw_clients);
 	gw->gw_relay = gw_relay_new(gw);
-	if (!gw->gw_relay)
+	if (!gw->gw_relay || gw_nlm_attach(gw) < 0)
 		goto err;
 	/* In-flight calls always fit; the rest remembers answered XIDs. */
 	gw->gw_xcap = p->gp_ncalls + (p->gp_ncalls * 4 > 4096 ? p->gp_ncalls * 4 : 4096);
@@ -441,7 +442,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 {
 	if (!gw)
 		return;
-	/* Pending callbacks are released before the transports go. */
+	/* Pending callbacks and release UNLOCKs end before the transports go. */
+	gw_nlm_detach(gw);
 	gw_relay_free(gw->gw_relay);
 	gw->gw_relay = NULL;
 	/* Clients (and so their calls) are gone first: the frontend closed them. */
@@ -503,6 +505,8 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_out.ou_len);
 	if (c->ca_hdr.rc_prog == CFG_PROG_NFS && c->ca_hdr.rc_vers == 4 && c->ca_hdr.rc_proc == 1)
 		gw_relay_learn_reply(gw->gw_relay, c, iov, niov);
+	if (c->ca_hdr.rc_prog == CFG_PROG_NLM)
+		gw_nlm_reply(gw, c, iov, niov);
 	gw_client_deliver(c->ca_cl, &c->ca_out);
 }
 
@@ -939,6 +943,13 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	if (!pa)
 		return rc;
 	hdr = &c->ca_hdr;
+	if ((hdr->rc_prog == CFG_PROG_NLM || hdr->rc_prog == CFG_PROG_NSM) &&
+	    gw_nlm_call(gw, c) == GW_NLM_ANSWER) {
+		struct rpc_reply_hdr ok = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SUCCESS };
+
+		gw_local_reply(gw, c, &ok, GW_CTR_LOCAL_NLM_NOTIFY);	/* void result */
+		return 0;
+	}
 	c->ca_path = pa;
 	/* RPCSEC_GSS integrity/privacy bodies cannot be reduced (RFC 8166
 	 * 8.2.2.3): the walkers take the service and offer no DDP then. */

@@ -119,6 +119,14 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_SYS_SERVER_RECV] = "sys_server_recv",
 	[GW_CTR_SYS_SERVER_WRITEV] = "sys_server_writev",
 	[GW_CTR_SYS_LOOP_WAIT] = "sys_loop_wait",
+	[GW_CTR_NLM_MAPPED] = "nlm_owners_mapped",
+	[GW_CTR_NLM_UNMAPPED] = "nlm_owners_unmapped",
+	[GW_CTR_NLM_HOLDER_MAPPED] = "nlm_holders_mapped",
+	[GW_CTR_NLM_REBOOTS] = "nlm_client_reboots",
+	[GW_CTR_NLM_RELEASED] = "nlm_locks_released",
+	[GW_CTR_NLM_RELEASE_FAILED] = "nlm_release_failed",
+	[GW_CTR_NLM_TRACK_FULL] = "nlm_track_full",
+	[GW_CTR_LOCAL_NLM_NOTIFY] = "local_nlm_notify",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -203,6 +203,15 @@ enum gw_ctr {
 	GW_CTR_TLS_REFUSED_CLIENT_CERT,	/* client certificate missing or not verified */
 	GW_CTR_TLS_REFUSED_HANDSHAKE,	/* any other handshake failure */
 	GW_CTR_TLS_REFUSED_IDENTITY,	/* client certificate names no tls_allow_identity */
+	/* NLM lock owners per client (nlm_map.c) */
+	GW_CTR_NLM_MAPPED,		/* NLM call whose owner (svid) was mapped to the gateway's */
+	GW_CTR_NLM_UNMAPPED,		/* svid above 2^22 or host table full: sent unmapped */
+	GW_CTR_NLM_HOLDER_MAPPED,	/* NLM TEST reply: holder svid mapped back */
+	GW_CTR_NLM_REBOOTS,		/* client reboot notifications (SM_NOTIFY, FREE_ALL) */
+	GW_CTR_NLM_RELEASED,		/* that client's locks released (UNLOCK granted) */
+	GW_CTR_NLM_RELEASE_FAILED,	/* release UNLOCK not sent or not granted */
+	GW_CTR_NLM_TRACK_FULL,		/* granted lock not tracked (per-client cap) */
+	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

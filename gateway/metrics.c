@@ -289,7 +289,8 @@ enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
-	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F__COUNT
+	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F_NLM,
+	F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -352,6 +353,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			    "after the probe), probe_busy (probe with calls in flight), not_tls (no "
 			    "ClientHello), version (no TLS 1.3), alpn (no \"sunrpc\"), client_cert, "
 			    "handshake (other), identity (not in tls_allow_identity).", "reason" },
+	[F_NLM] = { "nlm_owners_total", "NFSv3 lock owners kept per client (NLM through the "
+		    "gateway), by event.", "event" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -455,6 +458,14 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
 	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
 	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
+	[GW_CTR_NLM_MAPPED] = { F_NLM, "mapped" },
+	[GW_CTR_NLM_UNMAPPED] = { F_NLM, "unmapped" },
+	[GW_CTR_NLM_HOLDER_MAPPED] = { F_NLM, "holder_mapped" },
+	[GW_CTR_NLM_REBOOTS] = { F_NLM, "client_reboot" },
+	[GW_CTR_NLM_RELEASED] = { F_NLM, "lock_released" },
+	[GW_CTR_NLM_RELEASE_FAILED] = { F_NLM, "release_failed" },
+	[GW_CTR_NLM_TRACK_FULL] = { F_NLM, "track_full" },
+	[GW_CTR_LOCAL_NLM_NOTIFY] = { F_LOCAL, "nlm_notify" },
 };
 
 #define P "rpcrdma_gw_"

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * This file contains the NLM lock-owner map of rpcrdma-gw (nlm_map.c,
+ * prefix gw_nlm_): NFSv3 locks that stay per-client through the gateway.
+ *
+ * The server's lockd sees every client at the gateway's address, and
+ * keys lock owners by (host, svid): two clients whose owners carry the
+ * same svid would share one owner there.  The gateway gives each client
+ * host a slot and sends svid' = (slot + 1) << 22 | svid (in place, the
+ * call keeps its size), maps svid' back in NLM_TEST's holder, remembers
+ * which (file handle, svid') it saw granted, and turns a client's reboot
+ * notification (NSM SM_NOTIFY, NLM FREE_ALL) into an UNLOCK of each of
+ * that client's locks only.
+ */
+#ifndef RPCRDMA_GW_NLM_MAP_H
+#define RPCRDMA_GW_NLM_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct gw_call;
+struct gw_ctx;
+struct gw_log;
+struct gw_rec;
+struct gw_stats;
+
+#define GW_NLM_SVID_BITS	22	/* svids the map carries: 0 .. 2^22 - 1 (Linux pid_max) */
+#define GW_NLM_MAX_HOSTS	511	/* (slot + 1) << 22 stays a positive int32 */
+#define GW_NLM_LOCKS_PER_HOST	64	/* tracked (fh, svid') per client host */
+#define GW_NLM_FH_MAX		64	/* NFSv3 file handle (RFC 1813 2.4, NFS3_FHSIZE) */
+#define GW_NLM_REL_MAX		256	/* bytes of one UNLOCK the map builds */
+
+/* What the gateway does with a call after gw_nlm_on_call. */
+enum gw_nlm_act {
+	GW_NLM_FORWARD = 0,	/* to the route, owner mapped where there was one */
+	GW_NLM_ANSWER,		/* a client's reboot notification: answered here (void) */
+};
+
+/* Sends one UNLOCK the map built (msg from the XID on); false: not sent. */
+typedef bool (*gw_nlm_send_fn)(void *arg, const uint8_t *msg, size_t len);
+
+struct gw_nlm;
+struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg);
+void gw_nlm_free(struct gw_nlm *nm);
+void gw_nlm_set_sender(struct gw_nlm *nm, gw_nlm_send_fn fn, void *arg);
+
+/* A call of NLM or NSM from client host (its address, no port) in rec,
+ * header hdr-decoded: owners mapped in place, or the host's locks
+ * released (SM_NOTIFY, FREE_ALL: GW_NLM_ANSWER). */
+enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t prog, uint32_t vers,
+			       uint32_t proc, struct gw_rec *rec, size_t args_pos);
+/* The server's reply (iov, from the XID on) to a call gw_nlm_on_call
+ * forwarded: TEST's holder mapped back, LOCK/UNLOCK tracked. */
+void gw_nlm_on_reply(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_t proc,
+		     const struct gw_rec *call, size_t args_pos, const struct iovec *iov,
+		     unsigned niov);
+/* Locks of host tracked now (tests, logs). */
+unsigned gw_nlm_host_locks(const struct gw_nlm *nm, const char *host);
+
+/* Gateway glue: the map of gw, its internal client for the UNLOCKs. */
+int gw_nlm_attach(struct gw_ctx *gw);
+void gw_nlm_detach(struct gw_ctx *gw);
+/* gw_on_record / gw_call_complete hooks for NLM and NSM calls. */
+enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c);
+void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov);
+
+#endif /* RPCRDMA_GW_NLM_MAP_H */

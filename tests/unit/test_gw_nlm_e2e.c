@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/* End-to-end host tests of the NLM lock-owner map in the gateway path
+ * (gateway/nlm_map.c through gw_on_record): two clients on different
+ * addresses with one svid reach the server as two owners, and a client's
+ * SM_NOTIFY is answered by the gateway, never forwarded.  The harness
+ * (test_gw_harness.h) names each adopted connection as the frontend names
+ * an accepted one ("address:port"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "chunking.h"
+#include "gateway.h"
+#include "log.h"
+#include "nlm_map.h"
+#include "test_gw_harness.h"
+
+#define NLM 100021u
+#define NSM 100024u
+
+/* NLM to the harness server; NSM to a port nobody serves (the harness
+ * server takes one connection at a time, and nothing may reach it). */
+static void gw_up(struct h_env *e)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
+		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
+		 e->he_srv.port);
+	h_env_gw(e, text);
+}
+
+static int client_at(struct h_gw *h, const char *name)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], name) < 0)
+		abort();
+	return sv[0];
+}
+
+/* Record-marked NLM v4 LOCK of owner svid (caller "guest", oh "1@guest")
+ * on file handle "fh"; the offset of the svid word in the record (no mark). */
+static size_t nlm_lock(uint8_t *out, uint32_t xid, int32_t svid, size_t *svid_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 2);		/* LOCK */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);	/* AUTH_NONE credential and verifier */
+	xdr_put_opaque(&xe, "ck", 2);
+	xdr_put_u32(&xe, 0);		/* block */
+	xdr_put_u32(&xe, 1);		/* exclusive */
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	*svid_at = xe.xe_len;
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u32(&xe, 0);		/* reclaim */
+	xdr_put_u32(&xe, 0xa1);		/* state: the harness server's tag */
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* The svid the server received in the last call. */
+static int32_t server_svid(struct h_server *s, size_t at)
+{
+	uint8_t last[512];
+
+	h_server_last(s, last, sizeof(last));
+	return (int32_t)chk_be32(last + at);
+}
+
+/* 1. Clients 127.0.0.2 and 127.0.0.3, one svid: the server sees two owners,
+ * each client the same one every time; the clients get their replies. */
+static void t01_owners_per_client(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	size_t at;
+	int32_t a, b;
+	int fa, fb;
+
+	h_env_listen(e);
+	gw_up(e);
+	fa = client_at(h, "127.0.0.2:801");
+	fb = client_at(h, "127.0.0.3:801");
+	h_send(fa, buf, nlm_lock(buf, 0x51, 1, &at));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	a = server_svid(&e->he_srv, at);
+	h_send(fb, buf, nlm_lock(buf, 0x52, 1, &at));
+	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 28);
+	b = server_svid(&e->he_srv, at);
+	assert_int_not_equal(a, b);
+	assert_int_equal(a & ((1 << GW_NLM_SVID_BITS) - 1), 1);
+	assert_int_equal(b & ((1 << GW_NLM_SVID_BITS) - 1), 1);
+	h_send(fa, buf, nlm_lock(buf, 0x53, 1, &at));	/* A again, another connection port too */
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(server_svid(&e->he_srv, at), a);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_MAPPED], 3);
+	close(fa);
+	close(fb);
+	h_pump(h, 20);
+}
+
+/* 2. SM_NOTIFY from a client: a void SUCCESS from the gateway, nothing
+ * reaches the server (whose statd knows only the gateway). */
+static void t02_sm_notify_answered(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	struct xdr_enc xe;
+	int fa;
+
+	h_env_listen(e);
+	gw_up(e);
+	fa = client_at(h, "127.0.0.2:801");
+	xdr_enc_init(&xe, buf + 4, 200);
+	xdr_put_u32(&xe, 0x61);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NSM);
+	xdr_put_u32(&xe, 1);
+	xdr_put_u32(&xe, 6);		/* SM_NOTIFY */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "127.0.0.2", 9);
+	xdr_put_u32(&xe, 3);
+	rm_encode_hdr(buf, (uint32_t)xe.xe_len, true);
+	h_send(fa, buf, xe.xe_len + 4);
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(chk_be32(buf), 0x61);
+	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
+	assert_int_equal(h_server_calls(&e->he_srv), 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_LOCAL_NLM_NOTIFY], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 1);
+	close(fa);
+	h_pump(h, 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t01_owners_per_client, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t02_sm_notify_answered, h_env_setup, h_env_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

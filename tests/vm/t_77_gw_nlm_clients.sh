@@ -1,0 +1,194 @@
+#!/bin/bash
+# claim: NFSv3 locks stay per-client through rpcrdma-gw: two NLM v4 clients on different addresses (127.0.0.2 and 127.0.0.3) whose lock owners carry the SAME svid, owner handle and caller_name lock the same file; straight to the server's lockd the second is DENIED and NLM TEST names the holder; through the gateway (route nlm over TCP) it must be the same, TEST's answer included (the gateway maps each client's svid to one of its own); then client A "reboots" (SM_NOTIFY from A's address to the gateway, as A's statd sends it): A's locks are released on the server, B's lock survives
+#
+#   NLM4 client A (127.0.0.2) --+
+#                               +--tcp--> rpcrdma-gw 127.0.0.1:20497 --nlm, tcp--> lockd :32803
+#   NLM4 client B (127.0.0.3) --+          (SM_NOTIFY from A: answered,     (server-side fcntl
+#                                           A's locks released)              checks on the files)
+#   baseline: A and B --tcp--> lockd 127.0.0.1:32803 directly
+#
+# A raw NLM client, not two kernel mounts: one guest has one kernel lockd,
+# and the test needs owners that collide on purpose (same svid, same oh,
+# same caller_name) from two addresses, which only the address tells apart.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PORT=20497
+NLM_PORT=32803
+CTL=${BUILD:-build}/rpcrdma-gwctl
+out=/tmp/t77
+mkdir -p "$out"
+
+bed_lockd_pin "$NLM_PORT"
+bed_nfsd_up
+step "rpc.statd (the server's lockd monitors every lock holder through it)"
+rpc.statd --no-notify
+bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+
+gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
+	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
+
+cat >"$out/nlm.py" <<'PY'
+import fcntl, os, socket, struct, sys, time
+
+def opaque(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+def auth_unix():
+    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
+    return struct.pack(">II", 1, len(body)) + body
+
+class Peer:
+    """One RPC client bound to source address SRC talking to DST:PORT."""
+    def __init__(self, src, dst, port):
+        self.s = socket.socket()
+        self.s.bind((src, 0))
+        self.s.settimeout(30)
+        self.s.connect((dst, port))
+        self.xid = int.from_bytes(os.urandom(3), "big") << 4
+    def call(self, prog, vers, proc, args):
+        self.xid += 1
+        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
+            struct.pack(">II", 0, 0) + args
+        self.s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
+        data = b""
+        while True:
+            n = struct.unpack(">I", self.s.recv(4, socket.MSG_WAITALL))[0]
+            data += self.s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
+            if n & 0x80000000:
+                break
+        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
+        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
+        vlen = struct.unpack(">I", data[16:20])[0]
+        off = 20 + vlen
+        assert struct.unpack(">I", data[off:off + 4])[0] == 0, "proc %d: accept_stat" % proc
+        return data[off + 4:]
+
+STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
+T, F = struct.pack(">I", 1), struct.pack(">I", 0)
+COOKIE = opaque(b"c77")
+# Both clients use the same owner: caller_name, oh and svid all equal.
+def alock(fh, svid=1):
+    return opaque(b"guest") + opaque(fh) + opaque(b"%d@guest" % svid) + struct.pack(">iQQ", svid, 0, 0)
+def stat_of(body):
+    clen = struct.unpack(">I", body[:4])[0]
+    off = 4 + clen + (-clen % 4)
+    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?"), body[off + 4:]
+def lock(p, fh, svid=1):
+    end = time.time() + 40
+    while True:   # lockd may still be in its grace period
+        st, _ = stat_of(p.call(100021, 4, 2, COOKIE + F + T + alock(fh, svid) + F + struct.pack(">i", 1)))
+        if st != "DENIED_GRACE_PERIOD" or time.time() > end:
+            return st
+        time.sleep(1)
+def test(p, fh, svid=1):
+    st, rest = stat_of(p.call(100021, 4, 1, COOKIE + T + alock(fh, svid)))
+    if st == "DENIED":   # nlm4_holder: exclusive, svid, oh, ...
+        return "DENIED holder svid %d" % struct.unpack(">i", rest[4:8])[0]
+    return st
+def unlock(p, fh, svid=1):
+    return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh, svid)))[0]
+def sm_notify(p, name, state):
+    p.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
+    return "answered"
+
+def fh_of(port, name):
+    p = Peer("127.0.0.1", "127.0.0.1", port)
+    body = p.call(100005, 3, 1, opaque(sys.argv[3].encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
+    n = struct.unpack(">I", body[4:8])[0]
+    root = body[8:8 + n]
+    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
+    n = struct.unpack(">I", body[4:8])[0]
+    return body[8:8 + n]
+
+def server_try(path):
+    """The server side's own view: can a local process lock PATH now?"""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return "locked"
+    fcntl.lockf(fd, fcntl.LOCK_UN)
+    return "free"
+
+# nlm.py GWPORT NLMPORT EXPORT: prints one "key: value" line per check.
+gw, lockd = int(sys.argv[1]), int(sys.argv[2])
+fh = {n: fh_of(gw, n) for n in ("f0", "f1", "f2")}
+exp = sys.argv[3]
+def say(k, v):
+    print("%s: %s" % (k, v), flush=True)
+step = sys.argv[4]
+if step == "direct":
+    a, b = Peer("127.0.0.2", "127.0.0.1", lockd), Peer("127.0.0.3", "127.0.0.1", lockd)
+    say("direct A lock f0", lock(a, fh["f0"]))
+    say("direct B lock f0", lock(b, fh["f0"]))
+    say("direct B test f0", test(b, fh["f0"]))
+    say("direct A unlock f0", unlock(a, fh["f0"]))
+    say("direct B lock f0 after", lock(b, fh["f0"]))
+    say("direct B unlock f0", unlock(b, fh["f0"]))
+elif step == "gw":
+    a, b = Peer("127.0.0.2", "127.0.0.1", gw), Peer("127.0.0.3", "127.0.0.1", gw)
+    say("gw A lock f1", lock(a, fh["f1"]))
+    say("gw B lock f1", lock(b, fh["f1"]))
+    say("gw B test f1", test(b, fh["f1"]))
+    say("gw A test f1", test(a, fh["f1"]))
+    say("gw B lock f2", lock(b, fh["f2"]))
+    say("gw A test f2", test(a, fh["f2"]))
+    say("server f1", server_try(exp + "/f1"))
+    say("server f2", server_try(exp + "/f2"))
+    say("gw A sm_notify", sm_notify(Peer("127.0.0.2", "127.0.0.1", gw), b"127.0.0.2", 3))
+    end = time.time() + 5
+    while server_try(exp + "/f1") == "locked" and time.time() < end:
+        time.sleep(0.1)
+    say("server f1 after A's reboot", server_try(exp + "/f1"))
+    say("server f2 after A's reboot", server_try(exp + "/f2"))
+    say("gw A test f2 after A's reboot", test(a, fh["f2"]))
+    say("gw B unlock f2", unlock(b, fh["f2"]))
+    say("server f2 at the end", server_try(exp + "/f2"))
+PY
+for f in f0 f1 f2; do : >"$BED_EXPORT/$f"; done
+
+# got KEY: the value printed for KEY
+got() { sed -n "s/^$1: //p" "$out/$2.txt"; }
+run() {
+	timeout 120 python3 "$out/nlm.py" "$PORT" "$NLM_PORT" "$BED_EXPORT" "$1" >"$out/$1.txt" 2>&1 || {
+		sed 's/^/  /' "$out/$1.txt"
+		bed_fail "nlm.py $1 failed"
+	}
+	sed 's/^/  /' "$out/$1.txt"
+}
+
+step "baseline: A and B straight to lockd, same svid, oh and caller_name"
+run direct
+assert_eq GRANTED "$(got 'direct A lock f0' direct)" "A's LOCK on f0"
+assert_eq DENIED "$(got 'direct B lock f0' direct)" "B's LOCK on f0 while A holds it (lockd: another host)"
+# The holder's svid is whatever lockd reports: Linux 6.1 answered a number
+# of its own (187 in one run), not the holder's svid 1; through the gateway
+# the answer must be the same.
+holder=$(got 'direct B test f0' direct)
+case "$holder" in "DENIED holder svid "*) ;; *) bed_fail "B's TEST on f0: $holder" ;; esac
+assert_eq GRANTED "$(got 'direct B lock f0 after' direct)" "B's LOCK on f0 after A's UNLOCK"
+
+step "through the gateway: the same two clients"
+run gw
+assert_eq GRANTED "$(got 'gw A lock f1' gw)" "A's LOCK on f1"
+assert_eq DENIED "$(got 'gw B lock f1' gw)" "B's LOCK on f1 while A holds it"
+assert_eq "$holder" "$(got 'gw B test f1' gw)" "B's TEST on f1 (as straight to lockd)"
+assert_eq GRANTED "$(got 'gw A test f1' gw)" "A's TEST on its own lock"
+assert_eq GRANTED "$(got 'gw B lock f2' gw)" "B's LOCK on f2"
+assert_eq "$holder" "$(got 'gw A test f2' gw)" "A's TEST on f2 (B holds it)"
+assert_eq locked "$(got 'server f1' gw)" "server-side lock attempt on f1 (A's)"
+assert_eq locked "$(got 'server f2' gw)" "server-side lock attempt on f2 (B's)"
+step "client A reboots: SM_NOTIFY from A's address"
+assert_eq free "$(got "server f1 after A's reboot" gw)" "f1 on the server after A's SM_NOTIFY (A's lock released)"
+assert_eq locked "$(got "server f2 after A's reboot" gw)" "f2 on the server after A's SM_NOTIFY (B's lock survives)"
+assert_eq "$holder" "$(got "gw A test f2 after A's reboot" gw)" "A's TEST on f2 after its reboot"
+assert_eq free "$(got 'server f2 at the end' gw)" "f2 on the server after B's UNLOCK"
+
+"$CTL" -s "$out/control" --json stats | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["counters"]
+print("  counters: " + " ".join("%s=%s" % (k, v) for k, v in sorted(c.items()) if k.startswith("nlm_")))'
+gw_stop
+gw_log_clean leak illegal-transition failed-calls
