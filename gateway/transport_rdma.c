@@ -621,8 +621,14 @@ static void gr_cancel(void *tp, struct gw_call *c)
 		return;
 	}
 	/* On the wire: the server may still write into the targets until
-	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when. */
+	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when.
+	 * A call the server left unanswered for call_timeout has them
+	 * invalidated now, not at a reply that may never come: its buffers
+	 * would stay exposed and held for ever.  Orphan first: that callback
+	 * may come from inside be_call_abandon(). */
 	gr_call_set(rp, gc, GW_RDMA_CALL_ORPHAN);
+	if (c->ca_timed_out)
+		be_call_abandon(&gc->gc_req);
 }
 
 static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
