@@ -96,7 +96,7 @@ atk dupxid 127.0.0.6 5000
 atk post 127.0.0.7 400 "$p_admin"
 atk header 127.0.0.8 200 "$p_admin"
 ( peak=0; while kill -0 "$gw" 2>/dev/null; do
-	r=$(rss); [ "${r:-0}" -gt "$peak" ] && peak=$r && echo "$peak" >"$tmp/peak"
+	r=$(rss 2>/dev/null || echo 0); [ "${r:-0}" -gt "$peak" ] && peak=$r && echo "$peak" >"$tmp/peak"
 	sleep 0.2; done ) & pids+=($!)
 sleep 2
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # This file contains gw-hostile, the hostile neighbour of the gateway for the
 # hostile-client scenarios (tests/pkg/check-hostile.sh on the host, the VM
-# scenario t_79): the attacks of a client that tries to starve the others,
+# scenario t_78b): the attacks of a client that tries to starve the others,
 # a well-behaved client that measures what is left for it, and a small RPC
 # server to stand behind a TCP route.  Loopback addresses only; every
 # attacker connection comes from SRC (an address of 127/8 other than the
