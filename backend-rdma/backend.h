@@ -147,7 +147,9 @@ void be_config_default(struct be_config *cfg);
 	X(KEEPALIVES, keepalives, NULL, NULL, NULL, "keepalive NULL calls sent") \
 	X(QUEUED, queued, NULL, NULL, NULL, "calls that had to wait for a credit") \
 	X(NOMSG_CALLS, nomsg_calls, NULL, NULL, NULL, "long calls sent as RDMA_NOMSG") \
-	X(MARSHAL_ERRORS, marshal_errors, NULL, NULL, NULL, "calls that could not be sent")
+	X(MARSHAL_ERRORS, marshal_errors, NULL, NULL, NULL, "calls that could not be sent") \
+	X(ABANDONED, abandoned, NULL, NULL, NULL, \
+	  "unanswered calls whose registrations were invalidated at the caller's timeout")
 
 #define BE_CTR_ENUM(id, field, family, key, value, help) BE_CTR_##id,
 enum be_ctr { BE_COUNTERS(BE_CTR_ENUM) BE_CTR__COUNT };
@@ -394,6 +396,19 @@ void be_call_release(struct be_req *req);
  * memory then.  false too when there is nothing to cancel (IDLE, DONE).
  */
 bool be_call_cancel(struct be_req *req);
+/*
+ * A call cancelled on the wire (be_call_cancel() false) whose server has
+ * not answered for too long (the caller's call_timeout): its registrations
+ * are invalidated now instead of at a reply that may never come, and its
+ * credit is given back (as for an unanswered CONF_RDMA).  A late reply is
+ * then dropped as for no call (bs_unknown_xid); a write into one of its
+ * windows is refused by the device.  The callback (BE_ERR_CANCELLED) comes
+ * once the invalidation completes, possibly from inside this function.
+ * No-op for a call not in that state (queued, already answered, or on a
+ * connection going down: the reap settles it), and in persistent mode,
+ * where the whole region stays exposed (counted in bs_abandoned anyway).
+ */
+void be_call_abandon(struct be_req *req);
 
 /* ------------------------------------------------------------------------
  * Backchannel (RFC 8167): RPC CALLs the server sends to us, e.g. NFSv4.1

@@ -82,6 +82,36 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 	be_call_try_complete(ca);
 }
 
+/*
+ * No answer within the caller's timeout: the server keeps its access to
+ * the call's memory as long as the windows stay bound, and the caller
+ * cannot reuse the memory before the callback.  Invalidate now, as if the
+ * reply had come (the Linux client resets the connection instead; this
+ * keeps the other calls of the connection going).  A server that writes
+ * later fails on the invalidated key and loses its connection.
+ */
+void be_call_abandon(struct be_req *rq)
+{
+	struct be_call *ca = rq ? rq->bq_post : NULL;
+	struct be_conn *cn;
+
+	if (!ca || rq->bq_state != BE_REQ_CANCELLING || ca->rq_state != CS_POSTED)
+		return;
+	cn = ca->rq_conn;
+	if (cn->cn_state != BC_UP)
+		return;		/* the reap settles it, the QP in ERR */
+	cn->cn_pool->bp_ctx->cx_stats.bs_abandoned++;
+	/* Its credit back, as for an unanswered CONF_RDMA: a server that
+	 * dropped the call has reposted the receive; a late reply finds no
+	 * call and is dropped (bs_unknown_xid). */
+	be_credits_replied(&cn->cn_cr);
+	memset(&ca->rq_reply, 0, sizeof(ca->rq_reply));
+	ca->rq_reply.br_xid = ca->rq_xid;
+	call_invalidate(cn, ca, 0, false);
+	if (cn->cn_state == BC_UP)
+		be_pool_pump(cn->cn_pool);
+}
+
 void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb)
 {
 	struct ibv_sge sge = { (uintptr_t)rb->rb_buf, cn->cn_pool->bp_ctx->cx_cfg.bc_inline_recv,

@@ -78,6 +78,7 @@ struct gw_call {
 	uint64_t ca_sent_ms;		/* last submitted to its transport (call_timeout) */
 	uint64_t ca_sent_us;		/* first hand-off to the path's transport; 0 before */
 	bool ca_tp_owned;		/* the transport holds a reference */
+	bool ca_timed_out;		/* ended by call_timeout: the transport revokes its memory */
 	size_t ca_bytes;		/* record bytes counted against the client's cap */
 	/* The reply as the client gets it: iovecs valid until the
 	 * transport's release (the server's reply, or ca_local). */

@@ -190,6 +190,7 @@ static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 				.le_proc = c->ca_hdr.rc_proc, .le_error = "call_timeout" };
 
 	gw_stat_inc(ST(gw), GW_CTR_CALL_TIMEOUTS);
+	c->ca_timed_out = true;
 	gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply within "
 		  "%u ms: call cancelled, client connection closed", c->ca_cxid, c->ca_gxid,
 		  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);

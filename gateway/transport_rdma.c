@@ -67,6 +67,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,6 +94,8 @@ struct gr_server {
 	struct be_ctx *sv_ctx;
 	int sv_reg;			/* gw_pool registration index */
 	unsigned sv_users;		/* paths using it */
+	const struct gw_log *sv_log;
+	char sv_name[CFG_NAME_MAX];	/* the backend's, for the log's rate limit */
 };
 
 struct gw_rdma {
@@ -193,11 +196,20 @@ void gw_rdma_free(struct gw_rdma *ra)
 _Static_assert((int)BE_LOG_ERR == (int)CFG_LOG_ERR && (int)BE_LOG_WARN == (int)CFG_LOG_WARN &&
 	       (int)BE_LOG_INFO == (int)CFG_LOG_INFO && (int)BE_LOG_DEBUG == (int)CFG_LOG_DEBUG,
 	       "backend log levels are the gateway's");
+/* The backend's warnings and errors are mostly what the server did (a
+ * reply for no call, a bad header, a completion error): through the
+ * server's rate limit, so that no server floods the log. */
 static void gr_log(void *arg, enum be_log_level lvl, const char *func, const char *msg)
 {
-	const struct gw_log *lg = arg;
+	const struct gr_server *sv = arg;
+	const struct gw_log *lg = sv->sv_log;
+	const struct gw_log_ev ev = { .le_backend = sv->sv_name };
 
-	if (lg && (int)lvl <= lg->gl_level)
+	if (!lg || (int)lvl > lg->gl_level)
+		return;
+	if ((int)lvl <= CFG_LOG_WARN)
+		gw_logf_ev(lg, (enum cfg_log_level)lvl, func, &ev, "%s", msg);
+	else
 		gw_logf(lg, (enum cfg_log_level)lvl, func, "%s", msg);
 }
 
@@ -224,8 +236,10 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
 	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
 	bc.bc_ccp = b->cb_ccp;
+	sv->sv_log = ra->ra_log;
+	snprintf(sv->sv_name, sizeof(sv->sv_name), "%s", b->cb_name);
 	bc.bc_log_fn = gr_log;
-	bc.bc_log_arg = (void *)ra->ra_log;
+	bc.bc_log_arg = sv;
 	bc.bc_log_level = ra->ra_log ? &ra->ra_log->gl_level : NULL;
 	sv->sv_ctx = be_ctx_new(ra->ra_base, &bc);
 	if (!sv->sv_ctx) {
@@ -617,8 +631,14 @@ static void gr_cancel(void *tp, struct gw_call *c)
 		return;
 	}
 	/* On the wire: the server may still write into the targets until
-	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when. */
+	 * they are invalidated; the callback (BE_ERR_CANCELLED) says when.
+	 * A call the server left unanswered for call_timeout has them
+	 * invalidated now, not at a reply that may never come: its buffers
+	 * would stay exposed and held for ever.  Orphan first: that callback
+	 * may come from inside be_call_abandon(). */
 	gr_call_set(rp, gc, GW_RDMA_CALL_ORPHAN);
+	if (c->ca_timed_out)
+		be_call_abandon(&gc->gc_req);
 }
 
 static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg)

@@ -28,6 +28,15 @@
  *   read-reply-msg  RDMA_MSG: the 24-byte RPC reply inline, then a 5000-byte
  *                 item by read chunk at position 24
  *   msgp          answers with RDMA_MSGP (draft-08 3.9), align 16 thresh 4096
+ *   replay        sends each reply twice (same XID, the second after the first)
+ *   late          answers each call PEER_LATE_MS (default 3000) ms after it came
+ *   silent        never answers a call.  The first one offering a chunk is
+ *                 probed PEER_PROBE_MS (default 3000) ms after it came, beyond
+ *                 the requester's call timeout: an RDMA Write of 4 bytes into
+ *                 its first write segment (or an RDMA Read of its first read
+ *                 segment).  Prints "probe refused: ..." and exits 0 when the
+ *                 device refuses, "probe accepted" and exits 1 when it works
+ *                 (the call's memory still exposed)
  *
  * In every mode, a CONF_RDMA call (CCP, draft-08 6.2: program 100400) is
  * answered as PEER_CCP says, and its request printed ("peer: CONF_RDMA ..."):
@@ -44,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -58,7 +68,8 @@
 #define BUFSZ	4096
 
 enum mode { M_NORMAL, M_STALE, M_STALE_CONTROL, M_REMOTE_INV, M_OVERRUN, M_ERR_CHUNK,
-	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG, M_MSGP };
+	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG, M_MSGP, M_REPLAY, M_LATE,
+	    M_SILENT };
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -155,11 +166,13 @@ static void send_msg(size_t len, bool with_inv, uint32_t inv_rkey)
 	}
 }
 
-static enum ibv_wc_status rdma_write(uint32_t rkey, uint64_t addr, uint32_t len)
+static enum ibv_wc_status rdma_op(enum ibv_wr_opcode op, uint32_t rkey, uint64_t addr,
+				  uint32_t len)
 {
-	struct ibv_sge sge = { (uintptr_t)wsrc(), len, mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(op == IBV_WR_RDMA_READ ? lrbuf() : wsrc()), len,
+			       mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = 1001, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED }, *bad;
+				  .opcode = op, .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 	wr.wr.rdma.rkey = rkey;
 	wr.wr.rdma.remote_addr = addr;
@@ -168,6 +181,79 @@ static enum ibv_wc_status rdma_write(uint32_t rkey, uint64_t addr, uint32_t len)
 		exit(2);
 	}
 	return wait_send();
+}
+
+static enum ibv_wc_status rdma_write(uint32_t rkey, uint64_t addr, uint32_t len)
+{
+	return rdma_op(IBV_WR_RDMA_WRITE, rkey, addr, len);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static unsigned env_ms(const char *name, unsigned dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned)atoi(v) : dflt;
+}
+
+/* silent: the segment of the first unanswered call offering a chunk. */
+static struct {
+	bool sp_armed;
+	enum ibv_wr_opcode sp_op;
+	uint32_t sp_rkey, sp_len;
+	uint64_t sp_addr, sp_at_ms;
+} probe;
+
+static void probe_arm(unsigned after_ms)
+{
+	const struct rpcrdma_segment *s = NULL;
+
+	if (probe.sp_armed)
+		return;
+	if (rh.rh_nwrites > 0 && rh.rh_writes[0].ck_nsegs > 0) {
+		s = &rh.rh_segs[rh.rh_writes[0].ck_first];
+		probe.sp_op = IBV_WR_RDMA_WRITE;
+	} else if (rh.rh_nreads > 0) {
+		s = &rh.rh_reads[0].rd_seg;
+		probe.sp_op = IBV_WR_RDMA_READ;
+	}
+	if (!s || s->rs_length < 4)
+		return;
+	probe.sp_armed = true;
+	probe.sp_rkey = s->rs_handle;
+	probe.sp_addr = s->rs_offset;
+	probe.sp_len = 4;
+	probe.sp_at_ms = now_ms() + after_ms;
+	printf("peer: xid %08x left unanswered; its %s segment (rkey %08x) probed in %u ms\n",
+	       rh.rh_xid, probe.sp_op == IBV_WR_RDMA_WRITE ? "write" : "read", s->rs_handle,
+	       after_ms);
+}
+
+/* The probe, when due: the exit status of the peer, or -1 (not yet). */
+static int probe_run(void)
+{
+	const char *what;
+	enum ibv_wc_status st;
+
+	if (!probe.sp_armed || now_ms() < probe.sp_at_ms)
+		return -1;
+	what = probe.sp_op == IBV_WR_RDMA_WRITE ? "RDMA Write to" : "RDMA Read of";
+	st = rdma_op(probe.sp_op, probe.sp_rkey, probe.sp_addr, probe.sp_len);
+	if (st == IBV_WC_SUCCESS) {
+		printf("peer: probe accepted: %s rkey %08x of an unanswered call worked\n", what,
+		       probe.sp_rkey);
+		return 1;
+	}
+	printf("peer: probe refused: %s rkey %08x: %s\n", what, probe.sp_rkey,
+	       ibv_wc_status_str(st));
+	return 0;
 }
 
 /* Transport header of the reply, then the 24-byte RPC reply. */
@@ -320,7 +406,8 @@ int main(int argc, char **argv)
 	     : !strcmp(m, "err-chunk") ? M_ERR_CHUNK : !strcmp(m, "err-vers") ? M_ERR_VERS
 	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : !strcmp(m, "read-reply") ? M_READ_REPLY
 	     : !strcmp(m, "read-reply-msg") ? M_READ_REPLY_MSG : !strcmp(m, "msgp") ? M_MSGP
-	     : M_NORMAL;
+	     : !strcmp(m, "replay") ? M_REPLAY : !strcmp(m, "late") ? M_LATE
+	     : !strcmp(m, "silent") ? M_SILENT : M_NORMAL;
 	if (argc > 4)
 		credits = (uint32_t)atoi(argv[4]);
 	use_msgp = mode == M_MSGP;
@@ -381,7 +468,10 @@ int main(int argc, char **argv)
 		int n = next_wc(&wc);
 		size_t len;
 		enum rpcrdma_hdr_err herr;
+		int verdict = probe_run();
 
+		if (verdict >= 0)
+			return verdict;
 		if (n <= 0) {
 			if (n < 0)
 				return 2;
@@ -397,7 +487,8 @@ int main(int argc, char **argv)
 					       "%u RDMA_DONE\n", calls, long_replies, dones);
 					if (mode == M_READ_REPLY || mode == M_READ_REPLY_MSG)
 						return long_replies > 0 && dones == long_replies ? 0 : 1;
-					return mode == M_STALE || mode == M_STALE_CONTROL ? 1 : 0;
+					return mode == M_STALE || mode == M_STALE_CONTROL ||
+					       mode == M_SILENT ? 1 : 0;
 				}
 			}
 			continue;
@@ -409,7 +500,7 @@ int main(int argc, char **argv)
 			       ibv_wc_status_str(wc.status), calls, long_replies, dones);
 			if (mode == M_READ_REPLY || mode == M_READ_REPLY_MSG)
 				return long_replies > 0 && dones == long_replies ? 0 : 1;
-			return mode == M_STALE || mode == M_STALE_CONTROL ? 1 : 0;
+			return mode == M_STALE || mode == M_STALE_CONTROL || mode == M_SILENT ? 1 : 0;
 		}
 		if (!rpcrdma_hdr_decode(rbuf((unsigned)wc.wr_id), wc.byte_len, NULL, &rh, &herr)) {
 			printf("peer: undecodable call: %s\n", rpcrdma_hdr_err_str(herr));
@@ -433,6 +524,12 @@ int main(int argc, char **argv)
 		       rh.rh_has_reply);
 		post_recv((unsigned)wc.wr_id);
 
+		if (mode == M_SILENT) {
+			probe_arm(env_ms("PEER_PROBE_MS", 3000));
+			continue;
+		}
+		if (mode == M_LATE)
+			usleep(env_ms("PEER_LATE_MS", 3000) * 1000u);
 		if ((mode == M_STALE || mode == M_STALE_CONTROL) && old_rkey) {
 			enum ibv_wc_status st = rdma_write(old_rkey, old_addr, 4);
 
@@ -513,6 +610,10 @@ int main(int argc, char **argv)
 			send_msg(len, mode == M_REMOTE_INV, s->rs_handle);
 		} else {
 			len = build_reply(rh.rh_xid, credits, 0, false);
+			send_msg(len, false, 0);
+		}
+		if (mode == M_REPLAY) {		/* the same reply again: sbuf holds it */
+			printf("peer: xid %08x replayed\n", rh.rh_xid);
 			send_msg(len, false, 0);
 		}
 	}

@@ -9,7 +9,9 @@
  * posted Send complete before the QP goes; the CCP exchange (first call,
  * others held, answer applied, timeout fallback); BE_POOL_ROOM; a new
  * destination (be_pool_set_addr) taken by the next connection only; a
- * registration refused for locked memory names RLIMIT_MEMLOCK.
+ * registration refused for locked memory names RLIMIT_MEMLOCK; an
+ * unanswered call abandoned at the caller's timeout (windows invalidated
+ * without a reply, credit back, late reply dropped).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1163,6 +1165,85 @@ static void t12_set_addr_next_connection(void **state)
 	assert_int_equal(cb_count(&b, x[0]), 1);
 }
 
+/* 13. A call the server never answers, abandoned at the caller's timeout
+ * (be_call_abandon after be_call_cancel): its window is invalidated at
+ * once, without a reply; the callback (BE_ERR_CANCELLED) comes when the
+ * LOCAL_INV completes; its credit is back (the next call, queued on the
+ * first connection's grant of 1, goes out); a late reply for it is dropped
+ * as for no call.  With per-call MRs, the MR is deregistered at once. */
+static void abandon_case(enum be_reg_mode mode)
+{
+	struct be_read_item ri = { 32, 8 };
+	struct be_config cfg;
+	struct be_call_desc d;
+	struct be_region *rg;
+	struct be_req *ca;
+	struct bench b;
+	struct fconn *fc;
+	int inv, nmr;
+
+	be_config_default(&cfg);
+	cfg.bc_reg_mode = mode;
+	bench_up(&b, &cfg);
+	fc = cur();
+	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
+	assert_non_null(rg);
+	nmr = F.nmr;
+	memset(b.msg[0], 0, 40);
+	chk_put_be32(b.msg[0], 91);
+	b.iov[0] = (struct iovec){ b.msg[0], 40 };
+	d = (struct be_call_desc){ .cd_xid = 91, .cd_msg = &b.iov[0], .cd_msg_niov = 1,
+				   .cd_reads = &ri, .cd_nreads = 1 };
+	ca = &b.req[0];
+	assert_int_equal(be_call_submit(b.pool, ca, &d, on_reply, &b), 0);
+	spin(&b, 2);
+	assert_int_equal(ca->bq_state, BE_REQ_POSTED);
+	assert_non_null(submit(&b, 1, 92));	/* waits: one credit, in use */
+	spin(&b, 2);
+	assert_int_equal(send_of(fc, 92), -1);
+	complete_send(fc, 91, IBV_WC_SUCCESS);
+	spin(&b, 2);
+	if (mode == BE_REG_MR)
+		assert_int_equal(F.nmr, nmr + 1);	/* the read chunk's MR */
+	CANCEL_ON_WIRE(ca);
+	be_call_abandon(ca);
+	spin(&b, 2);
+	if (mode == BE_REG_MW) {
+		assert_int_equal(nsends_op(fc, IBV_WR_LOCAL_INV), 1);
+		assert_int_equal(cb_count(&b, 91), 0);	/* not until the LOCAL_INV completes */
+		for (inv = (int)fc->nsends; inv-- > 0;)
+			if (fc->sends[inv].op == IBV_WR_LOCAL_INV)
+				break;
+		queue_wc(fc, fc->sends[inv].wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
+		spin(&b, 5);
+	} else {
+		assert_int_equal(F.nmr, nmr);		/* deregistered: access gone */
+	}
+	assert_int_equal(cb_count(&b, 91), 1);
+	assert_int_equal(b.cb_err[0], BE_ERR_CANCELLED);
+	assert_int_equal(ca->bq_state, BE_REQ_IDLE);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_abandoned, 1);
+	assert_true(send_of(fc, 92) >= 0);		/* the credit came back */
+	deliver_reply(fc, 91, 8, 0, NULL, 0);		/* the late reply */
+	complete_send(fc, 92, IBV_WC_SUCCESS);
+	deliver_reply(fc, 92, 8, 0, NULL, 0);
+	spin(&b, 5);
+	assert_int_equal(be_ctx_stats(b.ctx)->bs_unknown_xid, 1);
+	assert_int_equal(cb_count(&b, 91), 1);
+	assert_int_equal(cb_count(&b, 92), 1);
+	assert_int_equal(b.cb_err[1], BE_OK);
+	assert_int_equal(fc->qp_state == IBV_QPS_ERR, false);	/* the connection stays */
+	be_region_unregister(rg);
+	bench_down(&b);
+}
+
+static void t14_abandon_unanswered(void **state)
+{
+	(void)state;
+	abandon_case(BE_REG_MW);
+	abandon_case(BE_REG_MR);
+}
+
 static void loop_break(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -1321,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(t11_no_allocation_per_call),
 		cmocka_unit_test(t12_set_addr_next_connection),
 		cmocka_unit_test(t13_memlock_named),
+		cmocka_unit_test(t14_abandon_unanswered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
