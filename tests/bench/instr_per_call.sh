@@ -165,7 +165,9 @@ kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 
 step "gateway under callgrind: instructions per forwarded call"
 cd "$W" || exit 1
-valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" --dump-instr=no \
+# Uncompressed names: a dump after a zero would name functions by ids
+# defined in earlier dumps only.
+valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" --dump-instr=no --compress-strings=no \
 	"$OLDPWD/$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-cg.log" 2>&1 &
 gw_pid=$!
 cd "$OLDPWD" || exit 1
@@ -179,8 +181,13 @@ for name in getattr write read; do
 	awk -v n="$name" -v c="$calls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
 		if (c > 0) printf "IR %s calls=%d Ir=%d Ir/call=%.0f Ir/MiB=%s\n", n, c, ir, ir / c,
 			(n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
-	echo "  top functions (self, of this workload):"
-	callgrind_annotate --inclusive=no --threshold=90 "$f" 2>/dev/null |
-		awk '/^-+$/ { s++; next } s >= 3 && NF >= 2 && $1 ~ /^[0-9,]+/ { print }' | head -15 | sed 's/^/    /'
+	echo "  top functions (self instructions per call, of this workload):"
+	# Self cost per function: cost lines under fn=, except the inclusive
+	# cost line that follows each calls= line.
+	awk -v c="$calls" '/^fn=/ { f = substr($0, 4); skip = 0; next }
+		/^calls=/ { skip = 1; next }
+		/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
+		END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
+		sort -rn | head -15 | sed 's/^/    /'
 done
 kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
