@@ -188,6 +188,6 @@ for name in getattr write read; do
 		/^calls=/ { skip = 1; next }
 		/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
 		END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
-		sort -rn | head -15 | sed 's/^/    /'
+		sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
 done
 kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
