@@ -71,7 +71,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo "- whole run: ${secs} s"
 			echo
 			echo "Every path mounts the same tmpfs export with the kernel client (\`vers=3,nolock\`, then"
-			echo "\`vers=4.1\` on the pseudo root; the re-export only over NFSv3); each workload runs on each"
+			echo "\`vers=4.1\` on the pseudo root; the re-export only over NFSv3 and one stream); each workload runs on each"
 			echo "path in turn, in one guest boot, ${BENCH_SECS} s per timed workload:"
 			echo
 			echo "- GETATTR/s: \`stat()\` of one file in a loop on a \`noac\` mount (one GETATTR per call), one process (perl)."
@@ -354,6 +354,9 @@ run_path() { # path: every workload on $VERS
 		rm -f "$M/seq-$p.bin" || true
 		do_umount
 	fi
+	# The re-export under 8 streams timed out every I/O (EIO after the soft
+	# mount's retries, 7+ min per workload, 2026-11-24): not measured there.
+	[ "$p" != reexp ] || return 0
 	do_mount "$p" "$nc" || { echo "  $p: nconnect refused, $BENCH_JOBS streams on one connection"; nc=; do_mount "$p"; }
 	wl rr8 fio_rand8 randread
 	wl rw8 fio_rand8 randwrite
