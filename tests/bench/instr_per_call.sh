@@ -1,6 +1,8 @@
 #!/bin/bash
 # claim: benchmark (not a test): user-space instructions and system calls of rpcrdma-gw per forwarded GETATTR and per 1 MiB READ/WRITE (kernel NFS client through the gateway to nfsd over Soft-RoCE)
+# SPDX-License-Identifier: MIT
 #
+# This file contains the per-call cost benchmark of the gateway.
 # On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
 # guest and runs itself inside.  The guest runs the gateway twice, one after
 # the other, and the same three workloads against each on a vers=3 mount:
