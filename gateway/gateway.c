@@ -649,8 +649,11 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
+	/* One clock read per hand-off, shared with the transport: a precise
+	 * read is a system call where the clocksource has no vDSO (HPET). */
+	c->ca_submit_us = gw_now_us();
 	if (!c->ca_sent_us)
-		c->ca_sent_us = gw_now_us();
+		c->ca_sent_us = c->ca_submit_us;
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
 	if (rc == 0)
 		return true;

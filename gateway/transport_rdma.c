@@ -574,7 +574,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	gw_call_get(c);
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
-	gc->gc_t0_us = gw_now_us();
+	gc->gc_t0_us = c->ca_submit_us;	/* gw_path_try read the clock just before */
 	rc = be_call_submit(rp->rp_pool, &gc->gc_req, &d, gr_reply_cb, gc);
 	if (rc < 0) {
 		int err = -rc;

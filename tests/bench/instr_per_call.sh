@@ -1,0 +1,195 @@
+#!/bin/bash
+# claim: benchmark (not a test): user-space instructions and system calls of rpcrdma-gw per forwarded GETATTR and per 1 MiB READ/WRITE (kernel NFS client through the gateway to nfsd over Soft-RoCE)
+# SPDX-License-Identifier: MIT
+#
+# This file contains the per-call cost benchmark of the gateway.
+# On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
+# guest and runs itself inside.  The guest runs the gateway twice, one after
+# the other, and the same three workloads against each on a vers=3 mount:
+#
+#   GETATTR   IPC_GA stat() calls of one file on a noac mount
+#   WRITE     IPC_MIB MiB with dd bs=1M oflag=direct (1 MiB WRITE calls)
+#   READ      the same file with dd bs=1M iflag=direct (1 MiB READ calls)
+#
+# 1. native: `perf stat -e raw_syscalls:sys_enter` on the gateway per
+#    workload (every system call, verbs doorbells and CQ events included) and
+#    the gateway's own syscalls_total{call} counters, both divided by
+#    calls_forwarded_total of the workload;
+# 2. under valgrind --tool=callgrind: the counts are zeroed before and dumped
+#    after each workload (callgrind_control), so each dump holds the
+#    instructions (Ir) of that workload only; Ir / forwarded calls and the
+#    top functions (self cost) are printed.
+# Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16).
+set -u
+
+if [ "${VM_GUEST:-}" != 1 ]; then
+	cd "$(dirname "$0")/../.." || exit 1
+	export BUILD=${BUILD:-build}
+	why=$(tests/vm/run-vm.sh --probe) || { echo "instr_per_call: VM tier unavailable: $why" >&2; exit 1; }
+	command -v valgrind >/dev/null || { echo "instr_per_call: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
+	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
+		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}"
+fi
+
+# --- inside the guest ---------------------------------------------------------
+for a in "$@"; do	# run-vm.sh passes arguments, not the environment
+	case $a in IPC_*=*) export "${a?}" ;; esac
+done
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh"
+
+IPC_GA=${IPC_GA:-300}
+IPC_MIB=${IPC_MIB:-16}
+GW_PORT=20490
+W=/tmp/ipc
+M=/mnt/ipc
+mkdir -p "$W" "$M"
+echo "guest kernel: $(uname -r)"
+
+# nfsd's largest READ/WRITE is 256 KiB by default in this guest: raise it
+# so that a 1 MiB dd block is one 1 MiB call.
+BED_NFSD_MAX_BLOCK=1048576 bed_nfsd_up
+bed_nfs_client_modules
+echo x >"$BED_EXPORT/small"
+head -c $((IPC_MIB << 20)) /dev/urandom >"$W/src.bin"
+
+cat >"$W/gw.conf" <<CONF
+[gateway]
+listen = $BED_IP:$GW_PORT
+log_level = info
+control_socket = $W/gw.control
+admin_listen =
+[backend nfsd]
+address = $BED_IP
+port = $BED_NFS_PORT
+[route nfs]
+program = nfs
+transport = rdma
+[route mount]
+program = mount
+transport = tcp
+CONF
+
+gw_pid=
+trap 'rc=$?; [ -z "$gw_pid" ] || kill -TERM "$gw_pid" 2>/dev/null; (exit $rc); bed_on_exit' EXIT
+
+# metrics FILE: the gateway's exposition, through the control socket
+metrics() { timeout 120 "$BUILD/rpcrdma-gwctl" -s "$W/gw.control" metrics >"$1"; }
+# delta A B SAMPLE-REGEX: sum of the matching samples in B minus in A
+delta() {
+	awk -v re="$3" 'FNR == 1 { f++ } $1 ~ re { s[f] += $2 } END { printf "%.0f\n", s[2] - s[1] }' "$1" "$2"
+}
+
+do_mount() { # extra options
+	step "mount${1:+ -o $1}"
+	timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock,soft,timeo=150,retrans=2${1:+,$1}" \
+		"$BED_IP:$BED_EXPORT" "$M"
+}
+
+# The three workloads; each leaves the mount as it found it (unmounted).
+wl_getattr() {
+	perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$IPC_GA"
+}
+wl_write() { timeout 600 dd if="$W/src.bin" of="$M/seq.bin" bs=1M oflag=direct status=none; }
+wl_read() { timeout 600 dd if="$M/seq.bin" of=/dev/null bs=1M iflag=direct status=none; }
+# NFS calls the client made on $M, per procedure ("GETATTR=900 LOOKUP=3 ...")
+nfs_ops() {
+	awk -v m="$M" '$1 == "device" { inb = ($5 == m); po = 0; next }
+		inb && /per-op statistics/ { po = 1; next }
+		inb && po && $1 ~ /^[A-Z_0-9]+:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s=%s ", $1, $2 }' /proc/self/mountstats
+}
+
+# phase MODE NAME: run workload NAME against the running gateway; MODE
+# native counts system calls with perf, MODE callgrind zeroes and dumps the
+# instruction counts around it.
+phase() {
+	local mode=$1 name=$2 calls sys ps=
+	step "$mode: $name"
+	metrics "$W/m0"
+	case $mode in
+	native)
+		perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_wait \
+			-e syscalls:sys_enter_clock_gettime -e syscalls:sys_enter_recvfrom \
+			-e syscalls:sys_enter_read -e syscalls:sys_enter_write -e syscalls:sys_enter_writev \
+			-e syscalls:sys_enter_epoll_ctl -e syscalls:sys_enter_ioctl \
+			-p "$gw_pid" -x ';' -o "$W/pstat.$name" >/dev/null 2>&1 &
+		ps=$!
+		sleep 1 ;;
+	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
+	esac
+	if ! "wl_$name"; then
+		echo "  $name FAILED; client: $(dmesg | tail -3 | tr '\n' ' ')"
+		timeout 30 "$BUILD/rpcrdma-gwctl" -s "$W/gw.control" stats 2>&1 | sed 's/^/  gw /'
+		tail -20 "$W"/gw-*.log | sed 's/^/  gw log: /'
+	fi
+	echo "  client NFS calls so far on this mount: $(nfs_ops)"
+	case $mode in
+	native) kill -INT "$ps"; wait "$ps" 2>/dev/null || true ;;
+	callgrind) callgrind_control -d "$name" "$gw_pid" >/dev/null 2>&1 ;;
+	esac
+	metrics "$W/m1"
+	calls=$(delta "$W/m0" "$W/m1" '^rpcrdma_gw_calls_forwarded_total')
+	sys=$(delta "$W/m0" "$W/m1" '^rpcrdma_gw_syscalls_total')
+	if [ "$mode" = native ]; then
+		awk -F';' -v c="$calls" -v s="$sys" -v n="$name" '$3 ~ /raw_syscalls/ && c > 0 {
+			printf "SYS %s calls=%d all_syscalls/call=%.2f counted(syscalls_total)/call=%.2f\n", n, c, $1 / c, s / c }
+			$3 ~ /sys_enter_/ && c > 0 { sub(/.*sys_enter_/, "", $3); printf "  %s/call %.2f\n", $3, $1 / c }' "$W/pstat.$name"
+		grep '^rpcrdma_gw_syscalls_total' "$W/m1" >"$W/sys1"
+		grep '^rpcrdma_gw_syscalls_total' "$W/m0" >"$W/sys0"
+		awk -v c="$calls" 'FNR == 1 { f++ } { v[f, $1] = $2; k[$1] = 1 }
+			END { for (s in k) if (c > 0 && v[2, s] - v[1, s] > 0) printf "  %s/call %.2f\n", s, (v[2, s] - v[1, s]) / c }' \
+			"$W/sys0" "$W/sys1" | sort
+	else
+		echo "$calls" >"$W/calls.$name"
+	fi
+}
+
+run_all() { # mode
+	do_mount noac
+	wl_getattr >/dev/null	# warm-up: lookups, attribute paths, TCG translations
+	phase "$1" getattr
+	umount "$M"
+	do_mount
+	phase "$1" write
+	umount "$M"
+	do_mount	# O_DIRECT: no client cache to drop
+	phase "$1" read
+	rm -f "$M/seq.bin"
+	umount "$M"
+}
+
+step "native gateway: system calls per forwarded call"
+"$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-native.log" 2>&1 &
+gw_pid=$!
+bed_wait 30 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw-native.log"
+run_all native
+kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
+
+step "gateway under callgrind: instructions per forwarded call"
+cd "$W" || exit 1
+# Uncompressed names: a dump after a zero would name functions by ids
+# defined in earlier dumps only.
+valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" --dump-instr=no --compress-strings=no \
+	"$OLDPWD/$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-cg.log" 2>&1 &
+gw_pid=$!
+cd "$OLDPWD" || exit 1
+bed_wait 300 "the gateway's RDMA path under valgrind" grep -q 'transport rdma up' "$W/gw-cg.log"
+run_all callgrind
+for name in getattr write read; do
+	f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
+	[ -n "$f" ] || { echo "no callgrind dump for $name"; ls -l "$W" | sed 's/^/  /'; continue; }
+	calls=$(cat "$W/calls.$name")
+	ir=$(awk '/^totals:/ { print $2; exit }' "$f")
+	awk -v n="$name" -v c="$calls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
+		if (c > 0) printf "IR %s calls=%d Ir=%d Ir/call=%.0f Ir/MiB=%s\n", n, c, ir, ir / c,
+			(n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
+	echo "  top functions (self instructions per call, of this workload):"
+	# Self cost per function: cost lines under fn=, except the inclusive
+	# cost line that follows each calls= line.
+	awk -v c="$calls" '/^fn=/ { f = substr($0, 4); skip = 0; next }
+		/^calls=/ { skip = 1; next }
+		/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
+		END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
+		sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
+done
+kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
