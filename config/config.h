@@ -68,6 +68,8 @@ struct cfg_nets {
 enum cfg_ready_when { CFG_READY_NFS = 0, CFG_READY_ALL, CFG_READY_ANY };
 /* What an rdma route does while RDMA cannot carry its calls. */
 enum cfg_fallback { CFG_FALLBACK_TCP = 0, CFG_FALLBACK_NONE };
+/* What SETCLIENTID's cb_location becomes (NFSv4.0 callbacks, gateway/cb40.c). */
+enum cfg_v40cb { CFG_V40CB_RELAY = 0, CFG_V40CB_PASSTHROUGH, CFG_V40CB_OFF };
 
 struct cfg_listen {
 	struct sockaddr_storage cl_addr;
@@ -148,6 +150,7 @@ struct cfg {
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
+	enum cfg_v40cb cf_v40_callbacks;	/* NFSv4.0 cb_location: relay, as is, cleared */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */

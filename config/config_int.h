@@ -14,7 +14,7 @@
 #include "config.h"
 
 /* Bound of the table's length: the parser keeps each key's line per section. */
-#define CFG_KEYS_MAX	48
+#define CFG_KEYS_MAX	56
 /* Longest value cfg_key_text() writes (a host name; an address and port). */
 #define CFG_VALUE_MAX	(CFG_HOST_MAX + 16)
 

@@ -33,6 +33,9 @@ static const char *const cfg_ready_when_names[] = {
 static const char *const cfg_fallback_names[] = {
 	[CFG_FALLBACK_TCP] = "tcp", [CFG_FALLBACK_NONE] = "none",
 };
+static const char *const cfg_v40cb_names[] = {
+	[CFG_V40CB_RELAY] = "relay", [CFG_V40CB_PASSTHROUGH] = "passthrough", [CFG_V40CB_OFF] = "off",
+};
 static const char *const cfg_regmode_names[] = {
 	[CFG_REG_MW] = "mw", [CFG_REG_REG] = "reg", [CFG_REG_PERSISTENT] = "persistent",
 };
@@ -129,6 +132,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_reject_auth_none) },
 	{ KEY(GATEWAY, "ready_when", ENUM), RANGE(0, CFG_READY_ANY), .ky_def = CFG_READY_NFS,
 	  .ky_names = cfg_ready_when_names, MEMBER(cfg, cf_ready_when) },
+	{ KEY(GATEWAY, "v40_callbacks", ENUM), RANGE(0, CFG_V40CB_OFF), .ky_def = CFG_V40CB_RELAY,
+	  .ky_names = cfg_v40cb_names, MEMBER(cfg, cf_v40_callbacks) },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,

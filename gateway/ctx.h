@@ -25,6 +25,7 @@
 #include "transport.h"
 
 struct event;
+struct gw_cb40;
 struct gw_relay;
 
 struct gw_backend {
@@ -121,6 +122,7 @@ struct gw_ctx {
 	struct event *gw_xwait_ev;	/* retries the XID wait lists (gss_xid.c) */
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
+	struct gw_cb40 *gw_cb40;	/* NFSv4.0 callback relay (cb40.c) */
 };
 
 #define LG(gw) ((gw)->gw_p.gp_log)
