@@ -602,8 +602,6 @@ void gw_cb40_free(struct gw_cb40 *c4)
 	free(c4);
 }
 
-uint16_t gw_cb40_port(const struct gw_cb40 *c4) { return c4 ? c4->c4_port : 0; }
-
 /* The listener, opened at the first SETCLIENTID to relay: every address
  * (dual stack where the host has IPv6), a port of the kernel's choice. */
 static bool cb40_listen(struct gw_cb40 *c4)

@@ -75,7 +75,5 @@ bool gw_cb40_on_call(struct gw_cb40 *c4, struct gw_call *c);
 /* Its reply: the clientid the server gave (logs, gwctl). */
 void gw_cb40_on_reply(struct gw_cb40 *c4, struct gw_call *c, const struct iovec *iov,
 		      unsigned niov);
-/* Port of the callback listener, 0 when none. */
-uint16_t gw_cb40_port(const struct gw_cb40 *c4);
 
 #endif /* RPCRDMA_GW_CB40_H */
