@@ -51,8 +51,9 @@ elif cmd == "wopen":		# PATH: open for writing; seconds it took
     print("%.2f" % (time.time() - t0), flush=True)
     f.close()
 PY
-deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states
-	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -q "$1"
+deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states (exact name:
+	# the warm-up file's own delegation must not count)
+	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -qF "\"$1\""
 }
 deleg_gone() { ! deleg_of "$1"; }
 # recall MNT NAME WANT: reader holds NAME open on MNT; WANT=yes: a
@@ -63,10 +64,10 @@ deleg_gone() { ! deleg_of "$1"; }
 recall() {
 	local mnt=$1 f=$2 want=$3 i reader
 	echo "data of $f" >"$BED_EXPORT/$f"
-	echo warm >"$BED_EXPORT/warm-$f"
+	echo warm >"$BED_EXPORT/w-$f"
 	sleep 1		# nfsd refuses delegations on files changed very recently
 	for ((i = 0; i < 15; i++)); do
-		cat "$mnt/warm-$f" >/dev/null
+		cat "$mnt/w-$f" >/dev/null
 		rm -f "$out/close"
 		python3 "$out/cb.py" read "$mnt/$f" "$out/close" >"$out/open-$f" &
 		reader=$!
