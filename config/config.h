@@ -71,6 +71,8 @@ enum cfg_fallback { CFG_FALLBACK_TCP = 0, CFG_FALLBACK_NONE };
 /* RPC-with-TLS (RFC 9289) on the listeners (frontend-tcp/fe_tls.c). */
 enum cfg_tls { CFG_TLS_OFF = 0, CFG_TLS_ALLOWED, CFG_TLS_REQUIRED };
 enum cfg_tls_client_cert { CFG_TLS_CC_NONE = 0, CFG_TLS_CC_REQUEST, CFG_TLS_CC_REQUIRE };
+/* What SETCLIENTID's cb_location becomes (NFSv4.0 callbacks, gateway/cb40.c). */
+enum cfg_v40cb { CFG_V40CB_RELAY = 0, CFG_V40CB_PASSTHROUGH, CFG_V40CB_OFF };
 
 struct cfg_listen {
 	struct sockaddr_storage cl_addr;
@@ -159,6 +161,7 @@ struct cfg {
 	char cf_tls_ca[CFG_HOST_MAX];		/* PEM CAs client certificates must chain to */
 	enum cfg_tls_client_cert cf_tls_client_cert;
 	char cf_tls_allow_identity[CFG_HOST_MAX];	/* names a client certificate must have; "" any */
+	enum cfg_v40cb cf_v40_callbacks;	/* NFSv4.0 cb_location: relay, as is, cleared */
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */

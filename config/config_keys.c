@@ -33,6 +33,9 @@ static const char *const cfg_ready_when_names[] = {
 static const char *const cfg_fallback_names[] = {
 	[CFG_FALLBACK_TCP] = "tcp", [CFG_FALLBACK_NONE] = "none",
 };
+static const char *const cfg_v40cb_names[] = {
+	[CFG_V40CB_RELAY] = "relay", [CFG_V40CB_PASSTHROUGH] = "passthrough", [CFG_V40CB_OFF] = "off",
+};
 static const char *const cfg_regmode_names[] = {
 	[CFG_REG_MW] = "mw", [CFG_REG_REG] = "reg", [CFG_REG_PERSISTENT] = "persistent",
 };
@@ -154,6 +157,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_tls_client_cert) },
 	{ KEY(GATEWAY, "tls_allow_identity", NAMES), .ky_def_text = "",
 	  MEMBER(cfg, cf_tls_allow_identity) },
+	{ KEY(GATEWAY, "v40_callbacks", ENUM), RANGE(0, CFG_V40CB_OFF), .ky_def = CFG_V40CB_RELAY,
+	  .ky_names = cfg_v40cb_names, MEMBER(cfg, cf_v40_callbacks) },
 
 	/* [backend NAME]: every key is a connection parameter */
 	{ KEY(BACKEND, "address", HOST), .ky_flags = CFG_KF_REQUIRED,

@@ -25,6 +25,7 @@
 #include "transport.h"
 
 struct event;
+struct gw_cb40;
 struct gw_relay;
 struct gw_nlm;
 
@@ -123,6 +124,7 @@ struct gw_ctx {
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
 	struct gw_nlm *gw_nlm;		/* NLM lock owners per client (nlm_map.c) */
+	struct gw_cb40 *gw_cb40;	/* NFSv4.0 callback relay (cb40.c) */
 };
 
 #define LG(gw) ((gw)->gw_p.gp_log)

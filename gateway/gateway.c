@@ -34,6 +34,7 @@
 
 #include "authpol.h"
 #include "call.h"
+#include "cb40.h"
 #include "chunking.h"
 #include "client.h"
 #include "config.h"
@@ -248,7 +249,8 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 	}
 	TAILQ_INIT(&gw->gw_clients);
 	gw->gw_relay = gw_relay_new(gw);
-	if (!gw->gw_relay || gw_nlm_attach(gw) < 0)
+	gw->gw_cb40 = gw_cb40_new(gw);
+	if (!gw->gw_relay || !gw->gw_cb40 || gw_nlm_attach(gw) < 0)
 		goto err;
 	/* In-flight calls always fit; the rest remembers answered XIDs. */
 	gw->gw_xcap = p->gp_ncalls + (p->gp_ncalls * 4 > 4096 ? p->gp_ncalls * 4 : 4096);
@@ -447,6 +449,8 @@ void gw_ctx_free(struct gw_ctx *gw)
 	gw_nlm_detach(gw);
 	gw_relay_free(gw->gw_relay);
 	gw->gw_relay = NULL;
+	gw_cb40_free(gw->gw_cb40);
+	gw->gw_cb40 = NULL;
 	/* Clients (and so their calls) are gone first: the frontend closed them. */
 	for (unsigned i = 0; i < GW_PATH_SLOTS; i++)
 		if (gw->gw_pslots[i].pa_used)
@@ -508,6 +512,8 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 		gw_relay_learn_reply(gw->gw_relay, c, iov, niov);
 	if (c->ca_hdr.rc_prog == CFG_PROG_NLM)
 		gw_nlm_reply(gw, c, iov, niov);
+	if (gw_cb40_is_setclientid(&c->ca_hdr, &c->ca_walk))
+		gw_cb40_on_reply(gw->gw_cb40, c, iov, niov);
 	gw_client_deliver(c->ca_cl, &c->ca_out);
 }
 
@@ -962,6 +968,14 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	chk_call_walk(&xc, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, c->ca_gss, &c->ca_walk, &werr);
 	if (hdr->rc_prog == CFG_PROG_NFS && hdr->rc_vers == 4 && hdr->rc_proc == 1)
 		gw_relay_learn_call(gw->gw_relay, c);
+	/* NFSv4.0 SETCLIENTID with a new cb_location: walked again (same
+	 * operations, new lengths). */
+	if (gw_cb40_is_setclientid(hdr, &c->ca_walk) && gw_cb40_on_call(gw->gw_cb40, c)) {
+		xdr_cur_init(&xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
+		if (xdr_seek(&xc, hdr->rc_args_pos))
+			chk_call_walk(&xc, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, c->ca_gss,
+				      &c->ca_walk, &werr);
+	}
 
 	pa->pa_ncalls++;
 	if (gw_call_map_xid(pa, c))

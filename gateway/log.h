@@ -182,6 +182,16 @@ enum gw_ctr {
 	GW_CTR_CLIENT_WRITE_TIMEOUT,	/* replies queued, none written for write_timeout: closed */
 	GW_CTR_CLIENT_EVICTED,		/* replies not read while the pool was short: closed */
 	GW_CTR_GSS_XID_WAIT,		/* RPCSEC_GSS call waited: its XID was busy on the backend */
+	/* NFSv4.0 callbacks (cb40.c) */
+	GW_CTR_CB40_RELAYED,		/* callback replies relayed from a client to the server */
+	GW_CTR_CB40_REWRITTEN,		/* SETCLIENTID cb_location set to the gateway's listener */
+	GW_CTR_CB40_CLEARED,		/* SETCLIENTID cb_location cleared (v40_callbacks = off) */
+	GW_CTR_CB40_FAIL_UNPARSED,	/* SETCLIENTID not rewritten: its cb_location undecodable */
+	GW_CTR_CB40_FAIL_NO_CLIENT,	/* callback for a cb_program no client registered */
+	GW_CTR_CB40_FAIL_CONNECT,	/* client's callback address unreachable or lost */
+	GW_CTR_CB40_FAIL_TIMEOUT,	/* client did not answer in GW_CB40_TIMEOUT_MS */
+	GW_CTR_CB40_FAIL_FULL,		/* no room (connection, pending slot, buffer) */
+	GW_CTR_CB40_FAIL_BAD,		/* malformed record or unmatched reply */
 	/* system calls of the data path (syscalls_total, metrics.c) */
 	GW_CTR_SYS_CLIENT_RECV,		/* recv() on client sockets */
 	GW_CTR_SYS_CLIENT_WRITEV,	/* writev() on client sockets */

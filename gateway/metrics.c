@@ -290,7 +290,7 @@ enum {
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
 	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F_NLM,
-	F__COUNT
+	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -342,6 +342,13 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_AUTHPOL] = { "auth_policy_total", "Calls the credential policy acted on: squashed "
 			"(AUTH_SYS rewritten), auth_none (AUTH_TOOWEAK), badcred (AUTH_SYS "
 			"undecodable under squash).", "action" },
+	[F_CB40_RELAYED] = { "cb40_relayed_total", "NFSv4.0 callback replies relayed from a client's "
+			     "callback service back to the server (v40_callbacks = relay).", NULL },
+	[F_CB40_SCI] = { "cb40_setclientid_total", "NFSv4.0 SETCLIENTID calls whose cb_location the "
+			 "gateway rewrote to its callback listener or cleared (v40_callbacks).",
+			 "action" },
+	[F_CB40_FAILED] = { "cb40_failed_total", "NFSv4.0 callbacks (or SETCLIENTID rewrites) that "
+			    "failed, by reason; a failed callback is answered SYSTEM_ERR.", "reason" },
 	[F_GSS_WAIT] = { "gss_xid_waits_total", "RPCSEC_GSS calls that waited because their XID "
 			 "(kept to the server) was busy on the backend.", NULL },
 	[F_TLS] = { "tls_total", "RPC-with-TLS (RFC 9289) on the client leg: probe (AUTH_TLS probes "
@@ -457,6 +464,15 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_AUTHPOL_BADCRED] = { F_AUTHPOL, "badcred" },
 	[GW_CTR_CLIENT_WRITE_TIMEOUT] = { F_CLIENT_ERR, "write_timeout" },
 	[GW_CTR_CLIENT_EVICTED] = { F_CLIENT_ERR, "evicted" },
+	[GW_CTR_CB40_RELAYED] = { F_CB40_RELAYED, NULL },
+	[GW_CTR_CB40_REWRITTEN] = { F_CB40_SCI, "rewritten" },
+	[GW_CTR_CB40_CLEARED] = { F_CB40_SCI, "cleared" },
+	[GW_CTR_CB40_FAIL_UNPARSED] = { F_CB40_FAILED, "unparsed" },
+	[GW_CTR_CB40_FAIL_NO_CLIENT] = { F_CB40_FAILED, "no_client" },
+	[GW_CTR_CB40_FAIL_CONNECT] = { F_CB40_FAILED, "connect" },
+	[GW_CTR_CB40_FAIL_TIMEOUT] = { F_CB40_FAILED, "timeout" },
+	[GW_CTR_CB40_FAIL_FULL] = { F_CB40_FAILED, "full" },
+	[GW_CTR_CB40_FAIL_BAD] = { F_CB40_FAILED, "bad" },
 	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
 	[GW_CTR_NLM_MAPPED] = { F_NLM, "mapped" },
 	[GW_CTR_NLM_UNMAPPED] = { F_NLM, "unmapped" },

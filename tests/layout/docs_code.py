@@ -70,7 +70,7 @@ def metric_names():
 def config_keys():
     """{name: set of sections} from the key table."""
     keys = {}
-    for sec, name in re.findall(r'KEY\((GATEWAY|BACKEND|ROUTE), "([a-z_]+)"', read("config/config_keys.c")):
+    for sec, name in re.findall(r'KEY\((GATEWAY|BACKEND|ROUTE), "([a-z0-9_]+)"', read("config/config_keys.c")):
         keys.setdefault(name, set()).add(sec.lower())
     if len(keys) < 20 or "held_calls" not in keys:
         sys.exit("docs_code: keys of config/config_keys.c not found: update this script to the table")

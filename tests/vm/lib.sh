@@ -362,7 +362,10 @@ gw_run() {
 		echo "/run/vm/core.%e.%p" >/proc/sys/kernel/core_pattern
 	fi
 	step "start rpcrdma-gw on $1"
-	"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
+	# GW_NETNS=NAME: in network namespace NAME (ip netns add), the rest
+	# of the guest's namespaces shared (an edge host, t_76).
+	${GW_NETNS:+nsenter --net=/run/netns/$GW_NETNS} \
+		"${BUILD:-build}/rpcrdma-gw" -c "$gw_out/gw.conf" >"$gw_out/gw.log" 2>&1 &
 	gw_pid=$!
 	trap 'gw_stop; bed_on_exit' EXIT
 	# (a failure here shows the log tail through gw_stop at exit)

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/* Host tests of the NFSv4.0 callback relay (gateway/cb40.c) in the
+ * in-process gateway (test_gw_harness.h): a client's SETCLIENTID reaches
+ * the server with cb_location = the gateway's listener and a program of
+ * the gateway's; the test, as the server, connects there and sends CB_NULL
+ * and CB_COMPOUND calls; the test, as the client's callback service at the
+ * original address, gets them with its own program and the server's XID,
+ * and its reply reaches the server.  Also: a program nobody registered
+ * (PROG_UNAVAIL), a client that closes with a callback pending
+ * (SYSTEM_ERR), v40_callbacks = off (cleared) and passthrough (unchanged). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "cb40.h"
+#include "chunking.h"
+#include "log.h"
+#include "test_gw_harness.h"
+
+#define CB_PROG	0x40000000u
+
+static void put_str(uint8_t *b, size_t *n, const char *s)
+{
+	size_t l = strlen(s);
+
+	chk_put_be32(b + *n, (uint32_t)l);
+	memset(b + *n + 4, 0, (l + 3) & ~(size_t)3);
+	memcpy(b + *n + 4, s, l);
+	*n += 4 + ((l + 3) & ~(size_t)3);
+}
+
+/* Record-marked COMPOUND { SETCLIENTID } of minor version 0. */
+static size_t setclientid(uint8_t *b, const char *uaddr)
+{
+	static const uint32_t hdr[] = { 0x5c1, 0, 2, 100003, 4, 1, 0, 0, 0, 0 };
+	size_t n = 4;
+
+	for (unsigned i = 0; i < 10; i++, n += 4)
+		chk_put_be32(b + n, hdr[i]);
+	put_str(b, &n, "");
+	chk_put_be32(b + n, 0), chk_put_be32(b + n + 4, 1), chk_put_be32(b + n + 8, 35);
+	chk_put_be32(b + n + 12, 1), chk_put_be32(b + n + 16, 2);	/* verifier */
+	n += 20;
+	put_str(b, &n, "Linux NFSv4.0 test-client");
+	chk_put_be32(b + n, CB_PROG);
+	n += 4;
+	put_str(b, &n, "tcp");
+	put_str(b, &n, uaddr);
+	chk_put_be32(b + n, 9);		/* callback_ident */
+	n += 4;
+	rm_encode_hdr(b, (uint32_t)(n - 4), true);
+	return n;
+}
+
+/* Record-marked RPC call header (AUTH_NONE) of proc, one word of args. */
+static size_t cb_call(uint8_t *b, uint32_t xid, uint32_t prog, uint32_t proc)
+{
+	const uint32_t w[] = { xid, 0, 2, prog, 1, proc, 0, 0, 0, 0, 0 };
+
+	for (unsigned i = 0; i < 11; i++)
+		chk_put_be32(b + 4 + 4 * i, w[i]);
+	rm_encode_hdr(b, 44, true);
+	return 48;
+}
+
+static int tcp_listener(uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 4) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &l) < 0)
+		abort();
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Pump the loop until fd is readable (accept or read); false on timeout. */
+static bool wait_fd(struct h_gw *h, int fd, int ms)
+{
+	uint64_t end = gw_now_ms() + (uint64_t)ms;
+
+	while (gw_now_ms() < end) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+		if (poll(&p, 1, 1) > 0)
+			return true;
+	}
+	return false;
+}
+
+struct rig {
+	struct h_server srv;
+	struct h_gw gw;
+	int cl;			/* the client's connection to the gateway */
+	uint8_t seen[512];	/* SETCLIENTID as the server got it */
+	struct gw_cb40_sci sci;
+};
+
+/* The gateway with v40_callbacks = mode; the client's SETCLIENTID naming
+ * 127.0.0.1:cbport sent and answered. */
+static void rig_up(struct rig *r, const char *mode, uint16_t cbport)
+{
+	char text[1024], ua[GW_CB40_UADDR_MAX];
+	uint8_t b[512];
+	struct iovec v;
+
+	h_server_init(&r->srv);
+	h_server_start(&r->srv);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "v40_callbacks = %s\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
+		 mode, r->srv.port);
+	h_gw_start(&r->gw, text);
+	h_pump(&r->gw, 50);
+	r->cl = h_client(&r->gw);
+	snprintf(ua, sizeof(ua), "127.0.0.1.%u.%u", cbport >> 8, cbport & 0xff);
+	h_send(r->cl, b, setclientid(b, ua));
+	assert_int_equal(h_reply(&r->gw, r->cl, b, sizeof(b), 3000), 28);
+	v = (struct iovec){ r->seen, h_server_last(&r->srv, r->seen, sizeof(r->seen)) };
+	assert_true(gw_cb40_parse_setclientid(&v, 1, &r->sci));
+	assert_int_equal(r->sci.sc4_ident, 9);
+}
+
+static void rig_down(struct rig *r)
+{
+	close(r->cl);
+	h_pump(&r->gw, 20);
+	assert_int_equal(h_gw_stop(&r->gw), 0);
+	h_server_stop(&r->srv, true);
+}
+
+/* 1. relay: rewritten; CB_NULL and CB_COMPOUND go to the client's service
+ * with its program and the server's XID; the replies come back. */
+static void t01_relay(void **state)
+{
+	struct sockaddr_storage ss;
+	uint8_t b[256];
+	uint16_t cbport;
+	int lfd = tcp_listener(&cbport), sfd, cfd = -1;
+	struct rig r;
+	socklen_t sl;
+
+	(void)state;
+	rig_up(&r, "relay", cbport);
+	assert_string_equal(r.sci.sc4_netid, "tcp");
+	assert_true((r.sci.sc4_prog & 0xff000000u) == 0x48000000u);
+	assert_true(gw_cb40_uaddr_parse("tcp", r.sci.sc4_addr, &ss, &sl));
+	assert_int_not_equal(((struct sockaddr_in *)&ss)->sin_port, htons(cbport));
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN], 1);
+	/* the server connects to the address it was given */
+	sfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(sfd, (struct sockaddr *)&ss, sl), 0);
+	for (uint32_t proc = 0; proc <= 1; proc++) {
+		uint32_t xid = 0x7700 + proc;
+
+		h_send(sfd, b, cb_call(b, xid, r.sci.sc4_prog, proc));
+		if (proc == 0) {
+			assert_true(wait_fd(&r.gw, lfd, 3000));
+			cfd = accept(lfd, NULL, NULL);
+			assert_true(cfd >= 0);
+		}
+		assert_true(wait_fd(&r.gw, cfd, 3000));
+		assert_true(h_read_full(cfd, b, 48, &r.srv));
+		assert_int_equal(chk_be32(b), RM_LAST_FRAG | 44);
+		assert_int_equal(chk_be32(b + 4), xid);		/* the server's XID */
+		assert_int_equal(chk_be32(b + 16), CB_PROG);	/* the client's program */
+		assert_int_equal(chk_be32(b + 24), proc);
+		/* the client's reply, in two fragments */
+		chk_put_be32(b, 8), chk_put_be32(b + 4, xid), chk_put_be32(b + 8, 1);
+		chk_put_be32(b + 12, RM_LAST_FRAG | 16);
+		memset(b + 16, 0, 16);
+		h_send(cfd, b, 32);
+		assert_int_equal(h_reply(&r.gw, sfd, b, sizeof(b), 3000), 24);
+		assert_int_equal(chk_be32(b), xid);
+		assert_int_equal(chk_be32(b + 4), 1);		/* REPLY */
+		assert_int_equal(chk_be32(b + 20), 0);		/* SUCCESS */
+	}
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_RELAYED], 2);
+	/* 1.2 a program nobody registered: PROG_UNAVAIL, nothing relayed */
+	h_send(sfd, b, cb_call(b, 0x7710, CB_PROG, 1));
+	assert_int_equal(h_reply(&r.gw, sfd, b, sizeof(b), 3000), 24);
+	assert_int_equal(chk_be32(b), 0x7710);
+	assert_int_equal(chk_be32(b + 20), 1);			/* PROG_UNAVAIL */
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_FAIL_NO_CLIENT], 1);
+	/* 1.3 the client closes with a callback pending: SYSTEM_ERR at once */
+	h_send(sfd, b, cb_call(b, 0x7720, r.sci.sc4_prog, 1));
+	assert_true(wait_fd(&r.gw, cfd, 3000));
+	close(cfd);
+	assert_int_equal(h_reply(&r.gw, sfd, b, sizeof(b), 3000), 24);
+	assert_int_equal(chk_be32(b), 0x7720);
+	assert_int_equal(chk_be32(b + 20), 5);			/* SYSTEM_ERR */
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_FAIL_CONNECT], 1);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_RELAYED], 2);
+	close(sfd);
+	close(lfd);
+	rig_down(&r);
+}
+
+/* 2. off: cb_location cleared, program kept; passthrough: as sent. */
+static void t02_off_passthrough(void **state)
+{
+	uint8_t b[512];
+	struct rig r;
+	size_t n;
+
+	(void)state;
+	rig_up(&r, "off", 0x1234);
+	assert_string_equal(r.sci.sc4_netid, "");
+	assert_string_equal(r.sci.sc4_addr, "");
+	assert_int_equal(r.sci.sc4_prog, CB_PROG);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_CLEARED], 1);
+	rig_down(&r);
+
+	rig_up(&r, "passthrough", 0x1234);
+	n = setclientid(b, "127.0.0.1.18.52");
+	assert_string_equal(r.sci.sc4_addr, "127.0.0.1.18.52");
+	assert_int_equal(r.sci.sc4_prog, CB_PROG);
+	/* byte for byte after the XID the gateway remaps */
+	assert_memory_equal(r.seen + 4, b + 8, n - 8);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN] + r.gw.st.gs_ctr[GW_CTR_CB40_CLEARED],
+			 0);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_relay),
+		cmocka_unit_test(t02_off_passthrough),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
