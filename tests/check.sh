@@ -91,9 +91,6 @@ wait_fuzz() {
 # t_53 fail on 6.12 (docs/protocol.md, "Kernel 6.12 as a second peer") and
 # wait for a fix: VM_SECOND_SCENARIOS="... t_69_gw_callbacks" runs them.
 VM_SECOND_KERNEL=6.12
-# Scenarios written ahead of a fix that does not pass yet: listed loudly as
-# not run (docs/testing.md, "Pending scenarios"), never counted as passed.
-VM_PENDING=${VM_PENDING-t_76_gw_deleg40}
 VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v40 t_62_gateway_server_restart t_54_reconnect t_74_gw_krb5}
 
 # vm_scenario SCRIPT [KERNEL]: one guest run, counted as one test.
@@ -140,11 +137,6 @@ run_vm() {
 	fi
 	for t in tests/vm/t_*.sh; do
 		[ -e "$t" ] || continue
-		case " $VM_PENDING " in
-		*" $(basename "$t" .sh) "*)
-			echo "!!! PENDING, NOT RUN: vm $(basename "$t" .sh): known to fail (docs/testing.md, Pending scenarios); VM_PENDING= runs it"
-			continue ;;
-		esac
 		vm_scenario "$t"
 	done
 	run_vm_second

@@ -51,16 +51,18 @@ elif cmd == "wopen":		# PATH: open for writing; seconds it took
     print("%.2f" % (time.time() - t0), flush=True)
     f.close()
 PY
-deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states (exact name:
-	# the warm-up file's own delegation must not count)
-	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -qF "\"$1\""
+deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states, whose
+	# filename is the path from the export's root ("/NAME" here); exact, so
+	# the warm-up file's own delegation does not count
+	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -qF "filename: \"/$1\""
 }
 deleg_gone() { ! deleg_of "$1"; }
 # recall MNT NAME WANT: reader holds NAME open on MNT; WANT=yes: a
 # delegation must show up; then a server-side write open: its seconds in rw.
-# nfsd gives none inside its grace period, nor on the first OPEN of a v4.0
-# open owner (not confirmed yet: OPEN_CONFIRM): a warm-up open first, and
-# the read open again until one comes (60 s).
+# nfsd gives none while locks are in grace (lockd's grace runs about 50 s
+# from its start, longer than nfsd's 10 s here), nor on the first OPEN of a
+# v4.0 open owner (not confirmed yet: OPEN_CONFIRM): a warm-up open first,
+# and the read open again until one comes (about 70 s).
 recall() {
 	local mnt=$1 f=$2 want=$3 i reader
 	echo "data of $f" >"$BED_EXPORT/$f"
@@ -131,5 +133,6 @@ recall /mnt/g40 cleared no
 wo=$rw
 step "callbacks off: server-side write open took $wo s"
 assert_eq 1 "$(awk -v w="$wo" 'BEGIN { print (w < 2) }')" "write open within 2 s (no delegation to recall)"
-assert_eq 1 "$(gw_metric 'rpcrdma_gw_cb40_setclientid_total{action="cleared"}')" "SETCLIENTID cb_location cleared"
+# (the client may send SETCLIENTID more than once: each is cleared)
+assert_eq 1 "$(( $(gw_metric 'rpcrdma_gw_cb40_setclientid_total{action="cleared"}') >= 1 ))" "SETCLIENTID cb_location cleared"
 timeout 60 umount /mnt/g40
