@@ -36,6 +36,7 @@
 #include "ops.h"
 #include "pool.h"
 #include "rpcb_reg.h"
+#include "rpcbind.h"
 #include "transport.h"
 
 struct gw_main {
@@ -378,6 +379,7 @@ static int gw_main_setup(struct gw_main *m)
 	m->m_fe = fe_new(&fp);
 	if (!m->m_fe)
 		return -ENOMEM;
+	gw_rpcbind_init();	/* before gw_ctx_start() starts lookup threads */
 	err = gw_ctx_start(m->m_gw);
 	if (err < 0)
 		return err;

@@ -17,6 +17,11 @@
 
 #include "rpcbind.h"
 
+void gw_rpcbind_init(void)
+{
+	(void)authnone_create();
+}
+
 int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t vers, uint16_t *port,
 		       char *msg, size_t msglen)
 {
