@@ -19,7 +19,10 @@
 #    after each workload (callgrind_control), so each dump holds the
 #    instructions (Ir) of that workload only; Ir / forwarded calls and the
 #    top functions (self cost) are printed.
-# Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16).
+# Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16);
+# IPC_BASE=PATH/rpcrdma-gw also runs the callgrind phase on that (baseline)
+# build and prints its "IR base" lines, per client NFS call (older builds
+# have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase.
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -27,8 +30,10 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	export BUILD=${BUILD:-build}
 	why=$(tests/vm/run-vm.sh --probe) || { echo "instr_per_call: VM tier unavailable: $why" >&2; exit 1; }
 	command -v valgrind >/dev/null || { echo "instr_per_call: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
+	base=
+	[ -z "${IPC_BASE:-}" ] || base="IPC_BASE=$(realpath "$IPC_BASE")"
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
-		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}"
+		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -99,11 +104,14 @@ nfs_ops() {
 		inb && po && $1 ~ /^[A-Z_0-9]+:$/ && $2 > 0 { sub(/:$/, "", $1); printf "%s=%s ", $1, $2 }' /proc/self/mountstats
 }
 
+# NFS calls the client made on $M, all procedures
+nfs_calls() { nfs_ops | tr ' ' '\n' | awk -F= '{ s += $2 } END { printf "%.0f\n", s }'; }
+
 # phase MODE NAME: run workload NAME against the running gateway; MODE
 # native counts system calls with perf, MODE callgrind zeroes and dumps the
 # instruction counts around it.
 phase() {
-	local mode=$1 name=$2 calls sys ps=
+	local mode=$1 name=$2 calls sys c0 ps=
 	step "$mode: $name"
 	metrics "$W/m0"
 	case $mode in
@@ -117,6 +125,7 @@ phase() {
 		sleep 1 ;;
 	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
 	esac
+	c0=$(nfs_calls)
 	if ! "wl_$name"; then
 		echo "  $name FAILED; client: $(dmesg | tail -3 | tr '\n' ' ')"
 		timeout 30 "$BUILD/rpcrdma-gwctl" -s "$W/gw.control" stats 2>&1 | sed 's/^/  gw /'
@@ -140,7 +149,7 @@ phase() {
 			END { for (s in k) if (c > 0 && v[2, s] - v[1, s] > 0) printf "  %s/call %.2f\n", s, (v[2, s] - v[1, s]) / c }' \
 			"$W/sys0" "$W/sys1" | sort
 	else
-		echo "$calls" >"$W/calls.$name"
+		echo "$calls $(($(nfs_calls) - c0))" >"$W/calls.$name"
 	fi
 }
 
@@ -158,38 +167,50 @@ run_all() { # mode
 	umount "$M"
 }
 
-step "native gateway: system calls per forwarded call"
-"$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-native.log" 2>&1 &
-gw_pid=$!
-bed_wait 30 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw-native.log"
-run_all native
-kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
+if [ "${IPC_NATIVE:-1}" != 0 ]; then
+	step "native gateway: system calls per forwarded call"
+	"$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-native.log" 2>&1 &
+	gw_pid=$!
+	bed_wait 30 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw-native.log"
+	run_all native
+	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
+fi
 
-step "gateway under callgrind: instructions per forwarded call"
-cd "$W" || exit 1
-# Uncompressed names: a dump after a zero would name functions by ids
-# defined in earlier dumps only.
-valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" --dump-instr=no --compress-strings=no \
-	"$OLDPWD/$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-cg.log" 2>&1 &
-gw_pid=$!
-cd "$OLDPWD" || exit 1
-bed_wait 300 "the gateway's RDMA path under valgrind" grep -q 'transport rdma up' "$W/gw-cg.log"
-run_all callgrind
-for name in getattr write read; do
-	f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
-	[ -n "$f" ] || { echo "no callgrind dump for $name"; ls -l "$W" | sed 's/^/  /'; continue; }
-	calls=$(cat "$W/calls.$name")
-	ir=$(awk '/^totals:/ { print $2; exit }' "$f")
-	awk -v n="$name" -v c="$calls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
-		if (c > 0) printf "IR %s calls=%d Ir=%d Ir/call=%.0f Ir/MiB=%s\n", n, c, ir, ir / c,
-			(n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
-	echo "  top functions (self instructions per call, of this workload):"
-	# Self cost per function: cost lines under fn=, except the inclusive
-	# cost line that follows each calls= line.
-	awk -v c="$calls" '/^fn=/ { f = substr($0, 4); skip = 0; next }
-		/^calls=/ { skip = 1; next }
-		/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
-		END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
-		sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
-done
-kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
+# callgrind LABEL BINARY: the three workloads under callgrind; "IR LABEL
+# workload ..." lines (per forwarded call when the build counts them, else
+# per client NFS call) and the top functions.
+callgrind() {
+	local label=$1 bin=$2 name f calls ccalls ir
+	step "$label gateway under callgrind: instructions per forwarded call"
+	rm -f "$W"/cg.out* "$W"/calls.*
+	cd "$W" || exit 1
+	# Uncompressed names: a dump after a zero would name functions by ids
+	# defined in earlier dumps only.
+	valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" --dump-instr=no --compress-strings=no \
+		"$bin" -c "$W/gw.conf" >"$W/gw-cg.log" 2>&1 &
+	gw_pid=$!
+	cd "$OLDPWD" || exit 1
+	bed_wait 300 "the gateway's RDMA path under valgrind" grep -q 'transport rdma up' "$W/gw-cg.log"
+	run_all callgrind
+	for name in getattr write read; do
+		f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
+		[ -n "$f" ] || { echo "no callgrind dump for $name"; ls -l "$W" | sed 's/^/  /'; continue; }
+		read -r calls ccalls <"$W/calls.$name"
+		[ "${calls:-0}" -gt 0 ] || calls=$ccalls
+		ir=$(awk '/^totals:/ { print $2; exit }' "$f")
+		awk -v l="$label" -v n="$name" -v c="$calls" -v cc="$ccalls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
+			if (c > 0) printf "IR %s %s calls=%d client_calls=%d Ir=%d Ir/call=%.0f Ir/client_call=%.0f Ir/MiB=%s\n",
+				l, n, c, cc, ir, ir / c, (cc > 0 ? ir / cc : 0), (n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
+		echo "  top functions (self instructions per call, of this workload):"
+		# Self cost per function: cost lines under fn=, except the inclusive
+		# cost line that follows each calls= line.
+		awk -v c="$calls" '/^fn=/ { f = substr($0, 4); skip = 0; next }
+			/^calls=/ { skip = 1; next }
+			/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
+			END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
+			sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
+	done
+	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
+}
+callgrind this "$PWD/$BUILD/rpcrdma-gw"
+[ -z "${IPC_BASE:-}" ] || callgrind base "$IPC_BASE"

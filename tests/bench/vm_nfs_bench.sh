@@ -19,6 +19,10 @@
 # BENCH_GW_BASE=DIR/rpcrdma-gw adds a path "gwbase": the same gateway setup
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
+# BENCH_AB=ROUNDS (with BENCH_GW_BASE) measures only this build against the
+# baseline, both mounted at once, in ROUNDS rounds of short alternating runs
+# (A B B A, then B A A B): slow drift of the shared host cancels out of each
+# round's ratio; tests/bench/bench_ab.awk prints the median ratio per workload.
 set -u
 
 BENCH_SEQ_MIB=128
@@ -42,6 +46,17 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
+	fi
+	if [ -n "${BENCH_AB:-}" ]; then
+		[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE" >&2; exit 1; }
+		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
+			--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")" --ab "$BENCH_AB" | tee "$out"
+		rc=${PIPESTATUS[0]}
+		echo
+		echo "host load average before: $load0; after: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - t0)) s"
+		tests/bench/bench_ab.awk "$out"
+		rm -f "$out"
+		exit "$rc"
 	fi
 	VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh "${gargs[@]}" | tee "$out"
 	rc=${PIPESTATUS[0]}
@@ -107,10 +122,12 @@ PROXY_PORT=20491
 GW_BASE_PORT=20492
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
+AB_ROUNDS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--paths) PATHS=$2; shift 2 ;;
 	--gw-base) GW_BASE=$2; shift 2 ;;
+	--ab) AB_ROUNDS=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -161,8 +178,9 @@ if [ -n "$GW_BASE" ]; then
 	gwbase_pid=$!
 fi
 
-step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
-cat >"$W/haproxy.cfg" <<CONF
+if [ -z "$AB_ROUNDS" ]; then	# --ab measures the two gateways only
+	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
+	cat >"$W/haproxy.cfg" <<CONF
 global
 	maxconn 256
 defaults
@@ -174,12 +192,13 @@ listen nfs
 	bind $BED_IP:$PROXY_PORT
 	server nfsd $BED_IP:$BED_NFS_PORT
 CONF
-haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid"
+	haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid"
 
-step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
-mkdir -p "$REEXP"
-timeout 60 mount -t nfs -o "vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" "$BED_IP:$BED_EXPORT" "$REEXP"
-exportfs -o rw,fsid=1001,no_root_squash,insecure,no_subtree_check,sync "*:$REEXP"
+	step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
+	mkdir -p "$REEXP"
+	timeout 60 mount -t nfs -o "vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" "$BED_IP:$BED_EXPORT" "$REEXP"
+	exportfs -o rw,fsid=1001,no_root_squash,insecure,no_subtree_check,sync "*:$REEXP"
+fi
 
 on_exit() {
 	local rc=$?
@@ -330,6 +349,62 @@ wl() {
 	[ "$c0" != - ] || c1=-
 	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1"
 }
+
+# --ab ROUNDS: this build (side gw, /mnt/ab-gw) against the baseline (side
+# gwbase, /mnt/ab-gwbase), both mounted at once (vers=3, noac), 2 s per timed
+# run, 32 MiB per O_DIRECT dd (no client cache on either side).  Each round
+# runs every workload four times, A B B A on odd rounds and B A A B on even
+# ones, so a drift of the shared host within a round hits both sides alike.
+AB_MIB=32
+ab_dd() { # write|read -> MB/s on $M
+	local t0 t1
+	t0=$(bed_now)
+	if [ "$1" = write ]; then
+		dd if="$W/seq.src" of="$M/ab-$p.bin" bs=1M count=$AB_MIB oflag=direct conv=fsync status=none
+	else
+		dd if="$M/ab-$p.bin" of=/dev/null bs=1M iflag=direct status=none
+	fi
+	t1=$(bed_now)
+	awk -v a="$t0" -v b="$t1" -v m="$AB_MIB" 'BEGIN { printf "%.1f\n", m * 1048576 / (b - a) / 1e6 }'
+}
+ab_one() { # round side workload: "AB round workload side value nfs-calls proxy-cpu-ticks"
+	local v o0 o1 c0 c1 pid
+	p=$2; M=/mnt/ab-$2
+	pid=$(proxy_pid "$p")
+	o0=$(nfs_ops); c0=$(cpu_ticks "$pid")
+	case $3 in
+	ga) v=$(getattr_rate) ;;
+	rr) v=$(fio_iops) ;;
+	sw) v=$(ab_dd write) ;;
+	sr) v=$(ab_dd read) ;;
+	esac
+	o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
+	echo "AB $1 $3 $p ${v:-0} $((o1 - o0)) $((c1 - c0))"
+}
+ab_run() {
+	local r w s order
+	head -c $((AB_MIB << 20)) /dev/urandom >"$W/seq.src"
+	for s in gw gwbase; do
+		M=/mnt/ab-$s; mkdir -p "$M"
+		do_mount "$s" noac || bed_fail "mount through $s"
+	done
+	BENCH_SECS=2
+	step "warm-up round (not reported)"
+	for w in ga rr sw sr; do ab_one 0 gw "$w" >/dev/null; ab_one 0 gwbase "$w" >/dev/null; done
+	for r in $(seq 1 "$AB_ROUNDS"); do
+		order="gw gwbase gwbase gw"
+		[ $((r % 2)) = 1 ] || order="gwbase gw gw gwbase"
+		step "round $r of $AB_ROUNDS: $order"
+		for w in ga rr sw sr; do
+			for s in $order; do ab_one "$r" "$s" "$w"; done
+		done
+	done
+	for s in gw gwbase; do M=/mnt/ab-$s; rm -f "$M/ab-$s.bin"; do_umount; done
+}
+if [ -n "$AB_ROUNDS" ]; then
+	ab_run
+	exit 0
+fi
 
 head -c $((BENCH_SEQ_MIB << 20)) /dev/urandom >"$W/seq.src"
 for j in $(seq 0 $((BENCH_JOBS - 1))); do
