@@ -13,7 +13,7 @@ SANITIZE  ?=
 # set (0: no time limit); make check: FUZZ_CHECK_SECONDS each (smoke).
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 0
-export FUZZ_CHECK_SECONDS ?= 20
+export FUZZ_CHECK_SECONDS ?= 10
 
 BUILD     := build$(if $(SANITIZE),-san)
 # One version, from the Debian changelog's first line: "rpcrdma-gw (X) ...".

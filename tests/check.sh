@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
-FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-20}
+FUZZ_CHECK_SECONDS=${FUZZ_CHECK_SECONDS:-10}
 FUZZ_RUNS=${FUZZ_RUNS:--1}	# -1: no limit (libFuzzer's default)
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
@@ -85,13 +85,15 @@ wait_fuzz() {
 
 # The gateway's core end-to-end scenarios run a second time on the second
 # reference peer, Debian's 6.12 kernel (`make deps` fetches it), each
-# counted as its own test NAME@6.12: RDMA v3/4.1/4.2, v4.0 file ops, nfsd
-# restarts behind the gateway and under the backend, Kerberos (krb5p works
-# on 6.12's own client and server only).  t_69 (callbacks) and
-# t_53 fail on 6.12 (docs/protocol.md, "Kernel 6.12 as a second peer") and
-# wait for a fix: VM_SECOND_SCENARIOS="... t_69_gw_callbacks" runs them.
+# counted as its own test NAME@6.12: RDMA v3/4.1/4.2, v4.0 file ops,
+# v4.1/4.2 callbacks (6.12's nfsd queues no blocked LOCK: t_69 shows it with
+# a direct control and requires CB_RECALL), reconnect under the backend,
+# Kerberos (krb5p works on 6.12's own client and server only).  Not in the
+# list, for time: t_62 (passes on 6.12) and t_76 (passes on 6.12); t_53
+# fails on 6.12 (docs/protocol.md, "Kernel 6.12 as a second peer").
+# VM_SECOND_SCENARIOS="..." runs others.
 VM_SECOND_KERNEL=6.12
-VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v40 t_62_gateway_server_restart t_54_reconnect t_74_gw_krb5}
+VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v40 t_69_gw_callbacks t_54_reconnect t_74_gw_krb5}
 
 # vm_scenario SCRIPT [KERNEL]: one guest run, counted as one test.
 vm_scenario() {
