@@ -584,7 +584,7 @@ static int run_file(struct tc_file *f, const char *export, const char *name, con
 		return -1;
 	if (file_write(f, 0, data, len))
 		return -1;
-	printf("%s WRITE: ok, %u bytes (FILE_SYNC)\n", v, len);
+	printf("%s WRITE: ok, %u bytes (%s)\n", v, len, f->tf_v41 ? "FILE_SYNC4" : "FILE_SYNC");
 	if (file_read(f, 0, back, len))
 		return -1;
 	printf("%s READ: ok, %u bytes\n", v, len);
