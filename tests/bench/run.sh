@@ -22,7 +22,7 @@ if [ "${BENCH_VM:-1}" != 0 ]; then
 	tests/bench/vm_nfs_bench.sh --doc docs/benchmarks.md
 fi
 
-# RPC-with-TLS through the gateway: plaintext, TLS, TLS + kTLS (~2 min under
+# RPC-with-TLS through the gateway: plaintext, TLS, TLS + kTLS (~3 min under
 # TCG); writes its own section of docs/benchmarks.md.  BENCH_TLS=0 (or
 # BENCH_VM=0) skips it.
 if [ "${BENCH_VM:-1}" != 0 ] && [ "${BENCH_TLS:-1}" != 0 ]; then
