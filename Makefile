@@ -41,7 +41,10 @@ LIB       := $(BUILD)/librpcrdmagw.a
 
 DAEMON    := $(BUILD)/rpcrdma-gw
 CTL       := $(BUILD)/rpcrdma-gwctl
-TOOLS_SRC := $(wildcard tests/peer/*.c tests/tools/*.c)
+# A tool's own parts (tests/tools/TOOL-PART.c of a tests/tools/TOOL.c) are
+# not tools: gw-tlsclient-v41.c (its NFSv4.1 client).
+TOOLS_PARTS := tests/tools/gw-tlsclient-v41.c
+TOOLS_SRC := $(filter-out $(TOOLS_PARTS),$(wildcard tests/peer/*.c tests/tools/*.c))
 TOOLS     := $(patsubst tests/%.c,$(BUILD)/%,$(TOOLS_SRC))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_HELP := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -84,6 +87,7 @@ tools: $(TOOLS)
 $(TOOLS): $(BUILD)/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tools/gw-tlsclient: $(BUILD)/tests/tools/gw-tlsclient-v41.o
 
 UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIB)

@@ -21,3 +21,11 @@ if [ "${BENCH_VM:-1}" != 0 ]; then
 	echo "== vm_nfs_bench (qemu TCG guest)"
 	tests/bench/vm_nfs_bench.sh --doc docs/benchmarks.md
 fi
+
+# RPC-with-TLS through the gateway: plaintext, TLS, TLS + kTLS (~3 min under
+# TCG); writes its own section of docs/benchmarks.md.  BENCH_TLS=0 (or
+# BENCH_VM=0) skips it.
+if [ "${BENCH_VM:-1}" != 0 ] && [ "${BENCH_TLS:-1}" != 0 ]; then
+	echo "== vm_tls_bench (qemu TCG guest)"
+	tests/bench/vm_tls_bench.sh --doc docs/benchmarks.md
+fi

@@ -3,26 +3,32 @@
  * gw-tlsclient: a user-space RPC-with-TLS client (RFC 9289) for the
  * gateway's TLS front end: OpenSSL and record marking by hand.
  *
- *   gw-tlsclient [options] HOST PORT [EXPORT NAME COPY]
+ *   gw-tlsclient [options] HOST PORT [EXPORT NAME [COPY]]
  *
  * It connects (from a reserved port when root), sends the AUTH_TLS probe
  * (a NULL call of program NFS with an empty AUTH_TLS credential, RFC 9289
  * 4.1) in plaintext, expects the STARTTLS reply, then runs a TLS 1.3
  * handshake with ALPN "sunrpc" on the same connection, checks the server's
  * certificate against --ca, and sends an NFSv3 NULL call inside TLS.  With
- * EXPORT NAME COPY it then does MOUNT MNT EXPORT, LOOKUP NAME (an existing
+ * EXPORT NAME it then does MOUNT MNT EXPORT, LOOKUP NAME (an existing
  * file), WRITE of -n BYTES (default 1 MiB) with FILE_SYNC, READ of them and
  * compares; COPY receives the data, for the caller's checksum of the file
- * on the server.  NFSv3 rather than NFSv4.1: the data path through the
- * gateway is the same, and v4.1 session setup is not what is tested here.
+ * on the server.  With --v41 it speaks NFSv4.1 instead (gw-tlsclient-v41.c):
+ * EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE, GETATTR of the pseudo root,
+ * LOOKUP of EXPORT's components from the root and OPEN (create) of NAME,
+ * WRITE (FILE_SYNC4), READ, CLOSE, DESTROY_SESSION, DESTROY_CLIENTID.
  *
  * Options: --ca FILE (required unless --plain), --cert FILE --key FILE
  * (client certificate), --tls12 (offer TLS 1.2 at most), --no-alpn,
- * --plain (no probe, no TLS: the NULL call in plaintext), --expect-refused
+ * --plain (no probe, no TLS: every call in plaintext), --expect-refused
  * (exit 0 only if the gateway refuses: no STARTTLS, a failed handshake, an
  * AUTH_ERROR or a closed connection before the NULL call's reply),
- * -n BYTES, -s SEED.  Exit status 0 when every step succeeded (or, with
- * --expect-refused, when the gateway refused).
+ * -n BYTES, -s SEED, --v41, --bench SECS (after the checks, WRITE + READ
+ * of 4 KiB, then of -n BYTES, each for SECS seconds: one "BENCH" line per
+ * size with calls/s, MiB/s and CPU per call, the gateway's too with
+ * --gw-pid PID) and --label WORD (the BENCH lines' first field).  Exit
+ * status 0 when every step succeeded (or, with --expect-refused, when the
+ * gateway refused).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,23 +41,21 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#define PROG_NFS	100003
+#include "gw-tlsclient.h"
+
+#define PROG_NFS	TC_PROG_NFS
 #define PROG_MOUNT	100005
 #define AUTH_TLS	7
-#define FH_MAX		128
+#define FH_MAX		TC_FH_MAX
 #define REC_MAX		(4u << 20)
-
-struct fc_buf {
-	uint8_t *fb_p;
-	size_t fb_len, fb_cap, fb_off;	/* fb_off: read cursor */
-	bool fb_bad;
-};
 
 
 static uint32_t fc_rand = 1;
@@ -62,12 +66,6 @@ static uint32_t fc_next_rand(void)
 	fc_rand = fc_rand * 1103515245u + 12345u;
 	return fc_rand >> 8;
 }
-
-/* The connection: plaintext until the probe is answered, then TLS. */
-struct tc_io {
-	int io_fd;
-	SSL *io_ssl;
-};
 
 static int write_all(struct tc_io *io, const void *p, size_t n)
 {
@@ -127,7 +125,7 @@ static int send_record(struct tc_io *io, struct fc_buf *b)
 	return write_all(io, b->fb_p, b->fb_len + 4);
 }
 
-static void put_u32(struct fc_buf *b, uint32_t v)
+void tc_put_u32(struct fc_buf *b, uint32_t v)
 {
 	if (b->fb_len + 4 > b->fb_cap) {
 		b->fb_bad = true;
@@ -138,17 +136,17 @@ static void put_u32(struct fc_buf *b, uint32_t v)
 	b->fb_len += 4;
 }
 
-static void put_u64(struct fc_buf *b, uint64_t v)
+void tc_put_u64(struct fc_buf *b, uint64_t v)
 {
-	put_u32(b, (uint32_t)(v >> 32));
-	put_u32(b, (uint32_t)v);
+	tc_put_u32(b, (uint32_t)(v >> 32));
+	tc_put_u32(b, (uint32_t)v);
 }
 
-static void put_opaque(struct fc_buf *b, const void *p, uint32_t n)
+void tc_put_opaque(struct fc_buf *b, const void *p, uint32_t n)
 {
 	uint32_t pad = (4 - (n & 3)) & 3;
 
-	put_u32(b, n);
+	tc_put_u32(b, n);
 	if (b->fb_len + n + pad > b->fb_cap) {
 		b->fb_bad = true;
 		return;
@@ -158,7 +156,18 @@ static void put_opaque(struct fc_buf *b, const void *p, uint32_t n)
 	b->fb_len += n + pad;
 }
 
-static uint32_t get_u32(struct fc_buf *b)
+/* An opaque[n] of fixed size: no length word. */
+void tc_put_fixed(struct fc_buf *b, const void *p, uint32_t n)
+{
+	if (b->fb_len + n > b->fb_cap) {
+		b->fb_bad = true;
+		return;
+	}
+	memcpy(b->fb_p + b->fb_len, p, n);
+	b->fb_len += n;
+}
+
+uint32_t tc_get_u32(struct fc_buf *b)
 {
 	uint32_t v;
 
@@ -171,12 +180,19 @@ static uint32_t get_u32(struct fc_buf *b)
 	return ntohl(v);
 }
 
+uint64_t tc_get_u64(struct fc_buf *b)
+{
+	uint64_t hi = tc_get_u32(b);
+
+	return hi << 32 | tc_get_u32(b);
+}
+
 /* An opaque<>: its bytes stay in the buffer; returns them (NULL if short). */
-static const uint8_t *get_opaque(struct fc_buf *b, uint32_t *n)
+const uint8_t *tc_get_opaque(struct fc_buf *b, uint32_t *n)
 {
 	const uint8_t *p;
 
-	*n = get_u32(b);
+	*n = tc_get_u32(b);
 	if (b->fb_bad || *n > b->fb_len - b->fb_off) {
 		b->fb_bad = true;
 		return NULL;
@@ -188,7 +204,7 @@ static const uint8_t *get_opaque(struct fc_buf *b, uint32_t *n)
 	return p;
 }
 
-static void skip(struct fc_buf *b, size_t n)
+void tc_skip(struct fc_buf *b, size_t n)
 {
 	if (b->fb_off + n > b->fb_len)
 		b->fb_bad = true;
@@ -197,26 +213,26 @@ static void skip(struct fc_buf *b, size_t n)
 }
 
 /* RPC call header, AUTH_SYS as root (the export is no_root_squash). */
-static void call_hdr(struct fc_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
+void tc_call_hdr(struct fc_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	static const char host[] = "tlsclient!";
 
 	b->fb_len = 0;
-	put_u32(b, ++fc_xid);
-	put_u32(b, 0);		/* CALL */
-	put_u32(b, 2);
-	put_u32(b, prog);
-	put_u32(b, vers);
-	put_u32(b, proc);
-	put_u32(b, 1);		/* AUTH_SYS */
-	put_u32(b, 4 + 4 + 12 + 4 + 4 + 4);
-	put_u32(b, 0);		/* stamp */
-	put_opaque(b, host, sizeof(host) - 1);
-	put_u32(b, 0);		/* uid */
-	put_u32(b, 0);		/* gid */
-	put_u32(b, 0);		/* gids */
-	put_u32(b, 0);		/* verifier AUTH_NONE */
-	put_u32(b, 0);
+	tc_put_u32(b, ++fc_xid);
+	tc_put_u32(b, 0);		/* CALL */
+	tc_put_u32(b, 2);
+	tc_put_u32(b, prog);
+	tc_put_u32(b, vers);
+	tc_put_u32(b, proc);
+	tc_put_u32(b, 1);		/* AUTH_SYS */
+	tc_put_u32(b, 4 + 4 + 12 + 4 + 4 + 4);
+	tc_put_u32(b, 0);		/* stamp */
+	tc_put_opaque(b, host, sizeof(host) - 1);
+	tc_put_u32(b, 0);		/* uid */
+	tc_put_u32(b, 0);		/* gid */
+	tc_put_u32(b, 0);		/* gids */
+	tc_put_u32(b, 0);		/* verifier AUTH_NONE */
+	tc_put_u32(b, 0);
 }
 
 /* Reads one reply record and checks the RPC header: xid, MSG_ACCEPTED,
@@ -240,18 +256,18 @@ static int recv_reply(struct tc_io *io, struct fc_buf *b)
 			return fprintf(stderr, "connection closed inside a reply\n"), -1;
 		b->fb_len += n;
 	}
-	if (get_u32(b) != fc_xid || get_u32(b) != 1 || get_u32(b) != 0)
+	if (tc_get_u32(b) != fc_xid || tc_get_u32(b) != 1 || tc_get_u32(b) != 0)
 		return fprintf(stderr, "not an accepted reply to xid %#x\n", fc_xid), -1;
-	flavor = get_u32(b);
-	len = get_u32(b);
+	flavor = tc_get_u32(b);
+	len = tc_get_u32(b);
 	(void)flavor;
-	skip(b, (len + 3) & ~3u);
-	if (get_u32(b) != 0 || b->fb_bad)
+	tc_skip(b, (len + 3) & ~3u);
+	if (tc_get_u32(b) != 0 || b->fb_bad)
 		return fprintf(stderr, "xid %#x: accept_stat not SUCCESS\n", fc_xid), -1;
 	return 0;
 }
 
-static int rpc(struct tc_io *io, struct fc_buf *call, struct fc_buf *reply)
+int tc_rpc(struct tc_io *io, struct fc_buf *call, struct fc_buf *reply)
 {
 	if (call->fb_bad || call->fb_len + 4 > call->fb_cap)
 		return fprintf(stderr, "call does not fit its buffer\n"), -1;
@@ -260,15 +276,10 @@ static int rpc(struct tc_io *io, struct fc_buf *call, struct fc_buf *reply)
 	return recv_reply(io, reply);
 }
 
-struct fc_fh {
-	uint32_t fh_len;
-	uint8_t fh_data[FH_MAX];
-};
-
-static int take_fh(struct fc_buf *r, struct fc_fh *fh)
+int tc_take_fh(struct fc_buf *r, struct fc_fh *fh)
 {
 	uint32_t n;
-	const uint8_t *p = get_opaque(r, &n);
+	const uint8_t *p = tc_get_opaque(r, &n);
 
 	if (!p || n > FH_MAX)
 		return -1;
@@ -279,55 +290,163 @@ static int take_fh(struct fc_buf *r, struct fc_fh *fh)
 
 /* ---- NFSv3 (RFC 1813) ---- */
 
-static int v3_run(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const char *export, const char *name,
-		  const uint8_t *data, uint32_t len, uint8_t *back)
+static int v3_open(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const char *export, const char *name,
+		   struct fc_fh *fh)
 {
-	struct fc_fh root, fh;
+	struct fc_fh root;
+
+	tc_call_hdr(c, PROG_MOUNT, 3, 1);	/* MNT */
+	tc_put_opaque(c, export, (uint32_t)strlen(export));
+	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0 || tc_take_fh(r, &root))
+		return fprintf(stderr, "MOUNT MNT %s failed\n", export), -1;
+	printf("MOUNTv3 MNT: ok, %u-byte handle\n", root.fh_len);
+	tc_call_hdr(c, PROG_NFS, 3, 3);	/* LOOKUP */
+	tc_put_opaque(c, root.fh_data, root.fh_len);
+	tc_put_opaque(c, name, (uint32_t)strlen(name));
+	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0 || tc_take_fh(r, fh))
+		return fprintf(stderr, "NFSv3 LOOKUP %s failed\n", name), -1;
+	return 0;
+}
+
+static int v3_write(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const struct fc_fh *fh, uint64_t off,
+		    const uint8_t *data, uint32_t len)
+{
+	uint32_t n;
+
+	tc_call_hdr(c, PROG_NFS, 3, 7);	/* WRITE */
+	tc_put_opaque(c, fh->fh_data, fh->fh_len);
+	tc_put_u64(c, off);
+	tc_put_u32(c, len);
+	tc_put_u32(c, 2);			/* FILE_SYNC */
+	tc_put_opaque(c, data, len);
+	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0)
+		return fprintf(stderr, "NFSv3 WRITE of %u bytes failed\n", len), -1;
+	if (tc_get_u32(r))			/* wcc_data: pre_op_attr */
+		tc_skip(r, 24);
+	if (tc_get_u32(r))			/* post_op_attr */
+		tc_skip(r, 84);
+	n = tc_get_u32(r);
+	if (r->fb_bad || n != len)
+		return fprintf(stderr, "NFSv3 WRITE wrote %u of %u bytes\n", n, len), -1;
+	return 0;
+}
+
+static int v3_read(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const struct fc_fh *fh, uint64_t off,
+		   uint8_t *back, uint32_t len)
+{
 	uint32_t n;
 	const uint8_t *p;
 
-	call_hdr(c, PROG_MOUNT, 3, 1);	/* MNT */
-	put_opaque(c, export, (uint32_t)strlen(export));
-	if (rpc(io, c, r) || get_u32(r) != 0 || take_fh(r, &root))
-		return fprintf(stderr, "MOUNT MNT %s failed\n", export), -1;
-	printf("MOUNTv3 MNT: ok, %u-byte handle\n", root.fh_len);
-	call_hdr(c, PROG_NFS, 3, 3);	/* LOOKUP */
-	put_opaque(c, root.fh_data, root.fh_len);
-	put_opaque(c, name, (uint32_t)strlen(name));
-	if (rpc(io, c, r) || get_u32(r) != 0 || take_fh(r, &fh))
-		return fprintf(stderr, "NFSv3 LOOKUP %s failed\n", name), -1;
-	call_hdr(c, PROG_NFS, 3, 7);	/* WRITE */
-	put_opaque(c, fh.fh_data, fh.fh_len);
-	put_u64(c, 0);
-	put_u32(c, len);
-	put_u32(c, 2);			/* FILE_SYNC */
-	put_opaque(c, data, len);
-	if (rpc(io, c, r) || get_u32(r) != 0)
-		return fprintf(stderr, "NFSv3 WRITE of %u bytes failed\n", len), -1;
-	if (get_u32(r))			/* wcc_data: pre_op_attr */
-		skip(r, 24);
-	if (get_u32(r))			/* post_op_attr */
-		skip(r, 84);
-	n = get_u32(r);
-	if (r->fb_bad || n != len)
-		return fprintf(stderr, "NFSv3 WRITE wrote %u of %u bytes\n", n, len), -1;
-	printf("NFSv3 WRITE: ok, %u bytes\n", n);
-	call_hdr(c, PROG_NFS, 3, 6);	/* READ */
-	put_opaque(c, fh.fh_data, fh.fh_len);
-	put_u64(c, 0);
-	put_u32(c, len);
-	if (rpc(io, c, r) || get_u32(r) != 0)
+	tc_call_hdr(c, PROG_NFS, 3, 6);	/* READ */
+	tc_put_opaque(c, fh->fh_data, fh->fh_len);
+	tc_put_u64(c, off);
+	tc_put_u32(c, len);
+	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0)
 		return fprintf(stderr, "NFSv3 READ failed\n"), -1;
-	if (get_u32(r))
-		skip(r, 84);
-	n = get_u32(r);
-	get_u32(r);			/* eof */
-	p = get_opaque(r, &n);
+	if (tc_get_u32(r))
+		tc_skip(r, 84);
+	n = tc_get_u32(r);
+	tc_get_u32(r);			/* eof */
+	p = tc_get_opaque(r, &n);
 	if (!p || n != len)
 		return fprintf(stderr, "NFSv3 READ returned %u of %u bytes\n", p ? n : 0, len), -1;
 	memcpy(back, p, n);
-	printf("NFSv3 READ: ok, %u bytes\n", n);
 	return 0;
+}
+
+/* The file under test, by NFSv3 handle or NFSv4.1 open state. */
+struct tc_file {
+	struct tc_io *tf_io;
+	struct fc_buf *tf_c, *tf_r;
+	bool tf_v41;
+	struct fc_fh tf_fh;
+	struct tc_v41 tf_v4;
+};
+
+static int file_write(struct tc_file *f, uint64_t off, const uint8_t *data, uint32_t len)
+{
+	if (f->tf_v41)
+		return tc_v41_write(f->tf_io, f->tf_c, f->tf_r, &f->tf_v4, off, data, len);
+	return v3_write(f->tf_io, f->tf_c, f->tf_r, &f->tf_fh, off, data, len);
+}
+
+static int file_read(struct tc_file *f, uint64_t off, uint8_t *back, uint32_t len)
+{
+	if (f->tf_v41)
+		return tc_v41_read(f->tf_io, f->tf_c, f->tf_r, &f->tf_v4, off, back, len);
+	return v3_read(f->tf_io, f->tf_c, f->tf_r, &f->tf_fh, off, back, len);
+}
+
+/* ---- throughput (--bench) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* utime + stime of PID (fields 14 and 15 of /proc/PID/stat), -1 if none. */
+static double proc_cpu_s(long pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* WRITE + READ of LEN bytes at offset 0 for SECS seconds; one line:
+ * "BENCH label size calls secs calls_s mib_s client_us_call gw_us_call gw_us_mib". */
+static int bench_one(struct tc_file *f, const char *label, uint32_t len, double secs, long gw_pid, uint8_t *data,
+		     uint8_t *back)
+{
+	double t0 = now_s(), c0 = self_cpu_s(), g0 = proc_cpu_s(gw_pid), t, mib, gw;
+	unsigned long calls = 0;
+
+	do {
+		if (file_write(f, 0, data, len) || file_read(f, 0, back, len))
+			return -1;
+		calls += 2;
+		t = now_s() - t0;
+	} while (t < secs);
+	if (memcmp(data, back, len))
+		return fprintf(stderr, "bench: data read back differs\n"), -1;
+	mib = (double)calls * len / 1048576.0;
+	gw = g0 < 0 ? -1 : proc_cpu_s(gw_pid) - g0;
+	printf("BENCH %s %u %lu %.2f %.1f %.2f %.1f %.1f %.1f\n", label, len, calls, t, calls / t, mib / t,
+	       (self_cpu_s() - c0) * 1e6 / calls, gw < 0 ? -1 : gw * 1e6 / calls, gw < 0 ? -1 : gw * 1e6 / mib);
+	return 0;
+}
+
+static int bench(struct tc_file *f, const char *label, double secs, long gw_pid, uint8_t *data, uint8_t *back,
+		 uint32_t len)
+{
+	printf("# BENCH label size calls secs calls/s MiB/s client-CPU-us/call gateway-CPU-us/call "
+	       "gateway-CPU-us/MiB (WRITE and READ each count as a call)\n");
+	if (bench_one(f, label, 4096, secs, gw_pid, data, back))
+		return -1;
+	return bench_one(f, label, len, secs, gw_pid, data, back);
 }
 
 static int connect_to(const char *host, const char *port)
@@ -358,16 +477,16 @@ static int probe(struct tc_io *io, struct fc_buf *c, struct fc_buf *r)
 	uint32_t mark, n;
 
 	c->fb_len = 0;
-	put_u32(c, ++fc_xid);
-	put_u32(c, 0);		/* CALL */
-	put_u32(c, 2);
-	put_u32(c, PROG_NFS);
-	put_u32(c, 3);
-	put_u32(c, 0);		/* NULL */
-	put_u32(c, AUTH_TLS);
-	put_u32(c, 0);
-	put_u32(c, 0);		/* verifier AUTH_NONE */
-	put_u32(c, 0);
+	tc_put_u32(c, ++fc_xid);
+	tc_put_u32(c, 0);		/* CALL */
+	tc_put_u32(c, 2);
+	tc_put_u32(c, PROG_NFS);
+	tc_put_u32(c, 3);
+	tc_put_u32(c, 0);		/* NULL */
+	tc_put_u32(c, AUTH_TLS);
+	tc_put_u32(c, 0);
+	tc_put_u32(c, 0);		/* verifier AUTH_NONE */
+	tc_put_u32(c, 0);
 	if (send_record(io, c) || read_full(io, &mark, 4))
 		return fprintf(stderr, "probe: connection closed\n"), -1;
 	n = ntohl(mark) & 0x7fffffffu;
@@ -376,8 +495,8 @@ static int probe(struct tc_io *io, struct fc_buf *c, struct fc_buf *r)
 	if (n > 256 || read_full(io, r->fb_p, n))
 		return fprintf(stderr, "probe: no reply\n"), -1;
 	r->fb_len = n;
-	if (get_u32(r) != fc_xid || get_u32(r) != 1 || get_u32(r) != 0 || get_u32(r) != 0 ||
-	    get_u32(r) != 8 || r->fb_off + 8 > r->fb_len || memcmp(r->fb_p + r->fb_off, "STARTTLS", 8))
+	if (tc_get_u32(r) != fc_xid || tc_get_u32(r) != 1 || tc_get_u32(r) != 0 || tc_get_u32(r) != 0 ||
+	    tc_get_u32(r) != 8 || r->fb_off + 8 > r->fb_len || memcmp(r->fb_p + r->fb_off, "STARTTLS", 8))
 		return fprintf(stderr, "probe: the reply is not STARTTLS (RFC 9289 4.1)\n"), -1;
 	printf("AUTH_TLS probe: STARTTLS\n");
 	return 0;
@@ -386,6 +505,12 @@ static int probe(struct tc_io *io, struct fc_buf *c, struct fc_buf *r)
 struct tc_opts {
 	const char *to_ca, *to_cert, *to_key;
 	bool to_tls12, to_no_alpn;
+};
+
+struct tc_bench {
+	double tb_secs;		/* 0: no throughput mode */
+	long tb_gw_pid;
+	const char *tb_label;
 };
 
 static SSL_CTX *tls_ctx(const struct tc_opts *o)
@@ -414,7 +539,8 @@ static SSL_CTX *tls_ctx(const struct tc_opts *o)
 static int usage(void)
 {
 	fprintf(stderr, "usage: gw-tlsclient [--ca FILE] [--cert FILE --key FILE] [--tls12] [--no-alpn] "
-			"[--plain] [--expect-refused] [-n BYTES] [-s SEED] HOST PORT [EXPORT NAME COPY]\n");
+			"[--plain] [--expect-refused] [-n BYTES] [-s SEED] [--v41] [--bench SECS [--gw-pid PID] "
+			"[--label WORD]] HOST PORT [EXPORT NAME [COPY]]\n");
 	return 2;
 }
 
@@ -432,11 +558,42 @@ static int tls_start(struct tc_io *io, SSL_CTX *ctx, struct fc_buf *c, struct fc
 		}
 		printf("TLS: %s %s\n", SSL_get_version(io->io_ssl), SSL_get_cipher_name(io->io_ssl));
 	}
-	call_hdr(c, PROG_NFS, 3, 0);	/* NULL */
-	if (rpc(io, c, r))
+	tc_call_hdr(c, PROG_NFS, 3, 0);	/* NULL */
+	if (tc_rpc(io, c, r))
 		return fprintf(stderr, "NFSv3 NULL failed\n"), -1;
 	printf("NFSv3 NULL: ok%s\n", plain ? " (plaintext)" : " (inside TLS)");
 	return 0;
+}
+
+/* The file's checks: WRITE, READ back, compare (and the NFSv4.1 session
+ * around them); then the throughput mode if asked.  COPY gets the data. */
+static int run_file(struct tc_file *f, const char *export, const char *name, const char *copy, uint8_t *data,
+		    uint8_t *back, uint32_t len, const struct tc_bench *b)
+{
+	const char *v = f->tf_v41 ? "NFSv4.1" : "NFSv3";
+	FILE *out;
+
+	if (copy) {
+		out = fopen(copy, "w");
+		if (!out || fwrite(data, 1, len, out) != len || fclose(out))
+			return fprintf(stderr, "%s: cannot write\n", copy), -1;
+	}
+	if (f->tf_v41 ? tc_v41_start(f->tf_io, f->tf_c, f->tf_r, &f->tf_v4, len) ||
+			tc_v41_open(f->tf_io, f->tf_c, f->tf_r, &f->tf_v4, export, name)
+		      : v3_open(f->tf_io, f->tf_c, f->tf_r, export, name, &f->tf_fh))
+		return -1;
+	if (file_write(f, 0, data, len))
+		return -1;
+	printf("%s WRITE: ok, %u bytes (%s)\n", v, len, f->tf_v41 ? "FILE_SYNC4" : "FILE_SYNC");
+	if (file_read(f, 0, back, len))
+		return -1;
+	printf("%s READ: ok, %u bytes\n", v, len);
+	if (memcmp(data, back, len))
+		return fprintf(stderr, "data read back differs from the data written\n"), -1;
+	printf("%u bytes written and read back equal, %s\n", len, f->tf_io->io_ssl ? "inside TLS" : "in plaintext");
+	if (b->tb_secs > 0 && bench(f, b->tb_label, b->tb_secs, b->tb_gw_pid, data, back, len))
+		return -1;
+	return f->tf_v41 ? tc_v41_finish(f->tf_io, f->tf_c, f->tf_r, &f->tf_v4) : 0;
 }
 
 int main(int argc, char **argv)
@@ -445,16 +602,20 @@ int main(int argc, char **argv)
 		{ "ca", required_argument, NULL, 'C' }, { "cert", required_argument, NULL, 'c' },
 		{ "key", required_argument, NULL, 'k' }, { "tls12", no_argument, NULL, '2' },
 		{ "no-alpn", no_argument, NULL, 'A' }, { "plain", no_argument, NULL, 'P' },
-		{ "expect-refused", no_argument, NULL, 'R' }, { NULL, 0, NULL, 0 },
+		{ "expect-refused", no_argument, NULL, 'R' }, { "v41", no_argument, NULL, '4' },
+		{ "bench", required_argument, NULL, 'B' }, { "gw-pid", required_argument, NULL, 'G' },
+		{ "label", required_argument, NULL, 'L' }, { NULL, 0, NULL, 0 },
 	};
 	struct fc_buf c = { .fb_cap = REC_MAX }, r = { .fb_cap = REC_MAX };
 	struct tc_opts o = { 0 };
+	struct tc_bench b = { .tb_label = "run" };
 	struct tc_io io = { -1, NULL };
+	struct tc_file f = { .tf_io = &io, .tf_c = &c, .tf_r = &r };
 	uint32_t len = 1u << 20, seed = 1;
 	bool plain = false, refused = false;
 	SSL_CTX *ctx = NULL;
 	uint8_t *data = NULL, *back = NULL;
-	int opt, rc;
+	int opt, rc, npos;
 
 	while ((opt = getopt_long(argc, argv, "n:s:", lo, NULL)) != -1) {
 		switch (opt) {
@@ -465,17 +626,24 @@ int main(int argc, char **argv)
 		case 'A': o.to_no_alpn = true; break;
 		case 'P': plain = true; break;
 		case 'R': refused = true; break;
+		case '4': f.tf_v41 = true; break;
+		case 'B': b.tb_secs = strtod(optarg, NULL); break;
+		case 'G': b.tb_gw_pid = strtol(optarg, NULL, 10); break;
+		case 'L': b.tb_label = optarg; break;
 		case 'n': len = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 's': seed = (uint32_t)strtoul(optarg, NULL, 0); break;
 		default: return usage();
 		}
 	}
-	if ((argc - optind != 2 && argc - optind != 5) || (!plain && !o.to_ca) ||
-	    (!o.to_cert != !o.to_key) || len == 0 || len > REC_MAX - 4096)
+	npos = argc - optind;
+	if (npos < 2 || npos == 3 || npos > 5 || (!plain && !o.to_ca) || (!o.to_cert != !o.to_key) ||
+	    len < 4096 || len > REC_MAX - 4096 || (b.tb_secs > 0 && npos < 4))
 		return usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* its steps in order with stderr, even if killed */
 	signal(SIGPIPE, SIG_IGN);	/* OpenSSL writes with send(): a refusal is EPIPE */
 	fc_rand = seed;
 	fc_xid = seed << 16;
+	f.tf_v4.v4_seed = seed;
 	c.fb_p = malloc(REC_MAX);
 	r.fb_p = malloc(REC_MAX);
 	if (!c.fb_p || !r.fb_p || (!plain && !(ctx = tls_ctx(&o))))
@@ -487,25 +655,15 @@ int main(int argc, char **argv)
 	if (refused) {
 		printf(rc ? "refused, as expected\n" : "NOT refused\n");
 		rc = rc ? 0 : -1;
-	} else if (rc == 0 && argc - optind == 5) {
-		FILE *copy;
-
+	} else if (rc == 0 && npos >= 4) {
 		data = malloc(len);
 		back = calloc(1, len);
 		if (!data || !back)
 			return 1;
 		for (uint32_t i = 0; i < len; i++)
 			data[i] = (uint8_t)(fc_next_rand() >> 3);
-		copy = fopen(argv[optind + 4], "w");
-		if (!copy || fwrite(data, 1, len, copy) != len || fclose(copy))
-			return fprintf(stderr, "%s: cannot write\n", argv[optind + 4]), 1;
-		rc = v3_run(&io, &c, &r, argv[optind + 2], argv[optind + 3], data, len, back);
-		if (rc == 0 && memcmp(data, back, len)) {
-			fprintf(stderr, "data read back differs from the data written\n");
-			rc = -1;
-		}
-		if (rc == 0)
-			printf("%u bytes written and read back equal, inside TLS\n", len);
+		rc = run_file(&f, argv[optind + 2], argv[optind + 3], npos == 5 ? argv[optind + 4] : NULL, data, back,
+			      len, &b);
 	}
 	if (io.io_ssl) {
 		SSL_shutdown(io.io_ssl);

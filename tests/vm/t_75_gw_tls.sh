@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: RPC-with-TLS (RFC 9289) on the client leg: with tls = required and mutual TLS (tls_client_cert = require, tls_allow_identity), gw-tlsclient's AUTH_TLS probe gets STARTTLS, its TLS 1.3 handshake (ALPN sunrpc, client certificate) succeeds, and NFSv3 NULL, MOUNT, LOOKUP, a 1 MiB WRITE (FILE_SYNC) and its READ go inside TLS through the gateway over RDMA to nfsd, whose file equals the data written; plaintext on the required listener, TLS 1.2 only, no ALPN, a client certificate of another CA, an expired one and one outside tls_allow_identity are each refused and counted in tls_refused_total; kTLS use is reported, not required
+# claim: RPC-with-TLS (RFC 9289) on the client leg: with tls = required and mutual TLS (tls_client_cert = require, tls_allow_identity), gw-tlsclient's AUTH_TLS probe gets STARTTLS, its TLS 1.3 handshake (ALPN sunrpc, client certificate) succeeds, and NFSv3 NULL, MOUNT, LOOKUP, a 1 MiB WRITE (FILE_SYNC) and its READ go inside TLS through the gateway over RDMA to nfsd, whose file equals the data written; so do NFSv4.1 EXCHANGE_ID (SP4_NONE), CREATE_SESSION, SEQUENCE+PUTROOTFH+GETATTR, OPEN (create) of a file, a 1 MiB WRITE (FILE_SYNC4) and its READ, CLOSE, DESTROY_SESSION and DESTROY_CLIENTID on a second mutual-TLS connection; plaintext on the required listener, TLS 1.2 only, no ALPN, a client certificate of another CA, an expired one and one outside tls_allow_identity are each refused and counted in tls_refused_total; kTLS use is reported, not required
 #
 #   gw-tlsclient (tests/tools: OpenSSL + record marking) --TLS over tcp--> rpcrdma-gw 127.0.0.1:20499
 #       --rdma 10.99.0.1:20049--> kernel nfsd (tmpfs /srv/nfs)      (MOUNT over tcp to mountd)
@@ -69,7 +69,24 @@ assert_grep "AUTH_TLS probe: STARTTLS" "$out/ok.txt"
 assert_grep "TLS: TLSv1.3" "$out/ok.txt"
 assert_same_file "$out/tls.copy" "$BED_EXPORT/tls.bin"
 assert_eq 1 "$(gw_metric 'rpcrdma_gw_tls_total{event="handshake"}')" "TLS sessions established"
-step "kTLS: tx $(gw_metric 'rpcrdma_gw_tls_ktls_total{dir="tx"}'), rx $(gw_metric 'rpcrdma_gw_tls_ktls_total{dir="rx"}') of 1 session"
+step "mutual TLS, NFSv4.1: NULL, EXCHANGE_ID, CREATE_SESSION, GETATTR, OPEN, 1 MiB WRITE + READ, CLOSE inside TLS"
+rm -f "$BED_EXPORT/tls41.bin"
+rc=0
+tls --v41 --cert "$pki/client1.crt" --key "$pki/client1.key" -n 1048576 -s "$RANDOM" 127.0.0.1 "$PORT" \
+	/ tls41.bin "$out/tls41.copy" >"$out/ok41.txt" 2>&1 || rc=$?
+sed 's/^/  /' "$out/ok41.txt"
+assert_eq 0 "$rc" "gw-tlsclient --v41 exit status (mutual TLS)"
+assert_grep "AUTH_TLS probe: STARTTLS" "$out/ok41.txt"
+assert_grep "TLS: TLSv1.3" "$out/ok41.txt"
+for l in "EXCHANGE_ID: ok" "CREATE_SESSION: ok" "GETATTR: ok, root: type 2" "OPEN+GETFH: ok" \
+	"NFSv4.1 WRITE: ok, 1048576 bytes" "NFSv4.1 READ: ok, 1048576 bytes" "CLOSE: ok" \
+	"DESTROY_SESSION: ok" "DESTROY_CLIENTID: ok"; do
+	assert_grep "$l" "$out/ok41.txt"
+done
+step "sha256 of the file on the server: $(sha256sum <"$BED_EXPORT/tls41.bin" | cut -c1-16)..."
+assert_same_file "$out/tls41.copy" "$BED_EXPORT/tls41.bin"
+assert_eq 2 "$(gw_metric 'rpcrdma_gw_tls_total{event="handshake"}')" "TLS sessions established"
+step "kTLS: tx $(gw_metric 'rpcrdma_gw_tls_ktls_total{dir="tx"}'), rx $(gw_metric 'rpcrdma_gw_tls_ktls_total{dir="rx"}') of 2 sessions"
 
 refused() { # REASON LABEL ARGS...: the gateway refuses, tls_refused_total{reason} + 1
 	local reason=$1 label=$2 before after rc=0
@@ -93,9 +110,9 @@ refused client_cert "no client certificate" tls
 refused identity "client certificate outside tls_allow_identity" \
 	tls --cert "$pki/nobody.crt" --key "$pki/nobody.key"
 
-step "the gateway is alive, established one session and refused the rest"
+step "the gateway is alive, established two sessions and refused the rest"
 gw_alive
-assert_eq 1 "$(gw_metric 'rpcrdma_gw_tls_total{event="handshake"}')" "TLS sessions established"
+assert_eq 2 "$(gw_metric 'rpcrdma_gw_tls_total{event="handshake"}')" "TLS sessions established"
 assert_grep "TLS refused: client certificate not in tls_allow_identity" "$gw_out/gw.log"
 if grep -q 'ERROR: AddressSanitizer\|runtime error\|illegal_transition' "$gw_out/gw.log"; then
 	gw_log_tail 20
