@@ -456,6 +456,7 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 								    GW_TOP_LATENCY)));
 			gw_jadd(c, "tls", gw_jstr(ci[i].gci_tls));
 			gw_jadd(c, "tls_identity", gw_jstr(ci[i].gci_tls_id));
+			gw_jadd(c, "listener", gw_jstr(ci[i].gci_listener));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
@@ -472,13 +473,16 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	} else {
-		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %s\n", "id", "peer", "calls",
-				    "queued", "received", "idle_s", "paused", "tls");
+		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %-12s %s\n", "id", "peer",
+				    "calls", "queued", "received", "idle_s", "paused", "listener", "tls");
 		for (unsigned i = 0; i < n; i++)
-			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %s%s%s\n",
+			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %-12s "
+					    "%s%s%s\n",
 					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
 					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
-					    ci[i].gci_paused ? "yes" : "no", ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
+					    ci[i].gci_paused ? "yes" : "no",
+					    ci[i].gci_listener[0] ? ci[i].gci_listener : "-",
+					    ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
 					    ci[i].gci_tls_id[0] ? " " : "", ci[i].gci_tls_id);
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);

@@ -178,9 +178,9 @@ static void t01_rules(void **state)
 		if (!cf)
 			fail_msg("case %u: %s", i + 1, err);
 		assert_true(cfg_parse_sockaddr(t[i].peer, 0, &ss, &len));
-		if (fe_adm_check(cf, (struct sockaddr *)&ss, t[i].nsame) != t[i].want)
+		if (fe_adm_check(&cf->cf_listeners[0].li_pol, (struct sockaddr *)&ss, t[i].nsame) != t[i].want)
 			fail_msg("case %u: %s from %s: %s, want %s", i + 1, t[i].conf, t[i].peer,
-				 fe_adm_verdict_str(fe_adm_check(cf, (struct sockaddr *)&ss, t[i].nsame)),
+				 fe_adm_verdict_str(fe_adm_check(&cf->cf_listeners[0].li_pol, (struct sockaddr *)&ss, t[i].nsame)),
 				 fe_adm_verdict_str(t[i].want));
 		cfg_free(cf);
 	}

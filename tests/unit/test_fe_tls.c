@@ -693,7 +693,7 @@ static void t08_identity(void **state)
 	start(&f, &ok, &thr);
 	assert_true(ok.cl_held);
 	r = ctl(&f, "clients");
-	assert_non_null(strstr(r, " no     tls client1.test\n"));
+	assert_non_null(strstr(r, " no     gateway      tls client1.test\n"));
 	free(r);
 	r = ctl(&f, "json clients");
 	assert_non_null(strstr(r, "\"tls\":\"tls\""));
