@@ -307,7 +307,8 @@ void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *
 void cfg_dump(const struct cfg *cf, FILE *f);
 
 /* tls_identity_squash: the entry at *pos (name and its length, mode), *pos
- * moved past it; false at the end.  The text is one the parser accepted. */
+ * moved past it; false at the end or at an entry that is not NAME:MODE
+ * (*pos left on it: the parser tells a bad entry from the end so). */
 bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_squash *mode);
 
 /* The route for a program, or NULL. */

@@ -542,7 +542,6 @@ bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_sq
 	char m[8];
 	unsigned u;
 
-	*pos = p + n;
 	if (n == 0)
 		return false;
 	for (*len = n; *len && p[*len - 1] != ':'; (*len)--)
@@ -553,6 +552,7 @@ bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_sq
 	m[n - *len] = '\0';
 	if (!parse_name(cfg_squash_names, CFG_SQUASH_ALL + 1, m, &u))
 		return false;
+	*pos = p + n;	/* only past a good entry: the parser sees where it stopped */
 	*name = p;
 	(*len)--;
 	*mode = (enum cfg_squash)u;
