@@ -47,6 +47,7 @@ struct fe_tls {
 	enum cfg_tls ft_mode;
 	const struct cfg *ft_cf;	/* the listener's policy, record_timeout (reload) */
 	unsigned ft_li;			/* the listener: index in cf_listeners */
+	int64_t ft_expiry;		/* Unix time its certificate ends; 0 unknown */
 	struct fe_tls_params ft_p;
 };
 
@@ -158,14 +159,31 @@ fail:
 	return NULL;
 }
 
-/* The served certificate's end (tls_cert_expiry_seconds, gwctl status). */
+/* The served certificate's end (fe_tls_expiry_publish). */
 static void fe_tls_expiry(struct fe_tls *tls)
 {
 	X509 *x = SSL_CTX_get0_certificate(tls->ft_ctx);
 	struct tm tm;
 
-	if (x && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1 && tls->ft_p.tp_stats)
-		tls->ft_p.tp_stats->gs_tls_cert_expiry = (int64_t)timegm(&tm);
+	tls->ft_expiry = 0;
+	if (x && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1)
+		tls->ft_expiry = (int64_t)timegm(&tm);
+}
+
+void fe_tls_expiry_publish(struct fe_tls *const *tls, unsigned n)
+{
+	struct gw_stats *st = NULL;
+	int64_t end = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!tls[i])
+			continue;
+		st = tls[i]->ft_p.tp_stats;
+		if (tls[i]->ft_expiry && (!end || tls[i]->ft_expiry < end))
+			end = tls[i]->ft_expiry;
+	}
+	if (st)
+		st->gs_tls_cert_expiry = end;
 }
 
 int fe_tls_new(const struct cfg *cf, unsigned li, const struct fe_tls_params *p,

@@ -91,6 +91,10 @@ void fe_tls_free(struct fe_tls *tls);
  * context for new handshakes (kept as it was if they do not load, with an
  * error logged).  Established sessions keep theirs. */
 void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf);
+/* tls_cert_expiry_seconds (gwctl status too): the earliest end among the
+ * n contexts of tls[] (NULL entries: listeners without TLS), the first
+ * certificate to renew. */
+void fe_tls_expiry_publish(struct fe_tls *const *tls, unsigned n);
 /* --check-config: the same checks for every listener, nothing kept.  0 or
  * -1 (err). */
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen);

@@ -130,6 +130,7 @@ void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 	fe->fe_p.fp_cfg = cf;
 	for (unsigned i = 0; i < CFG_MAX_LISTENERS; i++)
 		fe_tls_set_cfg(fe->fe_tls[i], cf);
+	fe_tls_expiry_publish(fe->fe_tls, CFG_MAX_LISTENERS);
 	/* New caps and timeouts may allow reading, or end an idle wait. */
 	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
 		fe_conn_update(c);
@@ -925,6 +926,7 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 		free(fe);
 		return NULL;
 	}
+	fe_tls_expiry_publish(fe->fe_tls, CFG_MAX_LISTENERS);
 	/* One record's worth of buffers per route, for servers' replies. */
 	fe->fe_reserve = p->fp_cfg->cf_nroutes *
 			 gw_rx_record_buffers(gw_pool_buf_size(p->fp_pool), p->fp_cfg->cf_max_record);

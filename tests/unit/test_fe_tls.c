@@ -828,6 +828,62 @@ static void t12_listener_tls(void **state)
 	fx_stop(&f);
 }
 
+/* Days until tls_cert_expiry_seconds, rounded. */
+static int expiry_days(struct fx *f)
+{
+	char *m = h_render(&f->h.st, f->h.gw);
+	double e = h_sample(m, "rpcrdma_gw_tls_cert_expiry_seconds");
+
+	free(m);
+	return (int)((e - (double)time(NULL)) / 86400.0 + 0.5);
+}
+
+/* Reload f's gateway with [gateway]'s certificate gw and listener b's lc
+ * (NULL: inherited). */
+static void reload_certs(struct fx *f, const char *gw, const char *lc, struct cfg **cf)
+{
+	char text[2048], lb[256] = "", err[256];
+
+	if (lc)
+		snprintf(lb, sizeof(lb), "tls_cert = %s/%s.crt\ntls_key = %s/%s.key\n", g_dir, lc, g_dir, lc);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nsecure_port = no\ntls = allowed\ntls_cert = %s/%s.crt\n"
+		 "tls_key = %s/%s.key\n[listener b]\nlisten = 127.0.0.1:1\n%s[backend srv]\n"
+		 "address = 127.0.0.1\n[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n",
+		 g_dir, gw, g_dir, gw, lb, f->s.port);
+	*cf = cfg_parse_string(text, "t", NULL, err, sizeof(err));
+	if (!*cf)
+		fail_msg("%s", err);
+	fe_set_cfg(f->h.fe, *cf);
+}
+
+/* Listeners with certificates of their own: tls_cert_expiry_seconds is
+ * the earliest end (server.crt: 1 day, server2.crt: 2 days), whichever
+ * listener serves it, at start and after reloads (up again once the short
+ * one is gone). */
+static void t13_expiry_min(void **state)
+{
+	char extra[512];
+	struct cfg *c1, *c2;
+	struct fx f;
+
+	(void)state;
+	snprintf(extra, sizeof(extra), "[listener b]\nlisten = 127.0.0.1:1\ntls_cert = %s/server2.crt\n"
+		 "tls_key = %s/server2.key", g_dir, g_dir);
+	fx_start(&f, "allowed", extra);		/* [gateway] server, b server2 */
+	assert_int_equal(expiry_days(&f), 1);
+	reload_certs(&f, "server2", "server", &c1);
+	assert_int_equal(expiry_days(&f), 1);
+	reload_certs(&f, "server2", NULL, &c2);	/* b inherits server2 */
+	assert_int_equal(expiry_days(&f), 2);
+	fe_set_cfg(f.h.fe, f.h.cf);
+	assert_int_equal(expiry_days(&f), 1);
+	cfg_free(c1);
+	cfg_free(c2);
+	fx_stop(&f);
+}
+
 /* Reload: a new certificate for new handshakes, the session established
  * before it goes on; the expiry gauge follows; a reload whose files do not
  * load keeps the certificate in use. */
@@ -892,6 +948,7 @@ int main(void)
 		cmocka_unit_test(t08_identity),
 		cmocka_unit_test(t11_identity_squash),
 		cmocka_unit_test(t12_listener_tls),
+		cmocka_unit_test(t13_expiry_min),
 		cmocka_unit_test(t09_reload),
 		cmocka_unit_test(t10_handshake_timeout),
 	};
