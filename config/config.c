@@ -565,7 +565,8 @@ static bool cfg_li_given(const struct cfg_parser *cp, unsigned li, const struct 
 	const struct cfg_key *keys = cfg_keys(&n);
 
 	for (size_t i = 0; i < n; i++)
-		if (keys[i].ky_section == CFG_SEC_LISTENER && keys[i].ky_off == k->ky_off &&
+		if (keys[i].ky_section == CFG_SEC_LISTENER && keys[i].ky_type != CFG_KT_LISTEN &&
+		    keys[i].ky_off == k->ky_off &&
 		    cp->cp_li_seen[li][i])
 			return true;
 	return false;

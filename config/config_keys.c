@@ -204,8 +204,10 @@ static const struct cfg_key cfg_key_table[] = {
 	/* [listener NAME]: its addresses, and the policy keys of [gateway]
 	 * (same names, syntax and reload class), each inherited when not set:
 	 * no defaults here (config.c copies the [gateway] value). */
+	/* No member of its own: the addresses go to cf_listen (cl_listener);
+	 * ky_off 0 is li_name, which no other key of the section shares. */
 	{ KEY(LISTENER, "listen", LISTEN), .ky_flags = CFG_KF_REQUIRED | CFG_KF_REPEAT,
-	  MEMBER(cfg, cf_listen), RESTART(NULL) },
+	  RESTART(NULL) },
 	{ KEY(LISTENER, "allow", NETS), MEMBER(cfg_listener, li_pol.pol_allow) },
 	{ KEY(LISTENER, "deny", NETS), MEMBER(cfg_listener, li_pol.pol_deny) },
 	{ KEY(LISTENER, "secure_port", BOOL), RANGE(0, 1), .ky_def = 1,
