@@ -781,7 +781,8 @@ static void t11_identity_squash(void **state)
  * squashes nothing; listener "lan" has tls = off and squash = root.  A
  * plaintext call to [gateway]'s address is refused (AUTH_TOOWEAK), the
  * same to lan's is served, squashed; TLS on lan is refused (the probe
- * gets AUTH_BADCRED: no STARTTLS); TLS on [gateway]'s works, unsquashed. */
+ * gets AUTH_BADCRED: no STARTTLS); TLS on [gateway]'s works, unsquashed;
+ * gwctl status lists the listener. */
 static void t12_listener_tls(void **state)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -825,6 +826,15 @@ static void t12_listener_tls(void **state)
 	assert_int_equal(uid, 0);
 	assert_int_equal(gid, 0);
 	assert_int_equal(ctr(&f, GW_CTR_AUTHPOL_SQUASHED), 0);
+	{
+		char *r = ctl(&f, "status");
+
+		assert_non_null(strstr(r, "\nlistener lan: tls off, squash root, allow any\n"));
+		free(r);
+		r = ctl(&f, "json status");
+		assert_non_null(strstr(r, "\"listeners\":[{\"name\":\"lan\",\"tls\":\"off\",\"squash\":\"root\"}]"));
+		free(r);
+	}
 	fx_stop(&f);
 }
 
