@@ -177,7 +177,10 @@ struct cfg {
 	char cf_admin_token_file[108];	/* bearer token every admin request needs; "" = none */
 	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
 	bool cf_rpcbind_register;	/* register the listeners with the local rpcbind */
-	/* admission, checked at accept on every listener (frontend-tcp/fe_admit.c) */
+	/* The [gateway] policy keys: admission, credentials and TLS.  The
+	 * frontend and authpol read cf_listeners[] (each listener's resolved
+	 * copy; [0] has these values). */
+	/* admission (frontend-tcp/fe_admit.c) */
 	struct cfg_nets cf_allow;	/* empty: every address */
 	struct cfg_nets cf_deny;	/* wins over allow */
 	bool cf_secure_port;		/* source port < 1024 required */
@@ -188,7 +191,7 @@ struct cfg {
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
-	/* RPC-with-TLS on every listener (frontend-tcp/fe_tls.c) */
+	/* RPC-with-TLS (frontend-tcp/fe_tls.c) */
 	enum cfg_tls cf_tls;
 	char cf_tls_cert[CFG_HOST_MAX];		/* PEM chain served; "" = none */
 	char cf_tls_key[CFG_HOST_MAX];		/* its PEM private key */
