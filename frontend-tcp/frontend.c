@@ -585,6 +585,18 @@ static uint64_t fe_key_of(const struct sockaddr *peer, socklen_t plen, uint16_t 
 	return h & ~(1ull << 63);	/* top bit: adopted sockets */
 }
 
+/* " (listener NAME)" for a [listener NAME] section's connections, "" for
+ * [gateway]'s: log lines name the policy that decided. */
+static const char *fe_li_suffix(const struct fe_frontend *fe, unsigned li, char *buf, size_t len)
+{
+	const struct cfg *cf = fe->fe_p.fp_cfg;
+
+	buf[0] = '\0';
+	if (li && li < cf->cf_nlisteners)
+		snprintf(buf, len, " (listener %s)", cf->cf_listeners[li].li_name);
+	return buf;
+}
+
 static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *name, uint64_t key,
 				  unsigned li)
 {
@@ -629,7 +641,10 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	{
 		struct gw_log_ev ev = { .le_client = c->fc_name };
 
-		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected", c->fc_name);
+		char lis[CFG_NAME_MAX + 16];
+
+		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected%s", c->fc_name,
+			  fe_li_suffix(fe, li, lis, sizeof(lis)));
 	}
 	fe_conn_update(c);
 	fe_listen_update(fe);
@@ -667,15 +682,17 @@ _Static_assert(GW_CTR_ADM_PROXY - GW_CTR_ADM_DENY == FE_ADM_PROXY - FE_ADM_DENY,
 	       "admission counters follow enum fe_adm_verdict");
 
 static void fe_refuse(struct fe_frontend *fe, const struct sockaddr *sa, enum fe_adm_verdict v,
-		      const char *why)
+		      const char *why, unsigned li)
 {
 	char name[INET6_ADDRSTRLEN + 16], host[INET6_ADDRSTRLEN];
 	/* Rate-limited per source host, not per connection (journal.c). */
 	struct gw_log_ev ev = { .le_client = host, .le_error = fe_adm_verdict_str(v) };
+	char lis[CFG_NAME_MAX + 16];
 
 	fe_adm_peer_name(sa, name, sizeof(name), host, sizeof(host));
 	gw_stat_inc(fe->fe_p.fp_stats, (enum gw_ctr)(GW_CTR_ADM_DENY + (v - FE_ADM_DENY)));
-	gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: %s", name, why);
+	gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: %s%s", name, why,
+		  fe_li_suffix(fe, li, lis, sizeof(lis)));
 }
 
 /* Admission of a connection whose client is sa (the socket's peer, or the
@@ -699,7 +716,7 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 
 	if (v != FE_ADM_OK) {
 		close(fd);
-		fe_refuse(fe, sa, v, why[v]);
+		fe_refuse(fe, sa, v, why[v], li);
 		return;
 	}
 	fe_adm_peer_name(sa, name, sizeof(name), NULL, 0);
@@ -718,7 +735,7 @@ static void fe_on_proxy_done(void *arg, int fd, bool ok, const struct sockaddr *
 	if (ok)
 		fe_admit(fe, fd, src, srclen, lport, li);
 	else
-		fe_refuse(fe, src, FE_ADM_PROXY, why);
+		fe_refuse(fe, src, FE_ADM_PROXY, why, li);
 	fe_listen_update(fe);
 }
 
