@@ -45,10 +45,13 @@ struct cfg_parser {
 	char cp_section[128];		/* last section seen */
 	struct cfg_backend *cp_backend;	/* section being filled */
 	struct cfg_route *cp_route;
+	struct cfg_listener *cp_listener;
 	/* Line of each key given, by table index: [gateway] (it may be opened
-	 * again) and the [backend]/[route] being filled (each opened once). */
+	 * again), the [backend]/[route] being filled (each opened once) and
+	 * every [listener] (its unset keys are inherited at the end). */
 	int cp_gw_seen[CFG_KEYS_MAX];
 	int cp_sec_seen[CFG_KEYS_MAX];
+	int cp_li_seen[CFG_MAX_LISTENERS][CFG_KEYS_MAX];
 	char cp_rb[CFG_MAX_ROUTES][CFG_NAME_MAX];	/* route -> backend name */
 	int cp_rb_line[CFG_MAX_ROUTES];
 	char *cp_err;
@@ -182,7 +185,9 @@ static bool cfg_section_is(const char *section, const char *kind, const char **n
 	return true;
 }
 
-static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line)
+/* An address of listener li (index in cf_listeners).  One address serves
+ * one listener: given twice, which policy applies would be a guess. */
+static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line, unsigned li)
 {
 	struct cfg *cf = cp->cp_cfg;
 	struct cfg_listen *l;
@@ -192,8 +197,17 @@ static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line)
 	l = &cf->cf_listen[cf->cf_nlisten];
 	if (!cfg_parse_sockaddr(v, 2049, &l->cl_addr, &l->cl_addrlen))
 		return cfg_fail(cp, line, "listen: '%s' is not ADDRESS[:PORT] (IPv6 as [ADDR]:PORT)", v);
+	for (unsigned i = 0; i < cf->cf_nlisten; i++) {
+		const struct cfg_listen *o = &cf->cf_listen[i];
+
+		if (o->cl_addrlen == l->cl_addrlen && !memcmp(&o->cl_addr, &l->cl_addr, l->cl_addrlen))
+			return cfg_fail(cp, line, "listen: %s is listed already (line %d, [%s%s])", v,
+					o->cl_line, o->cl_listener ? "listener " : "",
+					cf->cf_listeners[o->cl_listener].li_name);
+	}
 	snprintf(l->cl_text, sizeof(l->cl_text), "%s", v);
 	l->cl_line = line;
+	l->cl_listener = li;
 	cf->cf_nlisten++;
 	return true;
 }
@@ -244,11 +258,22 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
 	case CFG_KT_NAMES:
+	case CFG_KT_IDSQUASH:
 		/* Certificate names (DNS, e-mail, CN): no ';' or '#' (see HOST). */
 		if (strlen(value) >= k->ky_size ||
 		    value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 				 "0123456789.-_:@*, \t")] != '\0')
 			break;
+		if (k->ky_type == CFG_KT_IDSQUASH) {
+			const char *pos = value, *name;
+			enum cfg_squash m;
+			size_t n;
+
+			while (cfg_idsq_next(&pos, &name, &n, &m))
+				;
+			if (pos[strspn(pos, " \t,")] != '\0')	/* stopped at a bad entry */
+				break;
+		}
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
 	case CFG_KT_PATH:
@@ -257,7 +282,8 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
 	case CFG_KT_LISTEN:
-		return cfg_add_listen(cp, value, line);
+		return cfg_add_listen(cp, value, line,
+				      cp->cp_listener ? (unsigned)(cp->cp_listener - cf->cf_listeners) : 0);
 	case CFG_KT_ADDR:
 		if (value[0] && (strlen(value) >= k->ky_size ||
 				 !(strncmp(value, "unix:", 5) ?
@@ -317,6 +343,7 @@ static bool cfg_section_start(struct cfg_parser *cp, const char *section, int li
 	cp->cp_section_new = false;
 	cp->cp_backend = NULL;
 	cp->cp_route = NULL;
+	cp->cp_listener = NULL;
 	memset(cp->cp_sec_seen, 0, sizeof(cp->cp_sec_seen));
 	if (!strcmp(section, "gateway") || section[0] == '\0')
 		return true;
@@ -341,7 +368,22 @@ static bool cfg_section_start(struct cfg_parser *cp, const char *section, int li
 		cfg_route_defaults(cp, cp->cp_route, name, line);
 		return true;
 	}
-	return cfg_fail(cp, line, "unknown section [%s] (gateway, backend NAME, route NAME)", section);
+	if (cfg_section_is(section, "listener", &name)) {
+		for (unsigned i = 0; i < cf->cf_nlisteners && first < 0; i++)
+			if (!strcmp(cf->cf_listeners[i].li_name, name))
+				first = cf->cf_listeners[i].li_line;
+		if (!strcmp(name, CFG_LISTENER_GATEWAY))	/* [gateway]'s own listener */
+			return cfg_fail(cp, line, "listener name '%s' is reserved", name);
+		if (!cfg_new_section(cp, line, "listener", name, first, cf->cf_nlisteners - 1,
+				     CFG_MAX_LISTEN))
+			return false;
+		cp->cp_listener = &cf->cf_listeners[cf->cf_nlisteners++];
+		snprintf(cp->cp_listener->li_name, sizeof(cp->cp_listener->li_name), "%s", name);
+		cp->cp_listener->li_line = line;
+		return true;
+	}
+	return cfg_fail(cp, line, "unknown section [%s] (gateway, backend NAME, route NAME, "
+			"listener NAME)", section);
 }
 
 /* A key and its alias (CFG_KF_NEGATE) set one member: when the other was
@@ -391,8 +433,14 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 		s = CFG_SEC_ROUTE;
 		obj = cp->cp_route;
 		snprintf(label, sizeof(label), "[route %s]", cp->cp_route->cr_name);
+	} else if (cp->cp_listener) {
+		s = CFG_SEC_LISTENER;
+		obj = cp->cp_listener;
+		snprintf(label, sizeof(label), "[listener %s]", cp->cp_listener->li_name);
 	}
-	if (s != CFG_SEC_GATEWAY)
+	if (s == CFG_SEC_LISTENER)
+		seen = cp->cp_li_seen[cp->cp_listener - cp->cp_cfg->cf_listeners];
+	else if (s != CFG_SEC_GATEWAY)
 		seen = cp->cp_sec_seen;
 	k = cfg_key_find(s, name);
 	if (!k)
@@ -421,7 +469,7 @@ static bool cfg_apply_overrides(struct cfg_parser *cp, const struct cfg_override
 			const char *saved = cp->cp_name;
 
 			cp->cp_name = "--listen";
-			if (!cfg_add_listen(cp, ov->co_listen[i], 0))
+			if (!cfg_add_listen(cp, ov->co_listen[i], 0, 0))
 				return false;
 			cp->cp_name = saved;
 		}
@@ -510,6 +558,58 @@ static void cfg_default_routes(struct cfg_parser *cp)
 	}
 }
 
+/* Was the member key k sets given in listener li (k or its alias)? */
+static bool cfg_li_given(const struct cfg_parser *cp, unsigned li, const struct cfg_key *k)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].ky_section == CFG_SEC_LISTENER && keys[i].ky_type != CFG_KT_LISTEN &&
+		    keys[i].ky_off == k->ky_off &&
+		    cp->cp_li_seen[li][i])
+			return true;
+	return false;
+}
+
+/* Every listener's policy: what its section sets, the rest from
+ * [gateway] (all of it for cf_listeners[0]); then what only the whole
+ * policy can tell (TLS files). */
+static bool cfg_listeners_resolve(struct cfg_parser *cp)
+{
+	struct cfg *cf = cp->cp_cfg;
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (unsigned li = 0; li < cf->cf_nlisteners; li++) {
+		struct cfg_listener *l = &cf->cf_listeners[li];
+		const struct cfg_policy *p = &l->li_pol;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct cfg_key *k = &keys[i], *g;
+
+			if (k->ky_section != CFG_SEC_LISTENER || k->ky_type == CFG_KT_LISTEN ||
+			    (li && cfg_li_given(cp, li, k)))
+				continue;
+			g = cfg_key_find(CFG_SEC_GATEWAY, k->ky_name);
+			memcpy((char *)l + k->ky_off, (const char *)cf + g->ky_off, k->ky_size);
+		}
+		if (li == 0)
+			continue;
+		if (!cp->cp_li_seen[li][cfg_key_index(cfg_key_find(CFG_SEC_LISTENER, "listen"))])
+			return cfg_fail(cp, l->li_line, "listener '%s' has no listen address", l->li_name);
+		if (p->pol_tls != CFG_TLS_OFF && (!p->pol_tls_cert[0] || !p->pol_tls_key[0]))
+			return cfg_fail(cp, l->li_line, "listener '%s': tls = %s needs tls_cert and tls_key",
+					l->li_name, p->pol_tls == CFG_TLS_REQUIRED ? "required" : "allowed");
+		if (p->pol_tls != CFG_TLS_OFF && p->pol_tls_client_cert != CFG_TLS_CC_NONE &&
+		    !p->pol_tls_ca[0])
+			return cfg_fail(cp, l->li_line, "listener '%s': tls_client_cert = %s needs tls_ca",
+					l->li_name, p->pol_tls_client_cert == CFG_TLS_CC_REQUIRE
+					? "require" : "request");
+	}
+	return true;
+}
+
 static bool cfg_validate(struct cfg_parser *cp)
 {
 	struct cfg *cf = cp->cp_cfg;
@@ -561,7 +661,7 @@ static bool cfg_validate(struct cfg_parser *cp)
 		const char *saved = cp->cp_name;
 
 		cp->cp_name = "default listen";
-		if (!cfg_add_listen(cp, cfg_key_find(CFG_SEC_GATEWAY, "listen")->ky_def_text, 0))
+		if (!cfg_add_listen(cp, cfg_key_find(CFG_SEC_GATEWAY, "listen")->ky_def_text, 0, 0))
 			return false;
 		cp->cp_name = saved;
 	}
@@ -575,6 +675,8 @@ static bool cfg_validate(struct cfg_parser *cp)
 	if (cf->cf_tls != CFG_TLS_OFF && cf->cf_tls_client_cert != CFG_TLS_CC_NONE && !cf->cf_tls_ca[0])
 		return cfg_fail(cp, 0, "tls_client_cert = %s needs tls_ca (the CAs client certificates "
 				"must chain to)", cf->cf_tls_client_cert == CFG_TLS_CC_REQUIRE ? "require" : "request");
+	if (!cfg_listeners_resolve(cp))
+		return false;
 	if (cf->cf_bytes_per_client < cf->cf_max_record)
 		return cfg_fail(cp, 0, "bytes_per_client %zu is below max_record %u",
 				cf->cf_bytes_per_client, cf->cf_max_record);
@@ -603,6 +705,9 @@ static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov
 	int rc = 0;
 
 	cfg_section_defaults(cp, CFG_SEC_GATEWAY, cf);
+	cf->cf_nlisteners = 1;
+	snprintf(cf->cf_listeners[0].li_name, sizeof(cf->cf_listeners[0].li_name), "%s",
+		 CFG_LISTENER_GATEWAY);
 	if (cp->cp_file || cp->cp_text) {
 		rc = ini_parse_stream(cfg_reader, cp, cfg_handler, cp);
 		if (cp->cp_too_large && !cp->cp_failed)

@@ -30,6 +30,10 @@
 
 #define CFG_DEFAULT_PATH	"/etc/rpcrdma-gw/rpcrdma-gw.conf"
 #define CFG_MAX_LISTEN		8
+/* cf_listeners[0] is [gateway]'s own (its listen =, its policy), then up to
+ * CFG_MAX_LISTEN [listener NAME] sections. */
+#define CFG_MAX_LISTENERS	(CFG_MAX_LISTEN + 1)
+#define CFG_LISTENER_GATEWAY	"gateway"	/* name of cf_listeners[0], reserved */
 #define CFG_MAX_BACKENDS	8
 #define CFG_MAX_ROUTES		32
 #define CFG_NAME_MAX		32
@@ -79,6 +83,36 @@ struct cfg_listen {
 	socklen_t cl_addrlen;
 	char cl_text[CFG_HOST_MAX + 8];		/* as written, for logs */
 	int cl_line;
+	unsigned cl_listener;			/* index in cf_listeners */
+};
+
+/* What a listener applies to its connections: admission at accept
+ * (frontend-tcp/fe_admit.c), RPC-with-TLS (fe_tls.c), the credential
+ * policy of their calls (gateway/authpol.c).  Each member has the
+ * [gateway] key of the same name; a [listener NAME] inherits every key it
+ * does not set (config.c resolves them: the values here are effective). */
+struct cfg_policy {
+	struct cfg_nets pol_allow;		/* empty: every address */
+	struct cfg_nets pol_deny;		/* wins over allow */
+	bool pol_secure_port;			/* source port < 1024 required */
+	unsigned pol_max_conns_per_source;
+	bool pol_proxy_protocol;		/* connections start with a PROXY v2 header */
+	enum cfg_squash pol_squash;		/* AUTH_SYS */
+	uint32_t pol_anonuid, pol_anongid;
+	bool pol_reject_auth_none;		/* AUTH_NONE only for the NULL procedure */
+	enum cfg_tls pol_tls;
+	char pol_tls_cert[CFG_HOST_MAX];
+	char pol_tls_key[CFG_HOST_MAX];
+	char pol_tls_ca[CFG_HOST_MAX];
+	enum cfg_tls_client_cert pol_tls_client_cert;
+	char pol_tls_allow_identity[CFG_HOST_MAX];
+	char pol_tls_identity_squash[CFG_HOST_MAX];	/* "IDENT:MODE ..." (cfg_idsq_next) */
+};
+
+struct cfg_listener {
+	char li_name[CFG_NAME_MAX];		/* CFG_LISTENER_GATEWAY for [gateway]'s */
+	int li_line;
+	struct cfg_policy li_pol;
 };
 
 struct cfg_backend {
@@ -143,7 +177,10 @@ struct cfg {
 	char cf_admin_token_file[108];	/* bearer token every admin request needs; "" = none */
 	char cf_control_socket[108];		/* Unix socket of rpcrdma-gwctl; "" = off */
 	bool cf_rpcbind_register;	/* register the listeners with the local rpcbind */
-	/* admission, checked at accept on every listener (frontend-tcp/fe_admit.c) */
+	/* The [gateway] policy keys: admission, credentials and TLS.  The
+	 * frontend and authpol read cf_listeners[] (each listener's resolved
+	 * copy; [0] has these values). */
+	/* admission (frontend-tcp/fe_admit.c) */
 	struct cfg_nets cf_allow;	/* empty: every address */
 	struct cfg_nets cf_deny;	/* wins over allow */
 	bool cf_secure_port;		/* source port < 1024 required */
@@ -154,19 +191,24 @@ struct cfg {
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
-	/* RPC-with-TLS on every listener (frontend-tcp/fe_tls.c) */
+	/* RPC-with-TLS (frontend-tcp/fe_tls.c) */
 	enum cfg_tls cf_tls;
 	char cf_tls_cert[CFG_HOST_MAX];		/* PEM chain served; "" = none */
 	char cf_tls_key[CFG_HOST_MAX];		/* its PEM private key */
 	char cf_tls_ca[CFG_HOST_MAX];		/* PEM CAs client certificates must chain to */
 	enum cfg_tls_client_cert cf_tls_client_cert;
 	char cf_tls_allow_identity[CFG_HOST_MAX];	/* names a client certificate must have; "" any */
+	char cf_tls_identity_squash[CFG_HOST_MAX];	/* squash per certificate name */
 	enum cfg_v40cb cf_v40_callbacks;	/* NFSv4.0 cb_location: relay, as is, cleared */
+	/* The listeners: [0] has [gateway]'s policy, the others their
+	 * section's, every key resolved (admission, TLS and squash read these) */
+	unsigned cf_nlisteners;
+	struct cfg_listener cf_listeners[CFG_MAX_LISTENERS];
 };
 
 /* Command-line values that override the file (see rpcrdma-gw --help). */
 struct cfg_overrides {
-	const char *co_listen[CFG_MAX_LISTEN];	/* replace every listen = */
+	const char *co_listen[CFG_MAX_LISTEN];	/* replace every listen = (all [gateway]'s) */
 	unsigned co_nlisten;
 	const char *co_backend;		/* HOST[:PORT]: replaces the first backend's address */
 	int co_verbose;			/* each -v raises the log level one step */
@@ -180,7 +222,7 @@ struct cfg *cfg_parse_string(const char *text, const char *name, const struct cf
 void cfg_free(struct cfg *cf);
 
 /* ---- The keys, described once (config_keys.c) ---- */
-enum cfg_section { CFG_SEC_GATEWAY = 0, CFG_SEC_BACKEND, CFG_SEC_ROUTE };
+enum cfg_section { CFG_SEC_GATEWAY = 0, CFG_SEC_BACKEND, CFG_SEC_ROUTE, CFG_SEC_LISTENER };
 enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_UINT = 0,	/* decimal number */
 	CFG_KT_SIZE,		/* bytes; k, m, g suffixes (powers of 1024) */
@@ -196,6 +238,7 @@ enum cfg_key_type {	/* the number types (cfg_key_number) come first */
 	CFG_KT_BACKEND,		/* a [backend NAME]'s name; cr_backend once resolved */
 	CFG_KT_NETS,		/* CIDR list (struct cfg_nets), may be empty */
 	CFG_KT_NAMES,		/* names separated by blanks or commas, may be empty */
+	CFG_KT_IDSQUASH,	/* NAME:MODE entries (MODE a squash name), may be empty */
 };
 /* What a reload does when the key's value changes (cfg_diff). */
 enum cfg_reload {
@@ -218,7 +261,7 @@ struct cfg_key {
 	uint64_t ky_align;		/* SIZE: a multiple of this; 0 = any */
 	uint64_t ky_def;		/* default of UINT, SIZE, DURATION, BOOL, ENUM */
 	const char *ky_def_text;	/* default of the other types, as written; NULL = none */
-	size_t ky_off, ky_size;		/* the member in struct cfg, cfg_backend or cfg_route */
+	size_t ky_off, ky_size;		/* the member in struct cfg, cfg_backend, cfg_route or cfg_listener */
 	const char *const *ky_names;	/* ENUM: value names */
 	enum cfg_reload ky_reload;
 	const char *ky_what;		/* reload: the name cfg_diff reports; NULL = ky_name */
@@ -265,6 +308,11 @@ void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *
  * section, defaults filled in (the default routes too).  Parsing the text
  * gives the same configuration (rpcrdma-gw --check-config --dump). */
 void cfg_dump(const struct cfg *cf, FILE *f);
+
+/* tls_identity_squash: the entry at *pos (name and its length, mode), *pos
+ * moved past it; false at the end or at an entry that is not NAME:MODE
+ * (*pos left on it: the parser tells a bad entry from the end so). */
+bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_squash *mode);
 
 /* The route for a program, or NULL. */
 const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);

@@ -18,13 +18,18 @@ static bool cfg_key_same(const struct cfg *ca, const struct cfg *cb, const struc
 
 	if (cfg_key_is_number(k))
 		return cfg_key_get(k, a) == cfg_key_get(k, b);
-	if (k->ky_type == CFG_KT_LISTEN) {	/* the addresses, not the text */
-		if (ca->cf_nlisten != cb->cf_nlisten)
+	if (k->ky_type == CFG_KT_LISTEN) {	/* the addresses, not the text; their listeners */
+		if (ca->cf_nlisten != cb->cf_nlisten || ca->cf_nlisteners != cb->cf_nlisteners)
 			return false;
 		for (unsigned i = 0; i < ca->cf_nlisten; i++)
 			if (ca->cf_listen[i].cl_addrlen != cb->cf_listen[i].cl_addrlen ||
 			    memcmp(&ca->cf_listen[i].cl_addr, &cb->cf_listen[i].cl_addr,
-				   ca->cf_listen[i].cl_addrlen))
+				   ca->cf_listen[i].cl_addrlen) ||
+			    strcmp(ca->cf_listeners[ca->cf_listen[i].cl_listener].li_name,
+				   cb->cf_listeners[cb->cf_listen[i].cl_listener].li_name))
+				return false;
+		for (unsigned i = 0; i < ca->cf_nlisteners; i++)
+			if (strcmp(ca->cf_listeners[i].li_name, cb->cf_listeners[i].li_name))
 				return false;
 		return true;
 	}
@@ -120,9 +125,11 @@ static void cfg_diff_add(struct cfg_diff *d, enum cfg_act_kind k, unsigned o, un
 		d->cdf_nchanges++;
 }
 
-/* [gateway]: restart-only keys become CFG_ACT_RESTART (one per ky_what: the
+/* [gateway] (x, y: a and b) or a [listener] (x, y: the same listener in
+ * a and b): restart-only keys become CFG_ACT_RESTART (one per ky_what: the
  * three pool keys are one "buffer pool"); the others set cdf_values. */
-static void cfg_diff_gateway(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
+static void cfg_diff_values(const struct cfg *a, const struct cfg *b, enum cfg_section sec,
+			    const void *x, const void *y, struct cfg_diff *d)
 {
 	size_t n;
 	const struct cfg_key *keys = cfg_keys(&n);
@@ -131,7 +138,7 @@ static void cfg_diff_gateway(const struct cfg *a, const struct cfg *b, struct cf
 		const struct cfg_key *k = &keys[i];
 		bool listed = false;
 
-		if (k->ky_section != CFG_SEC_GATEWAY || cfg_key_same(a, b, k, a, b))
+		if (k->ky_section != sec || cfg_key_same(a, b, k, x, y))
 			continue;
 		if (k->ky_reload != CFG_RELOAD_RESTART) {
 			d->cdf_values = true;
@@ -196,6 +203,11 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 		if (cfg_route_values(a, b, &a->cf_routes[i], y))
 			d->cdf_nchanges++;
 	}
-	/* What only a restart changes: sockets opened and memory sized at start. */
-	cfg_diff_gateway(a, b, d);
+	/* What only a restart changes: sockets opened and memory sized at start.
+	 * Listeners are the same ones (by name) or "listen" asks for a restart;
+	 * their effective policies (inherited values included) are compared. */
+	cfg_diff_values(a, b, CFG_SEC_GATEWAY, a, b, d);
+	for (unsigned i = 1; i < a->cf_nlisteners && i < b->cf_nlisteners; i++)
+		if (!strcmp(a->cf_listeners[i].li_name, b->cf_listeners[i].li_name))
+			cfg_diff_values(a, b, CFG_SEC_LISTENER, &a->cf_listeners[i], &b->cf_listeners[i], d);
 }

@@ -14,7 +14,7 @@
 #include "config.h"
 
 /* Bound of the table's length: the parser keeps each key's line per section. */
-#define CFG_KEYS_MAX	72
+#define CFG_KEYS_MAX	96
 /* Longest value cfg_key_text() writes (a host name; an address and port). */
 #define CFG_VALUE_MAX	(CFG_HOST_MAX + 16)
 
@@ -44,7 +44,7 @@ bool cfg_parse_prog(const char *s, uint32_t *prog);
 bool cfg_parse_versions(const char *s, uint32_t *lo, uint32_t *hi);
 /* allow =, deny =: networks separated by blanks or commas. */
 bool cfg_parse_nets(const char *s, struct cfg_nets *out);
-/* A [backend NAME] or [route NAME] name: 1..31 of A-Z a-z 0-9 . _ - */
+/* A [backend NAME], [route NAME] or [listener NAME] name: 1..31 of A-Z a-z 0-9 . _ - */
 bool cfg_name_ok(const char *name);
 
 #endif /* RPCRDMA_GW_CONFIG_INT_H */

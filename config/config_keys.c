@@ -157,6 +157,9 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_tls_client_cert) },
 	{ KEY(GATEWAY, "tls_allow_identity", NAMES), .ky_def_text = "",
 	  MEMBER(cfg, cf_tls_allow_identity) },
+	/* Read at the end of each handshake: a reload applies it to new ones. */
+	{ KEY(GATEWAY, "tls_identity_squash", IDSQUASH), .ky_def_text = "",
+	  MEMBER(cfg, cf_tls_identity_squash) },
 	{ KEY(GATEWAY, "v40_callbacks", ENUM), RANGE(0, CFG_V40CB_OFF), .ky_def = CFG_V40CB_RELAY,
 	  .ky_names = cfg_v40cb_names, MEMBER(cfg, cf_v40_callbacks) },
 
@@ -197,6 +200,44 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg_route, cr_port), PATH("port") },
 	{ KEY(ROUTE, "fallback", ENUM), RANGE(0, CFG_FALLBACK_NONE), .ky_def = CFG_FALLBACK_TCP,
 	  .ky_names = cfg_fallback_names, MEMBER(cfg_route, cr_fallback), PATH("fallback") },
+
+	/* [listener NAME]: its addresses, and the policy keys of [gateway]
+	 * (same names, syntax and reload class), each inherited when not set:
+	 * no defaults here (config.c copies the [gateway] value). */
+	/* No member of its own: the addresses go to cf_listen (cl_listener);
+	 * ky_off 0 is li_name, which no other key of the section shares. */
+	{ KEY(LISTENER, "listen", LISTEN), .ky_flags = CFG_KF_REQUIRED | CFG_KF_REPEAT,
+	  RESTART(NULL) },
+	{ KEY(LISTENER, "allow", NETS), MEMBER(cfg_listener, li_pol.pol_allow) },
+	{ KEY(LISTENER, "deny", NETS), MEMBER(cfg_listener, li_pol.pol_deny) },
+	{ KEY(LISTENER, "secure_port", BOOL), RANGE(0, 1), .ky_def = 1,
+	  MEMBER(cfg_listener, li_pol.pol_secure_port) },
+	{ KEY(LISTENER, "insecure", BOOL), RANGE(0, 1), .ky_def = 1, .ky_flags = CFG_KF_NEGATE,
+	  MEMBER(cfg_listener, li_pol.pol_secure_port) },
+	{ KEY(LISTENER, "max_conns_per_source", UINT), RANGE(1, 1u << 20), .ky_def = 64,
+	  MEMBER(cfg_listener, li_pol.pol_max_conns_per_source) },
+	{ KEY(LISTENER, "proxy_protocol", BOOL), RANGE(0, 1), .ky_def = 0,
+	  MEMBER(cfg_listener, li_pol.pol_proxy_protocol) },
+	{ KEY(LISTENER, "squash", ENUM), RANGE(0, CFG_SQUASH_ALL), .ky_def = CFG_SQUASH_NONE,
+	  .ky_names = cfg_squash_names, MEMBER(cfg_listener, li_pol.pol_squash) },
+	{ KEY(LISTENER, "anonuid", UINT), RANGE(0, UINT32_MAX), .ky_def = CFG_ANON_ID,
+	  MEMBER(cfg_listener, li_pol.pol_anonuid) },
+	{ KEY(LISTENER, "anongid", UINT), RANGE(0, UINT32_MAX), .ky_def = CFG_ANON_ID,
+	  MEMBER(cfg_listener, li_pol.pol_anongid) },
+	{ KEY(LISTENER, "reject_auth_none", BOOL), RANGE(0, 1), .ky_def = 0,
+	  MEMBER(cfg_listener, li_pol.pol_reject_auth_none) },
+	{ KEY(LISTENER, "tls", ENUM), RANGE(0, CFG_TLS_REQUIRED), .ky_def = CFG_TLS_OFF,
+	  .ky_names = cfg_tls_names, MEMBER(cfg_listener, li_pol.pol_tls), RESTART(NULL) },
+	{ KEY(LISTENER, "tls_cert", PATH), MEMBER(cfg_listener, li_pol.pol_tls_cert) },
+	{ KEY(LISTENER, "tls_key", PATH), MEMBER(cfg_listener, li_pol.pol_tls_key) },
+	{ KEY(LISTENER, "tls_ca", PATH), MEMBER(cfg_listener, li_pol.pol_tls_ca) },
+	{ KEY(LISTENER, "tls_client_cert", ENUM), RANGE(0, CFG_TLS_CC_REQUIRE),
+	  .ky_def = CFG_TLS_CC_NONE, .ky_names = cfg_tls_client_cert_names,
+	  MEMBER(cfg_listener, li_pol.pol_tls_client_cert) },
+	{ KEY(LISTENER, "tls_allow_identity", NAMES),
+	  MEMBER(cfg_listener, li_pol.pol_tls_allow_identity) },
+	{ KEY(LISTENER, "tls_identity_squash", IDSQUASH),
+	  MEMBER(cfg_listener, li_pol.pol_tls_identity_squash) },
 };
 _Static_assert(sizeof(cfg_key_table) / sizeof(cfg_key_table[0]) <= CFG_KEYS_MAX,
 	       "raise CFG_KEYS_MAX");
@@ -494,6 +535,32 @@ bool cfg_parse_nets(const char *s, struct cfg_nets *out)
 	return true;
 }
 
+/* One entry of tls_identity_squash at *pos: NAME:MODE, the mode after
+ * the last ':' (a name may hold ':' itself). */
+bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_squash *mode)
+{
+	const char *p = *pos + strspn(*pos, " \t,");
+	size_t n = strcspn(p, " \t,");
+	char m[8];
+	unsigned u;
+
+	if (n == 0)
+		return false;
+	for (*len = n; *len && p[*len - 1] != ':'; (*len)--)
+		;
+	if (*len < 2 || n - *len >= sizeof(m))
+		return false;
+	memcpy(m, p + *len, n - *len);
+	m[n - *len] = '\0';
+	if (!parse_name(cfg_squash_names, CFG_SQUASH_ALL + 1, m, &u))
+		return false;
+	*pos = p + n;	/* only past a good entry: the parser sees where it stopped */
+	*name = p;
+	(*len)--;
+	*mode = (enum cfg_squash)u;
+	return true;
+}
+
 /* ---- keys: number values, members, messages, text ---- */
 
 bool cfg_key_number(const struct cfg_key *k, const char *s, uint64_t *out)
@@ -650,6 +717,11 @@ void cfg_key_hint(const struct cfg_key *k, char *buf, size_t len)
 		snprintf(buf, len, "names (letters, digits, . - _ : @ *) separated by blanks or "
 			 "commas, below %zu bytes; or empty", k->ky_size);
 		break;
+	case CFG_KT_IDSQUASH:
+		snprintf(buf, len, "NAME:MODE entries (MODE none, root or all; NAME as in "
+			 "tls_allow_identity) separated by blanks or commas, below %zu bytes; or empty",
+			 k->ky_size);
+		break;
 	case CFG_KT_LISTEN:
 	case CFG_KT_ADDR:
 		snprintf(buf, len, "ADDRESS[:PORT], IPv6 as [ADDR]:PORT%s",
@@ -699,6 +771,7 @@ void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj
 	case CFG_KT_PATH:
 	case CFG_KT_ADDR:
 	case CFG_KT_NAMES:
+	case CFG_KT_IDSQUASH:
 		snprintf(buf, len, "%s", (const char *)obj + k->ky_off);
 		break;
 	case CFG_KT_LISTEN:	/* several lines: cfg_dump() writes them */
@@ -740,8 +813,12 @@ static void cfg_dump_section(const struct cfg *cf, enum cfg_section s, const voi
 		if (k->ky_section != s)
 			continue;
 		if (k->ky_type == CFG_KT_LISTEN) {
+			unsigned li = s == CFG_SEC_LISTENER
+				      ? (unsigned)((const struct cfg_listener *)obj - cf->cf_listeners) : 0;
+
 			for (unsigned l = 0; l < cf->cf_nlisten; l++)
-				fprintf(f, "%s = %s\n", k->ky_name, cf->cf_listen[l].cl_text);
+				if (cf->cf_listen[l].cl_listener == li)
+					fprintf(f, "%s = %s\n", k->ky_name, cf->cf_listen[l].cl_text);
 			continue;
 		}
 		cfg_key_text(cf, k, obj, val, sizeof(val));
@@ -760,5 +837,10 @@ void cfg_dump(const struct cfg *cf, FILE *f)
 	for (unsigned i = 0; i < cf->cf_nroutes; i++) {
 		fprintf(f, "\n[route %s]\n", cf->cf_routes[i].cr_name);
 		cfg_dump_section(cf, CFG_SEC_ROUTE, &cf->cf_routes[i], f);
+	}
+	/* Every key with its effective value, inherited ones too. */
+	for (unsigned i = 1; i < cf->cf_nlisteners; i++) {
+		fprintf(f, "\n[listener %s]\n", cf->cf_listeners[i].li_name);
+		cfg_dump_section(cf, CFG_SEC_LISTENER, &cf->cf_listeners[i], f);
 	}
 }

@@ -71,7 +71,8 @@ static bool fe_adm_nets_match(const struct cfg_nets *ns, const uint8_t addr[16])
 	return false;
 }
 
-enum fe_adm_verdict fe_adm_check(const struct cfg *cf, const struct sockaddr *sa, unsigned nsame)
+enum fe_adm_verdict fe_adm_check(const struct cfg_policy *pol, const struct sockaddr *sa,
+				 unsigned nsame)
 {
 	uint8_t addr[16];
 	uint16_t port;
@@ -80,13 +81,13 @@ enum fe_adm_verdict fe_adm_check(const struct cfg *cf, const struct sockaddr *sa
 	 * only socket activation hands over such listeners. */
 	if (!fe_adm_addr16(sa, addr, &port))
 		return FE_ADM_OK;
-	if (fe_adm_nets_match(&cf->cf_deny, addr))
+	if (fe_adm_nets_match(&pol->pol_deny, addr))
 		return FE_ADM_DENY;
-	if (cf->cf_allow.ns_n && !fe_adm_nets_match(&cf->cf_allow, addr))
+	if (pol->pol_allow.ns_n && !fe_adm_nets_match(&pol->pol_allow, addr))
 		return FE_ADM_NOT_ALLOWED;
-	if (cf->cf_secure_port && port >= IPPORT_RESERVED)
+	if (pol->pol_secure_port && port >= IPPORT_RESERVED)
 		return FE_ADM_INSECURE_PORT;
-	if (nsame >= cf->cf_max_conns_per_source)
+	if (nsame >= pol->pol_max_conns_per_source)
 		return FE_ADM_PER_SOURCE_CAP;
 	return FE_ADM_OK;
 }

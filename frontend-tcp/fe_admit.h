@@ -39,9 +39,11 @@ const char *fe_adm_verdict_str(enum fe_adm_verdict v);
  * IPv4-mapped IPv6 alike: ::ffff:a.b.c.d) and its port; false for other
  * families (a Unix socket has neither). */
 bool fe_adm_addr16(const struct sockaddr *sa, uint8_t addr[16], uint16_t *port);
-/* The verdict for a peer that has nsame connections from its address
- * already (pending PROXY headers included). */
-enum fe_adm_verdict fe_adm_check(const struct cfg *cf, const struct sockaddr *sa, unsigned nsame);
+/* The verdict of a listener's policy for a peer that has nsame connections
+ * from its address already (pending PROXY headers included; every
+ * listener's connections count). */
+enum fe_adm_verdict fe_adm_check(const struct cfg_policy *pol, const struct sockaddr *sa,
+				 unsigned nsame);
 /* "a.b.c.d:port" or "[v6]:port" (host: without the port), for names and logs. */
 void fe_adm_peer_name(const struct sockaddr *sa, char *name, size_t len, char *host, size_t hlen);
 
@@ -64,14 +66,15 @@ bool fe_adm_pp_decode(const uint8_t *buf, size_t n, struct sockaddr_storage *src
 /* The header was read (src: the client, or the socket's peer for LOCAL)
  * or not (ok false: fd is closed already, the reason logged by done's owner). */
 typedef void fe_pw_done_fn(void *arg, int fd, bool ok, const struct sockaddr *src, socklen_t srclen,
-			   uint16_t lport, const char *why);
+			   uint16_t lport, unsigned li, const char *why);
 struct fe_pw *fe_pw_new(struct event_base *base, fe_pw_done_fn *done, void *arg);
 /* Close every pending socket. */
 void fe_pw_free(struct fe_pw *pw);
-/* Read the PROXY header of fd (accepted from peer, on local port lport)
- * within timeout_ms; done is called once, from the loop. */
+/* Read the PROXY header of fd (accepted from peer, on local port lport, by
+ * listener li: index in cf_listeners) within timeout_ms; done is called
+ * once, from the loop. */
 int fe_pw_start(struct fe_pw *pw, int fd, const struct sockaddr *peer, socklen_t plen,
-		uint16_t lport, unsigned timeout_ms);
+		uint16_t lport, unsigned li, unsigned timeout_ms);
 /* Sockets waiting for their header (they count against max_clients; the
  * per-source cap applies to the address the header gives). */
 unsigned fe_pw_npending(const struct fe_pw *pw);

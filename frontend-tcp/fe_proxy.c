@@ -24,6 +24,7 @@ struct fe_pw_conn {
 	struct fe_pw *pq_pw;
 	int pq_fd;
 	uint16_t pq_lport;
+	unsigned pq_li;			/* its listener */
 	struct sockaddr_storage pq_peer;
 	socklen_t pq_plen;
 	struct event *pq_ev;		/* read */
@@ -77,6 +78,7 @@ static void fe_pw_finish(struct fe_pw_conn *pc, bool ok, const char *why)
 	socklen_t slen = 0;
 	int fd = pc->pq_fd;
 	uint16_t lport = pc->pq_lport;
+	unsigned li = pc->pq_li;
 
 	if (ok && !fe_adm_pp_decode(pc->pq_buf, pc->pq_have, &src, &slen)) {
 		ok = false;
@@ -93,7 +95,7 @@ static void fe_pw_finish(struct fe_pw_conn *pc, bool ok, const char *why)
 		fd = -1;
 	}
 	fe_pw_drop(pc);
-	pw->pw_done(pw->pw_arg, fd, ok, (const struct sockaddr *)&src, slen, lport, why);
+	pw->pw_done(pw->pw_arg, fd, ok, (const struct sockaddr *)&src, slen, lport, li, why);
 }
 
 static void fe_pw_on_timer(evutil_socket_t fd, short what, void *arg)
@@ -149,7 +151,7 @@ static void fe_pw_on_event(evutil_socket_t fd, short what, void *arg)
 }
 
 int fe_pw_start(struct fe_pw *pw, int fd, const struct sockaddr *peer, socklen_t plen,
-		uint16_t lport, unsigned timeout_ms)
+		uint16_t lport, unsigned li, unsigned timeout_ms)
 {
 	struct fe_pw_conn *pc = calloc(1, sizeof(*pc));
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
@@ -159,6 +161,7 @@ int fe_pw_start(struct fe_pw *pw, int fd, const struct sockaddr *peer, socklen_t
 	pc->pq_pw = pw;
 	pc->pq_fd = fd;
 	pc->pq_lport = lport;
+	pc->pq_li = li;
 	if (plen > (socklen_t)sizeof(pc->pq_peer))
 		plen = sizeof(pc->pq_peer);
 	memcpy(&pc->pq_peer, peer, plen);

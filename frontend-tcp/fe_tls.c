@@ -45,7 +45,9 @@ static const unsigned char fe_tls_alpn[] = "\x06sunrpc";	/* RFC 9289 7.2 */
 struct fe_tls {
 	SSL_CTX *ft_ctx;		/* for new handshakes; a reload swaps it */
 	enum cfg_tls ft_mode;
-	const struct cfg *ft_cf;	/* tls_allow_identity, the files (reload) */
+	const struct cfg *ft_cf;	/* the listener's policy, record_timeout (reload) */
+	unsigned ft_li;			/* the listener: index in cf_listeners */
+	int64_t ft_expiry;		/* Unix time its certificate ends; 0 unknown */
 	struct fe_tls_params ft_p;
 };
 
@@ -64,7 +66,14 @@ struct fe_tls_conn {
 	bool ftc_eof;			/* close_notify or end seen after data */
 	uint8_t *ftc_stage;		/* FE_TLS_STAGE bytes once established */
 	char ftc_ident[64];		/* verified client certificate's name, or "" */
+	int ftc_squash;			/* tls_identity_squash's mode for it, or -1 */
+	int ftc_squash_at;		/* the entry that set it (its index), or -1 */
 };
+
+static const struct cfg_policy *fe_tls_pol(const struct fe_tls *tls)
+{
+	return &tls->ft_cf->cf_listeners[tls->ft_li].li_pol;
+}
 
 /* ---- the context ---- */
 
@@ -96,7 +105,7 @@ static const char *fe_tls_errstr(char *buf, size_t len)
 	return buf;
 }
 
-static SSL_CTX *fe_tls_ctx(const struct cfg *cf, char *err, size_t errlen)
+static SSL_CTX *fe_tls_ctx(const struct cfg_policy *cf, char *err, size_t errlen)
 {
 	static const int verify[] = {
 		[CFG_TLS_CC_NONE] = SSL_VERIFY_NONE,
@@ -118,31 +127,31 @@ static SSL_CTX *fe_tls_ctx(const struct cfg *cf, char *err, size_t errlen)
 				 SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_alpn_select_cb(ctx, fe_tls_alpn_select, NULL);
-	if (SSL_CTX_use_certificate_chain_file(ctx, cf->cf_tls_cert) != 1) {
-		snprintf(err, errlen, "tls_cert %s: %s", cf->cf_tls_cert, fe_tls_errstr(e, sizeof(e)));
+	if (SSL_CTX_use_certificate_chain_file(ctx, cf->pol_tls_cert) != 1) {
+		snprintf(err, errlen, "tls_cert %s: %s", cf->pol_tls_cert, fe_tls_errstr(e, sizeof(e)));
 		goto fail;
 	}
-	if (SSL_CTX_use_PrivateKey_file(ctx, cf->cf_tls_key, SSL_FILETYPE_PEM) != 1) {
-		snprintf(err, errlen, "tls_key %s: %s", cf->cf_tls_key, fe_tls_errstr(e, sizeof(e)));
+	if (SSL_CTX_use_PrivateKey_file(ctx, cf->pol_tls_key, SSL_FILETYPE_PEM) != 1) {
+		snprintf(err, errlen, "tls_key %s: %s", cf->pol_tls_key, fe_tls_errstr(e, sizeof(e)));
 		goto fail;
 	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {
-		snprintf(err, errlen, "tls_key %s does not match tls_cert %s", cf->cf_tls_key,
-			 cf->cf_tls_cert);
+		snprintf(err, errlen, "tls_key %s does not match tls_cert %s", cf->pol_tls_key,
+			 cf->pol_tls_cert);
 		ERR_clear_error();
 		goto fail;
 	}
-	if (cf->cf_tls_ca[0]) {
-		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cf->cf_tls_ca);
+	if (cf->pol_tls_ca[0]) {
+		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cf->pol_tls_ca);
 
-		if (SSL_CTX_load_verify_locations(ctx, cf->cf_tls_ca, NULL) != 1 || !names) {
-			snprintf(err, errlen, "tls_ca %s: %s", cf->cf_tls_ca, fe_tls_errstr(e, sizeof(e)));
+		if (SSL_CTX_load_verify_locations(ctx, cf->pol_tls_ca, NULL) != 1 || !names) {
+			snprintf(err, errlen, "tls_ca %s: %s", cf->pol_tls_ca, fe_tls_errstr(e, sizeof(e)));
 			sk_X509_NAME_pop_free(names, X509_NAME_free);
 			goto fail;
 		}
 		SSL_CTX_set_client_CA_list(ctx, names);
 	}
-	SSL_CTX_set_verify(ctx, verify[cf->cf_tls_client_cert], NULL);
+	SSL_CTX_set_verify(ctx, verify[cf->pol_tls_client_cert], NULL);
 	return ctx;
 
 fail:
@@ -150,36 +159,55 @@ fail:
 	return NULL;
 }
 
-/* The served certificate's end (tls_cert_expiry_seconds, gwctl status). */
+/* The served certificate's end (fe_tls_expiry_publish). */
 static void fe_tls_expiry(struct fe_tls *tls)
 {
 	X509 *x = SSL_CTX_get0_certificate(tls->ft_ctx);
 	struct tm tm;
 
-	if (x && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1 && tls->ft_p.tp_stats)
-		tls->ft_p.tp_stats->gs_tls_cert_expiry = (int64_t)timegm(&tm);
+	tls->ft_expiry = 0;
+	if (x && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1)
+		tls->ft_expiry = (int64_t)timegm(&tm);
 }
 
-int fe_tls_new(const struct cfg *cf, const struct fe_tls_params *p, struct fe_tls **tls,
-	       char *err, size_t errlen)
+void fe_tls_expiry_publish(struct fe_tls *const *tls, unsigned n)
 {
+	struct gw_stats *st = NULL;
+	int64_t end = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!tls[i])
+			continue;
+		st = tls[i]->ft_p.tp_stats;
+		if (tls[i]->ft_expiry && (!end || tls[i]->ft_expiry < end))
+			end = tls[i]->ft_expiry;
+	}
+	if (st)
+		st->gs_tls_cert_expiry = end;
+}
+
+int fe_tls_new(const struct cfg *cf, unsigned li, const struct fe_tls_params *p,
+	       struct fe_tls **tls, char *err, size_t errlen)
+{
+	const struct cfg_policy *pol = &cf->cf_listeners[li].li_pol;
 	struct fe_tls *t;
 
 	*tls = NULL;
-	if (cf->cf_tls == CFG_TLS_OFF)
+	if (pol->pol_tls == CFG_TLS_OFF)
 		return 0;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "tls: out of memory");
 		return -1;
 	}
-	t->ft_ctx = fe_tls_ctx(cf, err, errlen);
+	t->ft_ctx = fe_tls_ctx(pol, err, errlen);
 	if (!t->ft_ctx) {
 		free(t);
 		return -1;
 	}
-	t->ft_mode = cf->cf_tls;
+	t->ft_mode = pol->pol_tls;
 	t->ft_cf = cf;
+	t->ft_li = li;
 	t->ft_p = *p;
 	fe_tls_expiry(t);
 	*tls = t;
@@ -196,7 +224,7 @@ void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf)
 	tls->ft_cf = cf;
 	/* Renewed files come in here: a new context for new handshakes; an
 	 * established session holds a reference to the one it began with. */
-	ctx = fe_tls_ctx(cf, err, sizeof(err));
+	ctx = fe_tls_ctx(fe_tls_pol(tls), err, sizeof(err));
 	if (!ctx) {
 		gw_err(tls->ft_p.tp_log, "reload: %s; TLS keeps the certificate it had", err);
 		return;
@@ -204,7 +232,7 @@ void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf)
 	SSL_CTX_free(tls->ft_ctx);
 	tls->ft_ctx = ctx;
 	fe_tls_expiry(tls);
-	gw_info(tls->ft_p.tp_log, "reload: TLS certificate %s read again", cf->cf_tls_cert);
+	gw_info(tls->ft_p.tp_log, "reload: TLS certificate %s read again", fe_tls_pol(tls)->pol_tls_cert);
 }
 
 void fe_tls_free(struct fe_tls *tls)
@@ -217,13 +245,25 @@ void fe_tls_free(struct fe_tls *tls)
 
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen)
 {
-	SSL_CTX *ctx;
+	for (unsigned li = 0; li < cf->cf_nlisteners; li++) {
+		const struct cfg_policy *pol = &cf->cf_listeners[li].li_pol;
+		SSL_CTX *ctx;
+		size_t n;
 
-	if (cf->cf_tls == CFG_TLS_OFF)
-		return 0;
-	ctx = fe_tls_ctx(cf, err, errlen);
-	SSL_CTX_free(ctx);
-	return ctx ? 0 : -1;
+		if (pol->pol_tls == CFG_TLS_OFF)
+			continue;
+		/* [gateway]'s own is named only when there are others. */
+		n = li ? (size_t)snprintf(err, errlen, "[listener %s] ", cf->cf_listeners[li].li_name) : 0;
+		if (n >= errlen)
+			n = 0;
+		ctx = fe_tls_ctx(pol, err + n, errlen - n);
+		if (!ctx)
+			return -1;
+		SSL_CTX_free(ctx);
+	}
+	if (errlen)
+		err[0] = '\0';
+	return 0;
 }
 
 /* ---- a connection ---- */
@@ -250,6 +290,7 @@ struct fe_tls_conn *fe_tls_conn_new(struct fe_tls *tls, int fd, const char *peer
 	t->ftc_fd = fd;
 	t->ftc_peer = peer;
 	t->ftc_rev = rev;
+	t->ftc_squash = t->ftc_squash_at = -1;
 	snprintf(t->ftc_host, sizeof(t->ftc_host), "%s", peer);
 	colon = strrchr(t->ftc_host, ':');
 	if (colon)
@@ -371,13 +412,34 @@ static bool fe_tls_listed(const char *list, const char *name, size_t len)
 	return false;
 }
 
+/* tls_identity_squash: the first entry (in the key's order) naming one of
+ * the certificate's names wins; called for each name, it keeps the
+ * earliest entry matched so far. */
+static void fe_tls_squash_match(struct fe_tls_conn *t, const struct cfg_policy *pol,
+				const char *name, size_t len)
+{
+	const char *pos = pol->pol_tls_identity_squash, *e;
+	enum cfg_squash m;
+	size_t n;
+	int idx = 0;
+
+	for (; cfg_idsq_next(&pos, &e, &n, &m) && (t->ftc_squash_at < 0 || idx < t->ftc_squash_at);
+	     idx++)
+		if (n == len && !strncasecmp(e, name, n)) {
+			t->ftc_squash = (int)m;
+			t->ftc_squash_at = idx;
+			return;
+		}
+}
+
 /* The verified client certificate's names (subject CN, DNS and e-mail
  * subjectAltNames): the first DNS name, else the CN, becomes the
  * connection's identity; true when tls_allow_identity is empty or lists
  * one of them. */
 static bool fe_tls_identity(struct fe_tls_conn *t)
 {
-	const char *allow = t->ftc_tls->ft_cf->cf_tls_allow_identity;
+	const struct cfg_policy *pol = fe_tls_pol(t->ftc_tls);
+	const char *allow = pol->pol_tls_allow_identity;
 	X509 *peer = SSL_get0_peer_certificate(t->ftc_ssl);
 	GENERAL_NAMES *gens;
 	char cn[64];
@@ -399,6 +461,7 @@ static bool fe_tls_identity(struct fe_tls_conn *t)
 		if (g->type == GEN_DNS && !t->ftc_ident[0] && len < sizeof(t->ftc_ident))
 			memcpy(t->ftc_ident, d, len);
 		ok = ok || fe_tls_listed(allow, d, len);
+		fe_tls_squash_match(t, pol, d, len);
 	}
 	GENERAL_NAMES_free(gens);
 	cnlen = X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof(cn));
@@ -406,8 +469,14 @@ static bool fe_tls_identity(struct fe_tls_conn *t)
 		if (!t->ftc_ident[0])
 			snprintf(t->ftc_ident, sizeof(t->ftc_ident), "%s", cn);
 		ok = ok || fe_tls_listed(allow, cn, (size_t)cnlen);
+		fe_tls_squash_match(t, pol, cn, (size_t)cnlen);
 	}
 	return ok || !allow[0];
+}
+
+int fe_tls_squash(const struct fe_tls_conn *t)
+{
+	return t && t->ftc_state == FE_TLS_S_OPEN ? t->ftc_squash : -1;
 }
 
 void fe_tls_info(const struct fe_tls_conn *t, char *state, size_t slen, char *id, size_t idlen)

@@ -73,7 +73,7 @@ enum fe_tls_verdict fe_tls_pre_record(enum cfg_tls mode, const struct iovec *iov
 				      enum fe_tls_reason *why);
 
 /* ---- fe_tls.c: the OpenSSL side ---- */
-struct fe_tls;		/* per frontend: the TLS context of cfg */
+struct fe_tls;		/* per listener with tls on: its TLS context */
 struct fe_tls_conn;	/* per connection */
 
 struct fe_tls_params {
@@ -81,17 +81,22 @@ struct fe_tls_params {
 	const struct gw_log *tp_log;
 	struct gw_stats *tp_stats;
 };
-/* The context of cf (NULL with *tls NULL when cf_tls is off): certificate,
- * key, CAs loaded and checked.  -1 with a one-line reason in err when a
- * file is missing or does not fit. */
-int fe_tls_new(const struct cfg *cf, const struct fe_tls_params *p, struct fe_tls **tls,
-	       char *err, size_t errlen);
+/* The context of listener li of cf (index in cf_listeners; 0 with *tls NULL
+ * when its tls is off): certificate, key, CAs loaded and checked.  -1 with a
+ * one-line reason in err when a file is missing or does not fit. */
+int fe_tls_new(const struct cfg *cf, unsigned li, const struct fe_tls_params *p,
+	       struct fe_tls **tls, char *err, size_t errlen);
 void fe_tls_free(struct fe_tls *tls);
 /* Reload (SIGHUP): cf from now on; the files are read again into a new
  * context for new handshakes (kept as it was if they do not load, with an
  * error logged).  Established sessions keep theirs. */
 void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf);
-/* --check-config: the same checks, nothing kept.  0 or -1 (err). */
+/* tls_cert_expiry_seconds (gwctl status too): the earliest end among the
+ * n contexts of tls[] (NULL entries: listeners without TLS), the first
+ * certificate to renew. */
+void fe_tls_expiry_publish(struct fe_tls *const *tls, unsigned n);
+/* --check-config: the same checks for every listener, nothing kept.  0 or
+ * -1 (err). */
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen);
 
 /* A connection on fd (peer: its name for logs, kept as a pointer); rev is
@@ -114,5 +119,9 @@ int fe_tls_on_record(struct fe_tls_conn *t, const struct gw_rx *rx, struct gw_re
  * probe, "handshake", "tls" once established, "refused") and the verified
  * client certificate's name (first DNS subjectAltName, else the CN) or "". */
 void fe_tls_info(const struct fe_tls_conn *t, char *state, size_t slen, char *id, size_t idlen);
+/* The squash mode (enum cfg_squash) tls_identity_squash gives the verified
+ * client certificate of an established session (the entries as they were
+ * at its handshake), or -1: none matched, no certificate, not in TLS. */
+int fe_tls_squash(const struct fe_tls_conn *t);
 
 #endif /* RPCRDMA_GW_FE_TLS_H */

@@ -65,8 +65,10 @@
 #define FE_PRESSURE_TICK_MS	100
 
 struct fe_listener {
+	struct fe_frontend *fl_fe;
 	struct evconnlistener *fl_lev;
 	uint16_t fl_port;
+	unsigned fl_li;			/* its policy: index in cf_listeners */
 };
 
 TAILQ_HEAD(fe_conn_list, fe_conn);
@@ -82,7 +84,7 @@ struct fe_frontend {
 	uint64_t fe_next_id;
 	unsigned fe_reserve;		/* pool buffers left to replies */
 	struct fe_pw *fe_pw;		/* sockets waiting for a PROXY header */
-	struct fe_tls *fe_tls;		/* RPC-with-TLS context; NULL: tls = off */
+	struct fe_tls *fe_tls[CFG_MAX_LISTENERS];	/* per listener; NULL: its tls = off */
 	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
 	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
 };
@@ -110,6 +112,8 @@ struct fe_conn {
 	uint8_t fc_src[16];		/* admitted source address (fe_adm_addr16) */
 	bool fc_has_src;		/* counts against max_conns_per_source */
 	struct fe_tls_conn *fc_tls;	/* RPC-with-TLS state (fe_tls.h); NULL: tls = off */
+	unsigned fc_li;			/* its listener: index in cf_listeners */
+	bool fc_tls_policy;		/* its certificate's squash given to the gateway */
 	TAILQ_ENTRY(fe_conn) fc_link;
 };
 
@@ -124,7 +128,9 @@ void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf)
 	struct fe_conn *c;
 
 	fe->fe_p.fp_cfg = cf;
-	fe_tls_set_cfg(fe->fe_tls, cf);
+	for (unsigned i = 0; i < CFG_MAX_LISTENERS; i++)
+		fe_tls_set_cfg(fe->fe_tls[i], cf);
+	fe_tls_expiry_publish(fe->fe_tls, CFG_MAX_LISTENERS);
 	/* New caps and timeouts may allow reading, or end an idle wait. */
 	TAILQ_FOREACH(c, &fe->fe_conns, fc_link)
 		fe_conn_update(c);
@@ -218,6 +224,8 @@ static void fe_cop_info(void *arg, struct gw_client_info *ci)
 	ci->gci_rx_bytes = c->fc_rx.rx_bytes;
 	ci->gci_paused = !c->fc_reading;
 	fe_tls_info(c->fc_tls, ci->gci_tls, sizeof(ci->gci_tls), ci->gci_tls_id, sizeof(ci->gci_tls_id));
+	snprintf(ci->gci_listener, sizeof(ci->gci_listener), "%s",
+		 c->fc_li < fe_cfg(c)->cf_nlisteners ? fe_cfg(c)->cf_listeners[c->fc_li].li_name : "?");
 }
 
 /* The gateway gave up on one of the client's calls (call_timeout). */
@@ -350,6 +358,12 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 				}
 				if (r == 0)
 					continue;
+				/* The first call in TLS: the handshake is done, the
+				 * identity known (tls_identity_squash). */
+				if (!c->fc_tls_policy && fe_tls_squash(c->fc_tls) >= 0) {
+					gw_client_set_policy(c->fc_cl, c->fc_li, fe_tls_squash(c->fc_tls));
+					c->fc_tls_policy = true;
+				}
 			}
 			if (gw_on_record(c->fc_cl, &c->fc_rec) < 0) {
 				fe_conn_close(c, GW_CTR_CLIENT_GARBAGE, "record is not an RPC call");
@@ -571,7 +585,20 @@ static uint64_t fe_key_of(const struct sockaddr *peer, socklen_t plen, uint16_t 
 	return h & ~(1ull << 63);	/* top bit: adopted sockets */
 }
 
-static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *name, uint64_t key)
+/* " (listener NAME)" for a [listener NAME] section's connections, "" for
+ * [gateway]'s: log lines name the policy that decided. */
+static const char *fe_li_suffix(const struct fe_frontend *fe, unsigned li, char *buf, size_t len)
+{
+	const struct cfg *cf = fe->fe_p.fp_cfg;
+
+	buf[0] = '\0';
+	if (li && li < cf->cf_nlisteners)
+		snprintf(buf, len, " (listener %s)", cf->cf_listeners[li].li_name);
+	return buf;
+}
+
+static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *name, uint64_t key,
+				  unsigned li)
 {
 	struct event_base *base = fe->fe_p.fp_base;
 	struct fe_conn *c = calloc(1, sizeof(*c));
@@ -585,6 +612,8 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	c->fc_cl = gw_client_open(fe->fe_p.fp_gw, &fe_client_ops, c, c->fc_name, key);
 	if (!c->fc_cl)
 		goto err_cl;
+	c->fc_li = li;
+	gw_client_set_policy(c->fc_cl, li, -1);
 	c->fc_rev = event_new(base, fd, EV_READ | EV_PERSIST, fe_conn_on_read, c);
 	if (!c->fc_rev)
 		goto err_rev;
@@ -597,8 +626,8 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
 			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
 	gw_rec_init(&c->fc_rec);
-	if (fe->fe_tls) {
-		c->fc_tls = fe_tls_conn_new(fe->fe_tls, fd, c->fc_name, c->fc_rev);
+	if (fe->fe_tls[li]) {
+		c->fc_tls = fe_tls_conn_new(fe->fe_tls[li], fd, c->fc_name, c->fc_rev);
 		if (!c->fc_tls)
 			goto err_tls;
 		c->fc_rx.rx_src = fe_tls_recv;
@@ -612,7 +641,10 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	{
 		struct gw_log_ev ev = { .le_client = c->fc_name };
 
-		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected", c->fc_name);
+		char lis[CFG_NAME_MAX + 16];
+
+		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected%s", c->fc_name,
+			  fe_li_suffix(fe, li, lis, sizeof(lis)));
 	}
 	fe_conn_update(c);
 	fe_listen_update(fe);
@@ -650,21 +682,23 @@ _Static_assert(GW_CTR_ADM_PROXY - GW_CTR_ADM_DENY == FE_ADM_PROXY - FE_ADM_DENY,
 	       "admission counters follow enum fe_adm_verdict");
 
 static void fe_refuse(struct fe_frontend *fe, const struct sockaddr *sa, enum fe_adm_verdict v,
-		      const char *why)
+		      const char *why, unsigned li)
 {
 	char name[INET6_ADDRSTRLEN + 16], host[INET6_ADDRSTRLEN];
 	/* Rate-limited per source host, not per connection (journal.c). */
 	struct gw_log_ev ev = { .le_client = host, .le_error = fe_adm_verdict_str(v) };
+	char lis[CFG_NAME_MAX + 16];
 
 	fe_adm_peer_name(sa, name, sizeof(name), host, sizeof(host));
 	gw_stat_inc(fe->fe_p.fp_stats, (enum gw_ctr)(GW_CTR_ADM_DENY + (v - FE_ADM_DENY)));
-	gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: %s", name, why);
+	gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: %s%s", name, why,
+		  fe_li_suffix(fe, li, lis, sizeof(lis)));
 }
 
 /* Admission of a connection whose client is sa (the socket's peer, or the
  * address its PROXY header gave), then service. */
 static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_t salen,
-		     uint16_t lport)
+		     uint16_t lport, unsigned li)
 {
 	static const char *const why[] = {
 		[FE_ADM_DENY] = "address in deny", [FE_ADM_NOT_ALLOWED] = "address not in allow",
@@ -676,16 +710,17 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 	uint8_t src[16];
 	uint16_t port;
 	bool has_src = fe_adm_addr16(sa, src, &port);
-	enum fe_adm_verdict v = fe_adm_check(fe->fe_p.fp_cfg, sa, has_src ? fe_conns_from(fe, src) : 0);
+	enum fe_adm_verdict v = fe_adm_check(&fe->fe_p.fp_cfg->cf_listeners[li].li_pol, sa,
+					     has_src ? fe_conns_from(fe, src) : 0);
 	struct fe_conn *c;
 
 	if (v != FE_ADM_OK) {
 		close(fd);
-		fe_refuse(fe, sa, v, why[v]);
+		fe_refuse(fe, sa, v, why[v], li);
 		return;
 	}
 	fe_adm_peer_name(sa, name, sizeof(name), NULL, 0);
-	c = fe_conn_new(fe, fd, name, fe_key_of(sa, salen, lport));
+	c = fe_conn_new(fe, fd, name, fe_key_of(sa, salen, lport), li);
 	if (c && has_src) {
 		memcpy(c->fc_src, src, sizeof(src));
 		c->fc_has_src = true;
@@ -693,21 +728,22 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 }
 
 static void fe_on_proxy_done(void *arg, int fd, bool ok, const struct sockaddr *src, socklen_t srclen,
-			     uint16_t lport, const char *why)
+			     uint16_t lport, unsigned li, const char *why)
 {
 	struct fe_frontend *fe = arg;
 
 	if (ok)
-		fe_admit(fe, fd, src, srclen, lport);
+		fe_admit(fe, fd, src, srclen, lport, li);
 	else
-		fe_refuse(fe, src, FE_ADM_PROXY, why);
+		fe_refuse(fe, src, FE_ADM_PROXY, why, li);
 	fe_listen_update(fe);
 }
 
 static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 			 int salen, void *arg)
 {
-	struct fe_frontend *fe = arg;
+	struct fe_listener *l = arg;
+	struct fe_frontend *fe = l->fl_fe;
 	const struct cfg *cf = fe->fe_p.fp_cfg;
 	struct sockaddr_storage local;
 	socklen_t llen = sizeof(local);
@@ -726,12 +762,12 @@ static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct 
 	if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
 		lport = local.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port)
 						    : ntohs(((struct sockaddr_in *)&local)->sin_port);
-	if (!cf->cf_proxy_protocol) {
-		fe_admit(fe, fd, sa, (socklen_t)salen, lport);
+	if (!cf->cf_listeners[l->fl_li].li_pol.pol_proxy_protocol) {
+		fe_admit(fe, fd, sa, (socklen_t)salen, lport, l->fl_li);
 		return;
 	}
 	/* The header must come within record_timeout (30 s if that is off). */
-	if (fe_pw_start(fe->fe_pw, fd, sa, (socklen_t)salen, lport,
+	if (fe_pw_start(fe->fe_pw, fd, sa, (socklen_t)salen, lport, l->fl_li,
 			cf->cf_record_timeout_ms ? cf->cf_record_timeout_ms : 30000) < 0) {
 		close(fd);
 		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
@@ -743,7 +779,7 @@ static void fe_on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct 
 
 static void fe_on_accept_error(struct evconnlistener *lev, void *arg)
 {
-	struct fe_frontend *fe = arg;
+	struct fe_frontend *fe = ((struct fe_listener *)arg)->fl_fe;
 
 	(void)lev;
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
@@ -753,10 +789,22 @@ static void fe_on_accept_error(struct evconnlistener *lev, void *arg)
 int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name)
 {
 	evutil_make_socket_nonblocking(fd);
-	return fe_conn_new(fe, fd, name, (1ull << 63) | (fe->fe_next_id + 1)) ? 0 : -ENOMEM;
+	return fe_conn_new(fe, fd, name, (1ull << 63) | (fe->fe_next_id + 1), 0) ? 0 : -ENOMEM;
 }
 
-int fe_listen_fd(struct fe_frontend *fe, int fd)
+/* The listener (index in cf_listeners) whose listen = is ss; 0 if none. */
+static unsigned fe_listener_of(const struct cfg *cf, const struct sockaddr_storage *ss,
+			       socklen_t len)
+{
+	for (unsigned i = 0; i < cf->cf_nlisten; i++)
+		if (cf->cf_listen[i].cl_addrlen == len && !memcmp(&cf->cf_listen[i].cl_addr, ss, len))
+			return cf->cf_listen[i].cl_listener;
+	return 0;
+}
+
+/* li: the listener's index in cf_listeners, or CFG_MAX_LISTENERS to find it
+ * by the socket's address (socket activation). */
+static int fe_listen_fd_li(struct fe_frontend *fe, int fd, unsigned li)
 {
 	struct fe_listener *l;
 	struct sockaddr_storage ss;
@@ -764,9 +812,13 @@ int fe_listen_fd(struct fe_frontend *fe, int fd)
 
 	if (fe->fe_nlisteners == FE_MAX_LISTENERS)
 		return -ENOSPC;
+	if (li != CFG_MAX_LISTENERS && li >= fe->fe_p.fp_cfg->cf_nlisteners)
+		return -EINVAL;
 	l = &fe->fe_listeners[fe->fe_nlisteners];
+	memset(&ss, 0, sizeof(ss));
 	evutil_make_socket_nonblocking(fd);
-	l->fl_lev = evconnlistener_new(fe->fe_p.fp_base, fe_on_accept, fe,
+	l->fl_fe = fe;
+	l->fl_lev = evconnlistener_new(fe->fe_p.fp_base, fe_on_accept, l,
 				       LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
 	if (!l->fl_lev)
 		return -ENOMEM;
@@ -774,13 +826,27 @@ int fe_listen_fd(struct fe_frontend *fe, int fd)
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
 		l->fl_port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
 						      : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else
+		len = 0;
+	l->fl_li = li != CFG_MAX_LISTENERS ? li : fe_listener_of(fe->fe_p.fp_cfg, &ss, len);
 	fe->fe_nlisteners++;
 	if (fe->fe_listen_paused)
 		evconnlistener_disable(l->fl_lev);
 	return 0;
 }
 
+int fe_listen_fd(struct fe_frontend *fe, int fd)
+{
+	return fe_listen_fd_li(fe, fd, CFG_MAX_LISTENERS);
+}
+
 int fe_listen_addr(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t len)
+{
+	return fe_listen_addr_li(fe, sa, len, 0);
+}
+
+int fe_listen_addr_li(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t len,
+		      unsigned li)
 {
 	int fd, one = 1, err;
 
@@ -793,7 +859,7 @@ int fe_listen_addr(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, sa, len) < 0 || listen(fd, SOMAXCONN) < 0)
 		goto err_sock;
-	err = fe_listen_fd(fe, fd);
+	err = fe_listen_fd_li(fe, fd, li);
 	if (err < 0) {
 		close(fd);
 		return err;
@@ -812,7 +878,8 @@ int fe_listen_cfg(struct fe_frontend *fe)
 
 	for (unsigned i = 0; i < cf->cf_nlisten; i++) {
 		const struct cfg_listen *l = &cf->cf_listen[i];
-		int err = fe_listen_addr(fe, (const struct sockaddr *)&l->cl_addr, l->cl_addrlen);
+		int err = fe_listen_addr_li(fe, (const struct sockaddr *)&l->cl_addr, l->cl_addrlen,
+					    l->cl_listener);
 
 		if (err < 0) {
 			/* A port below 1024 without the capability: say what is missing. */
@@ -821,7 +888,9 @@ int fe_listen_cfg(struct fe_frontend *fe)
 			       "AmbientCapabilities= of the unit, or socket activation)" : "");
 			return err;
 		}
-		gw_info(fe->fe_p.fp_log, "listening on %s", l->cl_text);
+		gw_info(fe->fe_p.fp_log, "listening on %s%s%s", l->cl_text,
+			l->cl_listener ? ", listener " : "",
+			l->cl_listener ? cf->cf_listeners[l->cl_listener].li_name : "");
 	}
 	return 0;
 }
@@ -853,12 +922,15 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
 	TAILQ_INIT(&fe->fe_blocked);
 	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
-	if (fe->fe_pw && fe->fe_pressure) {
+	for (unsigned i = 0; fe->fe_pw && fe->fe_pressure && i < p->fp_cfg->cf_nlisteners; i++) {
 		struct fe_tls_params tp = { p->fp_base, p->fp_log, p->fp_stats };
 		char err[512];
 
-		if (fe_tls_new(p->fp_cfg, &tp, &fe->fe_tls, err, sizeof(err)) < 0) {
-			gw_err(p->fp_log, "%s", err);
+		if (fe_tls_new(p->fp_cfg, i, &tp, &fe->fe_tls[i], err, sizeof(err)) < 0) {
+			gw_err(p->fp_log, "%s%s%s", i ? p->fp_cfg->cf_listeners[i].li_name : "",
+			       i ? ": " : "", err);
+			for (unsigned j = 0; j < i; j++)
+				fe_tls_free(fe->fe_tls[j]);
 			fe_pw_free(fe->fe_pw);
 			fe->fe_pw = NULL;
 		}
@@ -871,6 +943,7 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 		free(fe);
 		return NULL;
 	}
+	fe_tls_expiry_publish(fe->fe_tls, CFG_MAX_LISTENERS);
 	/* One record's worth of buffers per route, for servers' replies. */
 	fe->fe_reserve = p->fp_cfg->cf_nroutes *
 			 gw_rx_record_buffers(gw_pool_buf_size(p->fp_pool), p->fp_cfg->cf_max_record);
@@ -891,6 +964,7 @@ void fe_free(struct fe_frontend *fe)
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
 	event_free(fe->fe_pressure);
-	fe_tls_free(fe->fe_tls);
+	for (unsigned i = 0; i < CFG_MAX_LISTENERS; i++)
+		fe_tls_free(fe->fe_tls[i]);
 	free(fe);
 }

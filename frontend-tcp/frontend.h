@@ -16,9 +16,12 @@
  * backend's hold queue is full).  Reading resumes when the reason goes
  * away.
  *
- * Admission (fe_admit.h) runs at accept: allow/deny, secure_port,
- * max_conns_per_source, and with proxy_protocol the PROXY v2 header first;
- * a refused socket is closed before any byte of it is read.
+ * Admission (fe_admit.h) runs at accept with the policy of the listener
+ * (config.h struct cfg_listener) whose socket accepted the connection:
+ * allow/deny, secure_port, max_conns_per_source, and with proxy_protocol
+ * the PROXY v2 header first; a refused socket is closed before any byte of
+ * it is read.  The connection keeps its listener: TLS and the credential
+ * policy of its calls are that listener's too.
  *
  * Faults close that client only: a record above max_record, a record that
  * is not an RPC call, an I/O error, the idle timeout (no call in flight),
@@ -55,11 +58,16 @@ struct fe_params {
 struct fe_frontend *fe_new(const struct fe_params *p);
 /* Closes every client (their calls are finalized) and every listener. */
 void fe_free(struct fe_frontend *fe);
-/* Listen on every cf_listen address of the configuration. 0 or -errno. */
+/* Listen on every cf_listen address of the configuration, each with its
+ * listener's policy. 0 or -errno. */
 int fe_listen_cfg(struct fe_frontend *fe);
-/* Listen on one address (port 0: any, see fe_listen_port). 0 or -errno. */
+/* Listen on one address (port 0: any, see fe_listen_port) with the policy
+ * of [gateway] (cf_listeners[0]), or of listener li. 0 or -errno. */
 int fe_listen_addr(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t len);
-/* Listen on a socket already bound and listening (socket activation). */
+int fe_listen_addr_li(struct fe_frontend *fe, const struct sockaddr *sa, socklen_t len,
+		      unsigned li);
+/* Listen on a socket already bound and listening (socket activation): the
+ * listener whose listen = is its address, else [gateway]'s. */
 int fe_listen_fd(struct fe_frontend *fe, int fd);
 /* Port of listener i (host order), or 0. */
 uint16_t fe_listen_port(const struct fe_frontend *fe, unsigned i);

@@ -13,19 +13,20 @@
  */
 
 #include "authpol.h"
+#include "ctx.h"
 #include "log.h"
 
-static uint32_t ap_squash_id(const struct cfg *cf, uint32_t id, uint32_t anon)
+static uint32_t ap_squash_id(enum cfg_squash sq, uint32_t id, uint32_t anon)
 {
-	if (cf->cf_squash == CFG_SQUASH_ALL || (cf->cf_squash == CFG_SQUASH_ROOT && id == 0))
+	if (sq == CFG_SQUASH_ALL || (sq == CFG_SQUASH_ROOT && id == 0))
 		return anon;
 	return id;
 }
 
 /* Rewrite the AUTH_SYS body of hdr in rec.  false: the body is not an
  * authsys_parms (rpc_auth_sys_decode). */
-static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, const struct rpc_call_hdr *hdr,
-		      bool *changed)
+static bool ap_squash(const struct cfg_policy *pol, enum cfg_squash sq, struct gw_rec *rec,
+		      const struct rpc_call_hdr *hdr, bool *changed)
 {
 	struct rpc_auth_sys as;
 	struct xdr_cur xc;
@@ -40,7 +41,7 @@ static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, const struct rpc
 	*changed = false;
 	for (uint32_t i = 0; i < 2 + as.as_ngids; i++) {
 		uint32_t v = i == 0 ? as.as_uid : i == 1 ? as.as_gid : as.as_gids[i - 2];
-		uint32_t nv = ap_squash_id(cf, v, i == 0 ? cf->cf_anonuid : cf->cf_anongid);
+		uint32_t nv = ap_squash_id(sq, v, i == 0 ? pol->pol_anonuid : pol->pol_anongid);
 		size_t off = at + 4 * i + (i >= 2 ? 4 : 0);
 
 		if (nv != v) {
@@ -51,22 +52,26 @@ static bool ap_squash(const struct cfg *cf, struct gw_rec *rec, const struct rpc
 	return true;
 }
 
-uint32_t gw_authpol_apply(const struct cfg *cf, struct gw_rec *rec, const struct rpc_call_hdr *hdr,
-			  struct gw_stats *st)
+uint32_t gw_authpol_apply(const struct cfg *cf, const struct gw_client *cl, struct gw_rec *rec,
+			  const struct rpc_call_hdr *hdr, struct gw_stats *st)
 {
+	/* A reload keeps the listeners (else it is refused): the index holds. */
+	const struct cfg_policy *pol = &cf->cf_listeners[cl->gcl_listener < cf->cf_nlisteners
+							 ? cl->gcl_listener : 0].li_pol;
+	enum cfg_squash sq = cl->gcl_squash >= 0 ? (enum cfg_squash)cl->gcl_squash : pol->pol_squash;
 	bool changed = false;
 
 	switch (hdr->rc_cred.oa_flavor) {
 	case RPC_AUTH_NONE:
-		if (cf->cf_reject_auth_none && hdr->rc_proc != 0) {
+		if (pol->pol_reject_auth_none && hdr->rc_proc != 0) {
 			gw_stat_inc(st, GW_CTR_AUTHPOL_AUTH_NONE);
 			return RPC_AUTH_TOOWEAK;
 		}
 		return RPC_AUTH_OK;
 	case RPC_AUTH_SYS:
-		if (cf->cf_squash == CFG_SQUASH_NONE)
+		if (sq == CFG_SQUASH_NONE)
 			return RPC_AUTH_OK;
-		if (!ap_squash(cf, rec, hdr, &changed)) {
+		if (!ap_squash(pol, sq, rec, hdr, &changed)) {
 			gw_stat_inc(st, GW_CTR_AUTHPOL_BADCRED);
 			return RPC_AUTH_BADCRED;
 		}

@@ -74,6 +74,7 @@ struct gw_client *gw_client_open(struct gw_ctx *gw, const struct gw_client_ops *
 	cl->gcl_arg = arg;
 	cl->gcl_name = name;
 	cl->gcl_key = key;
+	cl->gcl_squash = -1;
 	TAILQ_INIT(&cl->gcl_calls);
 	TAILQ_INSERT_TAIL(&gw->gw_clients, cl, gcl_link);
 	gw->gw_nclients++;
@@ -99,6 +100,12 @@ size_t gw_client_bytes(const struct gw_client *cl) { return cl->gcl_bytes; }
 bool gw_client_held(const struct gw_client *cl) { return cl->gcl_hold; }
 const char *gw_client_name(const struct gw_client *cl) { return cl->gcl_name; }
 uint64_t gw_client_key(const struct gw_client *cl) { return cl->gcl_key; }
+
+void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash)
+{
+	cl->gcl_listener = listener;
+	cl->gcl_squash = squash;
+}
 unsigned gw_ctx_nclients(const struct gw_ctx *gw) { return gw->gw_nclients; }
 
 unsigned gw_ctx_client_list(const struct gw_ctx *gw, struct gw_client_info *out, unsigned max)

@@ -32,6 +32,8 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include "config.h"
+
 struct gw_client;
 struct gw_ctx;
 struct gw_rec;
@@ -73,6 +75,7 @@ struct gw_client_info {
 	uint64_t gci_done_us;		/* their durations, summed */
 	char gci_tls[12];		/* RPC-with-TLS state: off, plain, handshake, tls, refused */
 	char gci_tls_id[64];		/* verified client certificate's name, or "" */
+	char gci_listener[CFG_NAME_MAX];	/* the listener that accepted it */
 };
 
 /* Implemented by the frontend; arg is the one given to gw_client_open. */
@@ -112,6 +115,10 @@ size_t gw_client_bytes(const struct gw_client *cl);	/* call records in flight */
 bool gw_client_held(const struct gw_client *cl);		/* its backend's hold queue is full */
 const char *gw_client_name(const struct gw_client *cl);
 uint64_t gw_client_key(const struct gw_client *cl);
+/* The credential policy of its calls (gateway/authpol.c): the listener's
+ * (index in cf_listeners; 0, [gateway]'s, until set), and the squash mode
+ * its verified certificate's identity sets (enum cfg_squash), or -1. */
+void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash);
 
 /* The context's clients (control socket, metrics). */
 unsigned gw_ctx_nclients(const struct gw_ctx *gw);

@@ -134,6 +134,16 @@ static void gw_ctl_path_why_json(struct json_object *p, struct gw_path *pa)
 	gw_jadd(p, "can_forward", json_object_new_boolean(gw_path_can_forward(pa)));
 }
 
+static const char *gw_ctl_tls_str(enum cfg_tls t)
+{
+	return t == CFG_TLS_REQUIRED ? "required" : t == CFG_TLS_ALLOWED ? "allowed" : "off";
+}
+
+static const char *gw_ctl_squash_str(enum cfg_squash q)
+{
+	return q == CFG_SQUASH_ALL ? "all" : q == CFG_SQUASH_ROOT ? "root" : "none";
+}
+
 static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const char *cfgp,
 			       unsigned uptime, const char *lvl)
 {
@@ -155,6 +165,20 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	gw_jadd(o, "tls", gw_jstr(cf->cf_tls == CFG_TLS_REQUIRED ? "required"
 				  : cf->cf_tls == CFG_TLS_ALLOWED ? "allowed" : "off"));
 	gw_jadd(o, "tls_cert_expiry", json_object_new_int64(st->gs_tls_cert_expiry));
+	{
+		struct json_object *arr = json_object_new_array();
+
+		for (unsigned i = 1; i < cf->cf_nlisteners; i++) {	/* [listener NAME] sections */
+			const struct cfg_policy *p = &cf->cf_listeners[i].li_pol;
+			struct json_object *l = json_object_new_object();
+
+			gw_jadd(l, "name", gw_jstr(cf->cf_listeners[i].li_name));
+			gw_jadd(l, "tls", gw_jstr(gw_ctl_tls_str(p->pol_tls)));
+			gw_jadd(l, "squash", gw_jstr(gw_ctl_squash_str(p->pol_squash)));
+			json_object_array_add(arr, l);
+		}
+		gw_jadd(o, "listeners", arr);
+	}
 	gw_jadd(o, "calls_in_flight", json_object_new_int64(gw_ctx_ncalls(gw) -
 							     gw_ctx_calls_avail(gw)));
 	/* The values a reload changes, as running now. */
@@ -227,6 +251,14 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 				    cf->cf_tls_client_cert == CFG_TLS_CC_REQUIRE ? "required"
 				    : cf->cf_tls_client_cert == CFG_TLS_CC_REQUEST ? "requested" : "not asked",
 				    date, (double)(st->gs_tls_cert_expiry - (int64_t)time(NULL)) / 86400.0);
+	}
+	for (unsigned i = 1; i < cf->cf_nlisteners; i++) {
+		const struct cfg_policy *p = &cf->cf_listeners[i].li_pol;
+
+		evbuffer_add_printf(o, "listener %s: tls %s, squash %s, allow %s\n",
+				    cf->cf_listeners[i].li_name, gw_ctl_tls_str(p->pol_tls),
+				    gw_ctl_squash_str(p->pol_squash),
+				    p->pol_allow.ns_n ? p->pol_allow.ns_text : "any");
 	}
 	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
 		struct gw_path *pa = gw_ctx_path(gw, i);
@@ -456,6 +488,7 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 								    GW_TOP_LATENCY)));
 			gw_jadd(c, "tls", gw_jstr(ci[i].gci_tls));
 			gw_jadd(c, "tls_identity", gw_jstr(ci[i].gci_tls_id));
+			gw_jadd(c, "listener", gw_jstr(ci[i].gci_listener));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
@@ -472,13 +505,16 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	} else {
-		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %s\n", "id", "peer", "calls",
-				    "queued", "received", "idle_s", "paused", "tls");
+		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %-12s %s\n", "id", "peer",
+				    "calls", "queued", "received", "idle_s", "paused", "listener", "tls");
 		for (unsigned i = 0; i < n; i++)
-			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %s%s%s\n",
+			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %-12s "
+					    "%s%s%s\n",
 					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
 					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
-					    ci[i].gci_paused ? "yes" : "no", ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
+					    ci[i].gci_paused ? "yes" : "no",
+					    ci[i].gci_listener[0] ? ci[i].gci_listener : "-",
+					    ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
 					    ci[i].gci_tls_id[0] ? " " : "", ci[i].gci_tls_id);
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);

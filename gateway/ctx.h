@@ -87,6 +87,8 @@ struct gw_client {
 	size_t gcl_bytes;		/* call records of those calls */
 	bool gcl_hold;			/* a hold queue it feeds is full */
 	bool gcl_closing;
+	unsigned gcl_listener;		/* its listener: index in cf_listeners */
+	int gcl_squash;			/* squash its certificate sets, or -1 (listener's) */
 	/* Forwarded calls replied to, their call and reply bytes and summed
 	 * durations (gw_call_observe: clients --top). */
 	uint64_t gcl_done;

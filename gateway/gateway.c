@@ -883,7 +883,7 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
 		return NULL;
 	}
-	st.rr_auth_stat = gw_authpol_apply(gw->gw_p.gp_cfg, &c->ca_rec, hdr, ST(gw));
+	st.rr_auth_stat = gw_authpol_apply(gw->gw_p.gp_cfg, c->ca_cl, &c->ca_rec, hdr, ST(gw));
 	if (st.rr_auth_stat) {	/* squash, reject_auth_none: authpol.c */
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_AUTH_ERROR;

@@ -21,7 +21,8 @@
 #define B "[backend s]\naddress = 10.99.0.1\n"
 #define DOC_MAX_KEYS 96
 
-static const char *const sec_names[] = { "gateway", "backend", "route" };
+static const char *const sec_names[] = { "gateway", "backend", "route", "listener" };
+#define NSEC ((int)(sizeof(sec_names) / sizeof(sec_names[0])))
 
 struct doc_key {
 	char dk_name[CFG_NAME_MAX];
@@ -63,10 +64,11 @@ static FILE *doc_open(struct doc *d, const char *path)
 	return f;
 }
 
-/* The section a heading names, or -1: "[gateway]", "[backend ...", "[route ...". */
+/* The section a heading names, or -1: "[gateway]", "[backend ...", "[route ...",
+ * "[listener ...". */
 static int sec_of(const char *s)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < NSEC; i++) {
 		size_t n = strlen(sec_names[i]);
 
 		if (s[0] == '[' && !strncmp(s + 1, sec_names[i], n) && (s[n + 1] == ']' || s[n + 1] == ' '))
@@ -171,6 +173,8 @@ static bool parser_knows(int sec, const char *name)
 		snprintf(text, sizeof(text), "[gateway]\n%s = @\n" B, name);
 	else if (sec == 1)
 		snprintf(text, sizeof(text), B "%s = @\n", name);
+	else if (sec == 3)
+		snprintf(text, sizeof(text), B "[listener l]\nlisten = 127.0.0.9\n%s = @\n", name);
 	else
 		snprintf(text, sizeof(text), B "[route r]\n%s = @\n", name);
 	cf = cfg_parse_string(text, "probe", NULL, err, sizeof(err));
@@ -343,7 +347,9 @@ static void t03_sample_defaults(void **state)
 			if (sample.dc_keys[j].dk_sec == (int)k->ky_section &&
 			    !strcmp(sample.dc_keys[j].dk_name, k->ky_name))
 				dk = &sample.dc_keys[j];
+		/* a [listener] inherits: its sample values are examples */
 		if (!dk || (k->ky_flags & CFG_KF_REQUIRED) || k->ky_type == CFG_KT_VERSIONS ||
+		    k->ky_section == CFG_SEC_LISTENER ||
 		    (k->ky_type > CFG_KT_ENUM && !k->ky_def_text))	/* backend: no default */
 			continue;
 		if (k->ky_type <= CFG_KT_ENUM ? parsed_number(k, dk->dk_value) != k->ky_def
@@ -397,10 +403,26 @@ static void t04_table_sane(void **state)
 		if (k->ky_reload > CFG_RELOAD_PATH)
 			fail_msg("%s: unknown reload class", l);
 		/* a [backend] or [route] key changes its path or a value in
-		 * place; only [gateway] keys need a restart */
-		if ((k->ky_section == CFG_SEC_GATEWAY && k->ky_reload == CFG_RELOAD_PATH) ||
-		    (k->ky_section != CFG_SEC_GATEWAY && k->ky_reload == CFG_RELOAD_RESTART))
+		 * place; only [gateway] and [listener] keys need a restart */
+		if (((k->ky_section == CFG_SEC_GATEWAY || k->ky_section == CFG_SEC_LISTENER) &&
+		     k->ky_reload == CFG_RELOAD_PATH) ||
+		    (k->ky_section != CFG_SEC_GATEWAY && k->ky_section != CFG_SEC_LISTENER &&
+		     k->ky_reload == CFG_RELOAD_RESTART))
 			fail_msg("%s: reload class does not fit its section", l);
+		/* a [listener] key inherits the [gateway] key of its name: the
+		 * same type and member size (config.c copies the bytes) */
+		if (k->ky_section == CFG_SEC_LISTENER) {
+			const struct cfg_key *g = NULL;
+
+			for (size_t j = 0; j < n; j++)
+				if (keys[j].ky_section == CFG_SEC_GATEWAY && !strcmp(keys[j].ky_name, k->ky_name))
+					g = &keys[j];
+			if (!g || g->ky_type != k->ky_type || g->ky_reload != k->ky_reload ||
+			    (k->ky_type != CFG_KT_LISTEN && g->ky_size != k->ky_size) ||
+			    (k->ky_flags & CFG_KF_NEGATE) != (g->ky_flags & CFG_KF_NEGATE) ||
+			    g->ky_min != k->ky_min || g->ky_max != k->ky_max)
+				fail_msg("%s: not the same key as in [gateway]", l);
+		}
 	}
 }
 
@@ -425,6 +447,14 @@ static const char *const dump_cases[] = {
 	/* 3: an admin listener on IPv6, another control socket, one route */
 	"[gateway]\nadmin_listen = [::1]:9000\ncontrol_socket = /tmp/ctl\nlog_level = error\n" B
 	"registration = reg\n[route n]\nprogram = nfs\nversions = 4-4\n",
+	/* 4: listeners, one setting every key, one inheriting all but listen */
+	"[gateway]\nlisten = 127.0.0.1:2049\nallow = 10.0.0.0/8\nsquash = root\n" B
+	"[listener edge]\nlisten = 192.0.2.1:2049\nlisten = [2001:db8::1]:2049\nallow = 192.0.2.0/24\n"
+	"deny = 192.0.2.9\nsecure_port = no\nmax_conns_per_source = 5\nproxy_protocol = yes\n"
+	"squash = all\nanonuid = 9\nanongid = 10\nreject_auth_none = yes\ntls = required\n"
+	"tls_cert = /c.pem\ntls_key = /k.pem\ntls_ca = /ca.pem\ntls_client_cert = require\n"
+	"tls_allow_identity = a.test b.test\ntls_identity_squash = a.test:none b.test:root\n"
+	"[listener lan]\nlisten = 127.0.0.2:2049\n",
 };
 
 static char *dump_text(const struct cfg *cf)
@@ -474,7 +504,8 @@ static void t05_dump_round_trip(void **state)
 			fail_msg("case %zu: %s", c + 1, err);
 		t1 = dump_text(a);
 		for (size_t i = 0; i < n; i++)
-			if (!dump_has(t1, &keys[i]))
+			if ((keys[i].ky_section != CFG_SEC_LISTENER || a->cf_nlisteners > 1) &&
+			    !dump_has(t1, &keys[i]))
 				fail_msg("case %zu: dump lacks %s:\n%s", c + 1, key_label(&keys[i]), t1);
 		b = cfg_parse_string(t1, "dump", NULL, err, sizeof(err));
 		if (!b)

@@ -79,6 +79,39 @@ static const struct {
 	/* 38: found by fuzz_config: accepted, but its dump did not parse back */
 	/* 38 */ { "[backend b]\naddress =;x\n", "t.conf:2: address: invalid value ';x'" },
 	/* 39 */ { "[backend b]\naddress=" A189 "\n", "t.conf:2: address: invalid value" },
+	/* [listener NAME] */
+	/* 40 */ { "[gateway]\nlisten = 127.0.0.1:2049\n" B
+		   "[listener edge]\nlisten = 127.0.0.2:2049\nlisten = [::1]\nallow = 10.0.0.0/8\nsquash = root\n", "" },
+	/* 41 */ { B "[listener e]\nlisten = 127.0.0.2\nlog_level = debug\n",
+		   "t.conf:5: unknown key 'log_level' in [listener e]" },
+	/* 42 */ { "[gateway]\nlisten = 127.0.0.1:2049\n" B "[listener e]\nlisten = 127.0.0.1\n",
+		   "t.conf:6: listen: 127.0.0.1 is listed already (line 2, [gateway])" },
+	/* 43 */ { B "[listener a]\nlisten = 10.0.0.1\n[listener b]\nlisten = 10.0.0.1:2049\n",
+		   "t.conf:6: listen: 10.0.0.1:2049 is listed already (line 4, [listener a])" },
+	/* 44 */ { B "[listener e]\nsquash = all\n", "t.conf:3: listener 'e' has no listen address" },
+	/* 45 */ { B "[listener gateway]\nlisten = 10.0.0.1\n", "t.conf:3: listener name 'gateway' is reserved" },
+	/* 46 */ { B "[listener e]\nlisten = 10.0.0.1\n[listener e]\nlisten = 10.0.0.2\n",
+		   "t.conf:5: listener 'e' defined twice (first at line 3)" },
+	/* 47 */ { B "[listener e]\nlisten = 10.0.0.1\ntls = required\n",
+		   "t.conf:3: listener 'e': tls = required needs tls_cert and tls_key" },
+	/* 48 */ { "[gateway]\ntls_cert = /c.pem\ntls_key = /k.pem\n" B
+		   "[listener e]\nlisten = 10.0.0.1\ntls = allowed\n", "" },
+	/* 49 */ { B "[listener e]\nlisten = 10.0.0.1\ntls = allowed\ntls_cert = /c\ntls_key = /k\n"
+		   "tls_client_cert = require\n", "t.conf:3: listener 'e': tls_client_cert = require needs tls_ca" },
+	/* 50 */ { "[gateway]\ntls_identity_squash = a.test:some\n" B,
+		   "t.conf:2: tls_identity_squash: invalid value 'a.test:some'" },
+	/* 51 */ { "[gateway]\ntls_identity_squash = a.test:root b.test\n" B,
+		   "t.conf:2: tls_identity_squash: invalid value 'a.test:root b.test'" },
+	/* 52 */ { "[gateway]\ntls_identity_squash = a.test:none, b:c.test:ALL\n" B, "" },
+	/* 53 */ { "[gateway]\nlisten = 127.0.0.1\nlisten = 127.0.0.1:2049\n" B,
+		   "t.conf:3: listen: 127.0.0.1:2049 is listed already (line 2, [gateway])" },
+	/* 54 */ { B "[listener e]\nlisten = 10.0.0.1\nsquash = all\nsquash = root\n",
+		   "t.conf:6: squash: duplicate key in [listener e] (first at line 5)" },
+	/* 55 */ { B "[listener e]\nlisten = 10.0.0.1\nsecure_port = no\ninsecure = no\n",
+		   "t.conf:6: insecure = no contradicts secure_port at line 5" },
+	/* 56 */ { B "[listener a]\nlisten = 10.0.0.1\n[listener b]\nlisten = 10.0.0.2\n[listener c]\nlisten = 10.0.0.3\n[listener d]\nlisten = 10.0.0.4\n[listener e]\nlisten = 10.0.0.5\n[listener f]\nlisten = 10.0.0.6\n[listener g]\nlisten = 10.0.0.7\n[listener h]\nlisten = 10.0.0.8\n[listener i]\nlisten = 10.0.0.9\n", "t.conf:19: too many listeners (max 8)" },
+	/* 57 */ { B "[listener e]\nlisten = 10.0.0.1\ntls_identity_squash = :all\n",
+		   "t.conf:5: tls_identity_squash: invalid value ':all'" },
 };
 
 static void t01_table(void **state)
@@ -384,6 +417,112 @@ static void t07_reload_diff(void **state)
 	cfg_free(a);
 }
 
+/* 11. A listener's policy: what it sets, the rest from [gateway] (their
+ * defaults too); [gateway]'s own listener has [gateway]'s values; the
+ * addresses know their listener; no default listen once a listener has
+ * addresses.  Without listener sections, as before: one listener. */
+static void t11_listener_inherit(void **state)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string("[gateway]\nallow = 10.0.0.0/8\nsquash = root\nanonuid = 5\n"
+					  "secure_port = no\ntls_allow_identity = x.test\n"
+					  "tls_identity_squash = x.test:none\n" B
+					  "[listener e]\nlisten = 10.0.0.1\nsquash = all\ninsecure = no\n"
+					  "deny = 10.9.0.0/16\n", "t.conf", NULL, err, sizeof(err));
+	const struct cfg_policy *g, *e;
+
+	(void)state;
+	if (!cf)
+		fail_msg("%s", err);
+	assert_int_equal(cf->cf_nlisteners, 2);
+	assert_string_equal(cf->cf_listeners[0].li_name, "gateway");
+	assert_string_equal(cf->cf_listeners[1].li_name, "e");
+	g = &cf->cf_listeners[0].li_pol;
+	e = &cf->cf_listeners[1].li_pol;
+	assert_string_equal(g->pol_allow.ns_text, "10.0.0.0/8");
+	assert_int_equal(g->pol_squash, CFG_SQUASH_ROOT);
+	assert_false(g->pol_secure_port);
+	assert_int_equal(g->pol_deny.ns_n, 0);
+	/* set in the section */
+	assert_int_equal(e->pol_squash, CFG_SQUASH_ALL);
+	assert_true(e->pol_secure_port);		/* insecure = no */
+	assert_string_equal(e->pol_deny.ns_text, "10.9.0.0/16");
+	assert_int_equal(e->pol_deny.ns_n, 1);
+	/* inherited: set in [gateway], or its default */
+	assert_string_equal(e->pol_allow.ns_text, "10.0.0.0/8");
+	assert_int_equal(e->pol_allow.ns_n, 1);
+	assert_int_equal(e->pol_anonuid, 5);
+	assert_int_equal(e->pol_anongid, CFG_ANON_ID);
+	assert_int_equal(e->pol_max_conns_per_source, 64);
+	assert_string_equal(e->pol_tls_allow_identity, "x.test");
+	assert_string_equal(e->pol_tls_identity_squash, "x.test:none");
+	assert_int_equal(e->pol_tls, CFG_TLS_OFF);
+	/* one address, the listener's; no default 0.0.0.0:2049 */
+	assert_int_equal(cf->cf_nlisten, 1);
+	assert_int_equal(cf->cf_listen[0].cl_listener, 1);
+	assert_string_equal(cf->cf_listen[0].cl_text, "10.0.0.1");
+	cfg_free(cf);
+
+	cf = cfg_parse_string("[gateway]\nsquash = all\n" B, "t.conf", NULL, err, sizeof(err));
+	assert_non_null(cf);
+	assert_int_equal(cf->cf_nlisteners, 1);
+	assert_int_equal(cf->cf_nlisten, 1);
+	assert_int_equal(cf->cf_listen[0].cl_listener, 0);
+	assert_int_equal(cf->cf_listeners[0].li_pol.pol_squash, CFG_SQUASH_ALL);
+	assert_true(cf->cf_listeners[0].li_pol.pol_secure_port);
+	cfg_free(cf);
+}
+
+/* 12. Reload of listeners: policy values apply (cdf_values), whether set
+ * in the section or inherited; a listener added, removed, renamed, moved
+ * to other addresses, or its tls turned on needs a restart. */
+static void t12_listener_reload(void **state)
+{
+#define LA "[gateway]\nallow = 10.0.0.0/8\n" B "[listener e]\nlisten = 10.0.0.1\n"
+	static const struct {
+		const char *b;
+		bool values;
+		const char *what;	/* restart: the key; "" none */
+	} t[] = {
+		/* 1 */ { LA, false, "" },
+		/* 2 */ { LA "allow = 10.1.0.0/16\n", true, "" },
+		/* 3 */ { "[gateway]\nallow = 10.2.0.0/16\n" B "[listener e]\nlisten = 10.0.0.1\n", true, "" },
+		/* 4 */ { LA "squash = root\nanonuid = 3\n", true, "" },
+		/* 5 */ { LA "tls_identity_squash = a.test:all\n", true, "" },
+		/* 6 */ { LA "tls = allowed\ntls_cert = /c\ntls_key = /k\n", false, "tls" },
+		/* 7 */ { "[gateway]\nallow = 10.0.0.0/8\n" B "[listener f]\nlisten = 10.0.0.1\n", false, "listen" },
+		/* 8 */ { LA "[listener g]\nlisten = 10.0.0.2\n", false, "listen" },
+		/* 9 */ { "[gateway]\nallow = 10.0.0.0/8\n" B "[listener e]\nlisten = 10.0.0.3\n", false, "listen" },
+		/* 10 */ { "[gateway]\nallow = 10.0.0.0/8\nlisten = 10.0.0.1\n" B, false, "listen" },
+	};
+#undef LA
+	char err[256];
+	struct cfg_diff d;
+	struct cfg *a = cfg_parse_string("[gateway]\nallow = 10.0.0.0/8\n" B "[listener e]\nlisten = 10.0.0.1\n",
+					 "a", NULL, err, sizeof(err));
+
+	(void)state;
+	if (!a)
+		fail_msg("%s", err);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct cfg *b = cfg_parse_string(t[i].b, "b", NULL, err, sizeof(err));
+		const char *what = "";
+
+		if (!b)
+			fail_msg("case %zu: %s", i + 1, err);
+		cfg_diff(a, b, &d);
+		for (unsigned k = 0; k < d.cdf_n; k++)
+			if (d.cdf_act[k].ac_kind == CFG_ACT_RESTART)
+				what = d.cdf_act[k].ac_what;
+		if (strcmp(what, t[i].what) || (!*what && d.cdf_values != t[i].values))
+			fail_msg("case %zu: restart '%s' values %d, want '%s' %d", i + 1, what,
+				 d.cdf_values, t[i].what, t[i].values);
+		assert_int_equal(d.cdf_nchanges, 0);
+		cfg_free(b);
+	}
+	cfg_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +536,8 @@ int main(void)
 		cmocka_unit_test(t08_ccp),
 		cmocka_unit_test(t09_not_regular),
 		cmocka_unit_test(t10_too_large),
+		cmocka_unit_test(t11_listener_inherit),
+		cmocka_unit_test(t12_listener_reload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

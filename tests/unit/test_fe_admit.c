@@ -5,7 +5,8 @@
  * allow/deny (IPv4, IPv6, IPv4-mapped), secure_port, max_conns_per_source,
  * PROXY protocol v2 (valid IPv4/IPv6, TLVs, LOCAL, truncated, garbage,
  * unsupported family), squash on the bytes the server receives,
- * reject_auth_none answered with AUTH_TOOWEAK, RPCSEC_GSS left alone. */
+ * reject_auth_none answered with AUTH_TOOWEAK, RPCSEC_GSS left alone;
+ * listener sections, each address with its own policy. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include <event2/buffer.h>
 
+#include "client.h"
 #include "fe_admit.h"
 #include "ops.h"
 #include "test_gw_harness.h"
@@ -178,9 +180,9 @@ static void t01_rules(void **state)
 		if (!cf)
 			fail_msg("case %u: %s", i + 1, err);
 		assert_true(cfg_parse_sockaddr(t[i].peer, 0, &ss, &len));
-		if (fe_adm_check(cf, (struct sockaddr *)&ss, t[i].nsame) != t[i].want)
+		if (fe_adm_check(&cf->cf_listeners[0].li_pol, (struct sockaddr *)&ss, t[i].nsame) != t[i].want)
 			fail_msg("case %u: %s from %s: %s, want %s", i + 1, t[i].conf, t[i].peer,
-				 fe_adm_verdict_str(fe_adm_check(cf, (struct sockaddr *)&ss, t[i].nsame)),
+				 fe_adm_verdict_str(fe_adm_check(&cf->cf_listeners[0].li_pol, (struct sockaddr *)&ss, t[i].nsame)),
 				 fe_adm_verdict_str(t[i].want));
 		cfg_free(cf);
 	}
@@ -580,6 +582,120 @@ static void t08_auth_none_badcred_gss(void **state)
 	fx_stop(&f);
 }
 
+/* A free port on 127.0.0.1 (bound once by the kernel's choice, released). */
+static uint16_t free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+/* Point f's client side at 127.0.0.1:port. */
+static void fx_target(struct fx *f, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&f->ls;
+
+	memset(&f->ls, 0, sizeof(f->ls));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_port = htons(port);
+	f->llen = sizeof(*sin);
+}
+
+/* An AUTH_SYS call of uid 0, gid 0 (groups 0, 5, 0) on fd: the uid and
+ * gid the server received. */
+static void squash_seen(struct fx *f, int fd, uint32_t xid, uint32_t *uid, uint32_t *gid)
+{
+	static const uint32_t gids[] = { 0, 5, 0 };
+	uint8_t cred[64], buf[256], seen[256];
+	size_t clen = authsys(cred, 0, 0, gids, 3), n, o = 4 + 32 + 12;
+
+	n = call_cred(buf, xid, 1, RPC_AUTH_SYS, cred, clen);
+	h_send(fd, buf, n);
+	assert_int_equal(h_reply(&f->h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_server_last(&f->s, seen, sizeof(seen)), n - 4);
+	*uid = chk_be32(seen + o - 4);
+	*gid = chk_be32(seen + o);
+}
+
+/* 9. Listeners: four addresses of one gateway, each with its own policy
+ * through real sockets opened from the configuration (fe_listen_cfg).
+ * [gateway]'s own listener (secure_port = no, no squash) serves uid 0 as
+ * sent; "edge" inherits secure_port = no and squashes every id to 7/8;
+ * "closed" admits 10.0.0.0/8 only; "strict" wants a reserved port.  The
+ * gateway's client list names each connection's listener. */
+static void t09_listeners(void **state)
+{
+	uint16_t p[4] = { free_port(), free_port(), free_port(), free_port() };
+	struct gw_client_info ci[4];
+	char extra[768];
+	uint32_t uid, gid;
+	struct fx f;
+	int fd, fd2;
+
+	(void)state;
+	snprintf(extra, sizeof(extra),
+		 "secure_port = no\nlisten = 127.0.0.1:%u\n"
+		 "[listener edge]\nlisten = 127.0.0.1:%u\nsquash = all\nanonuid = 7\nanongid = 8\n"
+		 "[listener closed]\nlisten = 127.0.0.1:%u\nallow = 10.0.0.0/8\n"
+		 "[listener strict]\nlisten = 127.0.0.1:%u\nsecure_port = yes\n", p[0], p[1], p[2], p[3]);
+	h_server_init(&f.s);
+	h_server_start(&f.s);
+	{
+		char text[1536];
+
+		snprintf(text, sizeof(text),
+			 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+			 "bytes_per_client = 1m\nreconnect_interval = 30ms\nrecord_timeout = 300ms\n%s\n"
+			 "[backend srv]\naddress = 127.0.0.1\n"
+			 "[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n", extra, f.s.port);
+		h_gw_start(&f.h, text);
+	}
+	assert_int_equal(fe_listen_cfg(f.h.fe), 0);
+
+	fx_target(&f, p[0]);			/* [gateway]: as sent */
+	fd = fx_connect(&f, false);
+	squash_seen(&f, fd, 0x901, &uid, &gid);
+	assert_int_equal(uid, 0);
+	assert_int_equal(gid, 0);
+	fx_target(&f, p[1]);			/* edge: all squashed */
+	fd2 = fx_connect(&f, false);
+	squash_seen(&f, fd2, 0x902, &uid, &gid);
+	assert_int_equal(uid, 7);
+	assert_int_equal(gid, 8);
+	assert_int_equal(ctr(&f, GW_CTR_AUTHPOL_SQUASHED), 1);
+	assert_int_equal(gw_ctx_client_list(f.h.gw, ci, 4), 2);
+	assert_string_equal(ci[0].gci_listener, "gateway");
+	assert_string_equal(ci[1].gci_listener, "edge");
+	close(fd);
+	close(fd2);
+
+	fx_target(&f, p[2]);			/* closed: not in allow */
+	fd = fx_connect(&f, false);
+	expect_closed(&f, fd);
+	close(fd);
+	assert_int_equal(ctr(&f, GW_CTR_ADM_NOT_ALLOWED), 1);
+	fx_target(&f, p[3]);			/* strict: port 1024 and up refused */
+	fd = fx_connect(&f, false);
+	expect_closed(&f, fd);
+	close(fd);
+	assert_int_equal(ctr(&f, GW_CTR_ADM_INSECURE_PORT), 1);
+	fd = fx_connect(&f, true);		/* ... a reserved one served */
+	if (fd >= 0) {
+		expect_served(&f, fd, 0x903);
+		close(fd);
+	}
+	assert_int_equal(ctr(&f, GW_CTR_ADM_NOT_ALLOWED), 1);
+	assert_int_equal(ctr(&f, GW_CTR_ADM_INSECURE_PORT), 1);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +707,7 @@ int main(void)
 		cmocka_unit_test(t06_proxy_bad),
 		cmocka_unit_test(t07_squash),
 		cmocka_unit_test(t08_auth_none_badcred_gss),
+		cmocka_unit_test(t09_listeners),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -186,6 +186,7 @@ struct cl {
 	bool cl_tls12;			/* TLS 1.2 at most */
 	size_t cl_big;			/* also a call of this many bytes */
 	bool cl_hold;			/* after the first reply: wait for cl_release, call again */
+	bool cl_root;			/* the small call's credential: AUTH_SYS uid 0, gid 0 */
 	volatile bool cl_release;
 	/* out */
 	bool cl_starttls;		/* the probe's reply was the STARTTLS one */
@@ -287,10 +288,27 @@ static SSL_CTX *cl_ctx(const struct cl *c)
 
 /* Calls inside TLS: a small one, then one of cl_big bytes, each answered
  * with its tag by the tiny server behind the gateway. */
+/* A call like h_call's with an AUTH_SYS credential of uid 0, gid 0 (groups
+ * 0, 5; machine name "box"), tag last. */
+static size_t call_root(uint8_t *out, uint32_t xid, uint32_t tag)
+{
+	static const uint32_t w[] = { 0, 2, NFS, 3, 1, RPC_AUTH_SYS, 32, 0x1234, 3, 0x626f7800,
+				      0, 0, 2, 0, 5, 0, 0 };
+	size_t o = 8;
+
+	chk_put_be32(out + 4, xid);
+	for (unsigned i = 0; i < sizeof(w) / sizeof(w[0]); i++, o += 4)
+		chk_put_be32(out + o, w[i]);
+	chk_put_be32(out + o, tag);
+	o += 4;
+	rm_encode_hdr(out, (uint32_t)(o - 4), true);
+	return o;
+}
+
 static void cl_calls(struct cl *c, int fd, SSL *ssl)
 {
-	uint8_t small[64];
-	size_t n = h_call(small, 0x100, 2, NFS, 3, 0x5151);
+	uint8_t small[96];
+	size_t n = c->cl_root ? call_root(small, 0x100, 0x5151) : h_call(small, 0x100, 2, NFS, 3, 0x5151);
 
 	if (!cl_write(fd, ssl, small, n))
 		return;
@@ -693,7 +711,7 @@ static void t08_identity(void **state)
 	start(&f, &ok, &thr);
 	assert_true(ok.cl_held);
 	r = ctl(&f, "clients");
-	assert_non_null(strstr(r, " no     tls client1.test\n"));
+	assert_non_null(strstr(r, " no     gateway      tls client1.test\n"));
 	free(r);
 	r = ctl(&f, "json clients");
 	assert_non_null(strstr(r, "\"tls\":\"tls\""));
@@ -708,6 +726,171 @@ static void t08_identity(void **state)
 	assert_int_equal(other.cl_replies, 0);
 	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_IDENTITY), 1);
 	assert_int_equal(ctr(&f, GW_CTR_TLS_HANDSHAKES), 1);
+	fx_stop(&f);
+}
+
+/* The uid and gid of the AUTH_SYS call (call_root) the server received
+ * last: after 6 header words, flavor, length, stamp, name length, name. */
+static void root_seen(struct fx *f, uint32_t *uid, uint32_t *gid)
+{
+	uint8_t seen[128];
+
+	assert_int_equal(h_server_last(&f->s, seen, sizeof(seen)), 4 * 19);
+	*uid = chk_be32(seen + 44);
+	*gid = chk_be32(seen + 48);
+}
+
+/* tls_identity_squash: the first entry naming a name of the verified
+ * certificate (its DNS name or CN) sets the squash of the connection's
+ * calls, over squash = all; a certificate no entry names gets squash; an
+ * earlier entry wins over a later one naming the same certificate. */
+static void t11_identity_squash(void **state)
+{
+	static const struct {
+		const char *cert, *entries;
+		uint32_t uid, gid;
+		uint64_t squashed;
+	} t[] = {
+		{ "good", "x.test:all client1.test:none", 0, 0, 0 },		/* DNS name, none */
+		{ "other_id", "x.test:all client1.test:none", 65534, 65534, 1 },	/* squash = all */
+		{ "other_id", "client4.test:root, CLIENT4.test:none", 65534, 65534, 1 },	/* first wins */
+		{ "other_id", "client4.test:none,client4.test:root", 0, 0, 0 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct cl c = { .cl_mode = CL_TLS, .cl_cert = t[i].cert, .cl_root = true };
+		char extra[256];
+		uint32_t uid, gid;
+		struct fx f;
+
+		snprintf(extra, sizeof(extra), "tls_client_cert = require\nsquash = all\n"
+			 "tls_identity_squash = %s", t[i].entries);
+		fx_start(&f, "required", extra);
+		run(&f, &c);
+		assert_int_equal(c.cl_replies, 1);
+		root_seen(&f, &uid, &gid);
+		if (uid != t[i].uid || gid != t[i].gid)
+			fail_msg("case %u: uid %u gid %u, want %u %u", i + 1, uid, gid, t[i].uid, t[i].gid);
+		assert_int_equal(ctr(&f, GW_CTR_AUTHPOL_SQUASHED), t[i].squashed);
+		fx_stop(&f);
+	}
+}
+
+/* A [listener] with a TLS policy of its own: [gateway] requires TLS and
+ * squashes nothing; listener "lan" has tls = off and squash = root.  A
+ * plaintext call to [gateway]'s address is refused (AUTH_TOOWEAK), the
+ * same to lan's is served, squashed; TLS on lan is refused (the probe
+ * gets AUTH_BADCRED: no STARTTLS); TLS on [gateway]'s works, unsquashed;
+ * gwctl status lists the listener. */
+static void t12_listener_tls(void **state)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct cl plain_gw = { .cl_mode = CL_PLAIN }, plain_lan = { .cl_mode = CL_PLAIN };
+	struct cl tls_lan = { .cl_mode = CL_TLS }, tls_gw = { .cl_mode = CL_TLS, .cl_root = true };
+	struct sockaddr_storage lan;
+	uint32_t uid, gid;
+	struct fx f;
+
+	(void)state;
+	fx_start(&f, "required", "[listener lan]\nlisten = 127.0.0.1:1\ntls = off\nsquash = root");
+	assert_int_equal(fe_listen_addr_li(f.h.fe, (struct sockaddr *)&sin, sizeof(sin), 1), 0);
+	assert_int_equal(fe_listen_sockaddr(f.h.fe, 1, &lan), 0);
+	run(&f, &plain_gw);
+	assert_int_equal(plain_gw.cl_reply_len, 20);
+	assert_int_equal(chk_be32(plain_gw.cl_reply + 16), RPC_AUTH_TOOWEAK);
+	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_PLAINTEXT), 1);
+	plain_lan.cl_addr = &lan;
+	{
+		pthread_t thr;
+
+		assert_int_equal(pthread_create(&thr, NULL, cl_main, &plain_lan), 0);
+		while (!plain_lan.cl_done)
+			h_pump(&f.h, 2);
+		pthread_join(thr, NULL);
+		tls_lan.cl_addr = &lan;
+		assert_int_equal(pthread_create(&thr, NULL, cl_main, &tls_lan), 0);
+		while (!tls_lan.cl_done)
+			h_pump(&f.h, 2);
+		pthread_join(thr, NULL);
+	}
+	assert_int_equal(plain_lan.cl_reply_len, 28);		/* served */
+	assert_int_equal(chk_be32(plain_lan.cl_reply + 24), 0x77);
+	assert_false(tls_lan.cl_starttls);
+	assert_false(tls_lan.cl_handshake);
+	assert_int_equal(ctr(&f, GW_CTR_TLS_REFUSED_PLAINTEXT), 1);
+	run(&f, &tls_gw);
+	assert_true(tls_gw.cl_handshake);
+	assert_int_equal(tls_gw.cl_replies, 1);
+	root_seen(&f, &uid, &gid);
+	assert_int_equal(uid, 0);
+	assert_int_equal(gid, 0);
+	assert_int_equal(ctr(&f, GW_CTR_AUTHPOL_SQUASHED), 0);
+	{
+		char *r = ctl(&f, "status");
+
+		assert_non_null(strstr(r, "\nlistener lan: tls off, squash root, allow any\n"));
+		free(r);
+		r = ctl(&f, "json status");
+		assert_non_null(strstr(r, "\"listeners\":[{\"name\":\"lan\",\"tls\":\"off\",\"squash\":\"root\"}]"));
+		free(r);
+	}
+	fx_stop(&f);
+}
+
+/* Days until tls_cert_expiry_seconds, rounded. */
+static int expiry_days(struct fx *f)
+{
+	char *m = h_render(&f->h.st, f->h.gw);
+	double e = h_sample(m, "rpcrdma_gw_tls_cert_expiry_seconds");
+
+	free(m);
+	return (int)((e - (double)time(NULL)) / 86400.0 + 0.5);
+}
+
+/* Reload f's gateway with [gateway]'s certificate gw and listener b's lc
+ * (NULL: inherited). */
+static void reload_certs(struct fx *f, const char *gw, const char *lc, struct cfg **cf)
+{
+	char text[2048], lb[256] = "", err[256];
+
+	if (lc)
+		snprintf(lb, sizeof(lb), "tls_cert = %s/%s.crt\ntls_key = %s/%s.key\n", g_dir, lc, g_dir, lc);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nsecure_port = no\ntls = allowed\ntls_cert = %s/%s.crt\n"
+		 "tls_key = %s/%s.key\n[listener b]\nlisten = 127.0.0.1:1\n%s[backend srv]\n"
+		 "address = 127.0.0.1\n[route nfs]\nprogram = nfs\ntransport = tcp\nport = %u\n",
+		 g_dir, gw, g_dir, gw, lb, f->s.port);
+	*cf = cfg_parse_string(text, "t", NULL, err, sizeof(err));
+	if (!*cf)
+		fail_msg("%s", err);
+	fe_set_cfg(f->h.fe, *cf);
+}
+
+/* Listeners with certificates of their own: tls_cert_expiry_seconds is
+ * the earliest end (server.crt: 1 day, server2.crt: 2 days), whichever
+ * listener serves it, at start and after reloads (up again once the short
+ * one is gone). */
+static void t13_expiry_min(void **state)
+{
+	char extra[512];
+	struct cfg *c1, *c2;
+	struct fx f;
+
+	(void)state;
+	snprintf(extra, sizeof(extra), "[listener b]\nlisten = 127.0.0.1:1\ntls_cert = %s/server2.crt\n"
+		 "tls_key = %s/server2.key", g_dir, g_dir);
+	fx_start(&f, "allowed", extra);		/* [gateway] server, b server2 */
+	assert_int_equal(expiry_days(&f), 1);
+	reload_certs(&f, "server2", "server", &c1);
+	assert_int_equal(expiry_days(&f), 1);
+	reload_certs(&f, "server2", NULL, &c2);	/* b inherits server2 */
+	assert_int_equal(expiry_days(&f), 2);
+	fe_set_cfg(f.h.fe, f.h.cf);
+	assert_int_equal(expiry_days(&f), 1);
+	cfg_free(c1);
+	cfg_free(c2);
 	fx_stop(&f);
 }
 
@@ -773,6 +956,9 @@ int main(void)
 		cmocka_unit_test(t06_pre_record),
 		cmocka_unit_test(t07_config_errors),
 		cmocka_unit_test(t08_identity),
+		cmocka_unit_test(t11_identity_squash),
+		cmocka_unit_test(t12_listener_tls),
+		cmocka_unit_test(t13_expiry_min),
 		cmocka_unit_test(t09_reload),
 		cmocka_unit_test(t10_handshake_timeout),
 	};
