@@ -50,6 +50,7 @@ struct gw_call_pool {
 	unsigned cpo_n;
 	unsigned cpo_avail;
 	struct gw_call_list cpo_free;
+	struct gw_call_list cpo_sent;	/* by entry into SENT: the sweep reads the head */
 	struct gw_pool *cpo_bufs;
 	struct gw_stats *cpo_stats;
 	const struct gw_log *cpo_log;
@@ -104,6 +105,13 @@ int gw_call_set_state(struct gw_call *c, enum gw_call_state to)
 		       gw_call_state_str(c->ca_state), gw_call_state_str(to));
 		return -EINVAL;
 	}
+	/* Membership follows the flag, not ca_state, so a call is never
+	 * unlinked twice whatever state it was placed in. */
+	if (c->ca_on_sent)
+		TAILQ_REMOVE(&c->ca_cpool->cpo_sent, c, ca_sent_link);
+	c->ca_on_sent = to == GW_CALL_SENT;
+	if (c->ca_on_sent)
+		TAILQ_INSERT_TAIL(&c->ca_cpool->cpo_sent, c, ca_sent_link);
 	c->ca_state = to;
 	return 0;
 }
@@ -126,6 +134,7 @@ struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct g
 	cp->cpo_stats = st;
 	cp->cpo_log = lg;
 	TAILQ_INIT(&cp->cpo_free);
+	TAILQ_INIT(&cp->cpo_sent);
 	for (unsigned i = 0; i < n; i++) {
 		cp->cpo_calls[i].ca_index = i;
 		cp->cpo_calls[i].ca_cpool = cp;
@@ -147,14 +156,9 @@ unsigned gw_call_pool_avail(const struct gw_call_pool *cp)
 	return cp->cpo_avail;
 }
 
-unsigned gw_call_pool_size(const struct gw_call_pool *cp)
+struct gw_call *gw_call_pool_oldest_sent(struct gw_call_pool *cp)
 {
-	return cp->cpo_n;
-}
-
-struct gw_call *gw_call_pool_call(struct gw_call_pool *cp, unsigned i)
-{
-	return i < cp->cpo_n ? &cp->cpo_calls[i] : NULL;
+	return TAILQ_FIRST(&cp->cpo_sent);
 }
 
 struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw)

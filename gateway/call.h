@@ -80,6 +80,7 @@ struct gw_call {
 	uint64_t ca_submit_us;		/* this hand-off (transports time their leg from it) */
 	bool ca_tp_owned;		/* the transport holds a reference */
 	bool ca_timed_out;		/* ended by call_timeout: the transport revokes its memory */
+	bool ca_on_sent;		/* on the pool's SENT list (ca_sent_link) */
 	size_t ca_bytes;		/* record bytes counted against the client's cap */
 	/* The reply as the client gets it: iovecs valid until the
 	 * transport's release (the server's reply, or ca_local). */
@@ -106,6 +107,7 @@ struct gw_call {
 	TAILQ_ENTRY(gw_call) ca_cl_link;	/* client's calls */
 	TAILQ_ENTRY(gw_call) ca_path_link;	/* hold queue (gateway) or transport queues */
 	TAILQ_ENTRY(gw_call) ca_free_link;
+	TAILQ_ENTRY(gw_call) ca_sent_link;	/* SENT calls, oldest hand-off first */
 };
 TAILQ_HEAD(gw_call_list, gw_call);
 
@@ -115,9 +117,9 @@ struct gw_call_pool *gw_call_pool_new(unsigned n, struct gw_pool *bufs, struct g
 				      const struct gw_log *lg);
 void gw_call_pool_free(struct gw_call_pool *cp);
 unsigned gw_call_pool_avail(const struct gw_call_pool *cp);
-/* Every call object, free or not, by index < gw_call_pool_size() (sweeps). */
-unsigned gw_call_pool_size(const struct gw_call_pool *cp);
-struct gw_call *gw_call_pool_call(struct gw_call_pool *cp, unsigned i);
+/* The SENT call handed to its transport longest ago, NULL when none: each
+ * entry into SENT goes to the tail, so call_timeout looks at the head only. */
+struct gw_call *gw_call_pool_oldest_sent(struct gw_call_pool *cp);
 /* FREE -> NEW with one reference (the client side); NULL when exhausted. */
 struct gw_call *gw_call_new(struct gw_call_pool *cp, struct gw_ctx *gw);
 /* The one function that changes ca_state: refuses (returns -EINVAL,

@@ -121,7 +121,7 @@ struct gw_ctx {
 	unsigned gw_nretiring;
 	struct gw_path *gw_retiring[GW_PATH_SLOTS];
 	struct event *gw_reap_ev;
-	struct event *gw_sweep_ev;	/* call_timeout: one sweep for every call */
+	struct event *gw_sweep_ev;	/* call_timeout: one sweep of the oldest SENT calls */
 	struct event *gw_xwait_ev;	/* retries the XID wait lists (gss_xid.c) */
 	unsigned gw_xcap;		/* XID map capacity per backend */
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */

@@ -178,8 +178,8 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
  * path) or in the server's DRC as "in progress" (dropped again).  Its
  * original got no reply: the DRC has nothing to replay for it.  A
  * SYSTEM_ERR reply instead would be an EIO to the application for what
- * may be a server's transient trouble.  One sweep a GW_SWEEP_MS over the
- * call objects, no timer per call.
+ * may be a server's transient trouble.  One sweep a GW_SWEEP_MS from the
+ * oldest SENT call on (call.c keeps them in order), no timer per call.
  */
 static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 {
@@ -209,20 +209,22 @@ static void gw_call_sweep(evutil_socket_t fd, short what, void *arg)
 {
 	struct gw_ctx *gw = arg;
 	unsigned tmo = gw->gw_p.gp_cfg->cf_call_timeout_ms;
-	unsigned n = gw_call_pool_size(gw->gw_calls);
 	uint64_t now = gw_now_ms();
+	struct gw_call *c;
 
 	(void)fd;
 	(void)what;
 	if (tmo == 0)
 		return;
-	/* Closing a client finalizes its other calls too: each is looked at
-	 * in its own state, never through a pointer kept across the close. */
-	for (unsigned i = 0; i < n; i++) {
-		struct gw_call *c = gw_call_pool_call(gw->gw_calls, i);
-
-		if (c->ca_state == GW_CALL_SENT && now - c->ca_sent_ms >= tmo)
-			gw_call_timeout(gw, c, tmo);
+	/* Oldest first, so the sweep stops at the first call still in time.
+	 * Closing a client finalizes its other calls too (they leave the
+	 * list): the head is read again after every timeout, never a pointer
+	 * kept across the close.  A call still at the head afterwards (its
+	 * client's close is under way) is looked at next sweep. */
+	while ((c = gw_call_pool_oldest_sent(gw->gw_calls)) && now - c->ca_sent_ms >= tmo) {
+		gw_call_timeout(gw, c, tmo);
+		if (gw_call_pool_oldest_sent(gw->gw_calls) == c)
+			break;
 	}
 }
 

@@ -277,6 +277,45 @@ static void t07_reuse_clean(void **state)
 	gw_pool_free(p);
 }
 
+/* 8. The SENT list (call_timeout reads its head only): entry order, a
+ * re-send goes to the tail, leaving SENT leaves the list. */
+static void t08_sent_order(void **state)
+{
+	struct gw_stats st = { 0 };
+	struct gw_log lg = { .gl_level = -1 };
+	struct gw_pool *p = gw_pool_new(4096, 4, false);
+	struct gw_call_pool *cp = gw_call_pool_new(3, p, &st, &lg);
+	struct gw_call *a = gw_call_new(cp, NULL), *b = gw_call_new(cp, NULL);
+	struct gw_call *c = gw_call_new(cp, NULL);
+
+	(void)state;
+	assert_null(gw_call_pool_oldest_sent(cp));
+	assert_int_equal(gw_call_set_state(a, GW_CALL_SENT), 0);
+	assert_int_equal(gw_call_set_state(b, GW_CALL_SENT), 0);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_HELD), 0);
+	assert_ptr_equal(gw_call_pool_oldest_sent(cp), a);
+	assert_int_equal(gw_call_set_state(a, GW_CALL_HELD), 0);	/* handed back */
+	assert_ptr_equal(gw_call_pool_oldest_sent(cp), b);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_SENT), 0);
+	assert_int_equal(gw_call_set_state(a, GW_CALL_SENT), 0);	/* re-sent: the tail */
+	assert_int_equal(gw_call_set_state(b, GW_CALL_REPLIED), 0);
+	assert_ptr_equal(gw_call_pool_oldest_sent(cp), c);
+	assert_int_equal(gw_call_set_state(c, GW_CALL_DONE), 0);
+	assert_ptr_equal(gw_call_pool_oldest_sent(cp), a);
+	/* a refused change leaves the list alone */
+	assert_int_equal(gw_call_set_state(a, GW_CALL_FREE), -EINVAL);
+	assert_ptr_equal(gw_call_pool_oldest_sent(cp), a);
+	assert_int_equal(gw_call_set_state(a, GW_CALL_DONE), 0);
+	assert_null(gw_call_pool_oldest_sent(cp));
+	assert_int_equal(gw_call_set_state(b, GW_CALL_DONE), 0);
+	gw_call_put(a);
+	gw_call_put(b);
+	gw_call_put(c);
+	assert_int_equal(gw_call_pool_avail(cp), 3);
+	gw_call_pool_free(cp);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +326,7 @@ int main(void)
 		cmocka_unit_test(t05_refcount),
 		cmocka_unit_test(t06_add_as),
 		cmocka_unit_test(t07_reuse_clean),
+		cmocka_unit_test(t08_sent_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
