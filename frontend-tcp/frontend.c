@@ -625,6 +625,7 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 		goto err_timer;
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
 			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
+	c->fc_rx.rx_owner = gw_client_gen(c->fc_cl);
 	gw_rec_init(&c->fc_rec);
 	if (fe->fe_tls[li]) {
 		c->fc_tls = fe_tls_conn_new(fe->fe_tls[li], fd, c->fc_name, c->fc_rev);

@@ -74,6 +74,7 @@ struct gw_client *gw_client_open(struct gw_ctx *gw, const struct gw_client_ops *
 	cl->gcl_arg = arg;
 	cl->gcl_name = name;
 	cl->gcl_key = key;
+	cl->gcl_gen = ++gw->gw_client_gens;	/* from 1: 0 is no client */
 	cl->gcl_squash = -1;
 	TAILQ_INIT(&cl->gcl_calls);
 	TAILQ_INSERT_TAIL(&gw->gw_clients, cl, gcl_link);
@@ -100,6 +101,7 @@ size_t gw_client_bytes(const struct gw_client *cl) { return cl->gcl_bytes; }
 bool gw_client_held(const struct gw_client *cl) { return cl->gcl_hold; }
 const char *gw_client_name(const struct gw_client *cl) { return cl->gcl_name; }
 uint64_t gw_client_key(const struct gw_client *cl) { return cl->gcl_key; }
+uint64_t gw_client_gen(const struct gw_client *cl) { return cl->gcl_gen; }
 
 void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash)
 {
@@ -134,6 +136,7 @@ void gw_client_call_add(struct gw_client *cl, struct gw_call *c)
 {
 	c->ca_cl = cl;
 	c->ca_client = cl->gcl_key;
+	c->ca_owner = cl->gcl_gen;
 	c->ca_bytes = c->ca_rec.rcd_len;
 	TAILQ_INSERT_TAIL(&cl->gcl_calls, c, ca_cl_link);
 	cl->gcl_ncalls++;

@@ -115,6 +115,9 @@ size_t gw_client_bytes(const struct gw_client *cl);	/* call records in flight */
 bool gw_client_held(const struct gw_client *cl);		/* its backend's hold queue is full */
 const char *gw_client_name(const struct gw_client *cl);
 uint64_t gw_client_key(const struct gw_client *cl);
+/* This connection's number, never reused: the owner of the pool bytes it
+ * writes and is written (pool.c gw_buf_get_for). */
+uint64_t gw_client_gen(const struct gw_client *cl);
 /* The credential policy of its calls (gateway/authpol.c): the listener's
  * (index in cf_listeners; 0, [gateway]'s, until set), and the squash mode
  * its verified certificate's identity sets (enum cfg_squash), or -1. */

@@ -82,6 +82,7 @@ struct gw_client {
 	void *gcl_arg;
 	const char *gcl_name;
 	uint64_t gcl_key;		/* XID map client key */
+	uint64_t gcl_gen;		/* this connection, never reused: owner of pool bytes */
 	struct gw_call_list gcl_calls;	/* every live call of this client */
 	unsigned gcl_ncalls;		/* those calls and callbacks on their way to it */
 	size_t gcl_bytes;		/* call records of those calls */
@@ -111,6 +112,7 @@ struct gw_ctx {
 	struct gw_call_pool *gw_calls;
 	struct gw_client_list gw_clients;
 	unsigned gw_nclients;
+	uint64_t gw_client_gens;	/* connections opened: the next one's gcl_gen */
 	struct gw_backend gw_bslots[GW_BACKEND_SLOTS];
 	struct gw_path gw_pslots[GW_PATH_SLOTS];
 	struct gw_path gw_fbslots[GW_PATH_SLOTS];	/* fallback of gw_pslots[i] */

@@ -57,6 +57,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_BYTES_WRITE_CHUNK] = "bytes_write_chunk",
 	[GW_CTR_BYTES_REPLY_CHUNK] = "bytes_reply_chunk",
 	[GW_CTR_BYTES_COPIED] = "bytes_copied",
+	[GW_CTR_BYTES_SCRUBBED] = "bytes_scrubbed",
 	[GW_CTR_LOG_SUPPRESSED] = "log_suppressed",
 	[GW_CTR_ADMIN_REQUESTS] = "admin_requests",
 	[GW_CTR_CTL_COMMANDS] = "ctl_commands",

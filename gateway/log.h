@@ -133,6 +133,7 @@ enum gw_ctr {
 	GW_CTR_BYTES_REPLY_CHUNK,	/* reply bytes the server wrote in the Reply chunk */
 	GW_CTR_BYTES_COPIED,		/* payload bytes copied (inline reply out of its receive buffer;
 					 * records in many fragments, compacted) */
+	GW_CTR_BYTES_SCRUBBED,		/* target bytes zeroed: they held another client's bytes */
 	GW_CTR_LOG_SUPPRESSED,		/* log lines dropped by the per-peer rate limit */
 	GW_CTR_ADMIN_REQUESTS,		/* HTTP requests on the admin listener */
 	GW_CTR_CTL_COMMANDS,		/* control socket commands */

@@ -287,7 +287,7 @@ struct gw_fam {
 };
 enum {
 	F_NONE, F_CONN, F_CLIENT_ERR, F_FLOW, F_REPLIES, F_LOCAL, F_RETRANS, F_XMAP, F_HELD,
-	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_LOGSUP, F_ADMIN, F_CTL,
+	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_SCRUBBED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
 	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F_NLM,
 	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F__COUNT
@@ -315,6 +315,9 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_BYTES] = { "payload_bytes_total", "RPC-over-RDMA bytes by the way they travelled.",
 		      "path" },
 	[F_COPIED] = { "copied_bytes_total", "Payload bytes copied by the gateway.", NULL },
+	[F_SCRUBBED] = { "scrubbed_bytes_total", "Bytes of write and reply chunk targets zeroed "
+			 "before a server could write them: they might hold another client's data.",
+			 NULL },
 	[F_LOGSUP] = { "log_suppressed_total", "Log lines dropped by the per-peer rate limit.",
 		       NULL },
 	[F_ADMIN] = { "admin_requests_total", "HTTP requests on the admin listener.", NULL },
@@ -407,6 +410,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_BYTES_WRITE_CHUNK] = { F_BYTES, "write_chunk" },
 	[GW_CTR_BYTES_REPLY_CHUNK] = { F_BYTES, "reply_chunk" },
 	[GW_CTR_BYTES_COPIED] = { F_COPIED, NULL },
+	[GW_CTR_BYTES_SCRUBBED] = { F_SCRUBBED, NULL },
 	[GW_CTR_LOG_SUPPRESSED] = { F_LOGSUP, NULL },
 	[GW_CTR_ADMIN_REQUESTS] = { F_ADMIN, NULL },
 	[GW_CTR_CTL_COMMANDS] = { F_CTL, "ok" },

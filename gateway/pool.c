@@ -72,6 +72,8 @@ struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
 		b->gb_data = p->gpo_base + (size_t)i * buf_size;
 		b->gb_size = buf_size;
 		b->gb_index = i;
+		b->gb_owner = GW_BUF_CLEAN;	/* a fresh anonymous mapping reads as zeroes */
+		b->gb_own_len = buf_size;
 		b->gb_next_free = p->gpo_free;
 		p->gpo_free = b;
 	}
@@ -151,7 +153,7 @@ uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->gpo_buf_size; }
 unsigned gw_pool_avail(const struct gw_pool *p) { return p->gpo_avail; }
 unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
 
-struct gw_buf *gw_buf_get(struct gw_pool *p)
+static struct gw_buf *gw_buf_take(struct gw_pool *p)
 {
 	struct gw_buf *b = p->gpo_free;
 
@@ -163,6 +165,77 @@ struct gw_buf *gw_buf_get(struct gw_pool *p)
 	b->gb_next_free = NULL;
 	b->gb_refs = 1;
 	b->gb_used = 0;
+	return b;
+}
+
+static bool gw_buf_owner_ok(uint64_t owner)
+{
+	return owner != 0 && owner < GW_BUF_CLEAN;
+}
+
+/* A use that writes owner's bytes (GW_BUF_ANYONE: anyone's) anywhere in
+ * the buffer, nothing cleared: what [0, gb_own_len) holds stays owner's
+ * only if it was already. */
+static struct gw_buf *gw_buf_mark(struct gw_buf *b, uint64_t owner)
+{
+	if (!b)
+		return NULL;
+	if (!gw_buf_owner_ok(owner))
+		owner = GW_BUF_ANYONE;
+	if (owner == GW_BUF_ANYONE || (b->gb_owner != owner && b->gb_owner != GW_BUF_CLEAN))
+		b->gb_own_len = 0;
+	b->gb_owner = owner;
+	return b;
+}
+
+struct gw_buf *gw_buf_get(struct gw_pool *p)
+{
+	return gw_buf_mark(gw_buf_take(p), GW_BUF_ANYONE);
+}
+
+struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised)
+{
+	if (promised) {
+		if (p->gpo_promised == 0)
+			abort();	/* broken invariant: no promise held */
+		p->gpo_promised--;
+	}
+	return gw_buf_mark(gw_buf_take(p), owner);
+}
+
+/* The buffer's bytes go back to a client only where a server says it wrote
+ * them, and it may write less than it says (an RDMA Write completes at the
+ * writer only): every offered byte that may hold another client's data is
+ * zeroed.  Bytes of the same client (same connection) may stay: they are
+ * its own. */
+struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
+			      uint32_t *cleared)
+{
+	struct gw_buf *b = gw_buf_take(p);
+
+	*cleared = 0;
+	if (!b)
+		return NULL;
+	if (offer > b->gb_size)
+		offer = b->gb_size;
+	if (!gw_buf_owner_ok(owner)) {
+		/* no client to attribute the bytes to: clear, tell no one */
+		memset(b->gb_data, 0, offer);
+		*cleared = offer;
+		b->gb_owner = GW_BUF_ANYONE;
+		b->gb_own_len = 0;
+		return b;
+	}
+	/* Another client's bytes count for nothing; zeroes (CLEAN, own_len
+	 * the whole buffer) and the same client's bytes need no clearing. */
+	if (b->gb_owner != owner && b->gb_owner != GW_BUF_CLEAN)
+		b->gb_own_len = 0;
+	if (b->gb_own_len < offer) {
+		memset(b->gb_data + b->gb_own_len, 0, offer - b->gb_own_len);
+		*cleared = offer - b->gb_own_len;
+		b->gb_own_len = offer;
+	}
+	b->gb_owner = owner;
 	return b;
 }
 
@@ -213,10 +286,7 @@ void gw_pool_unpromise(struct gw_pool *p, unsigned n)
 
 struct gw_buf *gw_buf_get_promised(struct gw_pool *p)
 {
-	if (p->gpo_promised == 0)
-		abort();	/* broken invariant: no promise held */
-	p->gpo_promised--;
-	return gw_buf_get(p);
+	return gw_buf_get_own(p, GW_BUF_ANYONE, true);
 }
 
 unsigned gw_pool_unpromised(const struct gw_pool *p)

@@ -33,8 +33,13 @@ struct gw_buf {
 	uint32_t gb_used;		/* bytes filled by the receiver */
 	uint32_t gb_refs;
 	uint32_t gb_index;		/* position in the pool */
+	uint32_t gb_own_len;		/* [0, gb_own_len) holds gb_owner's bytes or zeroes */
+	uint64_t gb_owner;		/* GW_BUF_CLEAN, a client's generation, or GW_BUF_ANYONE */
 	struct gw_buf *gb_next_free;
 };
+/* Owners (gb_owner).  A client's generation (gw_client_gen) is neither. */
+#define GW_BUF_CLEAN	(UINT64_MAX - 1)	/* all zeroes: never written since the map */
+#define GW_BUF_ANYONE	UINT64_MAX		/* may hold anyone's bytes */
 
 typedef void *(*gw_pool_reg_fn)(void *arg, void *addr, size_t len);
 typedef void (*gw_pool_dereg_fn)(void *arg, void *reg);
@@ -56,8 +61,20 @@ bool gw_pool_hugepages(const struct gw_pool *p);
 uint32_t gw_pool_buf_size(const struct gw_pool *p);
 unsigned gw_pool_avail(const struct gw_pool *p);
 unsigned gw_pool_count(const struct gw_pool *p);
-/* A buffer with one reference and gb_used = 0, or NULL when empty. */
+/* A buffer with one reference and gb_used = 0, or NULL when empty.  Its
+ * owner becomes GW_BUF_ANYONE: the caller may write anyone's bytes. */
 struct gw_buf *gw_buf_get(struct gw_pool *p);
+/* A buffer whose first `offer` bytes a server will write for owner (a
+ * client's generation): whatever of them may hold another client's bytes
+ * is zeroed first, counted in *cleared; the rest of the buffer is never
+ * handed out for this use.  Zeroing costs about a memcpy; skipping it when
+ * the bytes are the same client's own is what this bookkeeping is for. */
+struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
+			      uint32_t *cleared);
+/* A buffer the caller fills with owner's bytes only (a client
+ * connection's receive buffer): what it held of owner's stays counted as
+ * owner's.  promised: take one of the caller's promised buffers. */
+struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised);
 void gw_buf_ref(struct gw_buf *b);
 void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
 /* The buffer holding addr, or NULL when addr is outside the region. */

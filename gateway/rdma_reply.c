@@ -7,9 +7,10 @@
  * backend, no event loop (the unit tests and fuzz_rdma_reply drive it).
  *
  * Nothing the server says is trusted with the pool.  The targets of a call
- * (write chunks, reply chunk) are pool buffers that held other clients'
- * bytes before; what is offered is zeroed first, and a reply
- * may only hand out what it says the server placed: each write chunk's
+ * (write chunks, reply chunk) are pool buffers that may have held other
+ * clients' bytes; what is offered is zeroed first where it might
+ * (gw_buf_get_for, pool.c), and a reply may only hand out what it says the
+ * server placed: each write chunk's
  * reported length within what was offered (RFC 8166 sections 3.4.6 and
  * 4.3.1: "the Write chunk ... length ... the number of bytes written"),
  * the reply chunk's within the reply chunk offered (4.3.2), every body
@@ -57,26 +58,6 @@ static bool gw_rdma_in_target(const struct be_target *t, const struct iovec *pie
 			return true;
 	}
 	return false;
-}
-
-/* The offered extent of every target is cleared: what the server really
- * wrote cannot be known (an RDMA Write completes at the writer only), so a
- * server that reports more than it wrote would otherwise send on what the
- * buffer held before, maybe another client's data.  Measured on the 2-core
- * build host: 1 MiB memset 250 us, memcpy 300 us: about one more pass over
- * the payload, no copy; tracking instead what each buffer's earlier use
- * left would clear the same bytes once buffers cycle through READs. */
-static void gw_rdma_scrub(const struct be_target *t)
-{
-	for (unsigned i = 0; i < t->bt_niov; i++)
-		memset(t->bt_iov[i].iov_base, 0, t->bt_iov[i].iov_len);
-}
-
-void gw_rdma_scrub_targets(struct gw_rdma_call *gc)
-{
-	for (unsigned c = 0; c < gc->gc_nwrites && c < BE_MAX_WRITE_CHUNKS; c++)
-		gw_rdma_scrub(&gc->gc_wt[c]);
-	gw_rdma_scrub(&gc->gc_rt);
 }
 
 enum gw_rdma_bad gw_rdma_reply_bound(const struct gw_rdma_call *gc, const struct be_reply *r)

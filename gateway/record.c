@@ -362,11 +362,16 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
 			struct gw_buf *nb = NULL;
 
+			/* Only this connection's bytes land here: owned by it
+			 * (pool.c: a later READ target of the same connection
+			 * need not be cleared for them). */
+			uint64_t own = rx->rx_owner ? rx->rx_owner : GW_BUF_ANYONE;
+
 			if (rx->rx_promised) {
-				nb = gw_buf_get_promised(rx->rx_pool);
+				nb = gw_buf_get_own(rx->rx_pool, own, true);
 				rx->rx_promised--;
 			} else if (!rx->rx_promise || gw_pool_unpromised(rx->rx_pool) > rx->rx_reserve) {
-				nb = gw_buf_get(rx->rx_pool);
+				nb = gw_buf_get_own(rx->rx_pool, own, false);
 			}
 
 			if (nb) {

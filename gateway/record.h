@@ -41,6 +41,7 @@ struct gw_rx {
 	unsigned rx_ahead;		/* client side: promise at most this many per fragment */
 	unsigned rx_promised;		/* buffers promised to this receiver */
 	unsigned rx_need;		/* promise asked for and not yet granted */
+	uint64_t rx_owner;		/* client side: the connection's generation (pool owner), or 0 */
 	uint64_t rx_bytes;		/* bytes received, total */
 	uint64_t rx_copied;		/* bytes moved to close fragment gaps; the owner counts and clears */
 	uint64_t rx_recvs;		/* recv() calls made; the owner counts and clears */

@@ -43,8 +43,9 @@
  * callback (BE_ERR_CANCELLED).  So it is kept, marked orphan, and released
  * at its callback.  Backend errors (ERR_CHUNK, too many re-sends) drop
  * the call, counted and logged, never an RPC error.  A reply that would
- * hand out more than the server placed (rdma_reply.c: bounds, zeroed
- * targets) fails the call: SYSTEM_ERR to the client.
+ * hand out more than the server offered (rdma_reply.c) fails the call:
+ * SYSTEM_ERR to the client; what it placed short of what it reports reads
+ * as zeroes or the same client's own bytes (targets: gw_buf_get_for).
  *
  * Per call: the transport's state (struct gw_rdma_call, transport_rdma.h)
  * lives inside the gateway's call (ca_tp), one enum for where it stands.
@@ -316,23 +317,25 @@ static void gr_call_drop_bufs(struct gr_path *rp, struct gw_rdma_call *gc)
 	gc->gc_nbufs = 0;
 }
 
-/* len bytes of pool buffers as an iovec list; false when the pool is dry
+/* len bytes of pool buffers as an iovec list, zeroed where they might hold
+ * another client's bytes (gw_buf_get_for); false when the pool is dry
  * (buffers taken so far stay listed in gc_bufs). */
 static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len, struct iovec *iov,
 		      unsigned *niov)
 {
 	struct gw_pool *pool = rp->rp_info->pi_pool;
 	uint32_t bs = gw_pool_buf_size(pool);
+	uint64_t owner = gr_call_of(gc)->ca_owner;
 
 	*niov = 0;
 	while (len > 0 && *niov < BE_MAX_TARGET_IOV) {
-		struct gw_buf *b = gw_buf_get(pool);
-		uint32_t n = len < bs ? len : bs;
+		uint32_t n = len < bs ? len : bs, cleared;
+		struct gw_buf *b = gc->gc_nbufs < GW_RDMA_MAX_BUFS ?
+				   gw_buf_get_for(pool, owner, n, &cleared) : NULL;
 
-		if (!b || gc->gc_nbufs == GW_RDMA_MAX_BUFS) {
-			gw_buf_put(pool, b);
+		if (!b)
 			return false;
-		}
+		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_SCRUBBED, cleared);
 		gc->gc_bufs[gc->gc_nbufs++] = b;
 		iov[(*niov)++] = (struct iovec){ b->gb_data, n };
 		len -= n;
@@ -378,7 +381,8 @@ static void gr_bad_reply(struct gr_path *rp, struct gw_rdma_call *gc, enum gw_rd
 }
 
 /* An inline reply body out of its receive buffer into a pool buffer (the
- * server's credit comes back at once); false when none is free. */
+ * server's credit comes back at once), owned by the call's client: it is
+ * that client's reply; false when none is free. */
 static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct be_req *bq,
 			   const struct be_reply *r)
 {
@@ -387,7 +391,8 @@ static bool gr_copy_inline(struct gr_path *rp, struct gw_rdma_call *gc, struct b
 	size_t off = 0;
 
 	if (r->br_proc == RPCRDMA_NOMSG || r->br_body_len > gw_pool_buf_size(pool) ||
-	    gc->gc_nbufs >= GW_RDMA_MAX_BUFS || !(b = gw_buf_get(pool)))
+	    gc->gc_nbufs >= GW_RDMA_MAX_BUFS ||
+	    !(b = gw_buf_get_own(pool, gr_call_of(gc)->ca_owner, false)))
 		return false;
 	for (unsigned i = 0; i < r->br_nbody; i++) {
 		memcpy(b->gb_data + off, r->br_body[i].iov_base, r->br_body[i].iov_len);
@@ -569,7 +574,6 @@ static int gr_submit(void *tp, struct gw_call *c)
 		gc->gc_rt = (struct be_target){ gc->gc_riov, n };
 		d.cd_reply = &gc->gc_rt;
 	}
-	gw_rdma_scrub_targets(gc);
 	gr_call_set(rp, gc, GW_RDMA_CALL_POSTED);
 	gw_call_get(c);
 	c->ca_tp_owned = true;

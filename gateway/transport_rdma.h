@@ -68,8 +68,6 @@ enum gw_rdma_bad {
 	GW_RDMA_BAD__COUNT
 };
 const char *gw_rdma_bad_str(enum gw_rdma_bad why);
-/* Zero what gc offers the server to write (write chunks, reply chunk). */
-void gw_rdma_scrub_targets(struct gw_rdma_call *gc);
 /* r (a BE_OK reply of gc's call) against what gc offered. */
 enum gw_rdma_bad gw_rdma_reply_bound(const struct gw_rdma_call *gc, const struct be_reply *r);
 /* The TCP reply's iovecs (gc_out, gc_nout) from the RPC reply body and the

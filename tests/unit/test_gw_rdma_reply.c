@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "chunking.h"
 #include "nfs_enc.h"
+#include "pool.h"
 #include "transport_rdma.h"
 
 #define BUF 4096
@@ -93,7 +94,6 @@ static void t01_honest(void **state)
 
 	(void)state;
 	fx_init(&f);
-	gw_rdma_scrub_targets(&f.gc);
 	fx_server_writes(&f, 5000);
 	fx_read_reply(&f, 5000, 5000);
 	assert_int_equal(fx_translate(&f), GW_RDMA_BAD_NONE);
@@ -103,27 +103,77 @@ static void t01_honest(void **state)
 		assert_int_equal(f.out[f.r.br_body_len + i], nfs_enc_byte(7, i));
 }
 
-/* 2. A server that reports 5000 bytes but wrote 100: the client gets
- * zeroes after them, never what the buffers held before. */
+/* Targets for client `owner` out of pool: one write chunk over two
+ * buffers (8 KiB) and a reply chunk, as gr_target takes them. */
+static void fx_targets(struct fx *f, struct gw_pool *pool, uint64_t owner, struct gw_buf *b[3])
+{
+	uint32_t cleared;
+
+	for (unsigned i = 0; i < 3; i++) {
+		b[i] = gw_buf_get_for(pool, owner, BUF, &cleared);
+		assert_non_null(b[i]);
+	}
+	f->gc.gc_wiov[0][0] = (struct iovec){ b[0]->gb_data, BUF };
+	f->gc.gc_wiov[0][1] = (struct iovec){ b[1]->gb_data, BUF };
+	f->gc.gc_riov[0] = (struct iovec){ b[2]->gb_data, BUF };
+	f->gc.gc_rt = (struct be_target){ f->gc.gc_riov, 1 };
+}
+
+/* 2. A server that reports 5000 bytes but wrote 100, into pool buffers
+ * another client's READ filled: the client gets zeroes after them, never
+ * what the buffers held before.  The same client's own earlier bytes are
+ * left in place (not cleared again), and never reach a third client. */
 static void t02_reports_more_than_written(void **state)
 {
+	struct gw_pool *pool = gw_pool_new(BUF, 3, false);
+	struct gw_buf *b[3];
 	struct fx f;
 
 	(void)state;
+	for (unsigned i = 0; i < 3; i++) {	/* client 1's READ data */
+		uint32_t c;
+
+		b[i] = gw_buf_get_for(pool, 1, BUF, &c);
+		memset(b[i]->gb_data, STALE, BUF);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		gw_buf_put(pool, b[i]);
 	fx_init(&f);
-	gw_rdma_scrub_targets(&f.gc);
-	fx_server_writes(&f, 100);
+	fx_targets(&f, pool, 2, b);
+	for (size_t k = 0; k < 100; k++)	/* the server writes 100 */
+		((uint8_t *)f.gc.gc_wiov[0][0].iov_base)[k] = nfs_enc_byte(7, k);
 	fx_read_reply(&f, 5000, 5000);
 	assert_int_equal(fx_translate(&f), GW_RDMA_BAD_NONE);
 	for (size_t i = 100; i < 5000; i++)
 		assert_int_equal(f.out[f.r.br_body_len + i], 0);
-	/* and the reply chunk is cleared too */
+	for (unsigned i = 0; i < 3; i++)	/* the reply chunk is cleared too */
+		for (size_t k = i == 0 ? 100 : 0; k < BUF; k++)
+			assert_int_equal(b[i]->gb_data[k], 0);
+	/* client 2 fills them, gives them back, and takes them again: its
+	 * own bytes stay (nothing to protect it from) */
+	for (unsigned i = 0; i < 3; i++) {
+		memset(b[i]->gb_data, 0x22, BUF);
+		gw_buf_put(pool, b[i]);
+	}
 	fx_init(&f);
-	f.gc.gc_riov[0] = (struct iovec){ f.bufs[2], BUF };
-	f.gc.gc_rt = (struct be_target){ f.gc.gc_riov, 1 };
-	gw_rdma_scrub_targets(&f.gc);
-	for (size_t i = 0; i < 3 * BUF; i++)
-		assert_int_equal(f.bufs[i / BUF][i % BUF], 0);
+	fx_targets(&f, pool, 2, b);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(b[i]->gb_data[BUF - 1], 0x22);
+	for (unsigned i = 0; i < 3; i++)
+		gw_buf_put(pool, b[i]);
+	/* client 3 gets none of them */
+	fx_init(&f);
+	fx_targets(&f, pool, 3, b);
+	fx_read_reply(&f, 5000, 5000);
+	assert_int_equal(fx_translate(&f), GW_RDMA_BAD_NONE);
+	for (size_t i = 0; i < 5000; i++)
+		assert_int_equal(f.out[f.r.br_body_len + i], 0);
+	for (unsigned i = 0; i < 3; i++) {
+		for (size_t k = 0; k < BUF; k++)
+			assert_int_equal(b[i]->gb_data[k], 0);
+		gw_buf_put(pool, b[i]);
+	}
+	gw_pool_free(pool);
 }
 
 /* 3. More than was offered: in a write chunk, more chunks than offered,

@@ -241,7 +241,7 @@ static void t07_reuse_clean(void **state)
 	c->ca_xent = (struct gw_xent *)junk;
 	c->ca_cxid = c->ca_gxid = 0x5a5a5a5a;
 	c->ca_gss = 2;
-	c->ca_client = c->ca_start_ms = c->ca_start_us = 77;
+	c->ca_client = c->ca_owner = c->ca_start_ms = c->ca_start_us = 77;
 	c->ca_sent_ms = c->ca_sent_us = 77;
 	c->ca_tp_owned = true;
 	c->ca_bytes = 77;
@@ -263,6 +263,7 @@ static void t07_reuse_clean(void **state)
 	assert_int_equal(d->ca_gxid, 0);
 	assert_int_equal(d->ca_gss, 0);
 	assert_int_equal(d->ca_client, 0);
+	assert_int_equal(d->ca_owner, 0);
 	assert_int_equal(d->ca_start_ms + d->ca_start_us + d->ca_sent_ms + d->ca_sent_us, 0);
 	assert_false(d->ca_tp_owned);
 	assert_int_equal(d->ca_bytes, 0);

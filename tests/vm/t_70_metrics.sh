@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -85,6 +85,25 @@ v=$(metric 'rpcrdma_gw_backend_duration_seconds_count{path="nfs/nfsd"}')
 [ "${v:-0}" -gt 0 ] || bed_fail "backend_duration_seconds of nfs/nfsd empty"
 echo "  backend_duration_seconds_count{path=\"nfs/nfsd\"}: $v"
 
+step "READ targets: the same connection's own bytes are not zeroed again"
+# Targets that may hold another connection's bytes are zeroed before the
+# server writes them (scrubbed_bytes_total); the buffers this mount's own
+# READs filled are not.  Two more cold reads of the 2 MiB file.
+s0=$(metric 'rpcrdma_gw_scrubbed_bytes_total')
+w0=$(metric 'rpcrdma_gw_payload_bytes_total{path="write_chunk"}')
+[ -n "$s0" ] || bed_fail "no rpcrdma_gw_scrubbed_bytes_total in /metrics"
+for i in 1 2; do
+	echo 3 >/proc/sys/vm/drop_caches
+	assert_same_file /tmp/m70.bin /mnt/m70/m70.bin
+done
+http_get "http://$ADMIN/metrics" >"$out/metrics"
+s1=$(metric 'rpcrdma_gw_scrubbed_bytes_total')
+w1=$(metric 'rpcrdma_gw_payload_bytes_total{path="write_chunk"}')
+echo "  first read: $s0 B zeroed of $w0 B placed; two re-reads: $((s1 - s0)) B zeroed of $((w1 - w0)) B"
+[ $((w1 - w0)) -ge $((4 << 20)) ] || bed_fail "re-reads placed $((w1 - w0)) B < 4 MiB"
+[ $(((s1 - s0) * 4)) -lt $((w1 - w0)) ] ||
+	bed_fail "re-reads zeroed $((s1 - s0)) B of $((w1 - w0)) B: own buffers cleared again"
+
 if [ -x "$CTL" ]; then
 	step "rpcrdma-gwctl backends / stats"
 	"$CTL" -s "$out/control" backends | tee "$out/backends" | sed 's/^/  /'
@@ -108,6 +127,9 @@ timeout 60 umount /mnt/m70b
 http_get "http://$ADMIN/metrics" >"$out/metrics"
 assert_eq 200 "$(cat "$out/code")" "/metrics status"
 grep -E '^rpcrdma_gw_nfs4_ops_total' "$out/metrics" | sed 's/^/  /'
+s2=$(metric 'rpcrdma_gw_scrubbed_bytes_total')
+echo "  another connection (vers=4.1) wrote and read 2 MiB: $((s2 - s1)) B zeroed"
+[ $((s2 - s1)) -ge $((512 << 10)) ] || bed_fail "another connection's READ targets zeroed only $((s2 - s1)) B"
 for op in SEQUENCE PUTFH READ WRITE; do
 	v=$(metric "rpcrdma_gw_nfs4_ops_total{op=\"$op\"}")
 	[ "${v:-0}" -gt 0 ] || bed_fail "NFSv4 op $op not counted in /metrics (got '${v:-none}')"

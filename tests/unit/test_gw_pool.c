@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for the owner bookkeeping of the buffer pool (gateway/pool.c,
+ * gw_buf_get_for): a target a server writes for one client is zeroed
+ * wherever it might hold another client's bytes, and only there. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pool.h"
+
+#define BS 4096
+
+static bool all(const uint8_t *p, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+/* Take the one buffer of a one-buffer pool for owner, offer bytes; fill
+ * the offered bytes with v (the server's write) and give it back. */
+static uint32_t use(struct gw_pool *p, uint64_t owner, uint32_t offer, uint8_t v, uint8_t **data)
+{
+	uint32_t cleared = 12345;
+	struct gw_buf *b = gw_buf_get_for(p, owner, offer, &cleared);
+
+	assert_non_null(b);
+	*data = b->gb_data;
+	memset(b->gb_data, v, offer < BS ? offer : BS);
+	gw_buf_put(p, b);
+	return cleared;
+}
+
+/* 1. Fresh memory is zeroes: nothing cleared.  Another client's bytes are
+ * cleared over the whole offer; the same client's are not, except past
+ * what it owned before. */
+static void t01_owners(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 1, false);
+	uint8_t *d;
+
+	(void)state;
+	assert_int_equal(use(p, 7, 1000, 0xa7, &d), 0);		/* clean */
+	assert_int_equal(use(p, 7, 1000, 0xa7, &d), 0);		/* its own bytes */
+	/* client 8 is offered 2000: all of it may hold 7's bytes */
+	{
+		uint32_t c;
+		struct gw_buf *b = gw_buf_get_for(p, 8, 2000, &c);
+
+		assert_int_equal(c, 2000);
+		assert_true(all(b->gb_data, 2000, 0));
+		assert_true(all(b->gb_data + 2000, BS - 2000, 0));	/* zeroes from the map */
+		memset(b->gb_data, 0xb8, 500);
+		gw_buf_put(p, b);
+	}
+	/* 8 again, offered 3000: [0, 2000) is its own, [2000, 3000) was
+	 * never written since the map but counts as unknown: cleared */
+	{
+		uint32_t c;
+		struct gw_buf *b = gw_buf_get_for(p, 8, 3000, &c);
+
+		assert_int_equal(c, 1000);
+		assert_true(all(b->gb_data, 500, 0xb8));		/* kept: 8's own */
+		gw_buf_put(p, b);
+	}
+	/* back to 7: everything offered is cleared, 8's bytes gone */
+	{
+		uint32_t c;
+		struct gw_buf *b = gw_buf_get_for(p, 7, BS, &c);
+
+		assert_int_equal(c, BS);
+		assert_true(all(b->gb_data, BS, 0));
+		gw_buf_put(p, b);
+	}
+	gw_pool_free(p);
+}
+
+/* 2. A use no client owns (gw_buf_get: a receive buffer, a shared server
+ * reply) makes the buffer anyone's; no owner (0) or a reserved value is
+ * always cleared and owns nothing afterwards. */
+static void t02_anyone(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 1, false);
+	struct gw_buf *b;
+	uint32_t c;
+	uint8_t *d;
+
+	(void)state;
+	assert_int_equal(use(p, 7, BS, 0xa7, &d), 0);
+	b = gw_buf_get(p);
+	assert_int_equal(b->gb_owner, GW_BUF_ANYONE);
+	memset(b->gb_data, 0x55, 100);			/* someone else's record */
+	gw_buf_put(p, b);
+	b = gw_buf_get_for(p, 7, 200, &c);		/* even for the last owner */
+	assert_int_equal(c, 200);
+	assert_true(all(b->gb_data, 200, 0));
+	gw_buf_put(p, b);
+	assert_int_equal(use(p, 0, 300, 1, &d), 300);
+	assert_int_equal(use(p, 0, 300, 1, &d), 300);
+	assert_int_equal(use(p, GW_BUF_CLEAN, 300, 1, &d), 300);
+	assert_int_equal(use(p, GW_BUF_ANYONE, 300, 1, &d), 300);
+	/* an offer past the buffer is cut to it */
+	assert_int_equal(use(p, 9, BS * 2, 2, &d), BS);
+	assert_int_equal(use(p, 9, BS * 2, 2, &d), 0);
+	gw_pool_free(p);
+}
+
+/* 3. Many buffers, two clients taking turns (the LIFO free list gives
+ * each mostly the other's buffers): nothing of one ever reads back in the
+ * other's offered extent. */
+static void t03_turns(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 8, false);
+	struct gw_buf *b[8];
+
+	(void)state;
+	for (unsigned round = 0; round < 50; round++) {
+		uint64_t owner = 1 + round % 2;
+		unsigned n = 1 + round % 8;
+		uint32_t offer = 100 + (round * 997) % (BS - 100), c;
+
+		for (unsigned i = 0; i < n; i++) {
+			b[i] = gw_buf_get_for(p, owner, offer, &c);
+			assert_non_null(b[i]);
+			for (uint32_t k = 0; k < offer; k++)
+				assert_true(b[i]->gb_data[k] == 0 || b[i]->gb_data[k] == owner);
+			memset(b[i]->gb_data, (int)owner, offer);
+		}
+		for (unsigned i = 0; i < n; i++)
+			gw_buf_put(p, b[i]);
+	}
+	gw_pool_free(p);
+}
+
+/* 4. A receive buffer (gw_buf_get_own) holds only its connection's bytes:
+ * that connection's next target there needs no clearing, another's does;
+ * a promised one is taken from the promise. */
+static void t04_receive_buffers(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 2, false);
+	struct gw_buf *b;
+	uint32_t c;
+	uint8_t *d;
+
+	(void)state;
+	assert_int_equal(use(p, 5, BS, 0x55, &d), 0);		/* clean: 5's now */
+	b = gw_buf_get_own(p, 5, false);			/* 5's record lands */
+	assert_ptr_equal(b->gb_data, d);
+	memset(b->gb_data, 0x5c, 300);
+	gw_buf_put(p, b);
+	assert_int_equal(use(p, 5, BS, 0x55, &d), 0);		/* still all 5's */
+	b = gw_buf_get_own(p, 6, false);			/* 6's record */
+	memset(b->gb_data, 0x6c, 300);
+	gw_buf_put(p, b);
+	b = gw_buf_get_for(p, 5, BS, &c);
+	assert_int_equal(c, BS);
+	assert_true(all(b->gb_data, BS, 0));
+	gw_buf_put(p, b);
+	assert_true(gw_pool_promise(p, 1, 0));
+	b = gw_buf_get_own(p, 0, true);				/* no owner: anyone's */
+	assert_non_null(b);
+	assert_int_equal(b->gb_owner, GW_BUF_ANYONE);
+	assert_int_equal(gw_pool_unpromised(p), 1);
+	gw_buf_put(p, b);
+	assert_int_equal(use(p, 5, 10, 1, &d) + use(p, 5, 10, 1, &d), 10);
+	gw_pool_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_owners),
+		cmocka_unit_test(t02_anyone),
+		cmocka_unit_test(t03_turns),
+		cmocka_unit_test(t04_receive_buffers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
