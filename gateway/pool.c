@@ -6,6 +6,9 @@
  * buffer is shared by every record that landed in it.  The region can be
  * registered with a device once, through a callback (gw_pool_register), so
  * an RDMA transport never registers per call what the pool already covers.
+ * Each buffer also remembers whose bytes it may hold (gw_buf_get_for), so
+ * a target a server writes for a client is zeroed only where it might hold
+ * another client's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -284,10 +287,6 @@ void gw_pool_unpromise(struct gw_pool *p, unsigned n)
 	p->gpo_promised -= n;
 }
 
-struct gw_buf *gw_buf_get_promised(struct gw_pool *p)
-{
-	return gw_buf_get_own(p, GW_BUF_ANYONE, true);
-}
 
 unsigned gw_pool_unpromised(const struct gw_pool *p)
 {

@@ -73,7 +73,8 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared);
 /* A buffer the caller fills with owner's bytes only (a client
  * connection's receive buffer): what it held of owner's stays counted as
- * owner's.  promised: take one of the caller's promised buffers. */
+ * owner's.  promised: take one of the caller's promised buffers (never
+ * NULL while the promise is held). */
 struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised);
 void gw_buf_ref(struct gw_buf *b);
 void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
@@ -85,8 +86,6 @@ struct gw_buf *gw_pool_buf_of(struct gw_pool *p, const void *addr);
  * that started can finish.  Buffers not promised: avail - promised. */
 bool gw_pool_promise(struct gw_pool *p, unsigned n, unsigned keep_free);
 void gw_pool_unpromise(struct gw_pool *p, unsigned n);
-/* Take a promised buffer (never NULL while the promise is held). */
-struct gw_buf *gw_buf_get_promised(struct gw_pool *p);
 unsigned gw_pool_unpromised(const struct gw_pool *p);
 
 /* ------------------------------------------------------------------------
