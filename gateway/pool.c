@@ -206,6 +206,12 @@ struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised)
 	return gw_buf_mark(gw_buf_take(p), owner);
 }
 
+void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
+{
+	if (b->gb_owner == owner && gw_buf_owner_ok(owner) && b->gb_own_len < len)
+		b->gb_own_len = len <= b->gb_size ? len : b->gb_size;
+}
+
 /* The buffer's bytes go back to a client only where a server says it wrote
  * them, and it may write less than it says (an RDMA Write completes at the
  * writer only): every offered byte that may hold another client's data is

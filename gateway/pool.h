@@ -76,6 +76,9 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
  * owner's.  promised: take one of the caller's promised buffers (never
  * NULL while the promise is held). */
 struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised);
+/* [0, len) of b now holds owner's bytes only (its receiver filled them);
+ * nothing changes unless b is owner's (gw_buf_get_own). */
+void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len);
 void gw_buf_ref(struct gw_buf *b);
 void gw_buf_put(struct gw_pool *p, struct gw_buf *b);
 /* The buffer holding addr, or NULL when addr is outside the region. */

@@ -389,6 +389,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 			rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;
 			b->gb_used += (uint32_t)n;
 			rx->rx_bytes += (uint64_t)n;
+			gw_buf_owned(b, rx->rx_owner, b->gb_used);	/* [0, used): ours */
 			continue;
 		}
 		if (n == 0)

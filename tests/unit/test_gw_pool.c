@@ -170,6 +170,36 @@ static void t04_receive_buffers(void **state)
 	gw_pool_free(p);
 }
 
+/* 5. What a connection's receiver filled ([0, used) from the start) counts
+ * as that connection's: its next target there is cleared only past it. */
+static void t05_received_extent(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 1, false);
+	struct gw_buf *b;
+	uint32_t c;
+
+	(void)state;
+	b = gw_buf_get(p);				/* anyone's */
+	gw_buf_put(p, b);
+	b = gw_buf_get_own(p, 4, false);
+	assert_int_equal(b->gb_own_len, 0);
+	gw_buf_owned(b, 4, 1000);			/* 4's receiver filled 1000 */
+	gw_buf_owned(b, 5, 3000);			/* not 5's buffer: no change */
+	assert_int_equal(b->gb_own_len, 1000);
+	gw_buf_put(p, b);
+	b = gw_buf_get_for(p, 4, 2000, &c);
+	assert_int_equal(c, 1000);
+	gw_buf_put(p, b);
+	b = gw_buf_get_own(p, 4, false);
+	gw_buf_owned(b, 4, BS * 2);			/* capped at the buffer */
+	assert_int_equal(b->gb_own_len, BS);
+	gw_buf_put(p, b);
+	b = gw_buf_get_for(p, 5, 10, &c);		/* another connection */
+	assert_int_equal(c, 10);
+	gw_buf_put(p, b);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +207,7 @@ int main(void)
 		cmocka_unit_test(t02_anyone),
 		cmocka_unit_test(t03_turns),
 		cmocka_unit_test(t04_receive_buffers),
+		cmocka_unit_test(t05_received_extent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
