@@ -19,6 +19,10 @@
  *                 requester in persistent mode: the test has teeth)
  *   remote-inv    replies with Send With Invalidate of the call's rkey
  *   overrun       returns a write segment length of offered + 4
+ *   short         a call with write chunks gets an NFSv3 READ3res whose data
+ *                 is all of write chunk 0, every segment reported full, but
+ *                 only its first 100 bytes written: what the gateway sends on
+ *                 past them is whatever its buffers held
  *   err-chunk     answers RDMA_ERROR ERR_CHUNK
  *   err-vers      answers RDMA_ERROR ERR_VERS (1..1) to everything
  *   unknown-xid   sends a reply with a made-up XID before each real reply
@@ -69,7 +73,7 @@
 
 enum mode { M_NORMAL, M_STALE, M_STALE_CONTROL, M_REMOTE_INV, M_OVERRUN, M_ERR_CHUNK,
 	    M_ERR_VERS, M_UNKNOWN_XID, M_READ_REPLY, M_READ_REPLY_MSG, M_MSGP, M_REPLAY, M_LATE,
-	    M_SILENT };
+	    M_SILENT, M_SHORT };
 
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -297,6 +301,37 @@ static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool ov
 	return xe.xe_len;
 }
 
+/* M_SHORT: write chunk 0 reported full, and a READ3res (NFS3_OK, no
+ * attributes, count, eof false, data length) claiming all of it (RFC 8267
+ * section 6.4.1: the data item is the chunk, its length word stays inline). */
+static size_t build_short_read(uint32_t xid, uint32_t credits)
+{
+	struct xdr_enc xe;
+	uint32_t t = 0;
+	const struct rpcrdma_chunk *ck = &rh.rh_writes[0];
+
+	build_reply(xid, credits, 0, false);	/* the transport header, in out */
+	for (unsigned i = 0; i < ck->ck_nsegs; i++) {
+		out.rh_segs[ck->ck_first + i].rs_length = rh.rh_segs[ck->ck_first + i].rs_length;
+		t += rh.rh_segs[ck->ck_first + i].rs_length;
+	}
+	xdr_enc_init(&xe, sbuf(), BUFSZ);
+	rpcrdma_hdr_encode(&xe, &out);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, 1);	/* REPLY */
+	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
+	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, 0);	/* SUCCESS */
+	xdr_put_u32(&xe, 0);	/* NFS3_OK */
+	xdr_put_u32(&xe, 0);	/* post_op_attr: none */
+	xdr_put_u32(&xe, t);	/* count */
+	xdr_put_u32(&xe, 0);	/* eof */
+	xdr_put_u32(&xe, t);	/* data: length here, bytes in the chunk */
+	printf("peer: xid %08x: READ3res of %u bytes reported, 100 written\n", xid, t);
+	return xe.xe_len;
+}
+
 /* RDMA_MSG reply to xid: accepted with stat, then the results given. */
 static size_t build_rpc(uint32_t xid, uint32_t credits, uint32_t stat, const uint32_t *res,
 			unsigned nres)
@@ -407,7 +442,7 @@ int main(int argc, char **argv)
 	     : !strcmp(m, "unknown-xid") ? M_UNKNOWN_XID : !strcmp(m, "read-reply") ? M_READ_REPLY
 	     : !strcmp(m, "read-reply-msg") ? M_READ_REPLY_MSG : !strcmp(m, "msgp") ? M_MSGP
 	     : !strcmp(m, "replay") ? M_REPLAY : !strcmp(m, "late") ? M_LATE
-	     : !strcmp(m, "silent") ? M_SILENT : M_NORMAL;
+	     : !strcmp(m, "silent") ? M_SILENT : !strcmp(m, "short") ? M_SHORT : M_NORMAL;
 	if (argc > 4)
 		credits = (uint32_t)atoi(argv[4]);
 	use_msgp = mode == M_MSGP;
@@ -606,7 +641,8 @@ int main(int argc, char **argv)
 			}
 			old_rkey = s->rs_handle;
 			old_addr = s->rs_offset;
-			len = build_reply(rh.rh_xid, credits, wl, mode == M_OVERRUN);
+			len = mode == M_SHORT ? build_short_read(rh.rh_xid, credits)
+					      : build_reply(rh.rh_xid, credits, wl, mode == M_OVERRUN);
 			send_msg(len, mode == M_REMOTE_INV, s->rs_handle);
 		} else {
 			len = build_reply(rh.rh_xid, credits, 0, false);

@@ -1,10 +1,10 @@
 #!/bin/bash
-# claim: the gateway contains a hostile RPC-over-RDMA server (tests/peer/rpcrdma-peer): a call it never answers ends at call_timeout with its client closed and its memory windows invalidated (the server's later RDMA Write into the call's write segment is refused by the device), a late reply and replayed replies are dropped as replies for no call with their log lines rate-limited, every client gets its answer or a close (never a hang), and the daemon lives on
+# claim: the gateway contains a hostile RPC-over-RDMA server (tests/peer/rpcrdma-peer): a call it never answers ends at call_timeout with its client closed and its memory windows invalidated (the server's later RDMA Write into the call's write segment is refused by the device), a late reply and replayed replies are dropped as replies for no call with their log lines rate-limited, a server that reports a READ's whole write chunk but writes 100 bytes hands a second connection zeroes after them, never the bytes the first connection's WRITE left in the gateway's buffers (which that first connection does get back, the control), every client gets its answer or a close (never a hang), and the daemon lives on
 #
 #   python client --tcp--> rpcrdma-gw 127.0.0.1:20478 --rdma--> rpcrdma-peer :20078
 #                          call_timeout 1500ms               (one mode per case)
 #
-#   t_78_gw_hostile_server.sh [CASE...]   cases: silent late replay (default all)
+#   t_78_gw_hostile_server.sh [CASE...]   cases: silent late replay short (default all)
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +14,7 @@ PEER_PORT=20078
 out=/tmp/t78
 mkdir -p "$out"
 cases=("$@")
-[ "${#cases[@]}" -gt 0 ] || cases=(silent late replay)
+[ "${#cases[@]}" -gt 0 ] || cases=(silent late replay short)
 
 bed_rdma_up
 
@@ -41,10 +41,10 @@ def rec(body):
 def null_call(xid):
     return rec(struct.pack(">10I", xid, 0, 2, 100003, 3, 0, 0, 0, 0, 0))
 
-def read_call(xid):
+def read_call(xid, count=65536):
     name = b"t78\0"
     cred = struct.pack(">II", 0, 3) + name + struct.pack(">III", 0, 0, 0)
-    args = struct.pack(">I", 8) + b"\x01" * 8 + struct.pack(">QI", 0, 65536)
+    args = struct.pack(">I", 8) + b"\x01" * 8 + struct.pack(">QI", 0, count)
     return rec(struct.pack(">6I", xid, 0, 2, 100003, 3, 6) + struct.pack(">II", 1, len(cred))
                + cred + struct.pack(">II", 0, 0) + args)
 
@@ -60,6 +60,51 @@ def read_exact(s, k):
             return None
         b += d
     return b
+
+def write_call(xid, data):
+    name = b"t78\0"
+    cred = struct.pack(">II", 0, 3) + name + struct.pack(">III", 0, 0, 0)
+    args = struct.pack(">I", 8) + b"\x01" * 8 + struct.pack(">QIII", 0, len(data), 2, len(data)) + data
+    return rec(struct.pack(">6I", xid, 0, 2, 100003, 3, 7) + struct.pack(">II", 1, len(cred))
+               + cred + struct.pack(">II", 0, 0) + args)
+
+def one_reply(s, xid):
+    m = read_exact(s, 4)
+    if m is None:
+        print("closed")
+        sys.exit(1)
+    body = read_exact(s, struct.unpack(">I", m)[0] & 0x7fffffff)
+    if body is None or struct.unpack(">I", body[:4])[0] != xid:
+        print("bad reply")
+        sys.exit(1)
+    return body
+
+def read_data(s, xid, count):
+    # READ3res after the 24-byte RPC header: status, no attributes, count,
+    # eof, data length, data
+    s.sendall(read_call(xid, count))
+    body = one_reply(s, xid)
+    st, follows, cnt, eof, dlen = struct.unpack(">5I", body[24:44])
+    if st != 0 or follows != 0 or dlen != count:
+        print("READ3res status %d attr %d data length %d" % (st, follows, dlen))
+        sys.exit(1)
+    data = body[44:44 + dlen]
+    return "ab %d secret %d zero %d other %d" % (data.count(0xab), data.count(0x5e), data.count(0),
+                                                  len(data) - data.count(0xab) - data.count(0x5e)
+                                                  - data.count(0))
+
+if mode in ("victim", "stranger"):
+    # victim: a WRITE of n bytes of 0x5e (its "secret") over its connection,
+    # then a READ of n on the same connection; stranger: a READ of n on a
+    # new connection.  Each prints what the READ data held.
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(20)
+    if mode == "victim":
+        s.sendall(write_call(0x78100000, b"\x5e" * n))
+        one_reply(s, 0x78100000)
+    print(mode + " read: " + read_data(s, 0x78100001, n))
+    s.close()
+    sys.exit(0)
 
 s = socket.create_connection(("127.0.0.1", port))
 s.settimeout(20)
@@ -151,6 +196,26 @@ for c in "${cases[@]}"; do
 		[ "$suppressed" -gt 0 ] || bed_fail "replay: nothing suppressed"
 		assert_eq 0 "$(metric_sum '^rpcrdma_gw_call_timeouts_total')" "no call timed out"
 		end_case replay
+		;;
+	short)
+		# Reports a READ's whole write chunk but writes 100 bytes: the
+		# rest is what the gateway's buffers held.  A connection may get
+		# its own earlier bytes back (the control: they do come through),
+		# another connection only zeroes, never those bytes.
+		start_case short short
+		python3 "$out/client.py" victim "$PORT" 196608 | tee "$out/short/victim.txt"
+		s1=$(metric_sum '^rpcrdma_gw_scrubbed_bytes_total')
+		python3 "$out/client.py" stranger "$PORT" 196608 | tee "$out/short/stranger.txt"
+		s2=$(metric_sum '^rpcrdma_gw_scrubbed_bytes_total')
+		assert_grep '^victim read: ab 100 ' "$out/short/victim.txt"
+		grep -Eq '^victim read: .* secret [1-9]' "$out/short/victim.txt" ||
+			bed_fail "short: control failed: the victim's own bytes did not come through, so the stranger's check proves nothing"
+		assert_grep '^stranger read: ab 100 secret 0 zero 196508 other 0$' "$out/short/stranger.txt"
+		step "short: target bytes zeroed: $s1 for the victim, $((s2 - s1)) for the stranger"
+		# the stranger's targets held the victim's bytes: all zeroed
+		[ $((s2 - s1)) -ge 196608 ] ||
+			bed_fail "short: the stranger's 192 KiB of targets zeroed only $((s2 - s1)) B"
+		end_case short
 		;;
 	*) bed_fail "unknown case $c" ;;
 	esac
