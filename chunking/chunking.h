@@ -73,7 +73,8 @@ static inline bool xdr_ok(const struct xdr_cur *xc) { return xc->xc_err == XDR_O
 /* Record the first error; returns false so callers can `return xdr_fail(..)`. */
 bool xdr_fail(struct xdr_cur *xc, enum xdr_err err);
 
-bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v);
+static inline bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v);	/* below */
+bool xdr_get_u32_slow(struct xdr_cur *xc, uint32_t *v);
 bool xdr_get_i32(struct xdr_cur *xc, int32_t *v);
 bool xdr_get_u64(struct xdr_cur *xc, uint64_t *v);
 bool xdr_get_bool(struct xdr_cur *xc, bool *v);
@@ -119,6 +120,21 @@ static inline uint32_t chk_be32(const uint8_t *p)
 { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 static inline void chk_put_be32(uint8_t *p, uint32_t v)
 { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
+
+/* The decoders' most frequent call (about a tenth of a small call's
+ * instructions out of line): a word well inside the current segment is
+ * read here; the rest (errors, segment ends, the stream's end) in xdr.c. */
+static inline bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v)
+{
+	if (xc->xc_err == XDR_OK && xc->xc_idx < xc->xc_niov && xdr_remaining(xc) >= 4 &&
+	    xc->xc_iov[xc->xc_idx].iov_len - xc->xc_off > 4) {
+		*v = chk_be32((const uint8_t *)xc->xc_iov[xc->xc_idx].iov_base + xc->xc_off);
+		xc->xc_off += 4;
+		xc->xc_pos += 4;
+		return true;
+	}
+	return xdr_get_u32_slow(xc, v);
+}
 
 /* ------------------------------------------------------------------------
  * ONC RPC v2 message headers (RFC 5531 section 9) - rpc.c

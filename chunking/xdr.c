@@ -104,7 +104,7 @@ static bool cur_take(struct xdr_cur *xc, void *dst, size_t n)
 	return true;
 }
 
-bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v)
+bool xdr_get_u32_slow(struct xdr_cur *xc, uint32_t *v)
 {
 	uint8_t b[4];
 

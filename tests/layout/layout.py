@@ -241,12 +241,22 @@ def check_members():
 
 
 def macro_text(text):
-    """The macro bodies of a header: a prototype there is no use."""
-    out, cont = [], False
+    """The macro bodies and static inline function bodies of a header: a
+    prototype there is no use, code there is."""
+    out, cont, depth, pending = [], False, 0, False
     for line in text.split("\n"):
         if cont or re.match(r"\s*#\s*define", line):
             out.append(line)
         cont = line.endswith("\\")
+        if re.match(r"static inline\b", line) and not line.rstrip().endswith(";"):
+            pending = True
+        if pending or depth:
+            opens, closes = line.count("{"), line.count("}")
+            if depth or opens:
+                out.append(line)
+            depth += opens - closes
+            if opens:
+                pending = False
     return "\n".join(out)
 
 
