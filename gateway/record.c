@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "chunking.h"
 #include "pool.h"
@@ -236,6 +237,8 @@ void gw_rx_reset(struct gw_rx *rx)
 
 	gw_rec_release(rx->rx_pool, &rx->rx_rec);
 	gw_buf_put(rx->rx_pool, rx->rx_buf);
+	while (rx->rx_nfill > 0)
+		gw_buf_put(rx->rx_pool, rx->rx_fill[--rx->rx_nfill]);
 	gw_rx_unpromise(rx);
 	rx->rx_need = 0;
 	rx->rx_buf = NULL;
@@ -316,7 +319,7 @@ void gw_rx_park(struct gw_rx *rx)
 	struct gw_buf *b = rx->rx_buf;
 
 	if (rx->rx_promise && b && b->gb_refs == 1 && rx->rx_parsed == b->gb_used &&
-	    rx->rx_rec.rcd_niov == 0) {
+	    rx->rx_rec.rcd_niov == 0 && rx->rx_nfill == 0) {
 		gw_buf_put(rx->rx_pool, b);
 		rx->rx_buf = NULL;
 		rx->rx_parsed = 0;
@@ -330,12 +333,81 @@ static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
 	return st;
 }
 
+/* A buffer for more received bytes: a promised one first, else one above
+ * the reserve (client side) or any (server side); NULL when none. */
+static struct gw_buf *gw_rx_take(struct gw_rx *rx, bool *promised)
+{
+	/* Only this connection's bytes land here: owned by it (pool.c: a
+	 * later READ target of the same connection need not be cleared). */
+	uint64_t own = rx->rx_owner ? rx->rx_owner : GW_BUF_ANYONE;
+
+	*promised = rx->rx_promised > 0;
+	if (*promised) {
+		rx->rx_promised--;
+		return gw_buf_get_own(rx->rx_pool, own, true);
+	}
+	if (!rx->rx_promise || gw_pool_unpromised(rx->rx_pool) > rx->rx_reserve)
+		return gw_buf_get_own(rx->rx_pool, own, false);
+	return NULL;
+}
+
+/* Account n bytes received into b at its end. */
+static void gw_rx_filled(struct gw_rx *rx, struct gw_buf *b, size_t n)
+{
+	b->gb_used += (uint32_t)n;
+	gw_buf_owned(b, rx->rx_owner, b->gb_used);	/* [0, used): ours */
+}
+
+/* Inside a fragment with more of it to come than b has room for: one
+ * readv() over b's room and up to GW_RX_BATCH - 1 more buffers, for no more
+ * than the fragment still holds (a large WRITE costs a few system calls,
+ * not one per buffer).  Bytes past b's room go to rx_fill in order; a
+ * buffer that got none goes straight back (a promised one to the promise),
+ * so a slow sender holds no more than before.  recv()'s result. */
+static ssize_t gw_rx_readv(struct gw_rx *rx, int fd, struct gw_buf *b)
+{
+	struct iovec iov[GW_RX_BATCH];
+	struct gw_buf *nb[GW_RX_BATCH];
+	bool prom[GW_RX_BATCH];
+	size_t left = rx->rx_dec.rm_frag_left - (b->gb_size - b->gb_used), want, got;
+	unsigned k = 1;
+	ssize_t n;
+
+	iov[0] = (struct iovec){ b->gb_data + b->gb_used, b->gb_size - b->gb_used };
+	want = iov[0].iov_len;
+	while (left > 0 && k < GW_RX_BATCH && (nb[k] = gw_rx_take(rx, &prom[k]))) {
+		iov[k].iov_base = nb[k]->gb_data;
+		iov[k].iov_len = left < nb[k]->gb_size ? left : nb[k]->gb_size;
+		left -= iov[k].iov_len;
+		want += iov[k++].iov_len;
+	}
+	n = readv(fd, iov, (int)k);
+	got = n > 0 ? (size_t)n : 0;
+	rx->rx_drained = n > 0 && (size_t)n < want;
+	for (unsigned i = 0; i < k; i++) {
+		size_t c = got < iov[i].iov_len ? got : iov[i].iov_len;
+
+		got -= c;
+		if (i == 0) {
+			gw_rx_filled(rx, b, c);
+		} else if (c > 0) {
+			gw_rx_filled(rx, nb[i], c);
+			rx->rx_fill[rx->rx_nfill++] = nb[i];
+		} else {
+			gw_buf_put(rx->rx_pool, nb[i]);
+			if (prom[i] && gw_pool_promise(rx->rx_pool, 1, 0))
+				rx->rx_promised++;	/* just given back: always fits */
+		}
+	}
+	return n;
+}
+
 enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 {
 	for (;;) {
 		enum gw_rx_status st;
 		struct gw_buf *b;
-		bool got;
+		bool got, batch;
 		ssize_t n;
 
 		if (rx->rx_need) {
@@ -349,6 +421,14 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 			return gw_rx_wait(rx, st);
 		if (got || st != GW_RX_AGAIN)
 			return st;
+		/* rx_buf is all parsed: the next one a readv() filled, if any. */
+		if (rx->rx_nfill > 0) {
+			gw_buf_put(rx->rx_pool, rx->rx_buf);
+			rx->rx_buf = rx->rx_fill[0];
+			memmove(rx->rx_fill, rx->rx_fill + 1, --rx->rx_nfill * sizeof(rx->rx_fill[0]));
+			rx->rx_parsed = 0;
+			continue;
+		}
 		/* A short recv() emptied the socket: another one now would
 		 * almost surely say EAGAIN, a system call per wakeup for
 		 * nothing.  Callers poll level-triggered, so bytes that came
@@ -360,19 +440,8 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
 		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
-			struct gw_buf *nb = NULL;
-
-			/* Only this connection's bytes land here: owned by it
-			 * (pool.c: a later READ target of the same connection
-			 * need not be cleared for them). */
-			uint64_t own = rx->rx_owner ? rx->rx_owner : GW_BUF_ANYONE;
-
-			if (rx->rx_promised) {
-				nb = gw_buf_get_own(rx->rx_pool, own, true);
-				rx->rx_promised--;
-			} else if (!rx->rx_promise || gw_pool_unpromised(rx->rx_pool) > rx->rx_reserve) {
-				nb = gw_buf_get_own(rx->rx_pool, own, false);
-			}
+			bool promised;
+			struct gw_buf *nb = gw_rx_take(rx, &promised);
 
 			if (nb) {
 				gw_buf_put(rx->rx_pool, b);
@@ -383,13 +452,20 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 			}
 		}
 		rx->rx_recvs++;
-		n = rx->rx_src ? rx->rx_src(rx->rx_src_arg, b->gb_data + b->gb_used, b->gb_size - b->gb_used)
-			       : recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
+		batch = !rx->rx_src && rx->rx_dec.rm_in_frag &&
+			rx->rx_dec.rm_frag_left > b->gb_size - b->gb_used;
+		if (batch)
+			n = gw_rx_readv(rx, fd, b);	/* accounts for what it got */
+		else
+			n = rx->rx_src ? rx->rx_src(rx->rx_src_arg, b->gb_data + b->gb_used,
+						    b->gb_size - b->gb_used)
+				       : recv(fd, b->gb_data + b->gb_used, b->gb_size - b->gb_used, 0);
 		if (n > 0) {
-			rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;
-			b->gb_used += (uint32_t)n;
+			if (!batch) {
+				rx->rx_drained = (size_t)n < b->gb_size - b->gb_used;
+				gw_rx_filled(rx, b, (size_t)n);
+			}
 			rx->rx_bytes += (uint64_t)n;
-			gw_buf_owned(b, rx->rx_owner, b->gb_used);	/* [0, used): ours */
 			continue;
 		}
 		if (n == 0)

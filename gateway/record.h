@@ -28,10 +28,15 @@ enum gw_rx_status {
 };
 const char *gw_rx_status_str(enum gw_rx_status s);
 
+#define GW_RX_BATCH	8	/* buffers one readv() may fill inside a fragment */
+
 struct gw_rx {
 	struct gw_pool *rx_pool;
 	struct gw_buf *rx_buf;		/* receive buffer, one reference */
 	uint32_t rx_parsed;		/* bytes of rx_buf given to the decoder */
+	/* filled by the last readv() after rx_buf, in order, one reference each */
+	struct gw_buf *rx_fill[GW_RX_BATCH - 1];
+	unsigned rx_nfill;
 	uint32_t rx_lowat;		/* switch buffers below this much room */
 	struct rm_dec rx_dec;
 	struct gw_rec rx_rec;		/* record being assembled */
@@ -44,7 +49,7 @@ struct gw_rx {
 	uint64_t rx_owner;		/* client side: the connection's generation (pool owner), or 0 */
 	uint64_t rx_bytes;		/* bytes received, total */
 	uint64_t rx_copied;		/* bytes moved to close fragment gaps; the owner counts and clears */
-	uint64_t rx_recvs;		/* recv() calls made; the owner counts and clears */
+	uint64_t rx_recvs;		/* recv()/readv() calls made; the owner counts and clears */
 	int rx_errno;
 	bool rx_drained;		/* last recv() was short: socket empty then */
 	/* Byte source in place of recv(fd) (RPC-with-TLS, frontend-tcp/fe_tls.h),
