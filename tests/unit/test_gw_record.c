@@ -448,6 +448,49 @@ static void t08_batched_reads(void **state)
 	gw_pool_free(p);
 }
 
+/* 9. A client that announces 1 MiB and sends 100 KB: the readv() took
+ * buffers for the rest and gave the empty ones straight back, so the
+ * receiver holds only buffers with bytes in them, the rest of its
+ * promise stays a promise, and the pool ends where it started. */
+static void t09_batched_slow_sender(void **state)
+{
+	static uint8_t wire[(1 << 20) + 64], data[1 << 20];
+	struct gw_pool *p = gw_pool_new(65536, 32, false);
+	size_t n = frame(wire, data, sizeof(data), sizeof(data)), sent = 100000;
+	struct gw_rx rx;
+	struct gw_rec rec;
+	unsigned held;
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	gw_rx_init_client(&rx, p, 2 << 20, 4, 4);
+	gw_rec_init(&rec);
+	assert_int_equal(write(sv[0], wire, sent), (ssize_t)sent);
+	assert_int_equal(gw_rx_read(&rx, sv[1], &rec), GW_RX_AGAIN);
+	held = 32 - gw_pool_avail(p);
+	assert_true(held <= (sent + 65535) / 65536 + 1);	/* no empty buffer kept */
+	assert_int_equal(gw_pool_unpromised(p), gw_pool_avail(p) - rx.rx_promised);
+	assert_true(rx.rx_promised > 0);
+	/* the rest arrives: the record is whole */
+	while (sent < n) {
+		ssize_t w = write(sv[0], wire + sent, n - sent < 50000 ? n - sent : 50000);
+
+		assert_true(w > 0);
+		sent += (size_t)w;
+		if (gw_rx_read(&rx, sv[1], &rec) == GW_RX_RECORD)
+			break;
+	}
+	assert_int_equal(rec.rcd_len, sizeof(data));
+	gw_rec_release(p, &rec);
+	gw_rx_destroy(&rx);
+	assert_int_equal(gw_pool_avail(p), 32);
+	assert_int_equal(gw_pool_unpromised(p), 32);
+	close(sv[0]);
+	close(sv[1]);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +502,7 @@ int main(void)
 		cmocka_unit_test(t06_many_fragments),
 		cmocka_unit_test(t07_too_many_buffers),
 		cmocka_unit_test(t08_batched_reads),
+		cmocka_unit_test(t09_batched_slow_sender),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
