@@ -220,31 +220,21 @@ void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
 struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared)
 {
-	struct gw_buf *b = gw_buf_take(p);
+	struct gw_buf *b = gw_buf_mark(gw_buf_take(p), owner);
 
 	*cleared = 0;
 	if (!b)
 		return NULL;
 	if (offer > b->gb_size)
 		offer = b->gb_size;
-	if (!gw_buf_owner_ok(owner)) {
-		/* no client to attribute the bytes to: clear, tell no one */
-		memset(b->gb_data, 0, offer);
-		*cleared = offer;
-		b->gb_owner = GW_BUF_ANYONE;
-		b->gb_own_len = 0;
-		return b;
-	}
-	/* Another client's bytes count for nothing; zeroes (CLEAN, own_len
-	 * the whole buffer) and the same client's bytes need no clearing. */
-	if (b->gb_owner != owner && b->gb_owner != GW_BUF_CLEAN)
-		b->gb_own_len = 0;
+	/* [0, gb_own_len) is owner's or zeroes (gw_buf_mark); the rest of the
+	 * offer may hold anyone's.  Anyone's buffer owns nothing after. */
 	if (b->gb_own_len < offer) {
 		memset(b->gb_data + b->gb_own_len, 0, offer - b->gb_own_len);
 		*cleared = offer - b->gb_own_len;
-		b->gb_own_len = offer;
+		if (b->gb_owner != GW_BUF_ANYONE)
+			b->gb_own_len = offer;
 	}
-	b->gb_owner = owner;
 	return b;
 }
 
@@ -292,7 +282,6 @@ void gw_pool_unpromise(struct gw_pool *p, unsigned n)
 		abort();	/* broken invariant */
 	p->gpo_promised -= n;
 }
-
 
 unsigned gw_pool_unpromised(const struct gw_pool *p)
 {

@@ -333,16 +333,19 @@ static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
 	return st;
 }
 
-/* A buffer for more received bytes: a promised one first, else one above
- * the reserve (client side) or any (server side); NULL when none. */
+/* A buffer for more received bytes: a promised one first (*promised
+ * says which, when asked), else one above the reserve (client side) or any
+ * (server side); NULL when none. */
 static struct gw_buf *gw_rx_take(struct gw_rx *rx, bool *promised)
 {
 	/* Only this connection's bytes land here: owned by it (pool.c: a
-	 * later READ target of the same connection need not be cleared). */
-	uint64_t own = rx->rx_owner ? rx->rx_owner : GW_BUF_ANYONE;
+	 * later READ target of the same connection need not be cleared); no
+	 * owner (server side, 0) makes them anyone's. */
+	uint64_t own = rx->rx_owner;
 
-	*promised = rx->rx_promised > 0;
-	if (*promised) {
+	if (promised)
+		*promised = rx->rx_promised > 0;
+	if (rx->rx_promised > 0) {
 		rx->rx_promised--;
 		return gw_buf_get_own(rx->rx_pool, own, true);
 	}
@@ -440,8 +443,7 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 		/* Everything received is parsed: make room for more. */
 		b = rx->rx_buf;
 		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
-			bool promised;
-			struct gw_buf *nb = gw_rx_take(rx, &promised);
+			struct gw_buf *nb = gw_rx_take(rx, NULL);
 
 			if (nb) {
 				gw_buf_put(rx->rx_pool, b);

@@ -326,6 +326,8 @@ static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len,
 	struct gw_pool *pool = rp->rp_info->pi_pool;
 	uint32_t bs = gw_pool_buf_size(pool);
 	uint64_t owner = gr_call_of(gc)->ca_owner;
+	uint32_t scrubbed = 0;
+	bool ok = true;
 
 	*niov = 0;
 	while (len > 0 && *niov < BE_MAX_TARGET_IOV) {
@@ -333,14 +335,17 @@ static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len,
 		struct gw_buf *b = gc->gc_nbufs < GW_RDMA_MAX_BUFS ?
 				   gw_buf_get_for(pool, owner, n, &cleared) : NULL;
 
-		if (!b)
-			return false;
-		gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_SCRUBBED, cleared);
+		if (!b) {
+			ok = false;
+			break;
+		}
+		scrubbed += cleared;
 		gc->gc_bufs[gc->gc_nbufs++] = b;
 		iov[(*niov)++] = (struct iovec){ b->gb_data, n };
 		len -= n;
 	}
-	return true;	/* longer than BE_MAX_TARGET_IOV buffers: offered shorter */
+	gw_stat_add(rp->rp_info->pi_stats, GW_CTR_BYTES_SCRUBBED, scrubbed);
+	return ok;	/* true when longer than BE_MAX_TARGET_IOV buffers: offered shorter */
 }
 
 /* ---- reply ---- */

@@ -263,6 +263,17 @@ static int probe_run(void)
 /* Transport header of the reply, then the 24-byte RPC reply. */
 static bool use_msgp;
 
+/* An RPC reply header up to the accept status: xid, REPLY, MSG_ACCEPTED,
+ * an AUTH_NONE verifier. */
+static void put_accepted(struct xdr_enc *xe, uint32_t xid)
+{
+	xdr_put_u32(xe, xid);
+	xdr_put_u32(xe, 1);	/* REPLY */
+	xdr_put_u32(xe, 0);	/* MSG_ACCEPTED */
+	xdr_put_u32(xe, 0);	/* verf AUTH_NONE */
+	xdr_put_u32(xe, 0);
+}
+
 static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool overrun)
 {
 	struct xdr_enc xe;
@@ -292,11 +303,7 @@ static size_t build_reply(uint32_t xid, uint32_t credits, uint32_t wlen, bool ov
 	out.rh_nsegs = rh.rh_nsegs;
 	xdr_enc_init(&xe, sbuf(), BUFSZ);
 	rpcrdma_hdr_encode(&xe, &out);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, 1);	/* REPLY */
-	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
-	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
-	xdr_put_u32(&xe, 0);
+	put_accepted(&xe, xid);
 	xdr_put_u32(&xe, 0);	/* SUCCESS */
 	return xe.xe_len;
 }
@@ -317,11 +324,7 @@ static size_t build_short_read(uint32_t xid, uint32_t credits)
 	}
 	xdr_enc_init(&xe, sbuf(), BUFSZ);
 	rpcrdma_hdr_encode(&xe, &out);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, 1);	/* REPLY */
-	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
-	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
-	xdr_put_u32(&xe, 0);
+	put_accepted(&xe, xid);
 	xdr_put_u32(&xe, 0);	/* SUCCESS */
 	xdr_put_u32(&xe, 0);	/* NFS3_OK */
 	xdr_put_u32(&xe, 0);	/* post_op_attr: none */
@@ -348,11 +351,7 @@ static size_t build_rpc(uint32_t xid, uint32_t credits, uint32_t stat, const uin
 	out.rh_nsegs = 0;
 	xdr_enc_init(&xe, sbuf(), BUFSZ);
 	rpcrdma_hdr_encode(&xe, &out);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, 1);	/* REPLY */
-	xdr_put_u32(&xe, 0);	/* MSG_ACCEPTED */
-	xdr_put_u32(&xe, 0);	/* verf AUTH_NONE */
-	xdr_put_u32(&xe, 0);
+	put_accepted(&xe, xid);
 	xdr_put_u32(&xe, stat);
 	for (unsigned i = 0; i < nres; i++)
 		xdr_put_u32(&xe, res[i]);
