@@ -35,6 +35,7 @@
 #define CFG_MAX_LISTENERS	(CFG_MAX_LISTEN + 1)
 #define CFG_LISTENER_GATEWAY	"gateway"	/* name of cf_listeners[0], reserved */
 #define CFG_MAX_BACKENDS	8
+#define CFG_MAX_WORKERS	16	/* gateway/worker.c: event loops */
 #define CFG_MAX_ROUTES		32
 #define CFG_NAME_MAX		32
 #define CFG_HOST_MAX		256
@@ -154,6 +155,7 @@ struct cfg {
 	uint32_t cf_max_record;		/* bytes of one RPC record */
 	unsigned cf_max_clients;
 	unsigned cf_max_calls;		/* call objects (calls in flight, all clients) */
+	unsigned cf_workers;		/* event loops, each with its own pool and calls */
 	unsigned cf_calls_per_client;	/* calls in flight per client */
 	size_t cf_bytes_per_client;	/* bytes of calls+replies queued per client */
 	unsigned cf_held_calls;		/* calls held per backend while it is down */

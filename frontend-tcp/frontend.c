@@ -607,7 +607,7 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 		goto err_alloc;
 	c->fc_fe = fe;
 	c->fc_fd = fd;
-	c->fc_id = ++fe->fe_next_id;
+	c->fc_id = fe->fe_p.fp_id_first + fe->fe_next_id++ * fe->fe_p.fp_id_step;
 	snprintf(c->fc_name, sizeof(c->fc_name), "%s#%llu", name, (unsigned long long)c->fc_id);
 	c->fc_cl = gw_client_open(fe->fe_p.fp_gw, &fe_client_ops, c, c->fc_name, key);
 	if (!c->fc_cl)
@@ -715,6 +715,8 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 					     has_src ? fe_conns_from(fe, src) : 0);
 	struct fe_conn *c;
 
+	if (fe->fe_p.fp_handoff && fe->fe_p.fp_handoff(fe->fe_p.fp_handoff_arg, fd, sa, salen, lport, li))
+		return;	/* another worker admits it (fe_take) */
 	if (v != FE_ADM_OK) {
 		close(fd);
 		fe_refuse(fe, sa, v, why[v], li);
@@ -791,6 +793,20 @@ int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name)
 {
 	evutil_make_socket_nonblocking(fd);
 	return fe_conn_new(fe, fd, name, (1ull << 63) | (fe->fe_next_id + 1), 0) ? 0 : -ENOMEM;
+}
+
+void fe_take(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_t salen,
+	     uint16_t lport, unsigned li)
+{
+	const struct cfg *cf = fe->fe_p.fp_cfg;
+
+	if (fe->fe_nconns >= cf->cf_max_clients || li >= cf->cf_nlisteners) {
+		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
+		gw_warn(fe->fe_p.fp_log, "client refused: max_clients %u reached", cf->cf_max_clients);
+		close(fd);
+		return;
+	}
+	fe_admit(fe, fd, sa, salen, lport, li);
 }
 
 /* The listener (index in cf_listeners) whose listen = is ss; 0 if none. */
@@ -919,6 +935,10 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	if (!fe)
 		return NULL;
 	fe->fe_p = *p;
+	if (!fe->fe_p.fp_id_step) {
+		fe->fe_p.fp_id_first = 1;
+		fe->fe_p.fp_id_step = 1;
+	}
 	TAILQ_INIT(&fe->fe_conns);
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
 	TAILQ_INIT(&fe->fe_blocked);

@@ -53,6 +53,15 @@ struct fe_params {
 	struct gw_pool *fp_pool;
 	const struct gw_log *fp_log;
 	struct gw_stats *fp_stats;
+	/* Workers (gateway/worker.h): connection ids are id_first, then every
+	 * id_step-th (0: 1 and 1), so no two workers name two clients alike;
+	 * handoff, when set, is offered each socket admission would see (its
+	 * client address known, after a PROXY header) and takes it (true) to
+	 * another worker, whose frontend gets it through fe_take. */
+	uint64_t fp_id_first, fp_id_step;
+	bool (*fp_handoff)(void *arg, int fd, const struct sockaddr *sa, socklen_t salen,
+			   uint16_t lport, unsigned li);
+	void *fp_handoff_arg;
 };
 
 struct fe_frontend *fe_new(const struct fe_params *p);
@@ -76,6 +85,11 @@ int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr
 /* Serve an already connected socket (tests, inetd style); takes fd. */
 int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name);
 unsigned fe_nconns(const struct fe_frontend *fe);
+/* A socket another worker accepted for this one (fp_handoff): max_clients,
+ * then admission and service here, as if this frontend had accepted it.
+ * Takes fd. */
+void fe_take(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_t salen,
+	     uint16_t lport, unsigned li);
 /* Reload: limits and timeouts from cf from now on (a reload's new values). */
 void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf);
 

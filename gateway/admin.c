@@ -80,6 +80,7 @@ struct gw_admin {
 	struct evhttp *ad_http;
 	struct evconnlistener *ad_lis;
 	struct gw_ctx *ad_gw;
+	struct gw_ops_view ad_view;	/* ov_n 0: ad_gw alone */
 	struct gw_admin_gate *ad_gate;
 	struct gw_admin_conn *ad_conns;	/* open connections, at most GW_ADMIN_MAX_CONNS */
 	bool ad_paused;
@@ -302,6 +303,26 @@ static void gw_admin_refuse(struct gw_admin *ad, struct evhttp_request *req, str
 	gw_admin_reply(req, 401, "Unauthorized", "text/plain", b);
 }
 
+/* Every worker ready (the first that is not says why). */
+static bool gw_admin_ready(struct gw_admin *ad, char *why, size_t len)
+{
+	const struct gw_ops_view *v = &ad->ad_view;
+	bool ready = true;
+
+	if (!v->ov_n)
+		return gw_ctx_ready(ad->ad_gw, why, len);
+	v->ov_stop(v->ov_arg);
+	for (unsigned i = 0; i < v->ov_n && ready; i++)
+		ready = gw_ctx_ready(v->ov_gw[i], why, len);
+	v->ov_go(v->ov_arg);
+	return ready;
+}
+
+void gw_admin_set_view(struct gw_admin *ad, const struct gw_ops_view *v)
+{
+	ad->ad_view = *v;
+}
+
 static void gw_admin_cb(struct evhttp_request *req, void *arg)
 {
 	struct gw_admin *ad = arg;
@@ -326,14 +347,20 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "GET, HEAD");
 		gw_admin_reply(req, 405, "Method Not Allowed", "text/plain", b);
 	} else if (n == 8 && !strncmp(uri, "/metrics", 8)) {
-		gw_metrics_render(b, st, ad->ad_gw);
+		if (ad->ad_view.ov_n) {
+			ad->ad_view.ov_stop(ad->ad_view.ov_arg);
+			gw_metrics_render_all(b, ad->ad_view.ov_gw, ad->ad_view.ov_n);
+			ad->ad_view.ov_go(ad->ad_view.ov_arg);
+		} else {
+			gw_metrics_render(b, st, ad->ad_gw);
+		}
 		gw_admin_reply(req, 200, "OK", "text/plain; version=0.0.4; charset=utf-8", b);
 	} else if (n == 8 && !strncmp(uri, "/healthz", 8)) {
 		evbuffer_add_printf(b, "ok\n");
 		gw_admin_reply(req, 200, "OK", "text/plain", b);
 	} else if (n == 7 && !strncmp(uri, "/readyz", 7)) {
 		char why[256];
-		bool ready = gw_ctx_ready(ad->ad_gw, why, sizeof(why));
+		bool ready = gw_admin_ready(ad, why, sizeof(why));
 
 		if (ready)
 			evbuffer_add_printf(b, "ready\n");

@@ -51,7 +51,9 @@
 
 struct gw_ctl {
 	struct evconnlistener *ct_lis;
-	struct gw_ctx *ct_gw;
+	struct gw_ctx *ct_gw;		/* the gateway a command reads now */
+	struct gw_ops_view ct_view;	/* ov_n 0: ct_gw alone */
+	int ct_worker;			/* "worker" of JSON answers, or -1 */
 	struct gw_ctl_hooks ct_hooks;
 	char ct_path[108];
 	uint64_t ct_start_ms;
@@ -77,9 +79,13 @@ static struct json_object *gw_jstr(const char *s)
 	return json_object_new_string(s ? s : "");
 }
 
-/* One line: the object, then "\n"; o is released. */
-static void gw_jemit(struct evbuffer *out, struct json_object *o)
+/* One line: the object, then "\n"; o is released.  With several workers
+ * an answer per worker says whose it is. */
+static void gw_jemit(const struct gw_ctl *ct, struct evbuffer *out, struct json_object *o)
 {
+	if (ct && ct->ct_worker >= 0)
+		gw_jadd(o, "worker", json_object_new_int(ct->ct_worker));
+
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
@@ -205,7 +211,7 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 		json_object_array_add(pa, p);
 	}
 	gw_jadd(o, "paths", pa);
-	gw_jemit(out, o);
+	gw_jemit(ct, out, o);
 }
 
 static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
@@ -297,12 +303,11 @@ static void gw_ctl_stats_json(const struct gw_stats *st, const struct gw_proc_st
 		gw_jadd(ctr, gw_ctr_str(c), json_object_new_uint64(st->gs_ctr[c]));
 	gw_jadd(o, "counters", ctr);
 	gw_jadd(o, "cpu", gw_cpu_json(st));
-	gw_jemit(out, o);
+	gw_jemit(NULL, out, o);
 }
 
-static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
+static void gw_ctl_stats(const struct gw_stats *st, struct evbuffer *o, bool json)
 {
-	const struct gw_stats *st = gw_ctx_stats(ct->ct_gw);
 	const struct gw_proc_stat *rows[GW_STATS_PROCS];
 	unsigned n = 0;
 	uint64_t total = 0;
@@ -383,12 +388,13 @@ static void gw_ctl_stats(struct gw_ctl *ct, struct evbuffer *o, bool json)
 }
 
 /* `stats ops`: latency by NFS operation and by path (opstats.c). */
-static void gw_ctl_stats_ops(struct gw_ctl *ct, struct evbuffer *o, bool json)
+static void gw_ctl_stats_ops(struct gw_ctl *ct, const struct gw_stats *st, struct evbuffer *o,
+			     bool json)
 {
-	struct json_object *jo = gw_ops_json(gw_ctx_stats(ct->ct_gw), ct->ct_gw);
+	struct json_object *jo = gw_ops_json(st, ct->ct_gw);
 
 	if (json) {
-		gw_jemit(o, jo);
+		gw_jemit(ct, o, jo);
 		return;
 	}
 	gw_ops_table(NULL, jo, o, false);
@@ -492,7 +498,7 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
-		gw_jemit(o, jo);
+		gw_jemit(ct, o, jo);
 	} else if (top) {
 		evbuffer_add_printf(o, "%-6s %-32s %12s %14s %10s %6s\n", "id", "peer", "calls_done",
 				    "bytes_done", "mean_ms", "calls");
@@ -603,7 +609,7 @@ static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 	if (json) {
 		gw_jadd(jo, "paths", arr);
-		gw_jemit(o, jo);
+		gw_jemit(ct, o, jo);
 	}
 }
 
@@ -633,6 +639,116 @@ static int gw_ctl_drain(struct gw_ctl *ct, const char *arg, bool on, struct evbu
 	return n ? 0 : -ENOENT;
 }
 
+/* Worker w's gateway for what follows (a header line before its text
+ * with several); false past the last.  Without a view: ct_gw once. */
+static bool gw_ctl_worker(struct gw_ctl *ct, unsigned w, struct evbuffer *o, bool json)
+{
+	const struct gw_ops_view *v = &ct->ct_view;
+
+	ct->ct_worker = -1;
+	if (!v->ov_n)
+		return w == 0;
+	if (w >= v->ov_n) {
+		ct->ct_gw = v->ov_gw[0];
+		return false;
+	}
+	ct->ct_gw = v->ov_gw[w];
+	if (v->ov_n > 1) {
+		ct->ct_worker = (int)w;
+		if (!json)
+			evbuffer_add_printf(o, "%sworker %u:\n", w ? "\n" : "", w);
+	}
+	return true;
+}
+
+/* status, clients or backends of every worker; in JSON with several, one
+ * line still: {"workers":[ANSWER,...]}, each answer with its "worker". */
+static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool json, unsigned top,
+			enum gw_top_by by)
+{
+	struct evbuffer *one = json && ct->ct_view.ov_n > 1 ? evbuffer_new() : NULL;
+	struct evbuffer *dst = one ? one : o;
+
+	for (unsigned w = 0; gw_ctl_worker(ct, w, o, json); w++) {
+		if (what == 's')
+			gw_ctl_status(ct, dst, json);
+		else if (what == 'c')
+			gw_ctl_clients(ct, dst, json, top, by);
+		else
+			gw_ctl_backends(ct, dst, json);
+		if (!one)
+			continue;
+		evbuffer_add_printf(o, "%s", w ? "," : "{\"workers\":[");
+		evbuffer_remove_buffer(one, o, evbuffer_get_length(one) - 1);	/* not its "\n" */
+		evbuffer_drain(one, evbuffer_get_length(one));
+	}
+	if (one) {
+		evbuffer_add_printf(o, "]}\n");
+		evbuffer_free(one);
+	}
+}
+
+/* The counters a command reads: every worker's summed (*sum, to free). */
+static const struct gw_stats *gw_ctl_stats_all(struct gw_ctl *ct, struct gw_stats **sum)
+{
+	*sum = NULL;
+	if (ct->ct_view.ov_n < 2 || !(*sum = calloc(1, sizeof(**sum))))
+		return gw_ctx_stats(ct->ct_gw);
+	for (unsigned w = 0; w < ct->ct_view.ov_n; w++)
+		gw_stats_sum(*sum, gw_ctx_stats(ct->ct_view.ov_gw[w]));
+	return *sum;
+}
+
+/* One command that reads the gateways (rc 0) or -EAGAIN: not one of them. */
+static int gw_ctl_read_cmd(struct gw_ctl *ct, const char *cmd, const char *arg, const char *arg2,
+			   bool json, struct evbuffer *o, char *msg, size_t len)
+{
+	struct gw_stats *sum;
+	const struct gw_stats *st;
+	int rc = 0;
+
+	if (!strcmp(cmd, "status")) {
+		gw_ctl_each(ct, 's', o, json, 0, GW_TOP_CALLS);
+	} else if (!strcmp(cmd, "stats")) {
+		st = gw_ctl_stats_all(ct, &sum);
+		if (!arg)
+			gw_ctl_stats(st, o, json);
+		else if (strcmp(arg, "ops"))
+			rc = -EINVAL, snprintf(msg, len, "stats takes no argument or ops");
+		else
+			gw_ctl_stats_ops(ct, st, o, json);
+		free(sum);
+	} else if (!strcmp(cmd, "clients")) {
+		unsigned top;
+		enum gw_top_by by;
+
+		if ((rc = gw_ctl_top_args(arg, arg2, &top, &by)) < 0)
+			snprintf(msg, len, "clients takes top=N (1-%u) and by=calls|bytes|latency",
+				 GW_CTL_MAX_TOP);
+		if (rc == 0)
+			gw_ctl_each(ct, 'c', o, json, top, by);
+	} else if (!strcmp(cmd, "backends")) {
+		gw_ctl_each(ct, 'b', o, json, 0, GW_TOP_CALLS);
+	} else if (!strcmp(cmd, "metrics")) {
+		if (ct->ct_view.ov_n)
+			gw_metrics_render_all(o, ct->ct_view.ov_gw, ct->ct_view.ov_n);
+		else
+			gw_metrics_render(o, gw_ctx_stats(ct->ct_gw), ct->ct_gw);
+	} else if (!strcmp(cmd, "drain") || !strcmp(cmd, "undrain")) {
+		bool on = !strcmp(cmd, "drain"), found = false;
+
+		if (!arg)
+			return snprintf(msg, len, "%s needs a path or backend name", cmd), -EINVAL;
+		for (unsigned w = 0; gw_ctl_worker(ct, w, o, false); w++)
+			found |= gw_ctl_drain(ct, arg, on, o) == 0;
+		if (!found)
+			rc = -ENOENT, snprintf(msg, len, "no path or backend named '%s'", arg);
+	} else {
+		return -EAGAIN;
+	}
+	return rc;
+}
+
 void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 {
 	struct gw_stats *st = gw_ctx_stats(ct->ct_gw);
@@ -640,9 +756,11 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 	char buf[GW_CTL_MAX_LINE], msg[256] = "";
 	char *cmd, *arg, *arg2, *save = NULL;
 	bool json = false;
-	int rc = 0;
+	int rc = 0, rd;
 
 	snprintf(buf, sizeof(buf), "%s", line);
+	if (ct->ct_view.ov_n)	/* the workers wait while their state is read */
+		ct->ct_view.ov_stop(ct->ct_view.ov_arg);
 	cmd = strtok_r(buf, " \t\r\n", &save);
 	if (cmd && !strcmp(cmd, "json")) {
 		json = true;
@@ -653,40 +771,8 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 	if (!cmd) {
 		rc = -EINVAL;
 		snprintf(msg, sizeof(msg), "empty command");
-	} else if (!strcmp(cmd, "status")) {
-		gw_ctl_status(ct, o, json);
-	} else if (!strcmp(cmd, "stats") && !arg) {
-		gw_ctl_stats(ct, o, json);
-	} else if (!strcmp(cmd, "stats")) {
-		if (strcmp(arg, "ops")) {
-			rc = -EINVAL;
-			snprintf(msg, sizeof(msg), "stats takes no argument or ops");
-		} else {
-			gw_ctl_stats_ops(ct, o, json);
-		}
-	} else if (!strcmp(cmd, "clients")) {
-		unsigned top;
-		enum gw_top_by by;
-
-		if ((rc = gw_ctl_top_args(arg, arg2, &top, &by)) < 0)
-			snprintf(msg, sizeof(msg), "clients takes top=N (1-%u) and by=calls|bytes|latency",
-				 GW_CTL_MAX_TOP);
-		else
-			gw_ctl_clients(ct, o, json, top, by);
-	} else if (!strcmp(cmd, "backends")) {
-		gw_ctl_backends(ct, o, json);
-	} else if (!strcmp(cmd, "metrics")) {
-		gw_metrics_render(o, st, ct->ct_gw);
-	} else if (!strcmp(cmd, "drain") || !strcmp(cmd, "undrain")) {
-		bool on = !strcmp(cmd, "drain");
-
-		if (!arg) {
-			rc = -EINVAL;
-			snprintf(msg, sizeof(msg), "%s needs a path or backend name", cmd);
-		} else if ((rc = gw_ctl_drain(ct, arg, on, o)) < 0) {
-			snprintf(msg, sizeof(msg), "no path or backend named '%s'", arg);
-		}
-	} else if (!strcmp(cmd, "reload")) {
+	} else if ((rd = gw_ctl_read_cmd(ct, cmd, arg, arg2, json, o, msg, sizeof(msg))) != -EAGAIN) {
+		rc = rd;	/* status stats clients backends metrics drain undrain */	} else if (!strcmp(cmd, "reload")) {
 		if (!ct->ct_hooks.ch_reload) {
 			rc = -ENOTSUP;
 			snprintf(msg, sizeof(msg), "reload not available");
@@ -730,6 +816,14 @@ void gw_ctl_exec(struct gw_ctl *ct, const char *line, struct evbuffer *o)
 			gw_info(lg, "control: %s%s%s", cmd, arg ? " " : "", arg ? arg : "");
 		evbuffer_add_printf(o, ".\n");
 	}
+	if (ct->ct_view.ov_n)
+		ct->ct_view.ov_go(ct->ct_view.ov_arg);
+}
+
+void gw_ctl_set_view(struct gw_ctl *ct, const struct gw_ops_view *v)
+{
+	ct->ct_view = *v;
+	ct->ct_gw = v->ov_gw[0];
 }
 
 /* ---- the socket ---- */
@@ -812,6 +906,7 @@ struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char
 		goto err_free;
 	}
 	ct->ct_gw = gw;
+	ct->ct_worker = -1;
 	if (hooks)
 		ct->ct_hooks = *hooks;
 	ct->ct_start_ms = gw_now_ms();

@@ -122,10 +122,13 @@ int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, 
 struct gw_xmap *gw_xmap_for_backend(struct gw_ctx *gw)
 {
 	uint32_t first;
+	struct gw_xmap *m;
 
 	if (getrandom(&first, sizeof(first), 0) != sizeof(first))
 		first = (uint32_t)gw_now_ms() * 2654435761u;
-	return gw_xmap_new(gw->gw_xcap, first);
+	if ((m = gw_xmap_new(gw->gw_xcap, first)))	/* workers: its own slice */
+		gw_xmap_set_slice(m, gw->gw_p.gp_worker, gw->gw_p.gp_nworkers);
+	return m;
 }
 
 void gw_backend_init(struct gw_ctx *gw, struct gw_backend *bk, const struct cfg_backend *cb,

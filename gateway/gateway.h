@@ -73,6 +73,9 @@ struct gw_ctx_params {
 	 * STATUS=). */
 	void (*gp_paths_changed)(void *arg);
 	void *gp_paths_changed_arg;
+	/* Worker gp_worker of gp_nworkers (worker.h; 0 of 0 or 1: the only
+	 * one): its slice of gateway XIDs and NLM owner slots. */
+	unsigned gp_worker, gp_nworkers;
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */

@@ -267,10 +267,18 @@ struct gw_stats {
 	uint64_t gs_proc_overflow;	/* calls not counted: table full */
 	uint64_t gs_nfs4_op[GW_NFS4_OPS];
 	int64_t gs_tls_cert_expiry;	/* gauge: Unix time the served TLS certificate ends; 0 none */
+	/* The worker's own thread's CPU time (gw_cpu_thread_us), sampled by
+	 * that thread when the operations interfaces stop it (worker.c). */
+	uint64_t gs_cpu_user_us, gs_cpu_sys_us;
 };
 /* metrics.c */
 uint64_t gw_now_us(void);
 void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
+void gw_stats_proc_add(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc,
+		       uint64_t calls);
+/* opstats.c: adds src (another worker's) into dst: counters, histograms,
+ * procedures; the certificate expiry is the earliest. */
+void gw_stats_sum(struct gw_stats *dst, const struct gw_stats *src);
 void gw_stats_observe(struct gw_stats *st, enum gw_hist_id h, uint64_t usec);
 void gw_hist_add(struct gw_hist *gh, uint64_t usec);
 /* The q-quantile (0..1) in microseconds, interpolated linearly inside the

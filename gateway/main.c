@@ -38,16 +38,18 @@
 #include "rpcb_reg.h"
 #include "rpcbind.h"
 #include "transport.h"
+#include "worker.h"
 
 struct gw_main {
 	struct event_base *m_base;
 	struct cfg *m_cfg;
 	struct gw_log m_log;
-	struct gw_stats m_stats;
-	struct gw_pool *m_pool;
-	struct gw_ctx *m_gw;
-	struct gw_rdma *m_rdma;
-	struct fe_frontend *m_fe;
+	struct gw_stats m_stats;	/* worker 0's */
+	struct gw_worker *m_w[CFG_MAX_WORKERS];	/* m_w[0] runs on this thread */
+	unsigned m_nw;
+	unsigned m_stops;		/* gw_main_stop depth */
+	struct gw_ctx *m_gw;		/* worker 0's, once listening */
+	struct fe_frontend *m_fe;	/* worker 0's: the listeners */
 	struct gw_admin *m_admin;	/* admin_listen: /metrics /healthz /readyz */
 	char m_token[GW_ADMIN_TOKEN_MAX + 1];	/* admin_token_file's, until m_admin has it */
 	struct gw_ctl *m_ctl;		/* control_socket: rpcrdma-gwctl */
@@ -60,6 +62,58 @@ struct gw_main {
 	const char *m_path;		/* for reload */
 	struct cfg_overrides m_ov;
 };
+
+/* Every other worker waits at a turn of its loop while the main thread
+ * reads or changes its state (operations, reload); nested calls count. */
+static void gw_main_stop(void *arg)
+{
+	struct gw_main *m = arg;
+
+	if (m->m_stops++ == 0)
+		for (unsigned i = 0; i < m->m_nw; i++)
+			gw_worker_stop(m->m_w[i]);
+}
+
+static void gw_main_go(void *arg)
+{
+	struct gw_main *m = arg;
+
+	if (--m->m_stops == 0)
+		for (unsigned i = 0; i < m->m_nw; i++)
+			gw_worker_go(m->m_w[i]);
+}
+
+/* The new configuration in every worker, each stopped meanwhile.  Worker
+ * 0 first: a failure there (the usual one, the same for all) applies
+ * nothing; a later worker's failure is reported with its number. */
+static int gw_main_reload_workers(struct gw_main *m, const struct cfg *cf, const struct cfg_diff *d,
+				  char *err, size_t len)
+{
+	int rc = 0;
+
+	gw_main_stop(m);
+	for (unsigned i = 0; i < m->m_nw && rc == 0; i++) {
+		struct gw_worker *w = m->m_w[i];
+
+		for (unsigned r = 0; r < cf->cf_nroutes; r++)
+			if (cf->cf_routes[r].cr_transport == CFG_TRANSPORT_RDMA)
+				/* The first rdma route: without it the path falls back to TCP. */
+				gw_worker_need_rdma(w);
+		rc = gw_ctx_reload(gw_worker_ctx(w), cf, d, err, len);
+		if (rc < 0 && i > 0) {
+			size_t o = strlen(err);
+
+			snprintf(err + o, len - o, " (worker %u; workers 0-%u reloaded)", i, i - 1);
+		}
+		if (rc == 0) {
+			fe_set_cfg(gw_worker_fe(w), cf);
+			gw_worker_log(w)->gl_level = cf->cf_log_level;
+		}
+	}
+	m->m_log.gl_level = cf->cf_log_level;
+	gw_main_go(m);
+	return rc;
+}
 
 /* SIGHUP and `rpcrdma-gwctl reload`: parse anew, then apply the difference
  * (cfg_diff): values at once, backends and routes added (they connect) or
@@ -104,14 +158,7 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 		cfg_free(cf);
 		return -EPERM;
 	}
-	for (unsigned i = 0; i < cf->cf_nroutes && !m->m_rdma; i++)
-		if (cf->cf_routes[i].cr_transport == CFG_TRANSPORT_RDMA) {
-			/* The first rdma route: without it the path falls back to TCP. */
-			m->m_rdma = gw_rdma_new(m->m_base, m->m_pool, &m->m_log, &m->m_stats);
-			if (m->m_rdma)
-				gw_ctx_set_rdma(m->m_gw, &gw_transport_rdma, m->m_rdma);
-		}
-	rc = gw_ctx_reload(m->m_gw, cf, &d, err, sizeof(err));
+	rc = gw_main_reload_workers(m, cf, &d, err, sizeof(err));
 	if (rc < 0) {
 		gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_FAILED);
 		snprintf(msg, len, "%s; keeping the running configuration", err);
@@ -119,8 +166,6 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 		cfg_free(cf);
 		return rc;
 	}
-	fe_set_cfg(m->m_fe, cf);
-	m->m_log.gl_level = cf->cf_log_level;
 	cfg_free(m->m_cfg);
 	m->m_cfg = cf;
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
@@ -143,7 +188,11 @@ static void gw_main_ready_check(struct gw_main *m)
 
 	if (!m->m_fe || !m->m_gw)	/* not listening yet */
 		return;
-	ready = gw_ctx_ready(m->m_gw, why, sizeof(why));
+	gw_main_stop(m);
+	ready = true;
+	for (unsigned i = 0; i < m->m_nw && ready; i++)	/* the first worker not ready says why */
+		ready = gw_ctx_ready(gw_worker_ctx(m->m_w[i]), why, sizeof(why));
+	gw_main_go(m);
 	snprintf(status, sizeof(status), "%s: listening; %s%s", ready ? "ready" : "not ready",
 		 ready ? "" : "waiting for ", why);
 	if (ready && !m->m_ready) {
@@ -195,7 +244,11 @@ static void gw_main_ctl_log_level(void *arg, int level)
 {
 	struct gw_main *m = arg;
 
+	gw_main_stop(m);
 	m->m_log.gl_level = level;
+	for (unsigned i = 0; i < m->m_nw; i++)
+		gw_worker_log(m->m_w[i])->gl_level = level;
+	gw_main_go(m);
 }
 
 static const char *gw_main_ctl_path(void *arg)
@@ -231,12 +284,19 @@ static int gw_main_admin_token(const struct cfg *cf, char *tok, size_t len, bool
 static void gw_main_ops_setup(struct gw_main *m)
 {
 	const struct cfg *cf = m->m_cfg;
+	struct gw_ops_view v = { .ov_n = m->m_nw, .ov_stop = gw_main_stop, .ov_go = gw_main_go,
+				 .ov_arg = m };
+
+	for (unsigned i = 0; i < m->m_nw; i++)
+		v.ov_gw[i] = gw_worker_ctx(m->m_w[i]);
 
 	if (cf->cf_admin_listen[0]) {
 		m->m_admin = gw_admin_new(m->m_base, m->m_gw, (const struct sockaddr *)&cf->cf_admin_addr,
 					  cf->cf_admin_addrlen, m->m_token[0] ? m->m_token : NULL);
 		explicit_bzero(m->m_token, sizeof(m->m_token));
-		if (!m->m_admin)
+		if (m->m_admin)
+			gw_admin_set_view(m->m_admin, &v);
+		else
 			gw_err(&m->m_log, "admin_listen %s: %s; running without /metrics",
 			       cf->cf_admin_listen, strerror(errno));
 	}
@@ -247,7 +307,9 @@ static void gw_main_ops_setup(struct gw_main *m)
 		};
 
 		m->m_ctl = gw_ctl_new(m->m_base, m->m_gw, cf->cf_control_socket, &h);
-		if (!m->m_ctl)
+		if (m->m_ctl)
+			gw_ctl_set_view(m->m_ctl, &v);
+		else
 			gw_err(&m->m_log, "control_socket %s: %s; running without rpcrdma-gwctl",
 			       cf->cf_control_socket, strerror(errno));
 	}
@@ -293,6 +355,22 @@ static void usage(FILE *f)
 		"  -h, --help             this text\n");
 }
 
+/* Every worker's counters, summed, to the log (SIGUSR1, exit). */
+static void gw_main_stats_log(struct gw_main *m)
+{
+	struct gw_stats *sum = calloc(1, sizeof(*sum));
+
+	if (!sum)
+		return;
+	gw_main_stop(m);
+	gw_stats_sum(sum, &m->m_stats);
+	for (unsigned i = 1; i < m->m_nw; i++)
+		gw_stats_sum(sum, gw_worker_stats(m->m_w[i]));
+	gw_main_go(m);
+	gw_stats_log(sum, &m->m_log);
+	free(sum);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct gw_main *m = arg;
@@ -314,7 +392,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	}
 	case SIGUSR1:
-		gw_stats_log(&m->m_stats, &m->m_log);
+		gw_main_stats_log(m);
 		break;
 	}
 }
@@ -328,12 +406,51 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 	sd_notify(0, "WATCHDOG=1");
 }
 
+static void on_paths_changed(void *arg);
+
+/* Worker 0's listeners hand each client to the worker its address picks. */
+static bool gw_main_handoff(void *arg, int fd, const struct sockaddr *sa, socklen_t salen,
+			    uint16_t lport, unsigned li)
+{
+	struct gw_main *m = arg;
+	unsigned k = gw_worker_pick(sa, m->m_nw);
+
+	if (k == 0)
+		return false;
+	if (!gw_worker_take(m->m_w[k], fd, sa, salen, lport, li)) {
+		gw_stat_inc(&m->m_stats, GW_CTR_CLIENTS_REFUSED);
+		gw_warn(&m->m_log, "client refused: worker %u is not taking connections", k);
+	}
+	return true;
+}
+
+static int gw_main_workers(struct gw_main *m)
+{
+	const struct cfg *cf = m->m_cfg;
+
+	m->m_nw = cf->cf_workers ? cf->cf_workers : 1;
+	for (unsigned i = 0; i < m->m_nw; i++) {
+		struct gw_worker_params wp = {
+			.wp_index = i, .wp_count = m->m_nw, .wp_cfg = cf, .wp_log = &m->m_log,
+			.wp_stats = i ? NULL : &m->m_stats, .wp_base = i ? NULL : m->m_base,
+			.wp_paths_changed = on_paths_changed, .wp_paths_changed_arg = m,
+			.wp_main = i ? m->m_w[0] : NULL,
+			.wp_handoff = i || m->m_nw == 1 ? NULL : gw_main_handoff, .wp_handoff_arg = m,
+		};
+
+		m->m_w[i] = gw_worker_new(&wp);
+		if (!m->m_w[i])
+			return -ENOMEM;
+	}
+	m->m_gw = gw_worker_ctx(m->m_w[0]);
+	m->m_fe = gw_worker_fe(m->m_w[0]);
+	return 0;
+}
+
 static int gw_main_setup(struct gw_main *m)
 {
 	static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
 	const struct cfg *cf = m->m_cfg;
-	struct gw_ctx_params gp;
-	struct fe_params fp;
 	int n, err;
 
 	m->m_base = event_base_new();
@@ -346,43 +463,20 @@ static int gw_main_setup(struct gw_main *m)
 		if (!m->m_sig[i] || evsignal_add(m->m_sig[i], NULL) < 0)
 			return -ENOMEM;
 	}
-	m->m_pool = gw_pool_new(cf->cf_buffer_size, cf->cf_buffers, cf->cf_hugepages);
-	if (!m->m_pool) {
-		gw_err(&m->m_log, "cannot allocate the buffer pool (%u x %u bytes)", cf->cf_buffers,
-		       cf->cf_buffer_size);
-		return -ENOMEM;
-	}
-	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s", cf->cf_buffers, cf->cf_buffer_size,
-		gw_pool_hugepages(m->m_pool) ? " (huge pages)" : "");
-	for (unsigned i = 0; i < cf->cf_nroutes; i++)
-		if (cf->cf_routes[i].cr_transport == CFG_TRANSPORT_RDMA && !m->m_rdma) {
-			m->m_rdma = gw_rdma_new(m->m_base, m->m_pool, &m->m_log, &m->m_stats);
-			if (!m->m_rdma)
-				return -ENOMEM;
-		}
-	gp = (struct gw_ctx_params){
-		.gp_base = m->m_base, .gp_cfg = cf, .gp_log = &m->m_log, .gp_stats = &m->m_stats,
-		.gp_pool = m->m_pool, .gp_ncalls = cf->cf_max_calls,
-		.gp_rdma_ops = m->m_rdma ? &gw_transport_rdma : NULL,
-		.gp_rdma_arg = m->m_rdma,
-		.gp_paths_changed = on_paths_changed, .gp_paths_changed_arg = m,
-	};
-	m->m_gw = gw_ctx_new(&gp);
-	if (!m->m_gw) {
-		gw_err(&m->m_log, "cannot allocate the gateway");
-		return -ENOMEM;
-	}
-	fp = (struct fe_params){
-		.fp_base = m->m_base, .fp_cfg = cf, .fp_gw = m->m_gw, .fp_pool = m->m_pool,
-		.fp_log = &m->m_log, .fp_stats = &m->m_stats,
-	};
-	m->m_fe = fe_new(&fp);
-	if (!m->m_fe)
-		return -ENOMEM;
-	gw_rpcbind_init();	/* before gw_ctx_start() starts lookup threads */
-	err = gw_ctx_start(m->m_gw);
+	err = gw_main_workers(m);
 	if (err < 0)
 		return err;
+	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s%s", cf->cf_buffers, cf->cf_buffer_size,
+		gw_pool_hugepages(gw_worker_pool(m->m_w[0])) ? " (huge pages)" : "",
+		m->m_nw > 1 ? " per worker" : "");
+	gw_rpcbind_init();	/* before gw_ctx_start() starts lookup threads */
+	for (unsigned i = 0; i < m->m_nw; i++) {
+		err = gw_worker_start(m->m_w[i]);
+		if (err < 0)
+			return err;
+	}
+	if (m->m_nw > 1)
+		gw_info(&m->m_log, "%u workers: connections go by their source address", m->m_nw);
 	n = sd_listen_fds(1);
 	if (n > 0) {
 		for (int i = 0; i < n; i++) {
@@ -421,16 +515,17 @@ static void gw_main_teardown(struct gw_main *m)
 		gw_rpcb_unregister(&m->m_rpcb, &m->m_log, &m->m_stats);
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
-	fe_free(m->m_fe);
 	m->m_fe = NULL;
-	gw_ctx_free(m->m_gw);
-	gw_rdma_free(m->m_rdma);	/* after the paths, before the pool */
+	m->m_gw = NULL;
+	for (unsigned i = 0; i < m->m_nw; i++)	/* threads end first, then each frees */
+		gw_worker_join(m->m_w[i]);
+	for (unsigned i = m->m_nw; i-- > 0;)
+		gw_worker_free(m->m_w[i]);
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
 	for (int i = 0; i < 4; i++)
 		if (m->m_sig[i])
 			event_free(m->m_sig[i]);
-	gw_pool_free(m->m_pool);
 	if (m->m_base)
 		event_base_free(m->m_base);
 	cfg_free(m->m_cfg);
@@ -561,7 +656,7 @@ int main(int argc, char **argv)
 		gw_loop_run(m.m_base, &m.m_stats);
 	if (m.m_rpcb.rgr_ops)	/* before the counters are logged (teardown again: no-op) */
 		gw_rpcb_unregister(&m.m_rpcb, &m.m_log, &m.m_stats);
-	gw_stats_log(&m.m_stats, &m.m_log);
+	gw_main_stats_log(&m);
 	gw_main_teardown(&m);
 	gw_log_rl_free(m.m_log.gl_rl);
 	return rc == 0 ? 0 : 1;

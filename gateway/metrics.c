@@ -12,6 +12,7 @@
  */
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -200,7 +201,8 @@ void gw_stats_nfs4_ops(struct gw_stats *st, const struct chk_call_walk *cw)
 		gw_stat_inc(st, GW_CTR_NFS4_OPS_UNCOUNTED);
 }
 
-void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc)
+void gw_stats_proc_add(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc,
+		       uint64_t calls)
 {
 	uint32_t h;
 
@@ -211,15 +213,20 @@ void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t p
 		struct gw_proc_stat *ps = &st->gs_proc[(h + n) % GW_STATS_PROCS];
 
 		if (!ps->ps_calls) {
-			*ps = (struct gw_proc_stat){ prog, vers, proc, 1 };
+			*ps = (struct gw_proc_stat){ prog, vers, proc, calls };
 			return;
 		}
 		if (ps->ps_prog == prog && ps->ps_vers == vers && ps->ps_proc == proc) {
-			ps->ps_calls++;
+			ps->ps_calls += calls;
 			return;
 		}
 	}
-	st->gs_proc_overflow++;
+	st->gs_proc_overflow += calls;
+}
+
+void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	gw_stats_proc_add(st, prog, vers, proc, 1);
 }
 
 /* ---- names ---- */
@@ -545,18 +552,22 @@ static void gw_ops_render(struct evbuffer *o, const struct gw_stats *st)
 	}
 }
 
-/* backend_duration_seconds: every active path. */
-static void gw_backend_hist_render(struct evbuffer *o, struct gw_ctx *gw)
+/* backend_duration_seconds: every active path of every worker. */
+static void gw_backend_hist_render(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n)
 {
 	gw_head(o, "backend_duration_seconds", "histogram", "Forwarded calls by path: first "
 		"hand-off to the path's transport to the reply (hold-queue wait before excluded).");
-	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
-		struct gw_path *pa = gw_ctx_path(gw, i);
-		char lb[3 * CFG_NAME_MAX + 16];
+	for (unsigned w = 0; w < n; w++)
+		for (unsigned i = 0; i < gw_ctx_npaths(gws[w]); i++) {
+			struct gw_path *pa = gw_ctx_path(gws[w], i);
+			char lb[3 * CFG_NAME_MAX + 32];
 
-		snprintf(lb, sizeof(lb), "path=\"%s\"", gw_path_name(pa));
-		gw_hist_samples(o, "backend_duration_seconds", lb, &pa->pa_hist);
-	}
+			if (n > 1)
+				snprintf(lb, sizeof(lb), "path=\"%s\",worker=\"%u\"", gw_path_name(pa), w);
+			else
+				snprintf(lb, sizeof(lb), "path=\"%s\"", gw_path_name(pa));
+			gw_hist_samples(o, "backend_duration_seconds", lb, &pa->pa_hist);
+		}
 }
 
 static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
@@ -590,14 +601,46 @@ static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
 	}
 }
 
-/* Per path: label set path="route/backend",route=,backend=,transport=. */
-static void gw_path_labels(char *buf, size_t len, struct gw_path *pa)
+/* Per path: label set path="route/backend",route=,backend=,transport=,
+ * then worker="N" when there are several workers (each has its own). */
+static void gw_path_labels(char *buf, size_t len, struct gw_path *pa, const char *wl)
 {
 	const struct gw_path_info *pi = gw_path_info(pa);
 
-	snprintf(buf, len, "path=\"%s\",route=\"%s\",backend=\"%s\",transport=\"%s\"",
+	snprintf(buf, len, "path=\"%s\",route=\"%s\",backend=\"%s\",transport=\"%s\"%s",
 		 gw_path_name(pa), pi->pi_route->cr_name, pi->pi_backend->cb_name,
-		 gw_path_transport(pa));
+		 gw_path_transport(pa), wl);
+}
+
+/* Every worker's active paths in one list (heap: ~0.5 MiB at the most
+ * workers and routes; operations only). */
+#define GW_MP_MAX	(CFG_MAX_WORKERS * CFG_MAX_ROUTES)
+struct gw_mpaths {
+	unsigned mp_n;
+	struct gw_path *mp_pa[GW_MP_MAX];
+	struct gw_tp_info mp_ti[GW_MP_MAX];
+	char mp_lb[GW_MP_MAX][3 * CFG_NAME_MAX + 112];
+	bool mp_have[GW_MP_MAX], mp_first[GW_MP_MAX];
+};
+
+static void gw_mpaths_fill(struct gw_mpaths *mp, struct gw_ctx *const *gws, unsigned n)
+{
+	for (unsigned w = 0; w < n; w++)
+		for (unsigned i = 0; i < gw_ctx_npaths(gws[w]) && mp->mp_n < GW_MP_MAX; i++) {
+			unsigned k = mp->mp_n++;
+			struct gw_path *pa = gw_ctx_path(gws[w], i);
+			char wl[24] = "";
+
+			if (n > 1)
+				snprintf(wl, sizeof(wl), ",worker=\"%u\"", w);
+			mp->mp_pa[k] = pa;
+			gw_path_labels(mp->mp_lb[k], sizeof(mp->mp_lb[k]), pa, wl);
+			mp->mp_have[k] = gw_path_tp_info(pa, &mp->mp_ti[k]) == 0;
+			mp->mp_first[k] = mp->mp_have[k];
+			for (unsigned j = 0; j < k && mp->mp_first[k]; j++)
+				if (mp->mp_have[j] && mp->mp_ti[j].ti_server == mp->mp_ti[k].ti_server)
+					mp->mp_first[k] = false;
+		}
 }
 
 /* backend-rdma's counters (BE_COUNTERS, backend.h), per server context: a
@@ -608,8 +651,20 @@ static const struct { const char *bd_family, *bd_key, *bd_value, *bd_help; }
 gw_be_ctr_desc[BE_CTR__COUNT] = { BE_COUNTERS(GW_BE_CTR_DESC) };
 #undef GW_BE_CTR_DESC
 
-static void gw_be_ctrs_render(struct evbuffer *o, struct gw_ctx *gw, const struct gw_tp_info *ti,
-			      const bool *first, unsigned np)
+/* Sample k of one backend: the sum over every worker's context for it
+ * (each worker has its own connections to every server). */
+static uint64_t gw_be_ctr_sum(const struct gw_mpaths *mp, unsigned i, unsigned k)
+{
+	const char *bn = gw_path_info(mp->mp_pa[i])->pi_backend->cb_name;
+	uint64_t v = 0;
+
+	for (unsigned j = i; j < mp->mp_n; j++)
+		if (mp->mp_first[j] && !strcmp(gw_path_info(mp->mp_pa[j])->pi_backend->cb_name, bn))
+			v += mp->mp_ti[j].ti_be_ctr[k];
+	return v;
+}
+
+static void gw_be_ctrs_render(struct evbuffer *o, const struct gw_mpaths *mp)
 {
 	for (unsigned a = 0, b; a < BE_CTR__COUNT; a = b) {
 		const char *fam = gw_be_ctr_desc[a].bd_family;
@@ -620,68 +675,63 @@ static void gw_be_ctrs_render(struct evbuffer *o, struct gw_ctx *gw, const struc
 		if (!fam)
 			continue;	/* not exported */
 		gw_head(o, fam, "counter", gw_be_ctr_desc[a].bd_help);
-		for (unsigned i = 0; i < np; i++) {
-			const char *bn = gw_path_info(gw_ctx_path(gw, i))->pi_backend->cb_name;
+		for (unsigned i = 0; i < mp->mp_n; i++) {
+			const char *bn = gw_path_info(mp->mp_pa[i])->pi_backend->cb_name;
+			bool seen = false;
 
-			for (unsigned k = a; first[i] && k < b; k++) {
+			for (unsigned j = 0; j < i && !seen; j++)	/* an earlier worker's said it */
+				seen = mp->mp_first[j] &&
+				       !strcmp(gw_path_info(mp->mp_pa[j])->pi_backend->cb_name, bn);
+			for (unsigned k = a; mp->mp_first[i] && !seen && k < b; k++) {
 				if (!gw_be_ctr_desc[k].bd_key)
 					evbuffer_add_printf(o, P "%s{backend=\"%s\"} %" PRIu64 "\n",
-							    fam, bn, ti[i].ti_be_ctr[k]);
+							    fam, bn, gw_be_ctr_sum(mp, i, k));
 				else
 					evbuffer_add_printf(o, P "%s{backend=\"%s\",%s=\"%s\"} %" PRIu64 "\n",
 							    fam, bn, gw_be_ctr_desc[k].bd_key,
-							    gw_be_ctr_desc[k].bd_value, ti[i].ti_be_ctr[k]);
+							    gw_be_ctr_desc[k].bd_value, gw_be_ctr_sum(mp, i, k));
 			}
 		}
 	}
 }
 
-static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
+static void gw_paths_render(struct evbuffer *o, const struct gw_mpaths *mp)
 {
-	struct gw_tp_info ti[CFG_MAX_ROUTES];	/* ~9 KiB of stack, event loop thread */
-	unsigned np = gw_ctx_npaths(gw);
-	char lb[CFG_MAX_ROUTES][3 * CFG_NAME_MAX + 96];
-	bool have[CFG_MAX_ROUTES], first[CFG_MAX_ROUTES];
+	const struct gw_tp_info *ti = mp->mp_ti;
+	const bool *have = mp->mp_have;
+	unsigned np = mp->mp_n;
+	const char(*lb)[sizeof(mp->mp_lb[0])] = mp->mp_lb;
+	struct gw_path *const *pa = mp->mp_pa;
 
-	for (unsigned i = 0; i < np; i++) {
-		struct gw_path *pa = gw_ctx_path(gw, i);
-
-		gw_path_labels(lb[i], sizeof(lb[i]), pa);
-		have[i] = gw_path_tp_info(pa, &ti[i]) == 0;
-		first[i] = have[i];
-		for (unsigned j = 0; j < i && first[i]; j++)
-			if (have[j] && ti[j].ti_server == ti[i].ti_server)
-				first[i] = false;
-	}
 	gw_head(o, "path_up", "gauge", "1 when the path's transport to its backend is up.");
 	for (unsigned i = 0; i < np; i++)
-		evbuffer_add_printf(o, P "path_up{%s} %d\n", lb[i], gw_path_up(gw_ctx_path(gw, i)));
+		evbuffer_add_printf(o, P "path_up{%s} %d\n", lb[i], gw_path_up(pa[i]));
 	gw_head(o, "path_fallback", "gauge", "1 while the rdma route's calls go over its TCP fallback.");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "path_fallback{%s} %d\n", lb[i],
-				    gw_path_on_fallback(gw_ctx_path(gw, i)));
+				    gw_path_on_fallback(pa[i]));
 	gw_head(o, "path_down_reason", "gauge",
 		"1 for why the path's own transport is not up (reason=\"none\" when it is).");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "path_down_reason{%s,reason=\"%s\"} 1\n", lb[i],
-				    gw_why_str(gw_path_why(gw_ctx_path(gw, i), NULL, NULL)));
+				    gw_why_str(gw_path_why(pa[i], NULL, NULL)));
 	gw_head(o, "path_state_since_seconds", "gauge",
 		"Unix time when the path's transport last went up or down, or changed reason.");
 	for (unsigned i = 0; i < np; i++) {
 		uint64_t since;
 
-		gw_path_why(gw_ctx_path(gw, i), NULL, &since);
+		gw_path_why(pa[i], NULL, &since);
 		evbuffer_add_printf(o, P "path_state_since_seconds{%s} %.3f\n", lb[i],
 				    (double)gw_wall_ms(since) / 1000.0);
 	}
 	gw_head(o, "path_draining", "gauge", "1 while an operator drain holds new calls.");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "path_draining{%s} %d\n", lb[i],
-				    gw_path_draining(gw_ctx_path(gw, i)));
+				    gw_path_draining(pa[i]));
 	gw_head(o, "calls_held", "gauge", "Calls in the path's hold queue (backend down or busy).");
 	for (unsigned i = 0; i < np; i++)
 		evbuffer_add_printf(o, P "calls_held{%s} %u\n", lb[i],
-				    gw_path_nheld(gw_ctx_path(gw, i)));
+				    gw_path_nheld(pa[i]));
 	gw_head(o, "rdma_credit_queue", "gauge", "Calls waiting for an RPC-over-RDMA credit.");
 	for (unsigned i = 0; i < np; i++)
 		if (have[i])
@@ -714,7 +764,7 @@ static void gw_paths_render(struct evbuffer *o, struct gw_ctx *gw)
 					    "dir=\"recv\"} %" PRIu32 "\n", lb[i], k,
 					    ti[i].ti_conn[k].tc_send_threshold, lb[i], k,
 					    ti[i].ti_conn[k].tc_recv_threshold);
-	gw_be_ctrs_render(o, gw, ti, first, np);
+	gw_be_ctrs_render(o, mp);
 }
 
 bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us)
@@ -765,28 +815,32 @@ const char *gw_sys_call_name(unsigned i, enum gw_ctr *c)
 	return gw_sys_ctrs[i].sc_call;
 }
 
-static void gw_cpu_render(struct evbuffer *o, const struct gw_stats *st)
+/* Per worker: sts[w] its counters, with its thread's CPU time sampled
+ * (gs_cpu_*: gw_worker_pause, or the caller's own thread for one loop). */
+static void gw_cpu_render(struct evbuffer *o, const struct gw_stats *const *sts, unsigned n)
 {
-	uint64_t us[2];
-
-	gw_cpu_thread_us(&us[0], &us[1]);
-	gw_head(o, "cpu_seconds_total", "counter", "CPU time of the event loop thread "
+	gw_head(o, "cpu_seconds_total", "counter", "CPU time of each worker's event loop thread "
 		"(getrusage RUSAGE_THREAD), by mode.");
-	evbuffer_add_printf(o, P "cpu_seconds_total{worker=\"0\",mode=\"user\"} %.6f\n"
-			    P "cpu_seconds_total{worker=\"0\",mode=\"system\"} %.6f\n",
-			    (double)us[0] / 1e6, (double)us[1] / 1e6);
+	for (unsigned w = 0; w < n; w++)
+		evbuffer_add_printf(o, P "cpu_seconds_total{worker=\"%u\",mode=\"user\"} %.6f\n"
+				    P "cpu_seconds_total{worker=\"%u\",mode=\"system\"} %.6f\n", w,
+				    (double)sts[w]->gs_cpu_user_us / 1e6, w,
+				    (double)sts[w]->gs_cpu_sys_us / 1e6);
 	gw_head(o, "calls_forwarded_total", "counter", "Calls forwarded to a backend and replied "
-		"(call_duration_seconds_count), by event loop.");
-	evbuffer_add_printf(o, P "calls_forwarded_total{worker=\"0\"} %" PRIu64 "\n",
-			    st->gs_hist[GW_HIST_CALL].gh_count);
+		"(call_duration_seconds_count), by worker.");
+	for (unsigned w = 0; w < n; w++)
+		evbuffer_add_printf(o, P "calls_forwarded_total{worker=\"%u\"} %" PRIu64 "\n", w,
+				    sts[w]->gs_hist[GW_HIST_CALL].gh_count);
 	gw_head(o, "syscalls_total", "counter", "System calls of the data path, counted where "
 		"the gateway issues them; epoll_wait: event loop passes (a lower bound).");
-	for (unsigned i = 0; i < sizeof(gw_sys_ctrs) / sizeof(gw_sys_ctrs[0]); i++)
-		evbuffer_add_printf(o, P "syscalls_total{worker=\"0\",call=\"%s\"} %" PRIu64 "\n",
-				    gw_sys_ctrs[i].sc_call, st->gs_ctr[gw_sys_ctrs[i].sc_ctr]);
+	for (unsigned w = 0; w < n; w++)
+		for (unsigned i = 0; i < sizeof(gw_sys_ctrs) / sizeof(gw_sys_ctrs[0]); i++)
+			evbuffer_add_printf(o, P "syscalls_total{worker=\"%u\",call=\"%s\"} %" PRIu64
+					    "\n", w, gw_sys_ctrs[i].sc_call,
+					    sts[w]->gs_ctr[gw_sys_ctrs[i].sc_ctr]);
 }
 
-void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)
+static void gw_counters_render(struct evbuffer *o, const struct gw_stats *st)
 {
 	gw_head(o, "info", "gauge", "Version of the running gateway.");
 	evbuffer_add_printf(o, P "info{version=\"%s\"} 1\n", GW_VERSION);
@@ -805,7 +859,10 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 		}
 	}
 	gw_procs_render(o, st);
-	gw_cpu_render(o, st);
+}
+
+static void gw_hists_render(struct evbuffer *o, const struct gw_stats *st)
+{
 	gw_hist_render(o, "call_duration_seconds",
 		       "Forwarded calls: received from the client to reply queued for it.",
 		       &st->gs_hist[GW_HIST_CALL]);
@@ -816,18 +873,70 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 	gw_head(o, "tls_cert_expiry_seconds", "gauge", "Unix time the TLS certificate the gateway "
 		"serves (tls_cert) expires; 0 without TLS.");
 	evbuffer_add_printf(o, P "tls_cert_expiry_seconds %" PRId64 "\n", st->gs_tls_cert_expiry);
-	if (!gw)
-		return;
-	gw_backend_hist_render(o, gw);
+}
+
+/* The gauges of the gateways, summed over the workers, then their paths. */
+static void gw_gauges_render(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n)
+{
+	unsigned used = 0, slots = 0, clients = 0, free_bufs = 0;
+	struct gw_mpaths *mp = calloc(1, sizeof(*mp));
+
+	for (unsigned w = 0; w < n; w++) {
+		used += gw_ctx_ncalls(gws[w]) - gw_ctx_calls_avail(gws[w]);
+		slots += gw_ctx_ncalls(gws[w]);
+		clients += gw_ctx_nclients(gws[w]);
+		free_bufs += gw_pool_avail(gw_ctx_pool(gws[w]));
+	}
+	gw_backend_hist_render(o, gws, n);
 	gw_head(o, "calls_in_flight", "gauge", "Call objects in use (calls between decode and reply).");
-	evbuffer_add_printf(o, P "calls_in_flight %u\n", gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw));
-	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls).");
-	evbuffer_add_printf(o, P "call_slots %u\n", gw_ctx_ncalls(gw));
+	evbuffer_add_printf(o, P "calls_in_flight %u\n", used);
+	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls of every worker).");
+	evbuffer_add_printf(o, P "call_slots %u\n", slots);
 	gw_head(o, "client_connections", "gauge", "Client connections open now.");
-	evbuffer_add_printf(o, P "client_connections %u\n", gw_ctx_nclients(gw));
-	gw_head(o, "pool_buffers_free", "gauge", "Free buffers of the buffer pool.");
-	evbuffer_add_printf(o, P "pool_buffers_free %u\n", gw_pool_avail(gw_ctx_pool(gw)));
-	gw_paths_render(o, gw);
+	evbuffer_add_printf(o, P "client_connections %u\n", clients);
+	gw_head(o, "pool_buffers_free", "gauge", "Free buffers of the buffer pools.");
+	evbuffer_add_printf(o, P "pool_buffers_free %u\n", free_bufs);
+	if (!mp)
+		return;	/* the paths' part is left out, the rest is right */
+	gw_mpaths_fill(mp, gws, n);
+	gw_paths_render(o, mp);
+	free(mp);
+}
+
+void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)
+{
+	struct gw_stats now = { 0 };
+	const struct gw_stats *sp = &now;
+
+	/* One loop, on this thread: its CPU time is the caller's. */
+	gw_cpu_thread_us(&now.gs_cpu_user_us, &now.gs_cpu_sys_us);
+	memcpy(now.gs_ctr, st->gs_ctr, sizeof(now.gs_ctr));
+	now.gs_hist[GW_HIST_CALL] = st->gs_hist[GW_HIST_CALL];
+	gw_counters_render(o, st);
+	gw_cpu_render(o, &sp, 1);
+	gw_hists_render(o, st);
+	if (gw)
+		gw_gauges_render(o, &gw, 1);
+}
+
+void gw_metrics_render_all(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n)
+{
+	const struct gw_stats *sts[CFG_MAX_WORKERS];
+	struct gw_stats *sum = calloc(1, sizeof(*sum));
+
+	if (!sum || !n) {
+		free(sum);
+		return;
+	}
+	for (unsigned w = 0; w < n && w < CFG_MAX_WORKERS; w++) {
+		sts[w] = gw_ctx_stats(gws[w]);
+		gw_stats_sum(sum, sts[w]);
+	}
+	gw_counters_render(o, sum);
+	gw_cpu_render(o, sts, n);
+	gw_hists_render(o, sum);
+	gw_gauges_render(o, gws, n);
+	free(sum);
 }
 
 uint64_t gw_wall_ms(uint64_t mono_ms)

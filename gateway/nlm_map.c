@@ -70,6 +70,7 @@ struct gw_nlm {
 	struct event *nm_ev;		/* finishes delivered replies from the loop */
 	struct gw_out *nm_done[64];
 	unsigned nm_ndone;
+	unsigned nm_lo, nm_hi;		/* this worker's slots (gw_nlm_set_slice) */
 	struct gw_nlm_host nm_hosts[GW_NLM_MAX_HOSTS];
 };
 
@@ -90,7 +91,17 @@ struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg)
 	nm->nm_st = st;
 	nm->nm_lg = lg;
 	nm->nm_xid = 0x6e6c0000u;
+	nm->nm_hi = GW_NLM_MAX_HOSTS;
 	return nm;
+}
+
+/* Workers: all reach the server's lockd from one address, so worker index
+ * of count maps hosts only to its own share of the slots (svid' spaces
+ * never overlap). */
+static void gw_nlm_set_slice(struct gw_nlm *nm, unsigned index, unsigned count)
+{
+	nm->nm_lo = index * GW_NLM_MAX_HOSTS / count;
+	nm->nm_hi = (index + 1) * GW_NLM_MAX_HOSTS / count;
 }
 
 void gw_nlm_free(struct gw_nlm *nm)
@@ -110,7 +121,7 @@ static struct gw_nlm_host *nm_host(struct gw_nlm *nm, const char *name, bool cre
 {
 	struct gw_nlm_host *free_h = NULL, *lru = NULL;
 
-	for (unsigned i = 0; i < GW_NLM_MAX_HOSTS; i++) {
+	for (unsigned i = nm->nm_lo; i < nm->nm_hi; i++) {
 		struct gw_nlm_host *h = &nm->nm_hosts[i];
 
 		if (!h->nh_used) {
@@ -146,7 +157,7 @@ static struct gw_nlm_host *nm_owner(struct gw_nlm *nm, int32_t m, int32_t *svid)
 {
 	uint32_t slot = ((uint32_t)m >> GW_NLM_SVID_BITS);
 
-	if (m < 0 || slot == 0 || slot > GW_NLM_MAX_HOSTS || !nm->nm_hosts[slot - 1].nh_used)
+	if (m < 0 || slot <= nm->nm_lo || slot > nm->nm_hi || !nm->nm_hosts[slot - 1].nh_used)
 		return NULL;
 	*svid = (int32_t)((uint32_t)m & NM_SVID_MASK);
 	return &nm->nm_hosts[slot - 1];
@@ -521,6 +532,8 @@ int gw_nlm_attach(struct gw_ctx *gw)
 	if (!nm)
 		return -ENOMEM;
 	nm->nm_gw = gw;
+	if (gw->gw_p.gp_nworkers > 1)
+		gw_nlm_set_slice(nm, gw->gw_p.gp_worker, gw->gw_p.gp_nworkers);
 	if (gw->gw_p.gp_base)
 		nm->nm_ev = event_new(gw->gw_p.gp_base, -1, 0, nm_done_cb, nm);
 	if (gw->gw_p.gp_base && !nm->nm_ev) {

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "config.h"
+
 struct event_base;
 struct evbuffer;
 struct gw_call;
@@ -33,9 +35,25 @@ struct json_object;
  * Return conventions: constructors return NULL (errno set) on failure.
  */
 
+/* What the operations interfaces see with workers (worker.h): every
+ * worker's gateway, and how to stop them all (each waits at a turn of its
+ * loop) while they are read or changed from the operations' thread.
+ * Without one (tests): the one gateway given to gw_admin_new/gw_ctl_new. */
+struct gw_ops_view {
+	struct gw_ctx *ov_gw[CFG_MAX_WORKERS];
+	unsigned ov_n;
+	void (*ov_stop)(void *arg);
+	void (*ov_go)(void *arg);
+	void *ov_arg;
+};
+
 /* metrics.c */
 /* The whole exposition; gw may be NULL (counters and histograms only). */
 void gw_metrics_render(struct evbuffer *out, const struct gw_stats *st, struct gw_ctx *gw);
+/* Every worker's gateway (stopped: gw_ops_view): counters and histograms
+ * summed, CPU and system calls per worker (gs_cpu_* as sampled when they
+ * stopped), gauges summed, paths labelled worker="N" when n > 1. */
+void gw_metrics_render_all(struct evbuffer *out, struct gw_ctx *const *gws, unsigned n);
 const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
 const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
 /* Ready as ready_when says: nfs (default), every route of program NFS can
@@ -61,7 +79,8 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
 void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
 		  bool json);
 /* The "cpu" object of gw_ops_json: calls_forwarded, user_us, system_us
- * (the event loop thread) and syscalls (by syscalls_total's call label). */
+ * (gs_cpu_* as the workers' stop sampled them, else the calling thread's)
+ * and syscalls (by syscalls_total's call label). */
 struct json_object *gw_cpu_json(const struct gw_stats *st);
 /* Per forwarded call, cur minus prev ("cpu" objects, prev NULL: all of
  * cur): CPU microseconds and system calls, as a line of text on out or
@@ -91,6 +110,7 @@ int gw_admin_token_load(const char *path, char *tok, size_t len, char *err, size
 /* A loopback address or a Unix socket: no warning without a token. */
 bool gw_admin_local(const struct sockaddr *sa);
 void gw_admin_free(struct gw_admin *ad);
+void gw_admin_set_view(struct gw_admin *ad, const struct gw_ops_view *v);
 uint16_t gw_admin_port(const struct gw_admin *ad);	/* bound port (tests: port 0) */
 
 /* control.c: line protocol on a Unix stream socket (docs/operations.md).
@@ -108,6 +128,10 @@ struct gw_ctl_hooks {
 struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char *path,
 			  const struct gw_ctl_hooks *hooks);
 void gw_ctl_free(struct gw_ctl *ctl);
+/* status, clients and backends then answer for each worker (in JSON one
+ * line {"workers":[...]}, each answer with "worker": N), drain for all,
+ * stats and metrics summed. */
+void gw_ctl_set_view(struct gw_ctl *ctl, const struct gw_ops_view *v);
 /* Run one command line and append the answer to out (also used by tests). */
 void gw_ctl_exec(struct gw_ctl *ctl, const char *line, struct evbuffer *out);
 /* `clients top=N by=KEY`: the order, highest first (ties by id). */

@@ -74,6 +74,38 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
 	return o;
 }
 
+static void gw_hist_sum(struct gw_hist *d, const struct gw_hist *s)
+{
+	for (unsigned b = 0; b < GW_HIST_NBUCKETS; b++)
+		d->gh_bucket[b] += s->gh_bucket[b];
+	d->gh_count += s->gh_count;
+	d->gh_sum_us += s->gh_sum_us;
+}
+
+void gw_stats_sum(struct gw_stats *dst, const struct gw_stats *src)
+{
+	for (unsigned c = 0; c < GW_CTR__COUNT; c++)
+		dst->gs_ctr[c] += src->gs_ctr[c];
+	for (unsigned h = 0; h < GW_HIST__COUNT; h++)
+		gw_hist_sum(&dst->gs_hist[h], &src->gs_hist[h]);
+	for (unsigned h = 0; h < GW_OPH_SLOTS; h++)
+		gw_hist_sum(&dst->gs_op_hist[h], &src->gs_op_hist[h]);
+	for (unsigned i = 0; i < GW_STATS_PROCS; i++) {
+		const struct gw_proc_stat *ps = &src->gs_proc[i];
+
+		if (ps->ps_calls)	/* through the hash: the two tables differ */
+			gw_stats_proc_add(dst, ps->ps_prog, ps->ps_vers, ps->ps_proc, ps->ps_calls);
+	}
+	dst->gs_proc_overflow += src->gs_proc_overflow;
+	for (unsigned i = 0; i < GW_NFS4_OPS; i++)
+		dst->gs_nfs4_op[i] += src->gs_nfs4_op[i];
+	if (src->gs_tls_cert_expiry &&
+	    (!dst->gs_tls_cert_expiry || src->gs_tls_cert_expiry < dst->gs_tls_cert_expiry))
+		dst->gs_tls_cert_expiry = src->gs_tls_cert_expiry;
+	dst->gs_cpu_user_us += src->gs_cpu_user_us;
+	dst->gs_cpu_sys_us += src->gs_cpu_sys_us;
+}
+
 struct json_object *gw_cpu_json(const struct gw_stats *st)
 {
 	struct json_object *o = json_object_new_object(), *sc = json_object_new_object();
@@ -81,7 +113,10 @@ struct json_object *gw_cpu_json(const struct gw_stats *st)
 	const char *name;
 	enum gw_ctr c;
 
-	gw_cpu_thread_us(&user, &sys);
+	user = st->gs_cpu_user_us;	/* sampled when the workers stopped */
+	sys = st->gs_cpu_sys_us;
+	if (!user && !sys)	/* one loop: this thread */
+		gw_cpu_thread_us(&user, &sys);
 	json_object_object_add(o, "calls_forwarded",
 			       json_object_new_uint64(st->gs_hist[GW_HIST_CALL].gh_count));
 	json_object_object_add(o, "user_us", json_object_new_uint64(user));

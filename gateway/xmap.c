@@ -35,6 +35,7 @@ struct gw_xmap {
 	unsigned xm_count;		/* used entries */
 	unsigned xm_nbuckets;		/* power of two */
 	uint32_t xm_next_gxid;
+	uint32_t xm_smask, xm_sval;	/* the worker's slice: gxid & ~smask == sval */
 	struct gw_xent *xm_ents;
 	struct gw_xent **xm_chash;
 	struct gw_xent **xm_ghash;
@@ -79,7 +80,18 @@ struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid)
 	for (unsigned i = 0; i < capacity; i++)
 		TAILQ_INSERT_TAIL(&m->xm_free, &m->xm_ents[i], xn_link);
 	m->xm_next_gxid = first_xid;
+	m->xm_smask = ~0u;
 	return m;
+}
+
+void gw_xmap_set_slice(struct gw_xmap *m, unsigned index, unsigned count)
+{
+	unsigned bits = 0;
+
+	while ((1u << bits) < count)
+		bits++;
+	m->xm_smask = bits ? ~0u >> bits : ~0u;
+	m->xm_sval = bits ? (uint32_t)index << (32 - bits) : 0;
 }
 
 void gw_xmap_free(struct gw_xmap *m)
@@ -199,7 +211,7 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 		return NULL;
 	/* At most xm_cap values are mapped, so this ends quickly. */
 	do
-		xe->xn_gxid = m->xm_next_gxid++;
+		xe->xn_gxid = (m->xm_next_gxid++ & m->xm_smask) | m->xm_sval;
 	while (gw_xmap_by_gxid(m, xe->xn_gxid));
 	return gw_xmap_link(m, xe, client, cxid, call);
 }

@@ -35,6 +35,9 @@ struct gw_xent {
 };
 struct gw_xmap;
 struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid);
+/* Workers: worker index of count allocates only gateway XIDs whose top
+ * bits are its index, so no two workers' calls share an XID on the wire. */
+void gw_xmap_set_slice(struct gw_xmap *m, unsigned index, unsigned count);
 void gw_xmap_free(struct gw_xmap *m);
 /* Entry for (client, cxid), or NULL; expired entries are dropped first. */
 struct gw_xent *gw_xmap_find(struct gw_xmap *m, uint64_t client, uint32_t cxid, uint64_t now);

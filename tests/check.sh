@@ -94,13 +94,18 @@ wait_fuzz() {
 # VM_SECOND_SCENARIOS="..." runs others.
 VM_SECOND_KERNEL=6.12
 VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v40 t_69_gw_callbacks t_54_reconnect t_74_gw_krb5}
+# The core end-to-end scenarios once more with `workers = 2` (lib.sh's
+# gw_conf adds it), each counted as NAME@w2: v3/4.1/4.2 over RDMA, and the
+# metrics summed over the workers.  VM_WORKERS_SCENARIOS="..." runs others.
+VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics}
 
-# vm_scenario SCRIPT [KERNEL]: one guest run, counted as one test.
+# vm_scenario SCRIPT [KERNEL] [WORKERS]: one guest run, counted as one test.
 vm_scenario() {
-	local t=$1 kernel=${2:-} name start
-	name=$(basename "$t" .sh)${2:+@$2}
+	local t=$1 kernel=${2:-} workers=${3:-} name start
+	name=$(basename "$t" .sh)${2:+@$2}${3:+@w$3}
 	start=$(date +%s)
-	if BUILD=$BUILD VM_KERNEL=${kernel:-${VM_KERNEL:-}} tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
+	if BUILD=$BUILD VM_KERNEL=${kernel:-${VM_KERNEL:-}} GW_WORKERS=$workers \
+		tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
 		passed=$((passed + 1))
 		echo "ok:   vm $name ($(( $(date +%s) - start )) s)"
 	else
@@ -140,6 +145,9 @@ run_vm() {
 	for t in tests/vm/t_*.sh; do
 		[ -e "$t" ] || continue
 		vm_scenario "$t"
+	done
+	for t in $VM_WORKERS_SCENARIOS; do
+		vm_scenario "tests/vm/$t.sh" "" 2
 	done
 	run_vm_second
 }

@@ -31,7 +31,7 @@ ALLOWED = {
     "tools": {"chunking", "config", "gateway"},
 }
 # The composition root builds every module and wires their seams.
-ROOTS = {"gateway/main.c"}
+ROOTS = {"gateway/main.c", "gateway/worker.c"}
 # A module's public header; any other header in the folder is private to it.
 PUBLIC = {"chunking": None, "config": None, "backend-rdma": {"backend.h"},
           "frontend-tcp": {"frontend.h"}, "gateway": None}
@@ -79,6 +79,7 @@ def arrows_text():
         dst = ", ".join(sorted(out.get(mod, set()))) or "(no other module)"
         lines.append(f"{mod:<13} --> {dst}")
     lines.append(f"{'gateway/main.c':<13} --> every module (it builds them and wires their seams)")
+    lines.append(f"{'gateway/worker.c':<13} --> every module (each worker builds its own pool, gateway, transports, frontend)")
     return "\n".join(lines)
 
 

@@ -331,6 +331,12 @@ gw_conf() {
 	done
 	{
 		printf '[gateway]\nlisten = 127.0.0.1:%s\n%s' "$port" "${extra[gateway]:-}"
+		# GW_WORKERS=N: the same scenario on N event loops (check.sh's
+		# workers pass); a scenario's own workers = wins.
+		case "${extra[gateway]:-}" in
+		*workers*) ;;
+		*) [ -z "${GW_WORKERS:-}" ] || printf 'workers = %s\n' "$GW_WORKERS" ;;
+		esac
 		case "${extra[gateway]:-}" in
 		*secure_port*) ;;
 		*) printf 'secure_port = no\n' ;;

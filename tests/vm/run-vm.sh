@@ -288,6 +288,7 @@ write_stage2() {
 		echo "# Stage 2 of the VM tier, written by $ME for one run."
 		printf 'SCRIPT=%q\nREPO=%q\nBUILD=%q\nDEADLINE=%q\nVM_SHELL=%q\nKVER=%q\nKROOT=%q\n' \
 			"$1" "$REPO" "$BUILD" "$deadline" "$shell" "$KVER" "$KROOT"
+		printf 'GW_WORKERS=%q\n' "${GW_WORKERS:-}"	# lib.sh gw_conf: workers =
 		shift
 		printf 'ARGS=('
 		[ "$#" = 0 ] || printf ' %q' "$@"	# (printf with no arguments would give '')
@@ -313,7 +314,7 @@ ip link set lo up
 ulimit -l unlimited
 echo "vm: stage 2 up after $(cut -d' ' -f1 /proc/uptime) s, kernel $(uname -r)" >/dev/console
 cd "$REPO" || { echo "vm: no $REPO in the guest" >/dev/console; echo o >/proc/sysrq-trigger; }
-export BUILD VM_GUEST=1 VM_DEADLINE=$DEADLINE
+export BUILD VM_GUEST=1 VM_DEADLINE=$DEADLINE GW_WORKERS
 run() {
 	if [ -x "$SCRIPT" ]; then
 		timeout -k 5 "$DEADLINE" "$SCRIPT" "${ARGS[@]}"

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * This file contains the tests of the workers (gateway/worker.c,
+ * `workers = N`): which worker a client address picks, each worker's own
+ * slice of gateway XIDs, counters summed over workers, and two live
+ * workers (one on this thread, one on its own) where every client, handed
+ * off by worker 0's listener, is served by the worker its address picks,
+ * while the operations' stop reads both.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "client.h"
+#include "test_gw_harness.h"
+#include "worker.h"
+#include "xmap.h"
+
+#include <json.h>
+
+static void t01_pick(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in6 m = { .sin6_family = AF_INET6 };
+	unsigned seen[2] = { 0 };
+
+	(void)state;
+	for (unsigned i = 0; i < 256; i++) {
+		unsigned k;
+
+		a.sin_addr.s_addr = htonl(0x0a000000u | i);
+		a.sin_port = htons(700);
+		k = gw_worker_pick((struct sockaddr *)&a, 2);
+		assert_true(k < 2);
+		seen[k]++;
+		a.sin_port = htons(40000 + i);	/* the port does not matter */
+		assert_int_equal(gw_worker_pick((struct sockaddr *)&a, 2), k);
+		/* nor does the v4-mapped form of the same address */
+		memset(&m.sin6_addr, 0, sizeof(m.sin6_addr));
+		m.sin6_addr.s6_addr[10] = m.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&m.sin6_addr.s6_addr[12], &a.sin_addr, 4);
+		assert_int_equal(gw_worker_pick((struct sockaddr *)&m, 2), k);
+		assert_int_equal(gw_worker_pick((struct sockaddr *)&a, 1), 0);
+	}
+	assert_true(seen[0] > 64 && seen[1] > 64);	/* both get a fair share */
+}
+
+static void t02_xid_slices(void **state)
+{
+	static const unsigned cases[][3] = { { 0, 2, 1 }, { 1, 2, 1 }, { 2, 3, 2 }, { 5, 8, 3 } };
+
+	(void)state;
+	for (unsigned c = 0; c < 4; c++) {
+		unsigned idx = cases[c][0], cnt = cases[c][1], bits = cases[c][2];
+		/* starting just below a slice boundary: the count wraps inside it */
+		struct gw_xmap *xm = gw_xmap_new(64, 0xfffffff0u);
+
+		assert_non_null(xm);
+		gw_xmap_set_slice(xm, idx, cnt);
+		for (unsigned i = 0; i < 200; i++) {
+			bool ev = false;
+			struct gw_xent *xe = gw_xmap_add(xm, 1, i, NULL, 0, &ev);
+
+			assert_non_null(xe);
+			assert_int_equal(xe->xn_gxid >> (32 - bits), idx);
+			gw_xmap_remove(xm, xe);
+		}
+		gw_xmap_free(xm);
+	}
+}
+
+static void t03_stats_sum(void **state)
+{
+	struct gw_stats *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	(void)state;
+	a->gs_ctr[GW_CTR_CALLS] = 3;
+	b->gs_ctr[GW_CTR_CALLS] = 4;
+	gw_stats_proc(a, 100003, 3, 1);
+	gw_stats_proc(b, 100003, 3, 1);
+	gw_stats_proc(b, 100005, 3, 1);
+	gw_stats_observe(b, GW_HIST_CALL, 100);
+	a->gs_tls_cert_expiry = 2000;
+	b->gs_tls_cert_expiry = 1000;
+	gw_stats_sum(a, b);
+	assert_int_equal(a->gs_ctr[GW_CTR_CALLS], 7);
+	assert_int_equal(a->gs_hist[GW_HIST_CALL].gh_count, 1);
+	assert_int_equal(a->gs_tls_cert_expiry, 1000);
+	for (unsigned i = 0; i < GW_STATS_PROCS; i++) {
+		const struct gw_proc_stat *ps = &a->gs_proc[i];
+
+		if (ps->ps_calls && ps->ps_prog == 100003)
+			assert_int_equal(ps->ps_calls, 2);	/* one row, both workers' */
+		else if (ps->ps_calls)
+			assert_int_equal(ps->ps_prog, 100005);
+	}
+	free(a);
+	free(b);
+}
+
+struct t04_env {
+	struct gw_worker *w[2];
+	unsigned refused;
+};
+
+static void t04_stop(void *arg)
+{
+	struct t04_env *e = arg;
+
+	for (unsigned i = 0; i < 2; i++)
+		gw_worker_stop(e->w[i]);
+}
+
+static void t04_go(void *arg)
+{
+	struct t04_env *e = arg;
+
+	for (unsigned i = 0; i < 2; i++)
+		gw_worker_go(e->w[i]);
+}
+
+/* The control socket's commands over both workers (a view). */
+static void t04_control(struct t04_env *e, struct event_base *base, const char *path)
+{
+	struct gw_ops_view v = { .ov_n = 2, .ov_stop = t04_stop, .ov_go = t04_go, .ov_arg = e,
+				 .ov_gw = { gw_worker_ctx(e->w[0]), gw_worker_ctx(e->w[1]) } };
+	struct gw_ctl *ct = gw_ctl_new(base, gw_worker_ctx(e->w[0]), path, NULL);
+	struct json_object *jo;
+	char *r;
+
+	assert_non_null(ct);
+	gw_ctl_set_view(ct, &v);
+	r = h_ctl(ct, "json status");	/* one line of JSON, both workers in it */
+	assert_non_null(strchr(r, '\n'));
+	*strchr(r, '\n') = '\0';
+	jo = json_tokener_parse(r);
+	assert_non_null(jo);
+	assert_int_equal(json_object_array_length(json_object_object_get(jo, "workers")), 2);
+	json_object_put(jo);
+	free(r);
+	r = h_ctl(ct, "clients");
+	assert_non_null(strstr(r, "worker 0:\n"));
+	assert_non_null(strstr(r, "\nworker 1:\n"));
+	free(r);
+	r = h_ctl(ct, "drain nfs/srv");	/* every worker's path */
+	assert_non_null(strstr(r, ".\n"));
+	free(r);
+	assert_true(gw_path_draining(gw_ctx_path(gw_worker_ctx(e->w[0]), 0)));
+	assert_true(gw_path_draining(gw_ctx_path(gw_worker_ctx(e->w[1]), 0)));
+	free(h_ctl(ct, "undrain nfs/srv"));
+	assert_false(gw_path_draining(gw_ctx_path(gw_worker_ctx(e->w[1]), 0)));
+	r = h_ctl(ct, "json stats");	/* summed: all 16 calls */
+	assert_non_null(strstr(r, "\"calls\":16"));
+	free(r);
+	gw_ctl_free(ct);
+}
+
+static bool t04_handoff(void *arg, int fd, const struct sockaddr *sa, socklen_t salen,
+			uint16_t lport, unsigned li)
+{
+	struct t04_env *e = arg;
+	unsigned k = gw_worker_pick(sa, 2);
+
+	if (k == 0)
+		return false;
+	if (!gw_worker_take(e->w[k], fd, sa, salen, lport, li))
+		e->refused++;
+	return true;
+}
+
+/* A client from src (127.0.0.N) connected to port. */
+static int t04_client(uint32_t src, uint16_t port)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(src) };
+	struct sockaddr_in d = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&s, sizeof(s)), 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&d, sizeof(d)), 0);
+	return fd;
+}
+
+/* Turns worker 0's loop (this thread) until fd has a whole reply. */
+static size_t t04_reply(struct event_base *base, int fd, uint8_t *buf, size_t cap)
+{
+	size_t have = 0;
+	uint64_t end = gw_now_ms() + 5000;
+
+	while (gw_now_ms() < end) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		if (poll(&p, 1, 1) <= 0)
+			continue;
+		r = read(fd, buf + have, cap - have);
+		if (r <= 0)
+			return 0;
+		have += (size_t)r;
+		if (have >= 4 && have >= 4 + (chk_be32(buf) & RM_LEN_MASK))
+			return have;
+	}
+	return 0;
+}
+
+static void t04_live(void **state)
+{
+	struct h_server s;
+	struct t04_env e = { 0 };
+	struct gw_log lg = { .gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1 };
+	struct gw_stats *st0 = calloc(1, sizeof(*st0));
+	struct event_base *base = event_base_new();
+	struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char text[1024], err[256];
+	struct cfg *cf;
+	int fds[16];
+	unsigned want[2] = { 0 }, have[2];
+	uint8_t buf[512];
+	struct evbuffer *ob = evbuffer_new();
+	char *txt;
+
+	pthread_t thr2;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	/* Its loop serves one connection at a time: one thread per worker's. */
+	assert_int_equal(pthread_create(&thr2, NULL, h_server_main, &s), 0);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "workers = 2\nsecure_port = no\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s.port);
+	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	assert_non_null(cf);
+	assert_int_equal(cf->cf_workers, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		struct gw_worker_params wp = {
+			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
+			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
+			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
+			.wp_handoff_arg = &e,
+		};
+
+		e.w[i] = gw_worker_new(&wp);
+		assert_non_null(e.w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(gw_worker_start(e.w[i]), 0);
+	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	for (unsigned i = 0; i < 16; i++) {
+		struct sockaddr_in src = { .sin_family = AF_INET,
+					   .sin_addr.s_addr = htonl(0x7f000002u + i) };
+		size_t n;
+
+		want[gw_worker_pick((struct sockaddr *)&src, 2)]++;
+		fds[i] = t04_client(0x7f000002u + i, fe_listen_port(gw_worker_fe(e.w[0]), 0));
+		h_send(fds[i], buf, h_call(buf, 0x100 + i, 2, 100003, 3, 0x7a00 + i));
+		n = t04_reply(base, fds[i], buf, sizeof(buf));
+		assert_true(n >= 32);	/* the server's answer, with its tag */
+		assert_int_equal(chk_be32(buf + 4), 0x100 + i);
+		assert_int_equal(chk_be32(buf + n - 4), 0x7a00 + i);
+	}
+	assert_true(want[0] && want[1]);	/* both workers serve someone */
+	assert_int_equal(e.refused, 0);
+	/* Stopped, both workers' state is read from here. */
+	for (unsigned i = 0; i < 2; i++)
+		gw_worker_stop(e.w[i]);
+	for (unsigned i = 0; i < 2; i++)
+		have[i] = gw_ctx_nclients(gw_worker_ctx(e.w[i]));
+	{
+		struct gw_ctx *gws[2] = { gw_worker_ctx(e.w[0]), gw_worker_ctx(e.w[1]) };
+
+		gw_metrics_render_all(ob, gws, 2);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		gw_worker_go(e.w[i]);
+	assert_int_equal(have[0], want[0]);
+	assert_int_equal(have[1], want[1]);
+	t04_control(&e, base, "/tmp/test_gw_worker.ctl");
+	txt = h_drain(ob);
+	assert_non_null(strstr(txt, "rpcrdma_gw_client_connections 16\n"));
+	assert_non_null(strstr(txt, "rpcrdma_gw_path_up{path=\"nfs/srv\",route=\"nfs\",backend=\"srv\","
+				    "transport=\"tcp\",worker=\"1\"} 1\n"));
+	assert_non_null(strstr(txt, "rpcrdma_gw_calls_forwarded_total{worker=\"1\"} "));
+	assert_int_equal((int)h_sample(txt, "rpcrdma_gw_calls_total{program=\"100003\""), 16);
+	free(txt);
+	for (unsigned i = 0; i < 16; i++)
+		close(fds[i]);
+	gw_worker_join(e.w[1]);
+	gw_worker_free(e.w[1]);
+	gw_worker_free(e.w[0]);
+	event_base_free(base);
+	pthread_mutex_lock(&s.mu);
+	s.stop = true;
+	pthread_mutex_unlock(&s.mu);
+	pthread_join(thr2, NULL);
+	h_server_stop(&s, true);
+	cfg_free(cf);
+	free(st0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_pick),
+		cmocka_unit_test(t02_xid_slices),
+		cmocka_unit_test(t03_stats_sum),
+		cmocka_unit_test(t04_live),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
