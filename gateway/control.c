@@ -391,7 +391,8 @@ static void gw_ctl_stats(const struct gw_stats *st, struct evbuffer *o, bool jso
 static void gw_ctl_stats_ops(struct gw_ctl *ct, const struct gw_stats *st, struct evbuffer *o,
 			     bool json)
 {
-	struct json_object *jo = gw_ops_json(st, ct->ct_gw);
+	struct json_object *jo = ct->ct_view.ov_n ?
+		gw_ops_json_all(st, ct->ct_view.ov_gw, ct->ct_view.ov_n) : gw_ops_json(st, ct->ct_gw);
 
 	if (json) {
 		gw_jemit(ct, o, jo);

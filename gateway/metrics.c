@@ -552,22 +552,21 @@ static void gw_ops_render(struct evbuffer *o, const struct gw_stats *st)
 	}
 }
 
-/* backend_duration_seconds: every active path of every worker. */
+/* backend_duration_seconds: every active path, summed over the workers
+ * (each has its own path of the same name). */
 static void gw_backend_hist_render(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n)
 {
 	gw_head(o, "backend_duration_seconds", "histogram", "Forwarded calls by path: first "
 		"hand-off to the path's transport to the reply (hold-queue wait before excluded).");
-	for (unsigned w = 0; w < n; w++)
-		for (unsigned i = 0; i < gw_ctx_npaths(gws[w]); i++) {
-			struct gw_path *pa = gw_ctx_path(gws[w], i);
-			char lb[3 * CFG_NAME_MAX + 32];
+	for (unsigned i = 0; i < gw_ctx_npaths(gws[0]); i++) {
+		const char *name = gw_path_name(gw_ctx_path(gws[0], i));
+		struct gw_hist h;
+		char lb[3 * CFG_NAME_MAX + 16];
 
-			if (n > 1)
-				snprintf(lb, sizeof(lb), "path=\"%s\",worker=\"%u\"", gw_path_name(pa), w);
-			else
-				snprintf(lb, sizeof(lb), "path=\"%s\"", gw_path_name(pa));
-			gw_hist_samples(o, "backend_duration_seconds", lb, &pa->pa_hist);
-		}
+		gw_paths_hist_sum(gws, n, name, &h);
+		snprintf(lb, sizeof(lb), "path=\"%s\"", name);
+		gw_hist_samples(o, "backend_duration_seconds", lb, &h);
+	}
 }
 
 static void gw_procs_render(struct evbuffer *o, const struct gw_stats *st)
@@ -905,13 +904,10 @@ static void gw_gauges_render(struct evbuffer *o, struct gw_ctx *const *gws, unsi
 
 void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_ctx *gw)
 {
-	struct gw_stats now = { 0 };
+	struct gw_stats now = *st;	/* one loop, on this thread: its CPU time is the caller's */
 	const struct gw_stats *sp = &now;
 
-	/* One loop, on this thread: its CPU time is the caller's. */
 	gw_cpu_thread_us(&now.gs_cpu_user_us, &now.gs_cpu_sys_us);
-	memcpy(now.gs_ctr, st->gs_ctr, sizeof(now.gs_ctr));
-	now.gs_hist[GW_HIST_CALL] = st->gs_hist[GW_HIST_CALL];
 	gw_counters_render(o, st);
 	gw_cpu_render(o, &sp, 1);
 	gw_hists_render(o, st);

@@ -74,6 +74,10 @@ const struct gw_hist *gw_path_hist(struct gw_path *pa);
  * and backends (path) with count, sum_us and the non-cumulative buckets;
  * the caller puts it. */
 struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
+/* The same over n workers' gateways: each path's histogram summed over
+ * the workers (gw_paths_hist_sum: the paths named name, into h). */
+struct json_object *gw_ops_json_all(const struct gw_stats *st, struct gw_ctx *const *gws, unsigned n);
+void gw_paths_hist_sum(struct gw_ctx *const *gws, unsigned n, const char *name, struct gw_hist *h);
 /* The table of count, mean, p50, p99 of cur (a gw_ops_json answer) minus
  * prev (NULL: all of cur); json: one line of JSON instead. */
 void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *out,

@@ -40,7 +40,29 @@ static struct json_object *gw_ops_hist_json(const struct gw_hist *gh)
 	return r;
 }
 
+static void gw_hist_sum(struct gw_hist *d, const struct gw_hist *s)
+{
+	for (unsigned b = 0; b < GW_HIST_NBUCKETS; b++)
+		d->gh_bucket[b] += s->gh_bucket[b];
+	d->gh_count += s->gh_count;
+	d->gh_sum_us += s->gh_sum_us;
+}
+
+void gw_paths_hist_sum(struct gw_ctx *const *gws, unsigned n, const char *name, struct gw_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (unsigned w = 0; w < n; w++)
+		for (unsigned j = 0; j < gw_ctx_npaths(gws[w]); j++)
+			if (!strcmp(gw_path_name(gw_ctx_path(gws[w], j)), name))
+				gw_hist_sum(h, gw_path_hist(gw_ctx_path(gws[w], j)));
+}
+
 struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
+{
+	return gw_ops_json_all(st, &gw, gw ? 1 : 0);
+}
+
+struct json_object *gw_ops_json_all(const struct gw_stats *st, struct gw_ctx *const *gws, unsigned n)
 {
 	struct json_object *o = json_object_new_object(), *ops = json_object_new_array(),
 			   *bk = json_object_new_array(), *bounds = json_object_new_array();
@@ -61,11 +83,14 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
 		json_object_array_add(ops, r);
 	}
 	json_object_object_add(o, "ops", ops);
-	for (unsigned i = 0; gw && i < gw_ctx_npaths(gw); i++) {
-		struct gw_path *pa = gw_ctx_path(gw, i);
-		struct json_object *r = gw_ops_hist_json(gw_path_hist(pa));
+	for (unsigned i = 0; n && i < gw_ctx_npaths(gws[0]); i++) {
+		const char *name = gw_path_name(gw_ctx_path(gws[0], i));
+		struct gw_hist h;
+		struct json_object *r;
 
-		json_object_object_add(r, "path", json_object_new_string(gw_path_name(pa)));
+		gw_paths_hist_sum(gws, n, name, &h);
+		r = gw_ops_hist_json(&h);
+		json_object_object_add(r, "path", json_object_new_string(name));
 		json_object_array_add(bk, r);
 	}
 	json_object_object_add(o, "backends", bk);
@@ -74,13 +99,6 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw)
 	return o;
 }
 
-static void gw_hist_sum(struct gw_hist *d, const struct gw_hist *s)
-{
-	for (unsigned b = 0; b < GW_HIST_NBUCKETS; b++)
-		d->gh_bucket[b] += s->gh_bucket[b];
-	d->gh_count += s->gh_count;
-	d->gh_sum_us += s->gh_sum_us;
-}
 
 void gw_stats_sum(struct gw_stats *dst, const struct gw_stats *src)
 {

@@ -19,6 +19,10 @@
 # BENCH_GW_BASE=DIR/rpcrdma-gw adds a path "gwbase": the same gateway setup
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
+# A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2;
+# in the guest every mount comes from one address, so it lands on one
+# worker: the row shows what the second worker costs the calls (nothing
+# should), not scaling (test_gw_worker spreads clients on the host).
 # BENCH_AB=ROUNDS (with BENCH_GW_BASE) measures only this build against the
 # baseline, both mounted at once, in ROUNDS rounds of short alternating runs
 # (A B B A, then B A A B): slow drift of the shared host cancels out of each
@@ -120,6 +124,7 @@ fi
 GW_PORT=20490
 PROXY_PORT=20491
 GW_BASE_PORT=20492
+GW2_PORT=20493
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
@@ -148,10 +153,11 @@ step "files on the server: 32 MiB for random reads, one small file for GETATTR"
 head -c $((32 << 20)) /dev/urandom >"$BED_EXPORT/rand.bin"
 echo x >"$BED_EXPORT/small"
 
-gw_conf() { # port control-socket
+gw_conf() { # port control-socket [workers]
 	cat <<CONF
 [gateway]
 listen = $BED_IP:$1
+workers = ${3:-1}
 log_level = info
 control_socket = $2
 admin_listen =
@@ -171,6 +177,13 @@ gw_conf "$GW_PORT" "$W/gw.control" >"$W/gw.conf"
 "$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw.log" 2>&1 &
 gw_pid=$!
 gwbase_pid=
+gw2_pid=
+case " $PATHS " in *" gw2 "*)
+	step "rpcrdma-gw with workers = 2 on tcp $BED_IP:$GW2_PORT, same setup"
+	gw_conf "$GW2_PORT" "$W/gw2.control" 2 >"$W/gw2.conf"
+	"$BUILD/rpcrdma-gw" -c "$W/gw2.conf" >"$W/gw2.log" 2>&1 &
+	gw2_pid=$!
+esac
 if [ -n "$GW_BASE" ]; then
 	step "baseline rpcrdma-gw ($GW_BASE) on tcp $BED_IP:$GW_BASE_PORT, same setup"
 	gw_conf "$GW_BASE_PORT" "$W/gwbase.control" >"$W/gwbase.conf"
@@ -202,7 +215,7 @@ fi
 
 on_exit() {
 	local rc=$?
-	kill -TERM "$gw_pid" $gwbase_pid 2>/dev/null || true
+	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid 2>/dev/null || true
 	[ -f "$W/haproxy.pid" ] && kill "$(cat "$W/haproxy.pid")" 2>/dev/null
 	(exit "$rc")
 	bed_on_exit
@@ -210,6 +223,7 @@ on_exit() {
 trap on_exit EXIT
 bed_wait 20 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw.log"
 [ -z "$GW_BASE" ] || bed_wait 20 "the baseline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwbase.log"
+[ -z "$gw2_pid" ] || bed_wait 20 "the 2-worker gateway's RDMA path" grep -q 'transport rdma up' "$W/gw2.log"
 
 # name | mount source | options ; $1 extra options (noac)
 mnt_opts() {
@@ -220,6 +234,7 @@ mnt_opts() {
 	# MOUNT from mountd directly: two gateways' MOUNT routes would both
 	# want the same reserved source port to mountd.
 	gwbase) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_BASE_PORT,mountproto=tcp,nolock" ;;
+	gw2) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW2_PORT,mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	esac
@@ -230,6 +245,7 @@ desc_of() {
 	rdma) echo "kernel client → nfsd, RDMA (direct)" ;;
 	gw) echo "kernel client → rpcrdma-gw (TCP) → nfsd (RDMA)" ;;
 	gwbase) echo "kernel client → rpcrdma-gw baseline build (TCP) → nfsd (RDMA)" ;;
+	gw2) echo "kernel client → rpcrdma-gw, workers = 2 (TCP) → nfsd (RDMA)" ;;
 	proxy) echo "kernel client → HAProxy mode tcp → nfsd (TCP)" ;;
 	reexp) echo "kernel client → knfsd re-export (TCP) → nfsd (RDMA)" ;;
 	esac
@@ -329,6 +345,7 @@ proxy_pid() { # the user-space proxy of path $1 (none for the direct paths)
 	case $1 in
 	gw) echo "$gw_pid" ;;
 	gwbase) echo "$gwbase_pid" ;;
+	gw2) echo "$gw2_pid" ;;
 	proxy) cat "$W/haproxy.pid" ;;
 	esac
 }
