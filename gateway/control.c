@@ -662,29 +662,50 @@ static bool gw_ctl_worker(struct gw_ctl *ct, unsigned w, struct evbuffer *o, boo
 	return true;
 }
 
-/* status, clients or backends of every worker; in JSON with several, one
- * line still: {"workers":[ANSWER,...]}, each answer with its "worker". */
+/* status, clients or backends of every worker.  Text: a "worker N:" block
+ * each.  JSON: still one line, worker 0's answer with the others merged
+ * into it (gw_ops_json_merge). */
 static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool json, unsigned top,
 			enum gw_top_by by)
 {
 	struct evbuffer *one = json && ct->ct_view.ov_n > 1 ? evbuffer_new() : NULL;
-	struct evbuffer *dst = one ? one : o;
+	struct json_object *base = NULL, *jo;
 
 	for (unsigned w = 0; gw_ctl_worker(ct, w, o, json); w++) {
+		ct->ct_worker = -1;	/* in the entries of the lists instead */
 		if (what == 's')
-			gw_ctl_status(ct, dst, json);
+			gw_ctl_status(ct, one ? one : o, json);
 		else if (what == 'c')
-			gw_ctl_clients(ct, dst, json, top, by);
+			gw_ctl_clients(ct, one ? one : o, json, top, by);
 		else
-			gw_ctl_backends(ct, dst, json);
+			gw_ctl_backends(ct, one ? one : o, json);
 		if (!one)
 			continue;
-		evbuffer_add_printf(o, "%s", w ? "," : "{\"workers\":[");
-		evbuffer_remove_buffer(one, o, evbuffer_get_length(one) - 1);	/* not its "\n" */
+		evbuffer_add(one, "", 1);
+		jo = json_tokener_parse((const char *)evbuffer_pullup(one, -1));
 		evbuffer_drain(one, evbuffer_get_length(one));
+		if (!base && jo) {
+			base = json_object_new_object();
+			gw_jadd(base, "workers", json_object_new_int((int)ct->ct_view.ov_n));
+			json_object_object_foreach(jo, k, v) {
+				/* worker 0's own entries get their "worker" too */
+				for (size_t i = 0; strcmp(k, "listeners") &&
+				     json_object_is_type(v, json_type_array) &&
+				     i < json_object_array_length(v); i++)
+					if (json_object_is_type(json_object_array_get_idx(v, i),
+								json_type_object))
+						gw_jadd(json_object_array_get_idx(v, i), "worker",
+							json_object_new_int(0));
+				gw_jadd(base, k, json_object_get(v));
+			}
+		} else if (jo) {
+			gw_ops_json_merge(base, jo, w);
+		}
+		json_object_put(jo);
 	}
 	if (one) {
-		evbuffer_add_printf(o, "]}\n");
+		if (base)
+			gw_jemit(NULL, o, base);
 		evbuffer_free(one);
 	}
 }

@@ -78,6 +78,10 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
  * the workers (gw_paths_hist_sum: the paths named name, into h). */
 struct json_object *gw_ops_json_all(const struct gw_stats *st, struct gw_ctx *const *gws, unsigned n);
 void gw_paths_hist_sum(struct gw_ctx *const *gws, unsigned n, const char *name, struct gw_hist *h);
+/* Worker w's JSON answer (status, clients, backends) into base, worker
+ * 0's: lists appended (entries get "worker"), counts summed, ready only
+ * when both are; the configuration's values and listeners stay base's. */
+void gw_ops_json_merge(struct json_object *base, struct json_object *add, unsigned w);
 /* The table of count, mean, p50, p99 of cur (a gw_ops_json answer) minus
  * prev (NULL: all of cur); json: one line of JSON instead. */
 void gw_ops_table(struct json_object *prev, struct json_object *cur, struct evbuffer *out,
@@ -132,9 +136,10 @@ struct gw_ctl_hooks {
 struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char *path,
 			  const struct gw_ctl_hooks *hooks);
 void gw_ctl_free(struct gw_ctl *ctl);
-/* status, clients and backends then answer for each worker (in JSON one
- * line {"workers":[...]}, each answer with "worker": N), drain for all,
- * stats and metrics summed. */
+/* status, clients and backends then answer for each worker (text: a block
+ * each; JSON: one object, "workers": N, the lists of paths and clients of
+ * all with each entry's "worker", counts summed), drain acts on all,
+ * stats and metrics are summed. */
 void gw_ctl_set_view(struct gw_ctl *ctl, const struct gw_ops_view *v);
 /* Run one command line and append the answer to out (also used by tests). */
 void gw_ctl_exec(struct gw_ctl *ctl, const char *line, struct evbuffer *out);

@@ -145,6 +145,39 @@ struct json_object *gw_cpu_json(const struct gw_stats *st)
 	return o;
 }
 
+/* Worker w's JSON answer into base (worker 0's): its per-worker lists
+ * (paths, clients) appended, each entry with its "worker"; counts summed;
+ * ready only when every worker is; what the configuration says (version,
+ * limits, listeners) is the same in all and stays worker 0's. */
+void gw_ops_json_merge(struct json_object *base, struct json_object *add, unsigned w)
+{
+	json_object_object_foreach(add, key, val) {
+		struct json_object *dst = NULL;
+
+		if (!strcmp(key, "listeners") || !json_object_object_get_ex(base, key, &dst))
+			continue;
+		if (json_object_is_type(val, json_type_array) && json_object_is_type(dst, json_type_array)) {
+			for (size_t i = 0; i < json_object_array_length(val); i++) {
+				struct json_object *e = json_object_array_get_idx(val, i);
+
+				if (json_object_is_type(e, json_type_object))
+					json_object_object_add(e, "worker", json_object_new_int((int)w));
+				json_object_array_add(dst, json_object_get(e));
+			}
+		} else if (json_object_is_type(val, json_type_int) && strcmp(key, "uptime_s") &&
+			   strcmp(key, "tls_cert_expiry")) {
+			json_object_set_int64(dst, json_object_get_int64(dst) + json_object_get_int64(val));
+		} else if (!strcmp(key, "ready") && json_object_get_boolean(dst) &&
+			   !json_object_get_boolean(val)) {
+			struct json_object *why = NULL;
+
+			json_object_set_boolean(dst, false);
+			if (json_object_object_get_ex(add, "ready_reason", &why))
+				json_object_object_add(base, "ready_reason", json_object_get(why));
+		}
+	}
+}
+
 /* ---- the table ---- */
 
 static const char *gw_ops_str(struct json_object *r, const char *key)

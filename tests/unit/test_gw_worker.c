@@ -131,12 +131,24 @@ static void t04_control(struct t04_env *e, struct event_base *base, const char *
 
 	assert_non_null(ct);
 	gw_ctl_set_view(ct, &v);
-	r = h_ctl(ct, "json status");	/* one line of JSON, both workers in it */
+	r = h_ctl(ct, "json status");	/* one line of JSON: worker 0's, the other merged in */
 	assert_non_null(strchr(r, '\n'));
 	*strchr(r, '\n') = '\0';
 	jo = json_tokener_parse(r);
 	assert_non_null(jo);
-	assert_int_equal(json_object_array_length(json_object_object_get(jo, "workers")), 2);
+	assert_int_equal(json_object_get_int(json_object_object_get(jo, "workers")), 2);
+	assert_int_equal(json_object_get_int(json_object_object_get(jo, "clients")), 16);
+	assert_non_null(json_object_object_get(jo, "limits"));
+	assert_int_equal(json_object_array_length(json_object_object_get(jo, "paths")), 2);
+	assert_int_equal(json_object_get_int(json_object_object_get(
+		json_object_array_get_idx(json_object_object_get(jo, "paths"), 1), "worker")), 1);
+	json_object_put(jo);
+	free(r);
+	r = h_ctl(ct, "json clients");	/* all 16, each with its worker */
+	jo = json_tokener_parse(r);
+	assert_non_null(jo);
+	assert_int_equal(json_object_array_length(json_object_object_get(jo, "clients")), 16);
+	assert_int_equal(json_object_get_int(json_object_object_get(jo, "count")), 16);
 	json_object_put(jo);
 	free(r);
 	r = h_ctl(ct, "clients");
