@@ -220,8 +220,8 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const char *cfgp = ct->ct_hooks.ch_config_path ? ct->ct_hooks.ch_config_path(ct->ct_hooks.ch_arg)
 			   : NULL;
 	unsigned uptime = (unsigned)((gw_now_ms() - ct->ct_start_ms) / 1000);
-	unsigned nclients = gw_ctx_nclients(gw);
-	unsigned inflight = gw_ctx_ncalls(gw) - gw_ctx_calls_avail(gw);
+	const struct gw_ops_view *v = &ct->ct_view;
+	unsigned nw = v->ov_n ? v->ov_n : 1, nclients = 0, inflight = 0;
 	const char *lvl = cfg_log_level_str(gw_ctx_log(gw)->gl_level < 0 ? 0
 					    : (enum cfg_log_level)gw_ctx_log(gw)->gl_level);
 
@@ -236,7 +236,15 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 	evbuffer_add_printf(o, "rpcrdma-gw %s, up %u s, configuration %s\n", GW_VERSION, uptime,
 			    cfgp ? cfgp : "(none)");
-	ready = gw_ctx_ready(gw, why, sizeof(why));
+	ready = true;
+	for (unsigned w = 0; w < nw; w++) {	/* with workers: all of them */
+		struct gw_ctx *g = v->ov_n ? v->ov_gw[w] : gw;
+
+		nclients += gw_ctx_nclients(g);
+		inflight += gw_ctx_ncalls(g) - gw_ctx_calls_avail(g);
+		if (ready)
+			ready = gw_ctx_ready(g, why, sizeof(why));
+	}
 	evbuffer_add_printf(o, "ready: %s (%s, ready_when %s); log level %s; %u clients; "
 			    "%u calls in flight\n", ready ? "yes" : "no", why,
 			    cfg_ready_when_str(cf->cf_ready_when), lvl, nclients, inflight);
@@ -266,12 +274,20 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 				    gw_ctl_squash_str(p->pol_squash),
 				    p->pol_allow.ns_n ? p->pol_allow.ns_text : "any");
 	}
-	for (unsigned i = 0; i < gw_ctx_npaths(gw); i++) {
-		struct gw_path *pa = gw_ctx_path(gw, i);
+	for (unsigned w = 0; w < nw; w++) {
+		struct gw_ctx *g = v->ov_n ? v->ov_gw[w] : gw;
 
-		gw_ctl_path_why(pa, why, sizeof(why));
-		evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held; %s\n", gw_path_name(pa),
-				    gw_path_transport(pa), gw_ctl_path_state(pa), gw_path_nheld(pa), why);
+		for (unsigned i = 0; i < gw_ctx_npaths(g); i++) {
+			struct gw_path *pa = gw_ctx_path(g, i);
+			char wk[24] = "";
+
+			if (nw > 1)
+				snprintf(wk, sizeof(wk), " (worker %u)", w);
+			gw_ctl_path_why(pa, why, sizeof(why));
+			evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held; %s%s\n", gw_path_name(pa),
+					    gw_path_transport(pa), gw_ctl_path_state(pa),
+					    gw_path_nheld(pa), why, wk);
+		}
 	}
 }
 
@@ -729,7 +745,9 @@ static int gw_ctl_read_cmd(struct gw_ctl *ct, const char *cmd, const char *arg, 
 	const struct gw_stats *st;
 	int rc = 0;
 
-	if (!strcmp(cmd, "status")) {
+	if (!strcmp(cmd, "status") && !json) {
+		gw_ctl_status(ct, o, false);	/* one page: counts and paths of every worker */
+	} else if (!strcmp(cmd, "status")) {
 		gw_ctl_each(ct, 's', o, json, 0, GW_TOP_CALLS);
 	} else if (!strcmp(cmd, "stats")) {
 		st = gw_ctl_stats_all(ct, &sum);

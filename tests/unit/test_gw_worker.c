@@ -151,6 +151,13 @@ static void t04_control(struct t04_env *e, struct event_base *base, const char *
 	assert_int_equal(json_object_get_int(json_object_object_get(jo, "count")), 16);
 	json_object_put(jo);
 	free(r);
+	r = h_ctl(ct, "status");	/* one page: all clients, every worker's paths */
+	assert_non_null(strstr(r, "; 16 clients;"));
+	assert_non_null(strstr(r, "(worker 0)\n"));
+	assert_non_null(strstr(r, "(worker 1)\n"));
+	assert_non_null(strstr(r, "\nlimits: "));
+	assert_null(strstr(strstr(r, "\nlimits: ") + 1, "\nlimits: "));	/* once */
+	free(r);
 	r = h_ctl(ct, "clients");
 	assert_non_null(strstr(r, "worker 0:\n"));
 	assert_non_null(strstr(r, "\nworker 1:\n"));
