@@ -155,7 +155,7 @@ struct cfg {
 	uint32_t cf_max_record;		/* bytes of one RPC record */
 	unsigned cf_max_clients;
 	unsigned cf_max_calls;		/* call objects (calls in flight, all clients) */
-	unsigned cf_workers;		/* event loops, each with its own pool and calls */
+	unsigned cf_workers;		/* event loops, each with its own pool and calls; 0 auto */
 	unsigned cf_calls_per_client;	/* calls in flight per client */
 	size_t cf_bytes_per_client;	/* bytes of calls+replies queued per client */
 	unsigned cf_held_calls;		/* calls held per backend while it is down */

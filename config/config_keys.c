@@ -83,8 +83,8 @@ static const struct cfg_key cfg_key_table[] = {
 	{ KEY(GATEWAY, "max_clients", UINT), RANGE(1, 1u << 20), .ky_def = 1024,
 	  MEMBER(cfg, cf_max_clients), RESTART(NULL) },
 	/* Event loops (gateway/worker.c); buffers, max_calls and max_clients
-	 * are each worker's. */
-	{ KEY(GATEWAY, "workers", UINT), RANGE(1, CFG_MAX_WORKERS), .ky_def = 1,
+	 * are each worker's.  0: one per CPU of the RDMA device's NUMA node. */
+	{ KEY(GATEWAY, "workers", UINT), RANGE(0, CFG_MAX_WORKERS), .ky_def = 1,
 	  MEMBER(cfg, cf_workers), RESTART(NULL) },
 	{ KEY(GATEWAY, "calls_per_client", UINT), RANGE(1, 65536), .ky_def = 128,
 	  MEMBER(cfg, cf_calls_per_client) },

@@ -427,8 +427,11 @@ static bool gw_main_handoff(void *arg, int fd, const struct sockaddr *sa, sockle
 static int gw_main_workers(struct gw_main *m)
 {
 	const struct cfg *cf = m->m_cfg;
+	char why[160];
 
-	m->m_nw = cf->cf_workers ? cf->cf_workers : 1;
+	m->m_nw = cf->cf_workers ? cf->cf_workers : gw_worker_auto(why, sizeof(why));
+	if (!cf->cf_workers)
+		gw_info(&m->m_log, "workers = 0: %u, one per %s", m->m_nw, why);
 	for (unsigned i = 0; i < m->m_nw; i++) {
 		struct gw_worker_params wp = {
 			.wp_index = i, .wp_count = m->m_nw, .wp_cfg = cf, .wp_log = &m->m_log,

@@ -7,12 +7,15 @@
  * callback, between two turns of its loop, so nothing it owns is in use
  * while the main thread reads or changes it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -291,6 +294,62 @@ struct fe_frontend *gw_worker_fe(struct gw_worker *w) { return w->gwk_fe; }
 struct gw_stats *gw_worker_stats(struct gw_worker *w) { return w->gwk_st; }
 struct gw_log *gw_worker_log(struct gw_worker *w) { return w->gwk_lg; }
 struct gw_pool *gw_worker_pool(struct gw_worker *w) { return w->gwk_pool; }
+
+unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed)
+{
+	unsigned n = 0;
+	char *end;
+
+	while (*list >= '0' && *list <= '9') {
+		unsigned long a = strtoul(list, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (unsigned long c = a; c <= b && c < CPU_SETSIZE; c++)
+			n += CPU_ISSET(c, allowed) != 0;
+		list = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+unsigned gw_worker_auto(char *why, size_t len)
+{
+	cpu_set_t allowed;
+	unsigned n = 0;
+	DIR *d = opendir("/sys/class/infiniband");
+	struct dirent *de;
+	char path[512], buf[1024];
+
+	CPU_ZERO(&allowed);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &allowed);
+	while (d && !n && (de = readdir(d))) {
+		FILE *f;
+		int node = -1;
+
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", de->d_name);
+		if (de->d_name[0] == '.' || !(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%d", &node) != 1)
+			node = -1;
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+		if (node < 0 || !(f = fopen(path, "r")))
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (n = gw_worker_cpulist(buf, &allowed)) && why)
+			snprintf(why, len, "CPU of NUMA node %d of RDMA device %s", node, de->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!n) {
+		n = (unsigned)CPU_COUNT(&allowed);
+		if (why)
+			snprintf(why, len, "CPU it may run on (no RDMA device names a NUMA node)");
+	}
+	return n < 1 ? 1 : n > CFG_MAX_WORKERS ? CFG_MAX_WORKERS : n;
+}
 
 unsigned gw_worker_pick(const struct sockaddr *sa, unsigned n)
 {

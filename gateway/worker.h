@@ -24,7 +24,9 @@
 #ifndef RPCRDMA_GW_WORKER_H
 #define RPCRDMA_GW_WORKER_H
 
+#include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -79,6 +81,13 @@ struct gw_log *gw_worker_log(struct gw_worker *w);
 struct gw_pool *gw_worker_pool(struct gw_worker *w);
 /* The RDMA context, created on the first rdma route (start or reload). */
 int gw_worker_need_rdma(struct gw_worker *w);
+
+/* `workers = 0`: one per CPU the daemon may run on (its affinity) in the
+ * NUMA node of the first RDMA device that names one, else per CPU it may
+ * run on; 1 to CFG_MAX_WORKERS.  why (may be NULL) says which. */
+unsigned gw_worker_auto(char *why, size_t len);
+/* CPUs of a sysfs cpulist ("0-3,8,10-11"), those in *allowed only. */
+unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed);
 
 /* The worker (0..n-1) of a client at sa: a hash of its address, not its
  * port, so that all of one host's connections meet on one worker. */

@@ -46,6 +46,32 @@ static void t01_pick(void **state)
 	assert_true(seen[0] > 64 && seen[1] > 64);	/* both get a fair share */
 }
 
+static void t01b_auto(void **state)
+{
+	cpu_set_t all, some;
+	char why[160] = "";
+	unsigned n;
+
+	(void)state;
+	CPU_ZERO(&all);
+	CPU_ZERO(&some);
+	for (int c = 0; c < 64; c++)
+		CPU_SET(c, &all);
+	CPU_SET(1, &some);
+	CPU_SET(9, &some);
+	assert_int_equal(gw_worker_cpulist("0-3,8-11\n", &all), 8);
+	assert_int_equal(gw_worker_cpulist("5", &all), 1);
+	assert_int_equal(gw_worker_cpulist("0-3,8-11", &some), 2);	/* only those it may use */
+	assert_int_equal(gw_worker_cpulist("", &all), 0);
+	assert_int_equal(gw_worker_cpulist("0-3,x", &all), 4);	/* stops at what is no list */
+	n = gw_worker_auto(why, sizeof(why));
+	assert_true(n >= 1 && n <= CFG_MAX_WORKERS);
+	assert_true(why[0]);
+	/* No more than the CPUs this process may run on. */
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	assert_true(n <= (unsigned)CPU_COUNT(&all));
+}
+
 static void t02_xid_slices(void **state)
 {
 	static const unsigned cases[][3] = { { 0, 2, 1 }, { 1, 2, 1 }, { 2, 3, 2 }, { 5, 8, 3 } };
@@ -325,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_pick),
+		cmocka_unit_test(t01b_auto),
 		cmocka_unit_test(t02_xid_slices),
 		cmocka_unit_test(t03_stats_sum),
 		cmocka_unit_test(t04_live),
