@@ -801,8 +801,13 @@ void fe_take(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_
 	const struct cfg *cf = fe->fe_p.fp_cfg;
 
 	if (fe->fe_nconns >= cf->cf_max_clients || li >= cf->cf_nlisteners) {
+		char name[INET6_ADDRSTRLEN + 16], host[INET6_ADDRSTRLEN];
+		struct gw_log_ev ev = { .le_client = host };	/* rate-limited per host */
+
+		fe_adm_peer_name(sa, name, sizeof(name), host, sizeof(host));
 		gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_REFUSED);
-		gw_warn(fe->fe_p.fp_log, "client refused: max_clients %u reached", cf->cf_max_clients);
+		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_WARN, &ev, "client %s refused: max_clients %u of "
+			  "its worker reached", name, cf->cf_max_clients);
 		close(fd);
 		return;
 	}

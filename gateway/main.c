@@ -419,7 +419,9 @@ static bool gw_main_handoff(void *arg, int fd, const struct sockaddr *sa, sockle
 		return false;
 	if (!gw_worker_take(m->m_w[k], fd, sa, salen, lport, li)) {
 		gw_stat_inc(&m->m_stats, GW_CTR_CLIENTS_REFUSED);
-		gw_warn(&m->m_log, "client refused: worker %u is not taking connections", k);
+		/* rate-limited as one peer: a flood cannot flood the log */
+		gw_log_client(&m->m_log, CFG_LOG_WARN, "hand-off", "client refused: worker %u is "
+			      "not taking connections (its mailbox is full)", k);
 	}
 	return true;
 }
