@@ -710,13 +710,17 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 	char name[INET6_ADDRSTRLEN + 16];
 	uint8_t src[16];
 	uint16_t port;
-	bool has_src = fe_adm_addr16(sa, src, &port);
-	enum fe_adm_verdict v = fe_adm_check(&fe->fe_p.fp_cfg->cf_listeners[li].li_pol, sa,
-					     has_src ? fe_conns_from(fe, src) : 0);
+	bool has_src;
+	enum fe_adm_verdict v;
 	struct fe_conn *c;
 
+	/* Another worker's client is admitted there (fe_take), against the
+	 * connections it serves, not counted here. */
 	if (fe->fe_p.fp_handoff && fe->fe_p.fp_handoff(fe->fe_p.fp_handoff_arg, fd, sa, salen, lport, li))
-		return;	/* another worker admits it (fe_take) */
+		return;
+	has_src = fe_adm_addr16(sa, src, &port);
+	v = fe_adm_check(&fe->fe_p.fp_cfg->cf_listeners[li].li_pol, sa,
+			 has_src ? fe_conns_from(fe, src) : 0);
 	if (v != FE_ADM_OK) {
 		close(fd);
 		fe_refuse(fe, sa, v, why[v], li);

@@ -729,12 +729,8 @@ static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool j
 /* The counters a command reads: every worker's summed (*sum, to free). */
 static const struct gw_stats *gw_ctl_stats_all(struct gw_ctl *ct, struct gw_stats **sum)
 {
-	*sum = NULL;
-	if (ct->ct_view.ov_n < 2 || !(*sum = calloc(1, sizeof(**sum))))
-		return gw_ctx_stats(ct->ct_gw);
-	for (unsigned w = 0; w < ct->ct_view.ov_n; w++)
-		gw_stats_sum(*sum, gw_ctx_stats(ct->ct_view.ov_gw[w]));
-	return *sum;
+	*sum = ct->ct_view.ov_n < 2 ? NULL : gw_stats_all(ct->ct_view.ov_gw, ct->ct_view.ov_n);
+	return *sum ? *sum : gw_ctx_stats(ct->ct_gw);
 }
 
 /* One command that reads the gateways (rc 0) or -EAGAIN: not one of them. */

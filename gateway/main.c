@@ -358,16 +358,15 @@ static void usage(FILE *f)
 /* Every worker's counters, summed, to the log (SIGUSR1, exit). */
 static void gw_main_stats_log(struct gw_main *m)
 {
-	struct gw_stats *sum = calloc(1, sizeof(*sum));
+	struct gw_ctx *gws[CFG_MAX_WORKERS];
+	struct gw_stats *sum;
 
-	if (!sum)
-		return;
+	for (unsigned i = 0; i < m->m_nw; i++)	/* worker 0's are m_stats */
+		gws[i] = gw_worker_ctx(m->m_w[i]);
 	gw_main_stop(m);
-	gw_stats_sum(sum, &m->m_stats);
-	for (unsigned i = 1; i < m->m_nw; i++)
-		gw_stats_sum(sum, gw_worker_stats(m->m_w[i]));
+	sum = gw_stats_all(gws, m->m_nw);
 	gw_main_go(m);
-	gw_stats_log(sum, &m->m_log);
+	gw_stats_log(sum && m->m_nw ? sum : &m->m_stats, &m->m_log);	/* none made: a failed start */
 	free(sum);
 }
 
@@ -430,17 +429,18 @@ static int gw_main_workers(struct gw_main *m)
 {
 	const struct cfg *cf = m->m_cfg;
 	char why[160];
+	unsigned n = cf->cf_workers ? cf->cf_workers : gw_worker_auto(why, sizeof(why));
 
-	m->m_nw = cf->cf_workers ? cf->cf_workers : gw_worker_auto(why, sizeof(why));
 	if (!cf->cf_workers)
-		gw_info(&m->m_log, "workers = 0: %u, one per %s", m->m_nw, why);
-	for (unsigned i = 0; i < m->m_nw; i++) {
+		gw_info(&m->m_log, "workers = 0: %u, one per %s", n, why);
+	/* m_nw counts the workers made: stop, go and teardown see no hole. */
+	for (unsigned i = 0; i < n; i++, m->m_nw = i) {
 		struct gw_worker_params wp = {
-			.wp_index = i, .wp_count = m->m_nw, .wp_cfg = cf, .wp_log = &m->m_log,
+			.wp_index = i, .wp_count = n, .wp_cfg = cf, .wp_log = &m->m_log,
 			.wp_stats = i ? NULL : &m->m_stats, .wp_base = i ? NULL : m->m_base,
 			.wp_paths_changed = on_paths_changed, .wp_paths_changed_arg = m,
 			.wp_main = i ? m->m_w[0] : NULL,
-			.wp_handoff = i || m->m_nw == 1 ? NULL : gw_main_handoff, .wp_handoff_arg = m,
+			.wp_handoff = i || n == 1 ? NULL : gw_main_handoff, .wp_handoff_arg = m,
 		};
 
 		m->m_w[i] = gw_worker_new(&wp);

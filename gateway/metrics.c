@@ -918,16 +918,12 @@ void gw_metrics_render(struct evbuffer *o, const struct gw_stats *st, struct gw_
 void gw_metrics_render_all(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n)
 {
 	const struct gw_stats *sts[CFG_MAX_WORKERS];
-	struct gw_stats *sum = calloc(1, sizeof(*sum));
+	struct gw_stats *sum = n && n <= CFG_MAX_WORKERS ? gw_stats_all(gws, n) : NULL;
 
-	if (!sum || !n) {
-		free(sum);
+	if (!sum)
 		return;
-	}
-	for (unsigned w = 0; w < n && w < CFG_MAX_WORKERS; w++) {
+	for (unsigned w = 0; w < n; w++)
 		sts[w] = gw_ctx_stats(gws[w]);
-		gw_stats_sum(sum, sts[w]);
-	}
 	gw_counters_render(o, sum);
 	gw_cpu_render(o, sts, n);
 	gw_hists_render(o, sum);

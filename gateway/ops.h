@@ -78,6 +78,9 @@ struct json_object *gw_ops_json(const struct gw_stats *st, struct gw_ctx *gw);
  * the workers (gw_paths_hist_sum: the paths named name, into h). */
 struct json_object *gw_ops_json_all(const struct gw_stats *st, struct gw_ctx *const *gws, unsigned n);
 void gw_paths_hist_sum(struct gw_ctx *const *gws, unsigned n, const char *name, struct gw_hist *h);
+/* The counters of n workers' gateways summed (gw_stats_sum); malloc'd,
+ * NULL without memory. */
+struct gw_stats *gw_stats_all(struct gw_ctx *const *gws, unsigned n);
 /* Worker w's JSON answer (status, clients, backends) into base, worker
  * 0's: lists appended (entries get "worker"), counts summed, ready only
  * when both are; the configuration's values and listeners stay base's. */

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/buffer.h>
@@ -46,6 +47,15 @@ static void gw_hist_sum(struct gw_hist *d, const struct gw_hist *s)
 		d->gh_bucket[b] += s->gh_bucket[b];
 	d->gh_count += s->gh_count;
 	d->gh_sum_us += s->gh_sum_us;
+}
+
+struct gw_stats *gw_stats_all(struct gw_ctx *const *gws, unsigned n)
+{
+	struct gw_stats *sum = calloc(1, sizeof(*sum));
+
+	for (unsigned w = 0; sum && w < n; w++)
+		gw_stats_sum(sum, gw_ctx_stats(gws[w]));
+	return sum;
 }
 
 void gw_paths_hist_sum(struct gw_ctx *const *gws, unsigned n, const char *name, struct gw_hist *h)
