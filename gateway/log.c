@@ -136,6 +136,9 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NLM_RELEASED] = "nlm_locks_released",
 	[GW_CTR_NLM_RELEASE_FAILED] = "nlm_release_failed",
 	[GW_CTR_NLM_TRACK_FULL] = "nlm_track_full",
+	[GW_CTR_NLM_GRANT_RELAYED] = "nlm_grant_relayed",
+	[GW_CTR_NLM_GRANT_REFUSED] = "nlm_grant_refused",
+	[GW_CTR_NLM_GRANT_FAILED] = "nlm_grant_failed",
 	[GW_CTR_LOCAL_NLM_NOTIFY] = "local_nlm_notify",
 };
 

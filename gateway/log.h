@@ -222,6 +222,9 @@ enum gw_ctr {
 	GW_CTR_NLM_RELEASED,		/* that client's locks released (UNLOCK granted) */
 	GW_CTR_NLM_RELEASE_FAILED,	/* release UNLOCK not sent or not granted */
 	GW_CTR_NLM_TRACK_FULL,		/* granted lock not tracked (per-client cap) */
+	GW_CTR_NLM_GRANT_RELAYED,	/* server's GRANTED_MSG delivered to its client */
+	GW_CTR_NLM_GRANT_REFUSED,	/* GRANTED_MSG for a mapped owner from no backend: dropped */
+	GW_CTR_NLM_GRANT_FAILED,	/* GRANTED_MSG not delivered (lookup, connect, slots) */
 	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };

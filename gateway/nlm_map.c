@@ -30,6 +30,7 @@
 #include "config.h"
 #include "ctx.h"
 #include "log.h"
+#include "nlm_grant.h"
 #include "nlm_map.h"
 
 #define NM_SVID_MASK	((1u << GW_NLM_SVID_BITS) - 1)
@@ -39,7 +40,7 @@
 /* NLM procedures (nlm4.x; v1 has 1-16, v3 and v4 add 20-23). */
 enum {
 	NM_TEST = 1, NM_LOCK, NM_CANCEL, NM_UNLOCK, NM_GRANTED, NM_TEST_MSG, NM_LOCK_MSG,
-	NM_CANCEL_MSG, NM_UNLOCK_MSG, NM_NM_LOCK = 22, NM_FREE_ALL = 23
+	NM_CANCEL_MSG, NM_UNLOCK_MSG, NM_GRANTED_MSG, NM_NM_LOCK = 22, NM_FREE_ALL = 23
 };
 
 struct gw_nlm_lock {			/* a lock the server granted to a mapped owner */
@@ -68,6 +69,7 @@ struct gw_nlm {
 	struct gw_ctx *nm_gw;
 	struct gw_client *nm_cl;	/* the UNLOCKs' client: replies come back here */
 	struct event *nm_ev;		/* finishes delivered replies from the loop */
+	struct gw_ng *nm_ng;		/* the servers' grants on their way to clients */
 	struct gw_out *nm_done[64];
 	unsigned nm_ndone;
 	unsigned nm_lo, nm_hi;		/* this worker's slots (gw_nlm_set_slice) */
@@ -201,6 +203,7 @@ static bool nm_to_alock(struct xdr_cur *xc, uint32_t proc)
 
 	switch (proc) {
 	case NM_TEST: case NM_TEST_MSG:		/* cookie, exclusive */
+	case NM_GRANTED: case NM_GRANTED_MSG:	/* nlm4_testargs too */
 		return xdr_get_opaque(xc, &cookie, NM_XDR_MAX) && xdr_get_u32(xc, &b);
 	case NM_LOCK: case NM_LOCK_MSG: case NM_NM_LOCK:
 	case NM_CANCEL: case NM_CANCEL_MSG:	/* cookie, block, exclusive */
@@ -534,9 +537,14 @@ int gw_nlm_attach(struct gw_ctx *gw)
 	nm->nm_gw = gw;
 	if (gw->gw_p.gp_nworkers > 1)
 		gw_nlm_set_slice(nm, gw->gw_p.gp_worker, gw->gw_p.gp_nworkers);
-	if (gw->gw_p.gp_base)
+	if (gw->gw_p.gp_base) {
 		nm->nm_ev = event_new(gw->gw_p.gp_base, -1, 0, nm_done_cb, nm);
-	if (gw->gw_p.gp_base && !nm->nm_ev) {
+		nm->nm_ng = gw_ng_new(gw->gw_p.gp_base, gw->gw_p.gp_stats, gw->gw_p.gp_log);
+	}
+	if (gw->gw_p.gp_base && (!nm->nm_ev || !nm->nm_ng)) {
+		if (nm->nm_ev)
+			event_free(nm->nm_ev);
+		gw_ng_free(nm->nm_ng);
 		gw_nlm_free(nm);
 		return -ENOMEM;
 	}
@@ -556,6 +564,7 @@ void gw_nlm_detach(struct gw_ctx *gw)
 		gw_client_close(nm->nm_cl);
 	if (nm->nm_ev)
 		event_free(nm->nm_ev);
+	gw_ng_free(nm->nm_ng);
 	gw_nlm_free(nm);
 	gw->gw_nlm = NULL;
 }
@@ -577,6 +586,62 @@ static const char *nm_host_of(const struct gw_call *c, char *buf, size_t len)
 	return buf;
 }
 
+struct gw_ng *gw_nlm_grants(struct gw_nlm *nm)
+{
+	return nm->nm_ng;
+}
+
+/* Is host (an address) one of the servers?  Compared with the backends'
+ * addresses as configured: a backend named by DNS name never matches. */
+static bool nm_from_backend(const struct gw_ctx *gw, const char *host)
+{
+	if (strncmp(host, "::ffff:", 7) == 0 && strchr(host + 7, '.'))
+		host += 7;	/* v4-mapped: the backend is written as IPv4 */
+	for (unsigned i = 0; i < CFG_MAX_BACKENDS; i++)
+		if (gw->gw_backends[i] && strcmp(gw->gw_backends[i]->bk_cfg->cb_host, host) == 0)
+			return true;
+	return false;
+}
+
+/* A GRANTED_MSG (XNFS NLM: the server grants a blocked lock, answer in
+ * GRANTED_RES) sent by the server's lockd to the gateway, the host it knows:
+ * for an owner the gateway mapped, restored and relayed to that client's
+ * NLM service, answered here (void, as a _MSG call is).  Anything else goes
+ * the route as before.  Only a server may grant: a client that forges one
+ * would make another client believe it holds a lock. */
+static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char *from)
+{
+	struct gw_nlm *nm = gw->gw_nlm;
+	uint32_t vers = c->ca_hdr.rc_vers;
+	struct gw_nlm_alock a;
+	struct gw_nlm_host *h;
+	struct xdr_cur xc;
+	int32_t svid;
+
+	if (!nm->nm_ng || !nm_call_alock(&c->ca_rec, c->ca_hdr.rc_args_pos, vers, NM_GRANTED_MSG,
+					 &xc, &a) ||
+	    a.na_svid < 0 || ((uint32_t)a.na_svid >> GW_NLM_SVID_BITS) == 0)
+		return GW_NLM_FORWARD;	/* no owner the gateway mapped */
+	if (!nm_from_backend(gw, from)) {
+		gw_stat_inc(nm->nm_st, GW_CTR_NLM_GRANT_REFUSED);
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: GRANTED_MSG from %s, which is no "
+			      "backend: dropped", from);
+		return GW_NLM_ANSWER;
+	}
+	h = nm_owner(nm, a.na_svid, &svid);
+	if (!h) {	/* another worker's slot, or the host's slot was reused */
+		gw_stat_inc(nm->nm_st, GW_CTR_NLM_GRANT_FAILED);
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: GRANTED_MSG from %s for svid %#x: "
+			      "no client of this worker holds it", from, (unsigned)a.na_svid);
+		return GW_NLM_ANSWER;
+	}
+	nm_track(nm, h->nh_name, &a, &xc, vers, true);	/* released if the client reboots */
+	gw_rec_put_be32(&c->ca_rec, a.na_svid_pos, (uint32_t)svid);
+	gw_ng_relay(nm->nm_ng, h->nh_name, vers, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov,
+		    c->ca_rec.rcd_len);
+	return GW_NLM_ANSWER;
+}
+
 enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
@@ -584,6 +649,8 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c)
 
 	if (!gw->gw_nlm || !c->ca_cl || c->ca_cl == gw->gw_nlm->nm_cl)
 		return GW_NLM_FORWARD;
+	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_proc == NM_GRANTED_MSG)
+		return nm_grant(gw, c, nm_host_of(c, host, sizeof(host)));
 	return gw_nlm_on_call(gw->gw_nlm, nm_host_of(c, host, sizeof(host)), hdr->rc_prog,
 			      hdr->rc_vers, hdr->rc_proc, &c->ca_rec, hdr->rc_args_pos);
 }

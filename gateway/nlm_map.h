@@ -23,6 +23,7 @@
 struct gw_call;
 struct gw_ctx;
 struct gw_log;
+struct gw_ng;
 struct gw_rec;
 struct gw_stats;
 
@@ -58,6 +59,9 @@ void gw_nlm_on_reply(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_
 		     unsigned niov);
 /* Locks of host tracked now (tests, logs). */
 unsigned gw_nlm_host_locks(const struct gw_nlm *nm, const char *host);
+
+/* The relay of the servers' grants (nlm_grant.h), NULL without a loop. */
+struct gw_ng *gw_nlm_grants(struct gw_nlm *nm);
 
 /* Gateway glue: the map of gw, its internal client for the UNLOCKs. */
 int gw_nlm_attach(struct gw_ctx *gw);

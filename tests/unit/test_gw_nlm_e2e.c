@@ -2,7 +2,9 @@
 /* End-to-end host tests of the NLM lock-owner map in the gateway path
  * (gateway/nlm_map.c through gw_on_record): two clients on different
  * addresses with one svid reach the server as two owners, and a client's
- * SM_NOTIFY is answered by the gateway, never forwarded.  The harness
+ * SM_NOTIFY is answered by the gateway, never forwarded; a server's
+ * GRANTED_MSG reaches the client whose lock it is, with its own svid, and
+ * one a client forges reaches nobody.  The harness
  * (test_gw_harness.h) names each adopted connection as the frontend names
  * an accepted one ("address:port"). */
 #include <setjmp.h>
@@ -11,8 +13,10 @@
 #include <cmocka.h>
 
 #include "chunking.h"
+#include "ctx.h"
 #include "gateway.h"
 #include "log.h"
+#include "nlm_grant.h"
 #include "nlm_map.h"
 #include "test_gw_harness.h"
 
@@ -153,11 +157,190 @@ static void t02_sm_notify_answered(void **state)
 	h_pump(h, 20);
 }
 
+/* rpcbind of the client hosts, as the relay asks it: every host's NLM is
+ * at grant_port (0: none). */
+static uint16_t grant_port;
+static unsigned grant_lookups;
+
+static int fake_getport(const char *host, int family, uint32_t prog, uint32_t vers,
+			uint16_t *port, char *msg, size_t msglen)
+{
+	(void)family;
+	__atomic_add_fetch(&grant_lookups, 1, __ATOMIC_SEQ_CST);
+	snprintf(msg, msglen, "no NLM %u/%u at %s", prog, vers, host);
+	*port = grant_port;
+	return grant_port ? 0 : -1;
+}
+
+/* Record-marked NLM v4 GRANTED_MSG (proc 10) for owner svid on "fh". */
+static size_t nlm_granted_msg(uint8_t *out, uint32_t xid, int32_t svid, size_t *svid_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 10);		/* GRANTED_MSG */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "gc", 2);	/* cookie */
+	xdr_put_u32(&xe, 1);		/* exclusive */
+	xdr_put_opaque(&xe, "server", 6);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	*svid_at = xe.xe_len;
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* A listener on 127.0.0.2 (client A's address) standing for its NLM service. */
+static int grant_listener(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	grant_port = ntohs(a.sin_port);
+	grant_lookups = 0;
+	return fd;
+}
+
+/* n bytes of the relay's call on cfd, the gateway's loop turning meanwhile. */
+static bool grant_read(struct h_gw *h, int cfd, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	for (int i = 0; i < 3000 && got < n; i += 5) {
+		ssize_t r = recv(cfd, buf + got, n - got, MSG_DONTWAIT);
+
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0)
+			return false;
+		else
+			h_pump(h, 5);
+	}
+	return got == n;
+}
+
+/* A's LOCK goes through; its svid' as the server saw it. */
+static int32_t lock_of(struct h_env *e, int fd, uint32_t xid)
+{
+	uint8_t buf[512];
+	size_t at;
+
+	h_send(fd, buf, nlm_lock(buf, xid, 1, &at));
+	assert_int_equal(h_reply(&e->he_gw, fd, buf, sizeof(buf), 3000), 28);
+	return server_svid(&e->he_srv, at);
+}
+
+/* 3. The server (127.0.0.1, the backend's address) sends GRANTED_MSG for
+ * A's svid': void answer at once; A's NLM service gets the call with A's
+ * own svid and answers; the lock is tracked for A's reboot. */
+static void t03_grant_relayed(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	size_t at, n;
+	int fa, fs, lis, cfd = -1;
+	int32_t a;
+
+	h_env_listen(e);
+	gw_up(e);
+	lis = grant_listener();
+	gw_ng_set_getport(gw_nlm_grants(h->gw->gw_nlm), fake_getport);
+	fa = client_at(h, "127.0.0.2:801");
+	a = lock_of(e, fa, 0x71);
+	fs = client_at(h, "127.0.0.1:4045");
+	n = nlm_granted_msg(buf, 0x72, a, &at);
+	h_send(fs, buf, n);
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(chk_be32(buf), 0x72);
+	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
+	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
+		h_pump(h, 5);
+		cfd = accept(lis, NULL, NULL);
+	}
+	assert_true(cfd >= 0);
+	assert_true(grant_read(h, cfd, buf, n));
+	assert_int_equal(chk_be32(buf + 4), 0x72);
+	assert_int_equal((int32_t)chk_be32(buf + 4 + at), 1);	/* A's own svid */
+	assert_int_equal(h_server_calls(&e->he_srv), 1);	/* A's LOCK only */
+	h_send_reply(cfd, 0x72, 0);
+	for (int i = 0; i < 3000 && !h->st.gs_ctr[GW_CTR_NLM_GRANT_RELAYED]; i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_RELAYED], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED], 0);
+	assert_int_equal(gw_ng_busy(gw_nlm_grants(h->gw->gw_nlm)), 0);
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
+	close(cfd);
+	close(lis);
+	close(fs);
+	close(fa);
+	h_pump(h, 20);
+}
+
+/* 4. A grant from anyone but a backend (client B forging one for A's lock)
+ * is answered and dropped: no lookup, nothing to A, nothing to the server.
+ * A grant for a client whose NLM service rpcbind does not know is counted
+ * as failed. */
+static void t04_grant_refused(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	size_t at;
+	int fa, fb, fs, lis;
+	int32_t a;
+
+	h_env_listen(e);
+	gw_up(e);
+	lis = grant_listener();
+	gw_ng_set_getport(gw_nlm_grants(h->gw->gw_nlm), fake_getport);
+	fa = client_at(h, "127.0.0.2:801");
+	a = lock_of(e, fa, 0x81);
+	fb = client_at(h, "127.0.0.3:801");
+	h_send(fb, buf, nlm_granted_msg(buf, 0x82, a, &at));
+	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 24);
+	h_pump(h, 200);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_REFUSED], 1);
+	assert_int_equal(__atomic_load_n(&grant_lookups, __ATOMIC_SEQ_CST), 0);
+	assert_true(accept(lis, NULL, NULL) < 0);
+	assert_int_equal(h_server_calls(&e->he_srv), 1);
+	grant_port = 0;		/* rpcbind at A names no NLM */
+	fs = client_at(h, "127.0.0.1:4045");
+	h_send(fs, buf, nlm_granted_msg(buf, 0x83, a, &at));
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	for (int i = 0; i < 3000 && !h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED]; i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_RELAYED], 0);
+	close(lis);
+	close(fs);
+	close(fb);
+	close(fa);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(t01_owners_per_client, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t02_sm_notify_answered, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t03_grant_relayed, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t04_grant_refused, h_env_setup, h_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
