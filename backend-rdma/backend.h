@@ -223,7 +223,7 @@ const char *be_ccp_state_str(enum be_ccp_state st);
 struct be_conn_info {
 	bool ci_up;
 	unsigned ci_credits;		/* latest grant applied (0 treated as 1) */
-	unsigned ci_inflight;
+	unsigned ci_inflight;		/* sent against the grant, reply not come */
 	uint32_t ci_send_threshold;	/* bytes per inline call */
 	uint32_t ci_recv_threshold;	/* bytes per inline reply */
 	bool ci_peer_pd;		/* server sent RFC 8797 private data */
@@ -244,7 +244,10 @@ int be_pool_conn_info(const struct be_pool *pool, unsigned idx, struct be_conn_i
  * than our receive buffer breaks the connection). */
 void be_pool_inline_thresholds(const struct be_pool *pool, uint32_t *send, uint32_t *recv);
 unsigned be_pool_queued(const struct be_pool *pool);	/* waiting for a credit */
-unsigned be_pool_inflight(const struct be_pool *pool);	/* sent, reply pending */
+/* Calls sent and not yet finished: one finishes once its reply, Send
+ * completion and invalidations are all in; its credit is free at the reply
+ * (RFC 8166 3.3.1), so this may exceed the grant (ci_inflight may not). */
+unsigned be_pool_inflight(const struct be_pool *pool);
 bool be_pool_up(const struct be_pool *pool);		/* at least one connection ready */
 /* Why the latest connection of the pool failed or was lost ("" before
  * any): the words of the warning logged then. */
