@@ -223,7 +223,9 @@ bed_nfs_client_modules() {
 # and MOUNT over TCP, log in OUTDIR/gw.log; returns once the NFS path is up.
 # Options add or override config lines: SECTION is gateway, backend, nfs,
 # mount or the name of another route (nlm, nsm: [route NAME] program = NAME),
-# e.g. gateway.log_level=debug, backend.port=2049, nlm.transport=tcp.  Core
+# e.g. gateway.log_level=debug, backend.port=2049, nlm.transport=tcp;
+# backend_NAME.KEY=VALUE adds a second backend, [backend NAME], for a route's
+# NAME.backend=NAME (t_80); gateway.listen=ADDR:PORT replaces 127.0.0.1:PORT.  Core
 # dumps go to the run folder (kept with VM_KEEP=1:
 # gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).  Sets gw_port for gw_mount.
 #
@@ -311,7 +313,7 @@ gw_nfs_tp=rdma
 gw_port=
 gw_conf() {
 	local port=$1 out=$2 opt sec kv
-	local -a routes=()
+	local -a routes=() backends=()
 	local -A extra=()
 	shift 2
 	gw_nfs_tp=rdma
@@ -320,6 +322,8 @@ gw_conf() {
 		kv=${opt#*.}
 		case "$sec" in
 		gateway | backend | nfs | mount) ;;
+		backend_*[!a-z0-9_]* | backend_) bed_fail "gw_conf: option $opt: no backend name"; return 1 ;;
+		backend_*) [ -n "${extra[$sec]+set}" ] || backends+=("$sec") ;;
 		*[!a-z0-9_]* | "") bed_fail "gw_conf: option $opt: no SECTION.KEY=VALUE"; return 1 ;;
 		*) [ -n "${extra[$sec]+set}" ] || routes+=("$sec") ;;
 		esac
@@ -330,7 +334,12 @@ gw_conf() {
 		extra[$sec]+="${kv%%=*} = ${kv#*=}"$'\n'
 	done
 	{
-		printf '[gateway]\nlisten = 127.0.0.1:%s\n%s' "$port" "${extra[gateway]:-}"
+		printf '[gateway]\n'
+		case $'\n'"${extra[gateway]:-}" in
+		*$'\n'"listen = "*) ;;
+		*) printf 'listen = 127.0.0.1:%s\n' "$port" ;;
+		esac
+		printf '%s' "${extra[gateway]:-}"
 		# GW_WORKERS=N: the same scenario on N event loops (check.sh's
 		# workers pass); a scenario's own workers = wins.
 		case "${extra[gateway]:-}" in
@@ -342,6 +351,9 @@ gw_conf() {
 		*) printf 'secure_port = no\n' ;;
 		esac
 		printf '[backend nfsd]\naddress = %s\n%s' "$BED_IP" "${extra[backend]:-}"
+		for sec in "${backends[@]}"; do
+			printf '[backend %s]\n%s' "${sec#backend_}" "${extra[$sec]}"
+		done
 		printf '[route nfs]\nprogram = nfs\n'
 		printf 'transport = %s\n' "$gw_nfs_tp"
 		printf '%s' "${extra[nfs]:-}"
