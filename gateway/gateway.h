@@ -76,6 +76,7 @@ struct gw_ctx_params {
 	/* Worker gp_worker of gp_nworkers (worker.h; 0 of 0 or 1: the only
 	 * one): its slice of gateway XIDs and NLM owner slots. */
 	unsigned gp_worker, gp_nworkers;
+	struct gw_nlm_names *gp_nlm_names;	/* workers > 1: shared NLM host names (nlm_map.h) */
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */

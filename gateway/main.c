@@ -33,6 +33,7 @@
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
+#include "nlm_map.h"
 #include "ops.h"
 #include "pool.h"
 #include "rpcb_reg.h"
@@ -46,6 +47,7 @@ struct gw_main {
 	struct gw_log m_log;
 	struct gw_stats m_stats;	/* worker 0's */
 	struct gw_worker *m_w[CFG_MAX_WORKERS];	/* m_w[0] runs on this thread */
+	struct gw_nlm_names *m_nlm_names;	/* workers > 1: what their NLM maps share */
 	unsigned m_nw;
 	unsigned m_stops;		/* gw_main_stop depth */
 	struct gw_ctx *m_gw;		/* worker 0's, once listening */
@@ -433,13 +435,15 @@ static int gw_main_workers(struct gw_main *m)
 
 	if (!cf->cf_workers)
 		gw_info(&m->m_log, "workers = 0: %u, one per %s", n, why);
+	if (n > 1 && !(m->m_nlm_names = gw_nlm_names_new()))
+		return -ENOMEM;
 	/* m_nw counts the workers made: stop, go and teardown see no hole. */
 	for (unsigned i = 0; i < n; i++, m->m_nw = i) {
 		struct gw_worker_params wp = {
 			.wp_index = i, .wp_count = n, .wp_cfg = cf, .wp_log = &m->m_log,
 			.wp_stats = i ? NULL : &m->m_stats, .wp_base = i ? NULL : m->m_base,
 			.wp_paths_changed = on_paths_changed, .wp_paths_changed_arg = m,
-			.wp_main = i ? m->m_w[0] : NULL,
+			.wp_main = i ? m->m_w[0] : NULL, .wp_nlm_names = m->m_nlm_names,
 			.wp_handoff = i || n == 1 ? NULL : gw_main_handoff, .wp_handoff_arg = m,
 		};
 
@@ -526,6 +530,7 @@ static void gw_main_teardown(struct gw_main *m)
 		gw_worker_join(m->m_w[i]);
 	for (unsigned i = m->m_nw; i-- > 0;)
 		gw_worker_free(m->m_w[i]);
+	gw_nlm_names_free(m->m_nlm_names);
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
 	for (int i = 0; i < 4; i++)

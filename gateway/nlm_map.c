@@ -19,6 +19,7 @@
  * one reused when the table is full.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,7 @@ struct gw_nlm {
 	struct gw_out *nm_done[64];
 	unsigned nm_ndone;
 	unsigned nm_lo, nm_hi;		/* this worker's slots (gw_nlm_set_slice) */
+	struct gw_nlm_names *nm_names;	/* every worker's hosts, or NULL (one worker) */
 	struct gw_nlm_host nm_hosts[GW_NLM_MAX_HOSTS];
 };
 
@@ -97,6 +99,49 @@ struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg)
 	return nm;
 }
 
+struct gw_nlm_names {
+	pthread_mutex_t nn_mu;
+	char nn_name[GW_NLM_MAX_HOSTS][48];
+};
+
+struct gw_nlm_names *gw_nlm_names_new(void)
+{
+	struct gw_nlm_names *nn = calloc(1, sizeof(*nn));
+
+	if (nn && pthread_mutex_init(&nn->nn_mu, NULL) != 0) {
+		free(nn);
+		return NULL;
+	}
+	return nn;
+}
+
+void gw_nlm_names_free(struct gw_nlm_names *nn)
+{
+	if (!nn)
+		return;
+	pthread_mutex_destroy(&nn->nn_mu);
+	free(nn);
+}
+
+static void nm_names_set(struct gw_nlm_names *nn, unsigned slot, const char *name)
+{
+	if (!nn)
+		return;
+	pthread_mutex_lock(&nn->nn_mu);
+	snprintf(nn->nn_name[slot], sizeof(nn->nn_name[slot]), "%s", name);
+	pthread_mutex_unlock(&nn->nn_mu);
+}
+
+static bool nm_names_get(struct gw_nlm_names *nn, unsigned slot, char *out, size_t len)
+{
+	if (!nn || slot >= GW_NLM_MAX_HOSTS)
+		return false;
+	pthread_mutex_lock(&nn->nn_mu);
+	snprintf(out, len, "%s", nn->nn_name[slot]);
+	pthread_mutex_unlock(&nn->nn_mu);
+	return out[0] != '\0';
+}
+
 /* Workers: all reach the server's lockd from one address, so worker index
  * of count maps hosts only to its own share of the slots (svid' spaces
  * never overlap). */
@@ -118,6 +163,11 @@ void gw_nlm_set_sender(struct gw_nlm *nm, gw_nlm_send_fn fn, void *arg)
 }
 
 /* ---- the table ---- */
+
+static unsigned nm_slot(const struct gw_nlm *nm, const struct gw_nlm_host *h)
+{
+	return (unsigned)(h - nm->nm_hosts);
+}
 
 static struct gw_nlm_host *nm_host(struct gw_nlm *nm, const char *name, bool create)
 {
@@ -146,12 +196,8 @@ static struct gw_nlm_host *nm_host(struct gw_nlm *nm, const char *name, bool cre
 	free_h->nh_used = true;
 	snprintf(free_h->nh_name, sizeof(free_h->nh_name), "%s", name);
 	free_h->nh_seq = ++nm->nm_seq;
+	nm_names_set(nm->nm_names, nm_slot(nm, free_h), name);
 	return free_h;
-}
-
-static unsigned nm_slot(const struct gw_nlm *nm, const struct gw_nlm_host *h)
-{
-	return (unsigned)(h - nm->nm_hosts);
 }
 
 /* The client's owner of mapped svid m, or NULL when m is no mapped svid. */
@@ -537,6 +583,7 @@ int gw_nlm_attach(struct gw_ctx *gw)
 	nm->nm_gw = gw;
 	if (gw->gw_p.gp_nworkers > 1)
 		gw_nlm_set_slice(nm, gw->gw_p.gp_worker, gw->gw_p.gp_nworkers);
+	nm->nm_names = gw->gw_p.gp_nlm_names;
 	if (gw->gw_p.gp_base) {
 		nm->nm_ev = event_new(gw->gw_p.gp_base, -1, 0, nm_done_cb, nm);
 		nm->nm_ng = gw_ng_new(gw->gw_p.gp_base, gw->gw_p.gp_stats, gw->gw_p.gp_log);
@@ -616,6 +663,7 @@ static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char
 	struct gw_nlm_alock a;
 	struct gw_nlm_host *h;
 	struct xdr_cur xc;
+	char to[48];
 	int32_t svid;
 
 	if (!nm->nm_ng || !nm_call_alock(&c->ca_rec, c->ca_hdr.rc_args_pos, vers, NM_GRANTED_MSG,
@@ -629,16 +677,21 @@ static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char
 		return GW_NLM_ANSWER;
 	}
 	h = nm_owner(nm, a.na_svid, &svid);
-	if (!h) {	/* another worker's slot, or the host's slot was reused */
+	if (h) {
+		nm_track(nm, h->nh_name, &a, &xc, vers, true);	/* released if the client reboots */
+		snprintf(to, sizeof(to), "%s", h->nh_name);
+	} else if (nm_names_get(nm->nm_names, ((uint32_t)a.na_svid >> GW_NLM_SVID_BITS) - 1, to,
+				sizeof(to))) {
+		/* another worker's client: relayed from here, not tracked */
+		svid = (int32_t)((uint32_t)a.na_svid & NM_SVID_MASK);
+	} else {
 		gw_stat_inc(nm->nm_st, GW_CTR_NLM_GRANT_FAILED);
 		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: GRANTED_MSG from %s for svid %#x: "
-			      "no client of this worker holds it", from, (unsigned)a.na_svid);
+			      "no client holds it", from, (unsigned)a.na_svid);
 		return GW_NLM_ANSWER;
 	}
-	nm_track(nm, h->nh_name, &a, &xc, vers, true);	/* released if the client reboots */
 	gw_rec_put_be32(&c->ca_rec, a.na_svid_pos, (uint32_t)svid);
-	gw_ng_relay(nm->nm_ng, h->nh_name, vers, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov,
-		    c->ca_rec.rcd_len);
+	gw_ng_relay(nm->nm_ng, to, vers, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov, c->ca_rec.rcd_len);
 	return GW_NLM_ANSWER;
 }
 

@@ -60,6 +60,13 @@ void gw_nlm_on_reply(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_
 /* Locks of host tracked now (tests, logs). */
 unsigned gw_nlm_host_locks(const struct gw_nlm *nm, const char *host);
 
+/* Workers: every worker's client hosts by slot, so that a server's grant
+ * that lands on one worker reaches a client of another (a mutex, taken when
+ * a slot gets a host and for such a grant only). */
+struct gw_nlm_names;
+struct gw_nlm_names *gw_nlm_names_new(void);
+void gw_nlm_names_free(struct gw_nlm_names *nn);
+
 /* The relay of the servers' grants (nlm_grant.h), NULL without a loop. */
 struct gw_ng *gw_nlm_grants(struct gw_nlm *nm);
 
