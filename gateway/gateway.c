@@ -525,6 +525,10 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rpc_reply_hdr *st,
 			   enum gw_ctr ctr)
 {
+	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
+				.le_client = gw_client_name(c->ca_cl), .le_prog = c->ca_hdr.rc_prog,
+				.le_vers = c->ca_hdr.rc_vers, .le_proc = c->ca_hdr.rc_proc,
+				.le_error = gw_ctr_str(ctr) };
 	struct xdr_enc xe;
 
 	gw_stat_inc(ST(gw), ctr);
@@ -537,15 +541,8 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 	c->ca_local_iov = (struct iovec){ c->ca_local, xe.xe_len };
 	gw_call_set_reply(c, &c->ca_local_iov, 1);
 	gw_call_set_state(c, GW_CALL_REPLIED);
-	{
-		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
-					.le_client = gw_client_name(c->ca_cl), .le_prog = c->ca_hdr.rc_prog,
-					.le_vers = c->ca_hdr.rc_vers, .le_proc = c->ca_hdr.rc_proc,
-					.le_error = gw_ctr_str(ctr) };
-
-		gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x prog %u vers %u from %s: local reply (%s)",
-			  c->ca_cxid, c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, gw_client_name(c->ca_cl), gw_ctr_str(ctr));
-	}
+	gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x prog %u vers %u from %s: local reply (%s)",
+		  c->ca_cxid, c->ca_hdr.rc_prog, c->ca_hdr.rc_vers, gw_client_name(c->ca_cl), gw_ctr_str(ctr));
 	gw_client_deliver(c->ca_cl, &c->ca_out);
 }
 
@@ -959,10 +956,12 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 		return rc;
 	hdr = &c->ca_hdr;
 	if ((hdr->rc_prog == CFG_PROG_NLM || hdr->rc_prog == CFG_PROG_NSM) &&
-	    gw_nlm_call(gw, c) == GW_NLM_ANSWER) {
-		struct rpc_reply_hdr ok = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SUCCESS };
+	    (rc = (int)gw_nlm_call(gw, c, &xc)) != GW_NLM_FORWARD) {
+		struct rpc_reply_hdr ok = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat =
+					    rc == GW_NLM_ANSWER ? RPC_SUCCESS : RPC_SYSTEM_ERR };
 
-		gw_local_reply(gw, c, &ok, GW_CTR_LOCAL_NLM_NOTIFY);	/* void result */
+		gw_local_reply(gw, c, &ok, rc == GW_NLM_ANSWER ? GW_CTR_LOCAL_NLM_NOTIFY :
+			       GW_CTR_LOCAL_SYSTEM_ERR);	/* void result, or a SHARE refused */
 		return 0;
 	}
 	c->ca_path = pa;

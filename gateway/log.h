@@ -225,6 +225,9 @@ enum gw_ctr {
 	GW_CTR_NLM_GRANT_RELAYED,	/* server's GRANTED_MSG delivered to its client */
 	GW_CTR_NLM_GRANT_REFUSED,	/* GRANTED_MSG for a mapped owner from no backend: dropped */
 	GW_CTR_NLM_GRANT_FAILED,	/* GRANTED_MSG not delivered (lookup, connect, slots) */
+	GW_CTR_NLM_SHARE_MAPPED,	/* SHARE/UNSHARE sent with the client's oh made unique */
+	GW_CTR_NLM_SHARE_REFUSED,	/* SHARE/UNSHARE that could not be mapped: answered here */
+	GW_CTR_NLM_SHARE_RELEASED,	/* that client's shares released (UNSHARE granted) */
 	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };

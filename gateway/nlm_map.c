@@ -33,6 +33,8 @@
 #include "log.h"
 #include "nlm_grant.h"
 #include "nlm_map.h"
+#include "nlm_share.h"
+#include "pool.h"
 
 #define NM_SVID_MASK	((1u << GW_NLM_SVID_BITS) - 1)
 #define NM_XDR_MAX	1024	/* LM_MAXSTRLEN, MAXNETOBJ_SZ (nlm4.x) */
@@ -75,6 +77,8 @@ struct gw_nlm {
 	unsigned nm_ndone;
 	unsigned nm_lo, nm_hi;		/* this worker's slots (gw_nlm_set_slice) */
 	struct gw_nlm_names *nm_names;	/* every worker's hosts, or NULL (one worker) */
+	struct gw_nsh *nm_nsh;		/* the hosts' shares (nlm_share.c), by slot */
+	struct gw_pool *nm_pool;	/* buffers for re-encoded SHARE calls */
 	struct gw_nlm_host nm_hosts[GW_NLM_MAX_HOSTS];
 };
 
@@ -92,6 +96,11 @@ struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg)
 
 	if (!nm)
 		return NULL;
+	nm->nm_nsh = gw_nsh_new(st, lg);
+	if (!nm->nm_nsh) {
+		free(nm);
+		return NULL;
+	}
 	nm->nm_st = st;
 	nm->nm_lg = lg;
 	nm->nm_xid = 0x6e6c0000u;
@@ -153,7 +162,14 @@ static void gw_nlm_set_slice(struct gw_nlm *nm, unsigned index, unsigned count)
 
 void gw_nlm_free(struct gw_nlm *nm)
 {
+	if (nm)
+		gw_nsh_free(nm->nm_nsh);
 	free(nm);
+}
+
+void gw_nlm_set_pool(struct gw_nlm *nm, struct gw_pool *pool)
+{
+	nm->nm_pool = pool;
 }
 
 void gw_nlm_set_sender(struct gw_nlm *nm, gw_nlm_send_fn fn, void *arg)
@@ -182,14 +198,15 @@ static struct gw_nlm_host *nm_host(struct gw_nlm *nm, const char *name, bool cre
 		} else if (strcmp(h->nh_name, name) == 0) {
 			h->nh_seq = ++nm->nm_seq;
 			return h;
-		} else if (h->nh_nlocks == 0 && (!lru || h->nh_seq < lru->nh_seq)) {
+		} else if (h->nh_nlocks == 0 && gw_nsh_count(nm->nm_nsh, i) == 0 &&
+			   (!lru || h->nh_seq < lru->nh_seq)) {
 			lru = h;
 		}
 	}
 	if (!create || strlen(name) >= sizeof(free_h->nh_name))
 		return NULL;
 	if (!free_h)
-		free_h = lru;	/* nothing of its owners is tracked on the server */
+		free_h = lru;	/* nothing of its owners (locks, shares) is tracked on the server */
 	if (!free_h)
 		return NULL;
 	memset(free_h, 0, sizeof(*free_h));
@@ -365,7 +382,7 @@ static bool nm_release_one(struct gw_nlm *nm, const struct gw_nlm_host *h,
 static void nm_release_host(struct gw_nlm *nm, const char *host, const char *why)
 {
 	struct gw_nlm_host *h = nm_host(nm, host, false);
-	unsigned sent = 0, failed = 0;
+	unsigned sent = 0, failed = 0, shares, sfailed;
 
 	gw_stat_inc(nm->nm_st, GW_CTR_NLM_REBOOTS);
 	if (!h) {
@@ -380,9 +397,43 @@ static void nm_release_host(struct gw_nlm *nm, const char *host, const char *why
 			failed++;
 	}
 	h->nh_nlocks = 0;
+	shares = gw_nsh_release(nm->nm_nsh, nm_slot(nm, h), host, &nm->nm_xid, nm->nm_send,
+				nm->nm_send_arg, &sfailed);
+	failed += sfailed;
 	gw_stat_add(nm->nm_st, GW_CTR_NLM_RELEASE_FAILED, failed);
 	gw_log_client(nm->nm_lg, CFG_LOG_INFO, host, "NLM: %s from %s: releasing its %u lock(s) "
-		      "on the server%s", why, host, sent, failed ? " (some could not be sent)" : "");
+		      "and %u share(s) on the server%s", why, host, sent, shares,
+		      failed ? " (some could not be sent)" : "");
+}
+
+/* SHARE, UNSHARE: the call re-encoded with the host's oh' (nlm_share.c says
+ * why) into a buffer of the pool; never forwarded as it came. */
+static enum gw_nlm_act nm_share_call(struct gw_nlm *nm, const char *host, uint32_t proc,
+				     struct gw_rec *rec, size_t args_pos)
+{
+	struct gw_nlm_host *h = nm_host(nm, host, true);
+	struct gw_buf *b = h && nm->nm_pool ? gw_buf_get(nm->nm_pool) : NULL;
+	size_t len = 0;
+
+	if (!b) {
+		gw_stat_inc(nm->nm_st, GW_CTR_NLM_SHARE_REFUSED);
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM share call from %s: %s: answered "
+			      "SYSTEM_ERR", host, h ? "no buffer" : "every client slot holds locks");
+		return GW_NLM_REFUSE;
+	}
+	if (gw_nsh_map_call(nm->nm_nsh, host, nm_slot(nm, h), proc, rec, args_pos, b->gb_data,
+			    b->gb_size, &len) != GW_NSH_MAPPED) {
+		gw_buf_put(nm->nm_pool, b);
+		return GW_NLM_REFUSE;
+	}
+	b->gb_used = (uint32_t)len;
+	gw_rec_release(nm->nm_pool, rec);
+	rec->rcd_iov[0] = (struct iovec){ b->gb_data, len };
+	rec->rcd_buf[0] = b;
+	rec->rcd_niov = 1;
+	rec->rcd_len = len;
+	gw_stat_add(nm->nm_st, GW_CTR_BYTES_COPIED, len);
+	return GW_NLM_FORWARD;
 }
 
 enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t prog, uint32_t vers,
@@ -405,6 +456,8 @@ enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t pro
 		nm_release_host(nm, host, "FREE_ALL");
 		return GW_NLM_ANSWER;
 	}
+	if ((proc == GW_NSH_PROC_SHARE || proc == GW_NSH_PROC_UNSHARE) && vers >= 3)
+		return nm_share_call(nm, host, proc, rec, args_pos);
 	if ((proc >= NM_TEST && proc <= NM_UNLOCK_MSG && proc != NM_GRANTED) ||
 	    (proc == NM_NM_LOCK && vers >= 3))
 		nm_map_owner(nm, host, vers, proc, rec, args_pos);
@@ -461,6 +514,10 @@ void gw_nlm_on_reply(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_
 	uint32_t stat, b;
 	int32_t m, svid;
 
+	if ((proc == GW_NSH_PROC_SHARE || proc == GW_NSH_PROC_UNSHARE) && vers >= 3) {
+		gw_nsh_on_reply(nm->nm_nsh, host, vers, proc, call, args_pos, iov, niov);
+		return;
+	}
 	if (proc != NM_TEST && proc != NM_LOCK && proc != NM_UNLOCK && proc != NM_NM_LOCK)
 		return;
 	xdr_cur_init(&xc, iov, niov);
@@ -502,16 +559,22 @@ static void nm_done_cb(evutil_socket_t fd, short what, void *arg)
 		struct gw_out *o = nm->nm_done[--nm->nm_ndone];
 		struct rpc_reply_hdr r;
 		struct xdr_cur xc;
-		struct xdr_span cookie;
+		struct xdr_span cookie = { 0, 0 };
 		uint32_t stat = ~0u;
+		char ck[4] = { 0 };
+		bool share;
 
 		xdr_cur_init(&xc, o->ou_iov, o->ou_niov);
 		if (rpc_reply_decode(&xc, &r) && r.rr_stat == RPC_MSG_ACCEPTED &&
 		    r.rr_accept_stat == RPC_SUCCESS && xdr_get_opaque(&xc, &cookie, NM_XDR_MAX))
 			xdr_get_u32(&xc, &stat);
-		gw_stat_inc(nm->nm_st, stat == 0 ? GW_CTR_NLM_RELEASED : GW_CTR_NLM_RELEASE_FAILED);
+		share = cookie.xs_len == 4 && xdr_span_copy(&xc, &cookie, ck, 4) == 4 &&
+			memcmp(ck, GW_NSH_COOKIE, 4) == 0;	/* an UNSHARE's, not an UNLOCK's */
+		gw_stat_inc(nm->nm_st, stat != 0 ? GW_CTR_NLM_RELEASE_FAILED :
+			    share ? GW_CTR_NLM_SHARE_RELEASED : GW_CTR_NLM_RELEASED);
 		if (stat != 0)
-			gw_warn(nm->nm_lg, "NLM: release UNLOCK answered %d", (int)stat);
+			gw_warn(nm->nm_lg, "NLM: release %s answered %d", share ? "UNSHARE" : "UNLOCK",
+				(int)stat);
 		gw_on_out_done(nm->nm_cl, o);
 	}
 }
@@ -596,6 +659,7 @@ int gw_nlm_attach(struct gw_ctx *gw)
 		return -ENOMEM;
 	}
 	gw_nlm_set_sender(nm, nm_send, nm);
+	nm->nm_pool = gw->gw_p.gp_pool;
 	gw->gw_nlm = nm;
 	return 0;
 }
@@ -695,17 +759,29 @@ static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char
 	return GW_NLM_ANSWER;
 }
 
-enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c)
+enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
+	enum gw_nlm_act act;
 	char host[48];
 
 	if (!gw->gw_nlm || !c->ca_cl || c->ca_cl == gw->gw_nlm->nm_cl)
 		return GW_NLM_FORWARD;
 	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_proc == NM_GRANTED_MSG)
 		return nm_grant(gw, c, nm_host_of(c, host, sizeof(host)));
-	return gw_nlm_on_call(gw->gw_nlm, nm_host_of(c, host, sizeof(host)), hdr->rc_prog,
-			      hdr->rc_vers, hdr->rc_proc, &c->ca_rec, hdr->rc_args_pos);
+	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_vers >= 3 && hdr->rc_cred.oa_flavor ==
+	    RPC_RPCSEC_GSS && (hdr->rc_proc == GW_NSH_PROC_SHARE || hdr->rc_proc == GW_NSH_PROC_UNSHARE)) {
+		/* its body cannot be re-encoded under GSS (checksums, RFC 2203
+		 * 5.3.2), and forwarded as it came its oh could be another's */
+		gw_stat_inc(gw->gw_nlm->nm_st, GW_CTR_NLM_SHARE_REFUSED);
+		return GW_NLM_REFUSE;
+	}
+	act = gw_nlm_on_call(gw->gw_nlm, nm_host_of(c, host, sizeof(host)), hdr->rc_prog,
+			     hdr->rc_vers, hdr->rc_proc, &c->ca_rec, hdr->rc_args_pos);
+	/* a SHARE's record may be a new one: xc (at the arguments) follows */
+	xdr_cur_init(xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
+	xdr_seek(xc, hdr->rc_args_pos);
+	return act;
 }
 
 void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov)

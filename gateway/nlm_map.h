@@ -37,6 +37,7 @@ struct gw_stats;
 enum gw_nlm_act {
 	GW_NLM_FORWARD = 0,	/* to the route, owner mapped where there was one */
 	GW_NLM_ANSWER,		/* a client's reboot notification: answered here (void) */
+	GW_NLM_REFUSE,		/* a SHARE or UNSHARE the map cannot carry: SYSTEM_ERR here */
 };
 
 /* Sends one UNLOCK the map built (msg from the XID on); false: not sent. */
@@ -46,10 +47,15 @@ struct gw_nlm;
 struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg);
 void gw_nlm_free(struct gw_nlm *nm);
 void gw_nlm_set_sender(struct gw_nlm *nm, gw_nlm_send_fn fn, void *arg);
+/* Pool buffers for re-encoded SHARE calls (gw_nlm_attach sets the gateway's;
+ * without one, SHARE and UNSHARE are refused). */
+struct gw_pool;
+void gw_nlm_set_pool(struct gw_nlm *nm, struct gw_pool *pool);
 
 /* A call of NLM or NSM from client host (its address, no port) in rec,
- * header hdr-decoded: owners mapped in place, or the host's locks
- * released (SM_NOTIFY, FREE_ALL: GW_NLM_ANSWER). */
+ * header hdr-decoded: owners mapped in place, a SHARE or UNSHARE re-encoded
+ * into a pool buffer (nlm_share.h; GW_NLM_REFUSE when it cannot be), or the
+ * host's locks and shares released (SM_NOTIFY, FREE_ALL: GW_NLM_ANSWER). */
 enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t prog, uint32_t vers,
 			       uint32_t proc, struct gw_rec *rec, size_t args_pos);
 /* The server's reply (iov, from the XID on) to a call gw_nlm_on_call
@@ -73,8 +79,10 @@ struct gw_ng *gw_nlm_grants(struct gw_nlm *nm);
 /* Gateway glue: the map of gw, its internal client for the UNLOCKs. */
 int gw_nlm_attach(struct gw_ctx *gw);
 void gw_nlm_detach(struct gw_ctx *gw);
-/* gw_on_record / gw_call_complete hooks for NLM and NSM calls. */
-enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c);
+/* gw_on_record / gw_call_complete hooks for NLM and NSM calls; xc (the
+ * call's cursor at its arguments) is set again on the call's record. */
+struct xdr_cur;
+enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc);
 void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov);
 
 #endif /* RPCRDMA_GW_NLM_MAP_H */

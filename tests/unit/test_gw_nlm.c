@@ -2,7 +2,7 @@
 /* Unit tests for the NLM lock-owner map (gateway/nlm_map.c): owners of two
  * client hosts with the same svid stay apart, TEST's holder comes back as
  * its client sent it, and a client's reboot notification releases that
- * client's locks only. */
+ * client's locks only; the same for SHARE owners (gateway/nlm_share.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include "config.h"
 #include "log.h"
 #include "nlm_map.h"
+#include "nlm_share.h"
 #include "pool.h"
 
 #define NLM 100021
@@ -400,6 +401,313 @@ static void t06_hosts_bounded(void **state)
 	free(st);
 }
 
+
+/* ---- SHARE and UNSHARE (gateway/nlm_share.c) ---- */
+
+/* A SHARE (20) or UNSHARE (21) call in a buffer big enough for hostile
+ * lengths; the record is the map's to replace. */
+struct smsg {
+	uint8_t sm_buf[3072];
+	struct xdr_enc sm_xe;
+	size_t sm_args;
+	struct gw_rec sm_rec;
+};
+
+static void share_call(struct smsg *m, uint32_t vers, uint32_t proc, const void *fh, size_t fhlen,
+		       const void *oh, size_t ohlen, uint32_t mode, uint32_t access)
+{
+	struct xdr_enc *xe = &m->sm_xe;
+
+	xdr_enc_init(xe, m->sm_buf, sizeof(m->sm_buf));
+	xdr_put_u32(xe, 0x4321);
+	xdr_put_u32(xe, RPC_CALL);
+	xdr_put_u32(xe, RPC_VERS);
+	xdr_put_u32(xe, NLM);
+	xdr_put_u32(xe, vers);
+	xdr_put_u32(xe, proc);
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(xe, 0);
+	m->sm_args = xe->xe_len;
+	xdr_put_opaque(xe, "ck", 2);
+	xdr_put_opaque(xe, "guest", 5);
+	xdr_put_opaque(xe, fh, (uint32_t)fhlen);
+	xdr_put_opaque(xe, oh, (uint32_t)ohlen);
+	xdr_put_u32(xe, mode);
+	xdr_put_u32(xe, access);
+	xdr_put_u32(xe, 0);		/* reclaim */
+	assert_int_equal(xe->xe_err, XDR_OK);
+	gw_rec_init(&m->sm_rec);
+	m->sm_rec.rcd_iov[0] = (struct iovec){ m->sm_buf, xe->xe_len };
+	m->sm_rec.rcd_buf[0] = NULL;	/* no pool buffer */
+	m->sm_rec.rcd_niov = 1;
+	m->sm_rec.rcd_len = xe->xe_len;
+}
+
+/* The decoded arguments of a (mapped) share call record. */
+struct sargs {
+	char sa_fh[80];
+	uint8_t sa_oh[1100];
+	size_t sa_ohlen;
+	uint32_t sa_mode, sa_access, sa_vers, sa_proc;
+	bool sa_sys;			/* AUTH_SYS credential */
+};
+
+static void share_decode(const struct iovec *iov, unsigned niov, struct sargs *a)
+{
+	struct rpc_call_hdr h;
+	struct xdr_cur xc;
+	struct xdr_span sp, fh, oh;
+	uint32_t reclaim;
+
+	memset(a, 0, sizeof(*a));
+	xdr_cur_init(&xc, iov, niov);
+	assert_true(rpc_call_decode(&xc, &h));
+	a->sa_vers = h.rc_vers;
+	a->sa_proc = h.rc_proc;
+	a->sa_sys = h.rc_cred.oa_flavor == RPC_AUTH_SYS;
+	assert_true(xdr_get_opaque(&xc, &sp, 1024));	/* cookie */
+	assert_true(xdr_get_opaque(&xc, &sp, 1024));	/* caller_name */
+	assert_true(xdr_get_opaque(&xc, &fh, 1024));
+	assert_true(xdr_get_opaque(&xc, &oh, 1024));
+	assert_true(xdr_get_u32(&xc, &a->sa_mode) && xdr_get_u32(&xc, &a->sa_access) &&
+		    xdr_get_u32(&xc, &reclaim));
+	assert_int_equal(xdr_remaining(&xc), 0);
+	xdr_span_copy(&xc, &fh, a->sa_fh, sizeof(a->sa_fh) - 1);
+	a->sa_ohlen = xdr_span_copy(&xc, &oh, a->sa_oh, sizeof(a->sa_oh));
+}
+
+/* A share call from host, forwarded (or not: the verdict), answered stat. */
+static enum gw_nlm_act share_as(struct gw_nlm *nm, struct gw_pool *pool, const char *host,
+				uint32_t proc, const char *fh, const char *oh, uint32_t stat,
+				struct sargs *sent)
+{
+	struct smsg m;
+	uint8_t rb[128];
+	struct iovec iov;
+	enum gw_nlm_act act;
+
+	share_call(&m, 4, proc, fh, strlen(fh), oh, strlen(oh), 2, 1);
+	act = gw_nlm_on_call(nm, host, NLM, 4, proc, &m.sm_rec, m.sm_args);
+	if (act == GW_NLM_FORWARD) {
+		if (sent)
+			share_decode(m.sm_rec.rcd_iov, m.sm_rec.rcd_niov, sent);
+		iov = (struct iovec){ rb, reply(rb, sizeof(rb), stat, false, 0) };
+		gw_nlm_on_reply(nm, host, 4, proc, &m.sm_rec, m.sm_args, &iov, 1);
+	}
+	gw_rec_release(pool, &m.sm_rec);
+	return act;
+}
+
+/* What the release sender was given, any procedure. */
+struct rel {
+	unsigned rl_n;
+	struct sargs rl_call[24];
+};
+
+static bool rel_capture(void *arg, const uint8_t *msg, size_t len)
+{
+	struct rel *r = arg;
+	struct iovec one = { (void *)msg, len };
+
+	assert_true(r->rl_n < 24);
+	if (chk_be32(msg + 20) == 4) {		/* an UNLOCK: only counted */
+		memset(&r->rl_call[r->rl_n], 0, sizeof(r->rl_call[0]));
+		r->rl_call[r->rl_n++].sa_proc = 4;
+		return true;
+	}
+	share_decode(&one, 1, &r->rl_call[r->rl_n++]);
+	return true;
+}
+
+static struct gw_nlm *share_map(struct gw_stats **st, struct gw_pool **pool)
+{
+	struct gw_nlm *nm;
+
+	*st = stats();
+	*pool = gw_pool_new(4096, 16, false);
+	assert_non_null(*pool);
+	nm = gw_nlm_new(*st, NULL);
+	gw_nlm_set_pool(nm, *pool);
+	return nm;
+}
+
+static void share_done(struct gw_nlm *nm, struct gw_stats *st, struct gw_pool *pool)
+{
+	gw_nlm_free(nm);
+	assert_int_equal(gw_pool_avail(pool), 16);	/* every re-encoded call's buffer back */
+	gw_pool_free(pool);
+	free(st);
+}
+
+/* 7. Two hosts, one oh: the server sees two owners, oh' = tag || oh, the
+ * tag the same for a host every time, the rest of the call unchanged; on
+ * today's gateway both went as "1@guest", one share owner for lockd. */
+static void t07_share_owner_per_host(void **state)
+{
+	struct gw_stats *st;
+	struct gw_pool *pool;
+	struct gw_nlm *nm = share_map(&st, &pool);
+	struct sargs a, b, a2, u;
+
+	(void)state;
+	assert_int_equal(share_as(nm, pool, "127.0.0.2", 20, "fh", "1@guest", 0, &a), GW_NLM_FORWARD);
+	assert_int_equal(share_as(nm, pool, "127.0.0.3", 20, "fh", "1@guest", 0, &b), GW_NLM_FORWARD);
+	assert_int_equal(share_as(nm, pool, "127.0.0.2", 20, "fh", "1@guest", 0, &a2), GW_NLM_FORWARD);
+	assert_int_equal(share_as(nm, pool, "127.0.0.2", 21, "fh", "1@guest", 0, &u), GW_NLM_FORWARD);
+	assert_int_equal(a.sa_ohlen, 7 + GW_NSH_TAG_LEN);
+	assert_memory_equal(a.sa_oh + GW_NSH_TAG_LEN, "1@guest", 7);
+	assert_memory_equal(b.sa_oh + GW_NSH_TAG_LEN, "1@guest", 7);
+	assert_memory_not_equal(a.sa_oh, b.sa_oh, GW_NSH_TAG_LEN);
+	assert_memory_equal(a.sa_oh, a2.sa_oh, a.sa_ohlen);
+	assert_memory_equal(a.sa_oh, u.sa_oh, a.sa_ohlen);	/* UNSHARE names the same owner */
+	assert_string_equal(a.sa_fh, "fh");
+	assert_int_equal(a.sa_mode, 2);
+	assert_int_equal(a.sa_access, 1);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SHARE_MAPPED], 4);
+	/* v1 has no SHARE: procedure 20 passes as it is */
+	{
+		struct smsg m;
+
+		share_call(&m, 1, 20, "fh", 2, "o", 1, 0, 0);
+		assert_int_equal(gw_nlm_on_call(nm, "127.0.0.2", NLM, 1, 20, &m.sm_rec, m.sm_args),
+				 GW_NLM_FORWARD);
+		assert_ptr_equal(m.sm_rec.rcd_iov[0].iov_base, m.sm_buf);
+	}
+	share_done(nm, st, pool);
+}
+
+/* 8. Granted shares are tracked per host; UNSHARE forgets; SM_NOTIFY from
+ * A sends one UNSHARE per share A holds (its oh', modes, version), none of
+ * B's; a DENIED SHARE is not A's.  FREE_ALL from B the same for B. */
+static void t08_share_release(void **state)
+{
+	struct gw_stats *st;
+	struct gw_pool *pool;
+	struct gw_nlm *nm = share_map(&st, &pool);
+	struct rel r = { 0 };
+	struct sargs a, b;
+
+	(void)state;
+	gw_nlm_set_sender(nm, rel_capture, &r);
+	share_as(nm, pool, "127.0.0.2", 20, "f1", "1@guest", 0, &a);
+	share_as(nm, pool, "127.0.0.2", 20, "f2", "1@guest", 0, NULL);
+	share_as(nm, pool, "127.0.0.2", 20, "f3", "1@guest", 1, NULL);	/* DENIED */
+	share_as(nm, pool, "127.0.0.2", 21, "f2", "1@guest", 0, NULL);	/* forgotten */
+	share_as(nm, pool, "127.0.0.3", 20, "f1", "1@guest", 0, &b);
+	lock_as(nm, "127.0.0.2", 4, 2, "f9", 1, 0, 0, 0);		/* and a lock */
+	assert_int_equal(notify(nm, "127.0.0.2", false), GW_NLM_ANSWER);
+	assert_int_equal(r.rl_n, 2);
+	assert_int_equal(r.rl_call[0].sa_proc, 4);			/* the lock's UNLOCK */
+	assert_int_equal(r.rl_call[1].sa_proc, 21);
+	assert_int_equal(r.rl_call[1].sa_vers, 4);
+	assert_true(r.rl_call[1].sa_sys);
+	assert_string_equal(r.rl_call[1].sa_fh, "f1");
+	assert_int_equal(r.rl_call[1].sa_ohlen, a.sa_ohlen);
+	assert_memory_equal(r.rl_call[1].sa_oh, a.sa_oh, a.sa_ohlen);
+	assert_int_equal(r.rl_call[1].sa_mode, 2);
+	assert_int_equal(r.rl_call[1].sa_access, 1);
+	assert_int_equal(notify(nm, "127.0.0.2", false), GW_NLM_ANSWER);	/* nothing left */
+	assert_int_equal(r.rl_n, 2);
+	assert_int_equal(notify(nm, "127.0.0.3", true), GW_NLM_ANSWER);
+	assert_int_equal(r.rl_n, 3);
+	assert_memory_equal(r.rl_call[2].sa_oh, b.sa_oh, b.sa_ohlen);
+	share_done(nm, st, pool);
+}
+
+/* 9. Hostile owners: an oh of 1021 bytes or more (oh' would pass 1024), a
+ * file handle over 64 bytes, a length word past the record, a truncated
+ * call, no buffer: refused (never forwarded as they came), counted.  An oh
+ * of 1020 bytes goes as 1024.  A client that sends another slot's tag as
+ * its oh still gets its own owner. */
+static void t09_share_hostile(void **state)
+{
+	struct gw_stats *st;
+	struct gw_pool *pool;
+	struct gw_nlm *nm = share_map(&st, &pool);
+	static uint8_t big[1100];
+	struct smsg m;
+	struct sargs a, b;
+	uint8_t forged[8];
+
+	(void)state;
+	memset(big, 'o', sizeof(big));
+	share_call(&m, 4, 20, "fh", 2, big, 1021, 0, 1);
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 20, &m.sm_rec, m.sm_args), GW_NLM_REFUSE);
+	share_call(&m, 4, 20, "fh", 2, big, 1020, 0, 1);
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 20, &m.sm_rec, m.sm_args), GW_NLM_FORWARD);
+	share_decode(m.sm_rec.rcd_iov, 1, &a);
+	assert_int_equal(a.sa_ohlen, 1024);
+	gw_rec_release(pool, &m.sm_rec);
+	share_call(&m, 4, 21, big, 65, "o", 1, 0, 1);
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 21, &m.sm_rec, m.sm_args), GW_NLM_REFUSE);
+	share_call(&m, 4, 20, "fh", 2, "oh", 2, 0, 1);
+	chk_put_be32(m.sm_buf + m.sm_args + 8 + 12 + 8, 4000);	/* oh's length word */
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 20, &m.sm_rec, m.sm_args), GW_NLM_REFUSE);
+	share_call(&m, 4, 20, "fh", 2, "oh", 2, 0, 1);
+	m.sm_rec.rcd_iov[0].iov_len = m.sm_rec.rcd_len = m.sm_rec.rcd_len - 4;	/* no reclaim */
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 20, &m.sm_rec, m.sm_args), GW_NLM_REFUSE);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SHARE_REFUSED], 4);
+	/* B (second slot) shares with "x"; A sends B's oh' as its own oh */
+	share_as(nm, pool, "127.0.0.3", 20, "fh", "x", 0, &b);
+	memcpy(forged, b.sa_oh, b.sa_ohlen);
+	share_call(&m, 4, 20, "fh", 2, forged, b.sa_ohlen, 0, 1);
+	assert_int_equal(gw_nlm_on_call(nm, "127.0.0.4", NLM, 4, 20, &m.sm_rec, m.sm_args),
+			 GW_NLM_FORWARD);
+	share_decode(m.sm_rec.rcd_iov, 1, &a);
+	assert_int_equal(a.sa_ohlen, b.sa_ohlen + GW_NSH_TAG_LEN);
+	assert_memory_not_equal(a.sa_oh, b.sa_oh, b.sa_ohlen);
+	gw_rec_release(pool, &m.sm_rec);
+	/* without a pool (no buffer to re-encode into): refused */
+	gw_nlm_set_pool(nm, NULL);
+	assert_int_equal(share_as(nm, pool, "h", 20, "fh", "o", 0, NULL), GW_NLM_REFUSE);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SHARE_REFUSED], 5);
+	share_done(nm, st, pool);
+}
+
+/* 10. Bounds: GW_NSH_PER_HOST shares per host; one more is refused before
+ * it reaches the server, an update of a held one is not; shares in flight
+ * past the cap are counted (track_full).  A host holding only a share
+ * keeps its slot when the table is full (its oh' is on the server). */
+static void t10_share_bounds(void **state)
+{
+	struct gw_stats *st;
+	struct gw_pool *pool;
+	struct gw_nlm *nm = share_map(&st, &pool);
+	struct smsg m[2];
+	uint8_t rb[128];
+	struct iovec iov;
+	char fh[16], name[32];
+
+	(void)state;
+	for (unsigned i = 0; i < GW_NSH_PER_HOST - 1; i++) {
+		snprintf(fh, sizeof(fh), "f%u", i);
+		assert_int_equal(share_as(nm, pool, "h", 20, fh, "o", 0, NULL), GW_NLM_FORWARD);
+	}
+	/* two SHAREs in flight for the last place */
+	for (unsigned i = 0; i < 2; i++) {
+		share_call(&m[i], 4, 20, i ? "y" : "x", 1, "o", 1, 0, 1);
+		assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 20, &m[i].sm_rec, m[i].sm_args),
+				 GW_NLM_FORWARD);
+	}
+	iov = (struct iovec){ rb, reply(rb, sizeof(rb), 0, false, 0) };
+	for (unsigned i = 0; i < 2; i++) {
+		gw_nlm_on_reply(nm, "h", 4, 20, &m[i].sm_rec, m[i].sm_args, &iov, 1);
+		gw_rec_release(pool, &m[i].sm_rec);
+	}
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_TRACK_FULL], 1);
+	assert_int_equal(share_as(nm, pool, "h", 20, "new", "o", 0, NULL), GW_NLM_REFUSE);
+	assert_int_equal(share_as(nm, pool, "h", 20, "f3", "o", 0, NULL), GW_NLM_FORWARD);
+	assert_int_equal(share_as(nm, pool, "h", 21, "new", "o", 0, NULL), GW_NLM_FORWARD);
+	/* slots: "h" holds shares only; every other slot holds a lock */
+	for (unsigned i = 1; i < GW_NLM_MAX_HOSTS; i++) {
+		snprintf(name, sizeof(name), "host-%u", i);
+		lock_as(nm, name, 4, 2, "f", 1, 0, 0, 0);
+	}
+	assert_int_equal(lock_as(nm, "late", 4, 2, "f", 1, 0, 0, 0), 1);	/* unmapped */
+	assert_int_equal(share_as(nm, pool, "late", 20, "f", "o", 0, NULL), GW_NLM_REFUSE);
+	share_done(nm, st, pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +717,10 @@ int main(void)
 		cmocka_unit_test(t04_unlock_forgets),
 		cmocka_unit_test(t05_unmappable),
 		cmocka_unit_test(t06_hosts_bounded),
+		cmocka_unit_test(t07_share_owner_per_host),
+		cmocka_unit_test(t08_share_release),
+		cmocka_unit_test(t09_share_hostile),
+		cmocka_unit_test(t10_share_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

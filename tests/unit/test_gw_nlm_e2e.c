@@ -4,7 +4,8 @@
  * addresses with one svid reach the server as two owners, and a client's
  * SM_NOTIFY is answered by the gateway, never forwarded; a server's
  * GRANTED_MSG reaches the client whose lock it is, with its own svid, and
- * one a client forges reaches nobody.  The harness
+ * one a client forges reaches nobody; two clients' SHAREs with one oh
+ * reach the server as two owners.  The harness
  * (test_gw_harness.h) names each adopted connection as the frontend names
  * an accepted one ("address:port"). */
 #include <setjmp.h>
@@ -334,6 +335,81 @@ static void t04_grant_refused(void **state)
 	h_pump(h, 20);
 }
 
+
+/* Record-marked NLM v4 SHARE (proc 20) of owner oh (ohlen bytes) on "fh";
+ * the offset of oh's length word in the record (no mark). */
+static size_t nlm_share(uint8_t *out, size_t cap, uint32_t xid, const void *oh, size_t ohlen,
+			size_t *oh_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, cap - 4);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 20);		/* SHARE */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "ck", 2);
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	*oh_at = xe.xe_len;
+	xdr_put_opaque(&xe, oh, (uint32_t)ohlen);
+	xdr_put_u32(&xe, 2);		/* mode: deny write */
+	xdr_put_u32(&xe, 1);		/* access: read */
+	xdr_put_u32(&xe, 0xa2);		/* reclaim: the harness server's tag */
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* 5. SHARE from 127.0.0.2 and 127.0.0.3 with one oh: the server gets two
+ * owners (oh' = 4-byte tag || oh, the rest of the call as sent, the mode
+ * words after it in place); an oh of 1021 bytes is answered SYSTEM_ERR by
+ * the gateway and never reaches the server (as it came it could be
+ * another client's oh'). */
+static void t05_share_owners(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	static uint8_t buf[2048], last[512], oh_a[16], big[1021];
+	size_t at, n;
+	int fa, fb;
+
+	h_env_listen(e);
+	gw_up(e);
+	fa = client_at(h, "127.0.0.2:801");
+	fb = client_at(h, "127.0.0.3:801");
+	h_send(fa, buf, nlm_share(buf, sizeof(buf), 0x91, "1@guest", 7, &at));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	n = h_server_last(&e->he_srv, last, sizeof(last));
+	assert_int_equal(chk_be32(last + at), 7 + 4);
+	assert_memory_equal(last + at + 8, "1@guest", 7);
+	assert_int_equal(chk_be32(last + at + 16), 2);	/* mode */
+	assert_int_equal(chk_be32(last + at + 20), 1);	/* access */
+	assert_int_equal(n, at + 24 + 4);
+	memcpy(oh_a, last + at + 4, 11);
+	h_send(fb, buf, nlm_share(buf, sizeof(buf), 0x92, "1@guest", 7, &at));
+	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 28);
+	h_server_last(&e->he_srv, last, sizeof(last));
+	assert_int_equal(chk_be32(last + at), 7 + 4);
+	assert_memory_equal(last + at + 8, "1@guest", 7);
+	assert_memory_not_equal(last + at + 4, oh_a, 4);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SHARE_MAPPED], 2);
+	memset(big, 'o', sizeof(big));
+	h_send(fa, buf, nlm_share(buf, sizeof(buf), 0x93, big, sizeof(big), &at));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(chk_be32(buf), 0x93);
+	assert_int_equal(chk_be32(buf + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(h_server_calls(&e->he_srv), 2);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SHARE_REFUSED], 1);
+	close(fa);
+	close(fb);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t02_sm_notify_answered, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t03_grant_relayed, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t04_grant_refused, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t05_share_owners, h_env_setup, h_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,169 @@
+#!/bin/bash
+# claim: NLM SHARE reservations stay per client through rpcrdma-gw: two NLM v4 clients on 127.0.0.2 and 127.0.0.3 with the SAME oh and caller_name; straight to lockd B's conflicting SHARE is DENIED, and through the gateway it must be too; A's UNSHARE leaves B's share in place (a third client's conflicting SHARE stays DENIED); A's SM_NOTIFY releases A's shares only (the third client then gets A's file, not B's); an oh the gateway cannot carry is refused, not forwarded
+#
+#   NLM4 clients A (127.0.0.2), B (.3), C (.4) --tcp--> rpcrdma-gw 127.0.0.1:20498 --nlm, tcp--> lockd :32803
+#   baseline: A and B --tcp--> lockd 127.0.0.1:32803 directly
+#
+# Shares live in lockd only (no fcntl lock on the server shows them): a
+# third client's SHARE is the probe.  Modes (nlm4.x): access R = 1, W = 2;
+# deny none = 0, deny write = 2.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PORT=20498
+NLM_PORT=32803
+CTL=${BUILD:-build}/rpcrdma-gwctl
+out=/tmp/t82
+mkdir -p "$out"
+
+bed_lockd_pin "$NLM_PORT"
+bed_nfsd_up
+gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
+	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
+
+cat >"$out/share.py" <<'PY'
+import os, socket, struct, sys, time
+
+def opaque(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+def auth_unix():
+    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
+    return struct.pack(">II", 1, len(body)) + body
+
+ACCEPT = {0: "SUCCESS", 1: "PROG_UNAVAIL", 2: "PROG_MISMATCH", 3: "PROC_UNAVAIL",
+          4: "GARBAGE_ARGS", 5: "SYSTEM_ERR"}
+class Peer:
+    """One RPC client bound to source address SRC talking to DST:PORT."""
+    def __init__(self, src, dst, port):
+        self.s = socket.socket()
+        self.s.bind((src, 0))
+        self.s.settimeout(30)
+        self.s.connect((dst, port))
+        self.xid = int.from_bytes(os.urandom(3), "big") << 4
+    def call(self, prog, vers, proc, args):
+        """The result body, or the accept status's name when not SUCCESS."""
+        self.xid += 1
+        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
+            struct.pack(">II", 0, 0) + args
+        self.s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
+        data = b""
+        while True:
+            n = struct.unpack(">I", self.s.recv(4, socket.MSG_WAITALL))[0]
+            data += self.s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
+            if n & 0x80000000:
+                break
+        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
+        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
+        vlen = struct.unpack(">I", data[16:20])[0]
+        off = 20 + vlen
+        acc = struct.unpack(">I", data[off:off + 4])[0]
+        return data[off + 4:] if acc == 0 else ACCEPT.get(acc, "accept %d" % acc)
+
+STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
+COOKIE = opaque(b"c82")
+OH = b"1@guest"          # every client's owner handle: the same bytes
+def stat_of(body):
+    if isinstance(body, str):
+        return body
+    clen = struct.unpack(">I", body[:4])[0]
+    off = 4 + clen + (-clen % 4)
+    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+def share_args(fh, mode, access, oh):
+    return COOKIE + opaque(b"guest") + opaque(fh) + opaque(oh) + struct.pack(">III", mode, access, 0)
+def share(p, fh, access, mode, oh=OH):
+    end = time.time() + 40
+    while True:   # lockd may still be in its grace period
+        st = stat_of(p.call(100021, 4, 20, share_args(fh, mode, access, oh)))
+        if st != "DENIED_GRACE_PERIOD" or time.time() > end:
+            return st
+        time.sleep(1)
+def unshare(p, fh, oh=OH):
+    return stat_of(p.call(100021, 4, 21, share_args(fh, 0, 0, oh)))
+def sm_notify(p, name, state):
+    p.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
+    return "answered"
+
+def fh_of(port, name):
+    p = Peer("127.0.0.1", "127.0.0.1", port)
+    body = p.call(100005, 3, 1, opaque(sys.argv[3].encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
+    n = struct.unpack(">I", body[4:8])[0]
+    root = body[8:8 + n]
+    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
+    n = struct.unpack(">I", body[4:8])[0]
+    return body[8:8 + n]
+
+# share.py GWPORT NLMPORT EXPORT STEP: prints one "key: value" line per check.
+gw, lockd = int(sys.argv[1]), int(sys.argv[2])
+fh = {n: fh_of(gw, n) for n in ("s0", "s1", "s2", "s3")}
+R, W, DN, DW = 1, 2, 0, 2
+def say(k, v):
+    print("%s: %s" % (k, v), flush=True)
+if sys.argv[4] == "direct":
+    a, b = Peer("127.0.0.2", "127.0.0.1", lockd), Peer("127.0.0.3", "127.0.0.1", lockd)
+    say("direct A share s0", share(a, fh["s0"], R, DW))
+    say("direct B share s0 write", share(b, fh["s0"], W, DN))
+    say("direct A unshare s0", unshare(a, fh["s0"]))
+    say("direct B share s0 after", share(b, fh["s0"], W, DN))
+    say("direct B unshare s0", unshare(b, fh["s0"]))
+else:
+    a, b, c = (Peer(h, "127.0.0.1", gw) for h in ("127.0.0.2", "127.0.0.3", "127.0.0.4"))
+    say("gw A share s1", share(a, fh["s1"], R, DW))
+    say("gw B share s1 write", share(b, fh["s1"], W, DN))
+    say("gw B share s1 read", share(b, fh["s1"], R, DW))
+    say("gw A unshare s1", unshare(a, fh["s1"]))
+    say("gw C share s1 write", share(c, fh["s1"], W, DN))
+    say("gw A share s2", share(a, fh["s2"], R, DW))
+    say("gw B share s3", share(b, fh["s3"], R, DW))
+    say("gw A long oh", share(a, fh["s0"], R, DN, b"x" * 1021))
+    say("gw A sm_notify", sm_notify(Peer("127.0.0.2", "127.0.0.1", gw), b"127.0.0.2", 3))
+    end = time.time() + 5
+    while share(c, fh["s2"], W, DN) != "GRANTED" and time.time() < end:
+        time.sleep(0.1)
+    say("gw C share s2 after A's reboot", share(c, fh["s2"], W, DN))
+    say("gw C share s3 after A's reboot", share(c, fh["s3"], W, DN))
+    for p, f in ((b, "s1"), (b, "s3"), (c, "s2")):
+        unshare(p, fh[f])
+    say("gw C share s3 at the end", share(c, fh["s3"], W, DN))
+    unshare(c, fh["s3"])
+PY
+for f in s0 s1 s2 s3; do : >"$BED_EXPORT/$f"; done
+
+# got KEY STEP: the value printed for KEY
+got() { sed -n "s/^$1: //p" "$out/$2.txt"; }
+run() {
+	timeout 120 python3 "$out/share.py" "$PORT" "$NLM_PORT" "$BED_EXPORT" "$1" >"$out/$1.txt" 2>&1 || {
+		sed 's/^/  /' "$out/$1.txt"
+		bed_fail "share.py $1 failed"
+	}
+	sed 's/^/  /' "$out/$1.txt"
+}
+
+step "baseline: A and B straight to lockd, same oh and caller_name"
+run direct
+assert_eq GRANTED "$(got 'direct A share s0' direct)" "A's SHARE of s0 (read, deny write)"
+assert_eq DENIED "$(got 'direct B share s0 write' direct)" "B's SHARE of s0 for write (lockd: another host)"
+assert_eq GRANTED "$(got 'direct B share s0 after' direct)" "B's SHARE of s0 after A's UNSHARE"
+
+step "through the gateway: the same clients, and C on 127.0.0.4"
+run gw
+assert_eq GRANTED "$(got 'gw A share s1' gw)" "A's SHARE of s1 (read, deny write)"
+assert_eq DENIED "$(got 'gw B share s1 write' gw)" "B's SHARE of s1 for write while A denies write"
+assert_eq GRANTED "$(got 'gw B share s1 read' gw)" "B's SHARE of s1 (read, deny write)"
+assert_eq GRANTED "$(got 'gw A unshare s1' gw)" "A's UNSHARE of s1"
+assert_eq DENIED "$(got 'gw C share s1 write' gw)" "C's SHARE of s1 for write after A's UNSHARE (B's share stays)"
+assert_eq SYSTEM_ERR "$(got 'gw A long oh' gw)" "A's SHARE with an oh of 1021 bytes (oh' would pass 1024)"
+step "client A reboots: SM_NOTIFY from A's address"
+assert_eq GRANTED "$(got "gw C share s2 after A's reboot" gw)" "C's SHARE of s2 for write after A's SM_NOTIFY (A's share released)"
+assert_eq DENIED "$(got "gw C share s3 after A's reboot" gw)" "C's SHARE of s3 for write after A's SM_NOTIFY (B's share survives)"
+assert_eq GRANTED "$(got 'gw C share s3 at the end' gw)" "C's SHARE of s3 after B's UNSHARE"
+
+"$CTL" -s "$out/control" --json stats | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["counters"]
+print("  counters: " + " ".join("%s=%s" % (k, v) for k, v in sorted(c.items()) if k.startswith("nlm_")))
+assert c.get("nlm_shares_released") == 1, "nlm_shares_released"
+assert c.get("nlm_shares_refused") == 1, "nlm_shares_refused"'
+gw_stop
+gw_log_clean leak illegal-transition failed-calls
