@@ -196,6 +196,10 @@ bed_nfsd_up() {
 	# fresh server otherwise holds OPENs back for 90 s.
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	# lockd's grace (read when nfsd starts lockd; default 5 x nlm_timeout,
+	# 50 s) also holds back NFSv4 LOCKs and delegations: 10 s like nfsd's.
+	modprobe lockd
+	sysctl -qw fs.nfs.nlm_grace_period=10
 	# A scenario may raise nfsd's largest READ/WRITE (settable only before
 	# nfsd starts; by default sized from the guest's memory: 256 KiB).
 	[ -z "${BED_NFSD_MAX_BLOCK:-}" ] || echo "$BED_NFSD_MAX_BLOCK" >/proc/fs/nfsd/max_block_size
