@@ -139,6 +139,9 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NLM_GRANT_RELAYED] = "nlm_grant_relayed",
 	[GW_CTR_NLM_GRANT_REFUSED] = "nlm_grant_refused",
 	[GW_CTR_NLM_GRANT_FAILED] = "nlm_grant_failed",
+	[GW_CTR_NLM_SERVER_REBOOT] = "nlm_server_reboots",
+	[GW_CTR_NLM_NOTIFY_RELAYED] = "nlm_notify_relayed",
+	[GW_CTR_NLM_NOTIFY_FAILED] = "nlm_notify_failed",
 	[GW_CTR_LOCAL_NLM_NOTIFY] = "local_nlm_notify",
 };
 

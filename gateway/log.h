@@ -225,6 +225,9 @@ enum gw_ctr {
 	GW_CTR_NLM_GRANT_RELAYED,	/* server's GRANTED_MSG delivered to its client */
 	GW_CTR_NLM_GRANT_REFUSED,	/* GRANTED_MSG for a mapped owner from no backend: dropped */
 	GW_CTR_NLM_GRANT_FAILED,	/* GRANTED_MSG not delivered (lookup, connect, slots) */
+	GW_CTR_NLM_SERVER_REBOOT,	/* SM_NOTIFY from a backend: the server's locks are gone */
+	GW_CTR_NLM_NOTIFY_RELAYED,	/* that SM_NOTIFY delivered to a client host's statd */
+	GW_CTR_NLM_NOTIFY_FAILED,	/* ... not delivered (lookup, connect, queue, timeout) */
 	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };

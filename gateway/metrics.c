@@ -495,6 +495,9 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_NLM_GRANT_RELAYED] = { F_NLM, "grant_relayed" },
 	[GW_CTR_NLM_GRANT_REFUSED] = { F_NLM, "grant_refused" },
 	[GW_CTR_NLM_GRANT_FAILED] = { F_NLM, "grant_failed" },
+	[GW_CTR_NLM_SERVER_REBOOT] = { F_NLM, "server_reboot" },
+	[GW_CTR_NLM_NOTIFY_RELAYED] = { F_NLM, "notify_relayed" },
+	[GW_CTR_NLM_NOTIFY_FAILED] = { F_NLM, "notify_failed" },
 	[GW_CTR_LOCAL_NLM_NOTIFY] = { F_LOCAL, "nlm_notify" },
 };
 
