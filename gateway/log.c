@@ -142,6 +142,9 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NLM_SHARE_MAPPED] = "nlm_shares_mapped",
 	[GW_CTR_NLM_SHARE_REFUSED] = "nlm_shares_refused",
 	[GW_CTR_NLM_SHARE_RELEASED] = "nlm_shares_released",
+	[GW_CTR_NLM_SERVER_REBOOT] = "nlm_server_reboots",
+	[GW_CTR_NLM_NOTIFY_RELAYED] = "nlm_notify_relayed",
+	[GW_CTR_NLM_NOTIFY_FAILED] = "nlm_notify_failed",
 	[GW_CTR_LOCAL_NLM_NOTIFY] = "local_nlm_notify",
 };
 

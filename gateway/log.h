@@ -228,6 +228,9 @@ enum gw_ctr {
 	GW_CTR_NLM_SHARE_MAPPED,	/* SHARE/UNSHARE sent with the client's oh made unique */
 	GW_CTR_NLM_SHARE_REFUSED,	/* SHARE/UNSHARE that could not be mapped: answered here */
 	GW_CTR_NLM_SHARE_RELEASED,	/* that client's shares released (UNSHARE granted) */
+	GW_CTR_NLM_SERVER_REBOOT,	/* SM_NOTIFY from a backend: the server's locks are gone */
+	GW_CTR_NLM_NOTIFY_RELAYED,	/* that SM_NOTIFY delivered to a client host's statd */
+	GW_CTR_NLM_NOTIFY_FAILED,	/* ... not delivered (lookup, connect, queue, timeout) */
 	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
 	GW_CTR__COUNT
 };

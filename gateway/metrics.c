@@ -498,6 +498,9 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_NLM_SHARE_MAPPED] = { F_NLM, "share_mapped" },
 	[GW_CTR_NLM_SHARE_REFUSED] = { F_NLM, "share_refused" },
 	[GW_CTR_NLM_SHARE_RELEASED] = { F_NLM, "share_released" },
+	[GW_CTR_NLM_SERVER_REBOOT] = { F_NLM, "server_reboot" },
+	[GW_CTR_NLM_NOTIFY_RELAYED] = { F_NLM, "notify_relayed" },
+	[GW_CTR_NLM_NOTIFY_FAILED] = { F_NLM, "notify_failed" },
 	[GW_CTR_LOCAL_NLM_NOTIFY] = { F_LOCAL, "nlm_notify" },
 };
 

@@ -54,6 +54,12 @@ struct gw_ng {
 	struct gw_stats *ng_st;
 	const struct gw_log *ng_lg;
 	gw_ng_getport_fn *ng_getport;
+	/* what it carries (gw_ng_set_kind): grants by default */
+	uint32_t ng_prog;
+	const char *ng_what, *ng_hint;
+	enum gw_ctr ng_ok, ng_failed;
+	void (*ng_done)(void *arg);	/* a slot came free */
+	void *ng_done_arg;
 	struct gw_ng_slot ng_slots[GW_NG_SLOTS];
 };
 
@@ -67,6 +73,8 @@ struct gw_ng *gw_ng_new(struct event_base *base, struct gw_stats *st, const stru
 	ng->ng_st = st;
 	ng->ng_lg = lg;
 	ng->ng_getport = gw_rpcbind_getport;
+	gw_ng_set_kind(ng, CFG_PROG_NLM, "grant", "the client gets the lock when it asks again",
+		       GW_CTR_NLM_GRANT_RELAYED, GW_CTR_NLM_GRANT_FAILED);
 	for (unsigned i = 0; i < GW_NG_SLOTS; i++)
 		ng->ng_slots[i].ngs_ng = ng;
 	return ng;
@@ -92,6 +100,22 @@ void gw_ng_set_getport(struct gw_ng *ng, gw_ng_getport_fn *fn)
 	ng->ng_getport = fn;
 }
 
+void gw_ng_set_kind(struct gw_ng *ng, uint32_t prog, const char *what, const char *hint,
+		    enum gw_ctr ok, enum gw_ctr failed)
+{
+	ng->ng_prog = prog;
+	ng->ng_what = what;
+	ng->ng_hint = hint;
+	ng->ng_ok = ok;
+	ng->ng_failed = failed;
+}
+
+void gw_ng_set_done(struct gw_ng *ng, void (*fn)(void *arg), void *arg)
+{
+	ng->ng_done = fn;
+	ng->ng_done_arg = arg;
+}
+
 unsigned gw_ng_busy(const struct gw_ng *ng)
 {
 	unsigned n = 0;
@@ -106,19 +130,21 @@ static void ng_end(struct gw_ng_slot *s, bool ok, const char *why)
 	struct gw_ng *ng = s->ngs_ng;
 
 	if (ok) {
-		gw_stat_inc(ng->ng_st, GW_CTR_NLM_GRANT_RELAYED);
-		gw_log_client(ng->ng_lg, CFG_LOG_INFO, s->ngs_host, "NLM: grant xid %#x relayed to "
-			      "%s (port %u)", s->ngs_xid, s->ngs_host, s->ngs_port);
+		gw_stat_inc(ng->ng_st, ng->ng_ok);
+		gw_log_client(ng->ng_lg, CFG_LOG_INFO, s->ngs_host, "NLM: %s xid %#x relayed to "
+			      "%s (port %u)", ng->ng_what, s->ngs_xid, s->ngs_host, s->ngs_port);
 	} else {
-		gw_stat_inc(ng->ng_st, GW_CTR_NLM_GRANT_FAILED);
-		gw_log_client(ng->ng_lg, CFG_LOG_WARN, s->ngs_host, "NLM: grant xid %#x for %s not "
-			      "delivered (%s): the client gets the lock when it asks again", s->ngs_xid,
-			      s->ngs_host, why);
+		gw_stat_inc(ng->ng_st, ng->ng_failed);
+		gw_log_client(ng->ng_lg, CFG_LOG_WARN, s->ngs_host, "NLM: %s xid %#x for %s not "
+			      "delivered (%s): %s", ng->ng_what, s->ngs_xid, s->ngs_host, why,
+			      ng->ng_hint);
 	}
 	if (s->ngs_bev)
 		bufferevent_free(s->ngs_bev);
 	s->ngs_bev = NULL;
 	s->ngs_busy = false;
+	if (ng->ng_done)
+		ng->ng_done(ng->ng_done_arg);
 }
 
 /* ---- the client's reply ---- */
@@ -170,7 +196,7 @@ static void ng_lookup_work(void *arg)
 {
 	struct gw_ng_slot *s = arg;
 
-	s->ngs_rc = s->ngs_ng->ng_getport(s->ngs_host, s->ngs_family, CFG_PROG_NLM, s->ngs_vers,
+	s->ngs_rc = s->ngs_ng->ng_getport(s->ngs_host, s->ngs_family, s->ngs_ng->ng_prog, s->ngs_vers,
 				       &s->ngs_port, s->ngs_why, sizeof(s->ngs_why));
 }
 
@@ -214,7 +240,7 @@ static void ng_lookup_done(void *arg)
 	struct gw_ng_slot *s = arg;
 
 	if (s->ngs_rc != 0) {
-		ng_end(s, false, s->ngs_why[0] ? s->ngs_why : "rpcbind names no NLM service");
+		ng_end(s, false, s->ngs_why[0] ? s->ngs_why : "rpcbind names no such service");
 		return;
 	}
 	/* libevent may already have reported a failed connect (ng_event) */
@@ -232,14 +258,14 @@ bool gw_ng_relay(struct gw_ng *ng, const char *host, uint32_t vers, const struct
 		if (!ng->ng_slots[i].ngs_busy)
 			s = &ng->ng_slots[i];
 	if (!s || len > GW_NG_MSG_MAX || len < 4 || strlen(host) >= sizeof(s->ngs_host)) {
-		gw_stat_inc(ng->ng_st, GW_CTR_NLM_GRANT_FAILED);
-		gw_log_client(ng->ng_lg, CFG_LOG_WARN, host, "NLM: grant for %s not relayed (%s)",
-			      host, s ? "call too long" : "all grant slots busy");
+		gw_stat_inc(ng->ng_st, ng->ng_failed);
+		gw_log_client(ng->ng_lg, CFG_LOG_WARN, host, "NLM: %s for %s not relayed (%s)",
+			      ng->ng_what, host, s ? "call too long" : "all slots busy");
 		return false;
 	}
 	if (!s->ngs_lk_set &&
 	    gw_lookup_init(&s->ngs_lk, ng->ng_base, ng_lookup_work, ng_lookup_done, s) != 0) {
-		gw_stat_inc(ng->ng_st, GW_CTR_NLM_GRANT_FAILED);
+		gw_stat_inc(ng->ng_st, ng->ng_failed);
 		return false;
 	}
 	s->ngs_lk_set = true;

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "log.h"
+
 struct event_base;
 struct gw_log;
 struct gw_stats;
@@ -43,6 +45,13 @@ void gw_ng_free(struct gw_ng *ng);
  * (no free slot, too long), counted and logged as a failed grant. */
 bool gw_ng_relay(struct gw_ng *ng, const char *host, uint32_t vers, const struct iovec *iov,
 		 unsigned niov, size_t len);
+/* What the relay carries, for its lookups, counters and log lines: by
+ * default NLM grants; the servers' reboot notifications (nlm_notify.c) go
+ * to NSM with a relay of their own.  done(arg) runs whenever a slot comes
+ * free (from the loop, or from inside gw_ng_relay when a start fails). */
+void gw_ng_set_kind(struct gw_ng *ng, uint32_t prog, const char *what, const char *hint,
+		    enum gw_ctr ok, enum gw_ctr failed);
+void gw_ng_set_done(struct gw_ng *ng, void (*fn)(void *arg), void *arg);
 /* Tests stand in for rpcbind with fn (default gw_rpcbind_getport). */
 void gw_ng_set_getport(struct gw_ng *ng, gw_ng_getport_fn *fn);
 /* Grants still on their way (tests). */

@@ -35,6 +35,7 @@
 #include "nlm_map.h"
 #include "nlm_share.h"
 #include "pool.h"
+#include "nlm_notify.h"
 
 #define NM_SVID_MASK	((1u << GW_NLM_SVID_BITS) - 1)
 #define NM_XDR_MAX	1024	/* LM_MAXSTRLEN, MAXNETOBJ_SZ (nlm4.x) */
@@ -73,6 +74,8 @@ struct gw_nlm {
 	struct gw_client *nm_cl;	/* the UNLOCKs' client: replies come back here */
 	struct event *nm_ev;		/* finishes delivered replies from the loop */
 	struct gw_ng *nm_ng;		/* the servers' grants on their way to clients */
+	struct gw_sn *nm_sn;		/* the servers' reboots on their way to clients */
+	uint64_t nm_epoch;		/* the last server reboot seen (gw_nlm_names) */
 	struct gw_out *nm_done[64];
 	unsigned nm_ndone;
 	unsigned nm_lo, nm_hi;		/* this worker's slots (gw_nlm_set_slice) */
@@ -110,6 +113,7 @@ struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg)
 
 struct gw_nlm_names {
 	pthread_mutex_t nn_mu;
+	uint64_t nn_epoch;		/* server reboots: each worker forgets its locks */
 	char nn_name[GW_NLM_MAX_HOSTS][48];
 };
 
@@ -650,11 +654,13 @@ int gw_nlm_attach(struct gw_ctx *gw)
 	if (gw->gw_p.gp_base) {
 		nm->nm_ev = event_new(gw->gw_p.gp_base, -1, 0, nm_done_cb, nm);
 		nm->nm_ng = gw_ng_new(gw->gw_p.gp_base, gw->gw_p.gp_stats, gw->gw_p.gp_log);
+		nm->nm_sn = gw_sn_new(gw->gw_p.gp_base, gw->gw_p.gp_stats, gw->gw_p.gp_log);
 	}
-	if (gw->gw_p.gp_base && (!nm->nm_ev || !nm->nm_ng)) {
+	if (gw->gw_p.gp_base && (!nm->nm_ev || !nm->nm_ng || !nm->nm_sn)) {
 		if (nm->nm_ev)
 			event_free(nm->nm_ev);
 		gw_ng_free(nm->nm_ng);
+		gw_sn_free(nm->nm_sn);
 		gw_nlm_free(nm);
 		return -ENOMEM;
 	}
@@ -676,6 +682,7 @@ void gw_nlm_detach(struct gw_ctx *gw)
 	if (nm->nm_ev)
 		event_free(nm->nm_ev);
 	gw_ng_free(nm->nm_ng);
+	gw_sn_free(nm->nm_sn);
 	gw_nlm_free(nm);
 	gw->gw_nlm = NULL;
 }
@@ -700,6 +707,11 @@ static const char *nm_host_of(const struct gw_call *c, char *buf, size_t len)
 struct gw_ng *gw_nlm_grants(struct gw_nlm *nm)
 {
 	return nm->nm_ng;
+}
+
+struct gw_sn *gw_nlm_notifier(struct gw_nlm *nm)
+{
+	return nm->nm_sn;
 }
 
 /* Is host (an address) one of the servers?  Compared with the backends'
@@ -759,6 +771,76 @@ static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char
 	return GW_NLM_ANSWER;
 }
 
+/* ---- a server's reboot ---- */
+
+static void nm_forget_all(struct gw_nlm *nm)
+{
+	for (unsigned i = nm->nm_lo; i < nm->nm_hi; i++) {
+		nm->nm_hosts[i].nh_nlocks = 0;
+		gw_nsh_forget(nm->nm_nsh, i);	/* shares went with the locks */
+	}
+}
+
+/* Another worker saw a server reboot since this one last looked. */
+static void nm_epoch_check(struct gw_nlm *nm)
+{
+	uint64_t e;
+
+	if (!nm->nm_names)
+		return;
+	e = __atomic_load_n(&nm->nm_names->nn_epoch, __ATOMIC_ACQUIRE);
+	if (e != nm->nm_epoch) {
+		nm->nm_epoch = e;
+		nm_forget_all(nm);
+	}
+}
+
+/* SM_NOTIFY from a backend's address: the server rebooted (nsm.x: its
+ * statd notifies each host its lockd monitored - the gateway only) and
+ * its lockd lost every lock.  The gateway forgets the locks it tracked (a
+ * later client reboot would release what the server no longer has; every
+ * worker's, through the epoch) and notifies every client host in the
+ * table (every worker's): each that sent a mapped NLM call and kept its
+ * slot, not only those with tracked locks - a blocked lock, one granted on
+ * another worker or past the tracking cap is held or awaited all the same,
+ * and a host that monitors no such server ignores the call.  At most
+ * GW_NLM_MAX_HOSTS, each once.  Their lockd then reclaims (LOCK with
+ * reclaim set) through the gateway, mapped like any other call. */
+static enum gw_nlm_act nm_server_reboot(struct gw_ctx *gw, struct gw_call *c, const char *from)
+{
+	struct gw_nlm *nm = gw->gw_nlm;
+	char mon[256], name[48];
+	unsigned n = 0;
+	struct xdr_cur xc;
+	int32_t state;
+
+	xdr_cur_init(&xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
+	if (!nm->nm_sn || !xdr_seek(&xc, c->ca_hdr.rc_args_pos) ||
+	    !gw_sn_decode(&xc, mon, sizeof(mon), &state)) {
+		gw_stat_inc(nm->nm_st, GW_CTR_NLM_NOTIFY_FAILED);
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: SM_NOTIFY from server %s "
+			      "undecodable (or mon_name over 255 bytes): not relayed", from);
+		return GW_NLM_ANSWER;
+	}
+	for (char *p = mon; *p; p++)
+		if (*p < 0x21 || *p > 0x7e)
+			*p = '?';	/* logged */
+	gw_stat_inc(nm->nm_st, GW_CTR_NLM_SERVER_REBOOT);
+	nm_forget_all(nm);
+	if (nm->nm_names)
+		nm->nm_epoch = __atomic_add_fetch(&nm->nm_names->nn_epoch, 1, __ATOMIC_ACQ_REL);
+	for (unsigned i = 0; i < GW_NLM_MAX_HOSTS; i++) {
+		if (nm->nm_names ? !nm_names_get(nm->nm_names, i, name, sizeof(name))
+				 : !nm->nm_hosts[i].nh_used)
+			continue;
+		n += gw_sn_queue(nm->nm_sn, nm->nm_names ? name : nm->nm_hosts[i].nh_name, state);
+	}
+	gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: SM_NOTIFY from server %s (mon_name %s, "
+		      "state %d): it rebooted and lost its locks; notifying %u client host(s) to "
+		      "reclaim them", from, mon, (int)state, n);
+	return GW_NLM_ANSWER;
+}
+
 enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
@@ -767,8 +849,15 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur
 
 	if (!gw->gw_nlm || !c->ca_cl || c->ca_cl == gw->gw_nlm->nm_cl)
 		return GW_NLM_FORWARD;
+	nm_epoch_check(gw->gw_nlm);
 	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_proc == NM_GRANTED_MSG)
 		return nm_grant(gw, c, nm_host_of(c, host, sizeof(host)));
+	/* Only a server's reboot fans out; from anyone else it is that
+	 * host's own (gw_nlm_on_call), or a client could make every other
+	 * client re-send its locks. */
+	if (hdr->rc_prog == CFG_PROG_NSM && hdr->rc_vers == 1 && hdr->rc_proc == NM_NSM_NOTIFY &&
+	    nm_from_backend(gw, nm_host_of(c, host, sizeof(host))))
+		return nm_server_reboot(gw, c, host);
 	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_vers >= 3 && hdr->rc_cred.oa_flavor ==
 	    RPC_RPCSEC_GSS && (hdr->rc_proc == GW_NSH_PROC_SHARE || hdr->rc_proc == GW_NSH_PROC_UNSHARE)) {
 		/* its body cannot be re-encoded under GSS (checksums, RFC 2203
@@ -791,6 +880,7 @@ void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov,
 
 	if (!gw->gw_nlm || !c->ca_cl || c->ca_cl == gw->gw_nlm->nm_cl || hdr->rc_prog != CFG_PROG_NLM)
 		return;
+	nm_epoch_check(gw->gw_nlm);
 	gw_nlm_on_reply(gw->gw_nlm, nm_host_of(c, host, sizeof(host)), hdr->rc_vers, hdr->rc_proc,
 			&c->ca_rec, hdr->rc_args_pos, iov, niov);
 }

@@ -25,6 +25,7 @@ struct gw_ctx;
 struct gw_log;
 struct gw_ng;
 struct gw_rec;
+struct gw_sn;
 struct gw_stats;
 
 #define GW_NLM_SVID_BITS	22	/* svids the map carries: 0 .. 2^22 - 1 (Linux pid_max) */
@@ -75,6 +76,8 @@ void gw_nlm_names_free(struct gw_nlm_names *nn);
 
 /* The relay of the servers' grants (nlm_grant.h), NULL without a loop. */
 struct gw_ng *gw_nlm_grants(struct gw_nlm *nm);
+/* The relay of the servers' reboots (nlm_notify.h), NULL without a loop. */
+struct gw_sn *gw_nlm_notifier(struct gw_nlm *nm);
 
 /* Gateway glue: the map of gw, its internal client for the UNLOCKs. */
 int gw_nlm_attach(struct gw_ctx *gw);

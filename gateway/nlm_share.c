@@ -307,3 +307,11 @@ unsigned gw_nsh_release(struct gw_nsh *ns, unsigned slot, const char *host, uint
 	}
 	return sent;
 }
+
+void gw_nsh_forget(struct gw_nsh *ns, unsigned slot)
+{
+	if (slot < NS_SLOTS && ns->nsh_tab[slot]) {
+		free(ns->nsh_tab[slot]);
+		ns->nsh_tab[slot] = NULL;
+	}
+}

@@ -65,4 +65,7 @@ unsigned gw_nsh_count(const struct gw_nsh *ns, unsigned slot);
 unsigned gw_nsh_release(struct gw_nsh *ns, unsigned slot, const char *host, uint32_t *xid,
 			gw_nsh_send_fn send, void *arg, unsigned *failed);
 
+/* The server rebooted and lost slot's shares: none is tracked, none sent. */
+void gw_nsh_forget(struct gw_nsh *ns, unsigned slot);
+
 #endif /* RPCRDMA_GW_NLM_SHARE_H */

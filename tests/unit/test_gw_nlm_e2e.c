@@ -4,8 +4,10 @@
  * addresses with one svid reach the server as two owners, and a client's
  * SM_NOTIFY is answered by the gateway, never forwarded; a server's
  * GRANTED_MSG reaches the client whose lock it is, with its own svid, and
- * one a client forges reaches nobody; two clients' SHAREs with one oh
- * reach the server as two owners.  The harness
+ * one a client forges reaches nobody; a server's SM_NOTIFY (its reboot)
+ * reaches each client host's statd, one a client sends only its own
+ * reboot; two clients' SHAREs with one oh reach the server as two owners.
+ * The harness
  * (test_gw_harness.h) names each adopted connection as the frontend names
  * an accepted one ("address:port"). */
 #include <setjmp.h>
@@ -19,6 +21,7 @@
 #include "log.h"
 #include "nlm_grant.h"
 #include "nlm_map.h"
+#include "nlm_notify.h"
 #include "test_gw_harness.h"
 
 #define NLM 100021u
@@ -335,6 +338,239 @@ static void t04_grant_refused(void **state)
 	h_pump(h, 20);
 }
 
+/* ---- a server's reboot ---- */
+
+/* A's lock tracked as the gateway tracks a granted one: the server
+ * (fs, the backend's address) grants A's svid' (the relay to A fails:
+ * rpcbind names no NLM; the lock is tracked before). */
+static void track_a(struct h_env *e, int fs, int32_t a, uint32_t xid)
+{
+	uint8_t buf[512];
+	size_t at;
+
+	grant_port = 0;
+	gw_ng_set_getport(gw_nlm_grants(e->he_gw.gw->gw_nlm), fake_getport);
+	h_send(fs, buf, nlm_granted_msg(buf, xid, a, &at));
+	assert_int_equal(h_reply(&e->he_gw, fs, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(gw_nlm_host_locks(e->he_gw.gw->gw_nlm, "127.0.0.2"), 1);
+}
+
+/* Each client host's statd: a listener on its address, its port as the
+ * fake rpcbind names it for NSM (statd_port[0] for 127.0.0.2, [1] .3). */
+static uint16_t statd_port[2];
+static unsigned statd_lookups;
+
+static int statd_getport(const char *host, int family, uint32_t prog, uint32_t vers,
+			 uint16_t *port, char *msg, size_t msglen)
+{
+	(void)family;
+	__atomic_add_fetch(&statd_lookups, 1, __ATOMIC_SEQ_CST);
+	snprintf(msg, msglen, "no program %u/%u at %s", prog, vers, host);
+	*port = prog != NSM || vers != 1 ? 0 : !strcmp(host, "127.0.0.2") ? statd_port[0] :
+		!strcmp(host, "127.0.0.3") ? statd_port[1] : 0;
+	return *port ? 0 : -1;
+}
+
+static int statd_listener(uint32_t addr, unsigned i)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(addr) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	statd_port[i] = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Record-marked SM_NOTIFY (nsm.x stat_chge) of mon_name, state. */
+static size_t sm_notify(uint8_t *out, uint32_t xid, const char *mon, int32_t state)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NSM);
+	xdr_put_u32(&xe, 1);
+	xdr_put_u32(&xe, 6);		/* SM_NOTIFY */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
+	xdr_put_u32(&xe, (uint32_t)state);
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* The SM_NOTIFY a statd listener got (accepted within 3 s): its mon_name
+ * into mon, its state; false when nothing came. */
+static bool statd_got(struct h_gw *h, int lis, char *mon, size_t len, int32_t *state)
+{
+	uint8_t buf[512];
+	struct xdr_cur xc;
+	struct iovec one;
+	int cfd = -1;
+	uint32_t n;
+
+	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
+		h_pump(h, 5);
+		cfd = accept(lis, NULL, NULL);
+	}
+	if (cfd < 0)
+		return false;
+	assert_true(grant_read(h, cfd, buf, 4));
+	n = chk_be32(buf) & 0x7fffffffu;
+	assert_true(n >= 40 && n <= sizeof(buf));
+	assert_true(grant_read(h, cfd, buf, n));
+	assert_int_equal(chk_be32(buf + 4), RPC_CALL);
+	assert_int_equal(chk_be32(buf + 12), NSM);
+	assert_int_equal(chk_be32(buf + 16), 1);
+	assert_int_equal(chk_be32(buf + 20), 6);
+	xdr_cur_init_buf(&xc, &one, buf + 40, n - 40);
+	assert_true(gw_sn_decode(&xc, mon, len, state));
+	h_send_reply(cfd, chk_be32(buf), 0);
+	for (int i = 0; i < 200; i += 5)
+		h_pump(h, 5);
+	close(cfd);
+	return true;
+}
+
+/* 5. The server (127.0.0.1, the backend) sends SM_NOTIFY: answered void,
+ * nothing forwarded; the statd of A and of B each gets SM_NOTIFY with the
+ * gateway's address toward it as mon_name and the server's new state; the
+ * locks tracked for A are forgotten (the server lost them). */
+static void t05_server_reboot_relayed(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	char mon[64];
+	int fa, fb, fs, la, lb;
+	int32_t st;
+
+	h_env_listen(e);
+	gw_up(e);
+	la = statd_listener(0x7f000002, 0);
+	lb = statd_listener(0x7f000003, 1);
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
+	fa = client_at(h, "127.0.0.2:801");
+	fb = client_at(h, "127.0.0.3:801");
+	fs = client_at(h, "127.0.0.1:1021");
+	track_a(e, fs, lock_of(e, fa, 0x91), 0x94);
+	lock_of(e, fb, 0x92);
+	h_send(fs, buf, sm_notify(buf, 0x93, "nfs-server", 7));
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(chk_be32(buf), 0x93);
+	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
+	assert_int_equal(h_server_calls(&e->he_srv), 2);	/* the two LOCKs only */
+	assert_true(statd_got(h, la, mon, sizeof(mon), &st));
+	assert_string_equal(mon, "127.0.0.1");	/* the route's source toward 127.0.0.2 */
+	assert_int_equal(st, 7);
+	assert_true(statd_got(h, lb, mon, sizeof(mon), &st));
+	assert_string_equal(mon, "127.0.0.1");
+	assert_int_equal(st, 7);
+	for (int i = 0; i < 3000 && h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED] < 2; i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED], 2);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_FAILED], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 0);	/* no client's reboot */
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 0);
+	assert_int_equal(gw_sn_pending(gw_nlm_notifier(h->gw->gw_nlm)), 0);
+	close(la);
+	close(lb);
+	close(fs);
+	close(fb);
+	close(fa);
+	h_pump(h, 20);
+}
+
+/* 6. Hostile: client B sends the same SM_NOTIFY.  It is B's own reboot
+ * (as before): nobody's statd is called, nothing is looked up, A's lock
+ * stays tracked; a server's SM_NOTIFY cut short is answered, counted, not
+ * relayed. */
+static void t06_client_notify_not_relayed(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	int fa, fb, fs, la;
+	size_t n;
+
+	h_env_listen(e);
+	gw_up(e);
+	la = statd_listener(0x7f000002, 0);
+	statd_lookups = 0;
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
+	fa = client_at(h, "127.0.0.2:801");
+	fb = client_at(h, "127.0.0.3:801");
+	fs = client_at(h, "127.0.0.1:1021");
+	track_a(e, fs, lock_of(e, fa, 0xa1), 0xa4);
+	h_send(fb, buf, sm_notify(buf, 0xa2, "nfs-server", 9));
+	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 24);
+	h_pump(h, 300);
+	assert_true(accept(la, NULL, NULL) < 0);
+	assert_int_equal(__atomic_load_n(&statd_lookups, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED], 0);
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
+	n = sm_notify(buf, 0xa3, "nfs-server", 9);
+	n -= 4;				/* the state cut off */
+	rm_encode_hdr(buf, (uint32_t)(n - 4), true);
+	h_send(fs, buf, n);
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	h_pump(h, 100);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_FAILED], 1);
+	assert_true(accept(la, NULL, NULL) < 0);
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
+	close(la);
+	close(fs);
+	close(fb);
+	close(fa);
+	h_pump(h, 20);
+}
+
+/* 7. Bounds: GW_NG_SLOTS notifications on their way, GW_SN_QUEUE hosts
+ * waiting, each host once; beyond that each is counted as failed at once,
+ * and every queued one ends (here: rpcbind names no statd). */
+static void t07_notify_bounded(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	struct gw_sn *sn;
+	unsigned extra = 5, total = GW_SN_QUEUE + GW_NG_SLOTS + extra;
+	char host[48];
+
+	h_env_listen(e);
+	gw_up(e);
+	sn = gw_nlm_notifier(h->gw->gw_nlm);
+	statd_port[0] = statd_port[1] = 0;
+	gw_sn_set_getport(sn, statd_getport);
+	for (unsigned i = 0; i < total; i++) {
+		snprintf(host, sizeof(host), "127.1.%u.%u", i / 250, i % 250 + 1);
+		assert_int_equal(gw_sn_queue(sn, host, 3), i < total - extra);
+	}
+	assert_int_equal(gw_sn_pending(sn), GW_SN_QUEUE + GW_NG_SLOTS);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_FAILED], extra);
+	for (unsigned i = GW_NG_SLOTS; i < total - extra; i++) {
+		snprintf(host, sizeof(host), "127.1.%u.%u", i / 250, i % 250 + 1);
+		assert_true(gw_sn_queue(sn, host, 5));	/* waiting already: its state only */
+	}
+	assert_int_equal(gw_sn_pending(sn), GW_SN_QUEUE + GW_NG_SLOTS);
+	for (int i = 0; i < 20000 && gw_sn_pending(sn); i += 5)
+		h_pump(h, 5);
+	assert_int_equal(gw_sn_pending(sn), 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_FAILED], total);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED], 0);
+}
+
+
 
 /* Record-marked NLM v4 SHARE (proc 20) of owner oh (ohlen bytes) on "fh";
  * the offset of oh's length word in the record (no mark). */
@@ -365,12 +601,12 @@ static size_t nlm_share(uint8_t *out, size_t cap, uint32_t xid, const void *oh, 
 	return xe.xe_len + 4;
 }
 
-/* 5. SHARE from 127.0.0.2 and 127.0.0.3 with one oh: the server gets two
+/* 8. SHARE from 127.0.0.2 and 127.0.0.3 with one oh: the server gets two
  * owners (oh' = 4-byte tag || oh, the rest of the call as sent, the mode
  * words after it in place); an oh of 1021 bytes is answered SYSTEM_ERR by
  * the gateway and never reaches the server (as it came it could be
  * another client's oh'). */
-static void t05_share_owners(void **state)
+static void t08_share_owners(void **state)
 {
 	struct h_env *e = *state;
 	struct h_gw *h = &e->he_gw;
@@ -417,7 +653,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t02_sm_notify_answered, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t03_grant_relayed, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t04_grant_refused, h_env_setup, h_env_teardown),
-		cmocka_unit_test_setup_teardown(t05_share_owners, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t05_server_reboot_relayed, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t06_client_notify_not_relayed, h_env_setup,
+						h_env_teardown),
+		cmocka_unit_test_setup_teardown(t07_notify_bounded, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t08_share_owners, h_env_setup, h_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,402 @@
+#!/bin/bash
+# claim: a server's reboot reaches the NFSv3 lock clients behind rpcrdma-gw: two clients lock through the gateway (held on the server's lockd, which monitors the gateway's address through the server's real rpc.statd); the server's lockd loses its locks and enters grace (SIGKILL, as at a restart) and the server's real sm-notify notifies the gateway (from the NLM backend's address); each client host's statd must get SM_NOTIFY within 5 s with the gateway's address as mon_name and the server's new state; a plain LOCK is then DENIED_GRACE_PERIOD and the clients' reclaim LOCKs through the gateway are GRANTED and held on the server; an SM_NOTIFY a client sends is not passed to the other client
+#
+#  netns cli                          root namespace                       netns gwn
+#  host A 10.78.0.3 --+                                                    10.77.0.2:4001 --fwd--> lockd
+#  host B 10.78.0.2 --+--tcp--> rpcrdma-gw 0.0.0.0:20481 --nlm, tcp-->     (lockd and statd see the
+#  (each: rpcbind :111,          (route nlm: backend 10.77.0.2:4001)        gateway as 10.77.0.2)
+#   a fake statd) <--SM_NOTIFY--   <--tcp from 10.77.0.2 --bridge-- udp 10.77.0.2:4003 <-- sm-notify
+#                                                                   (rpcbind 10.77.0.2:111: NSM -> 4003)
+#
+# sm-notify speaks UDP only and the gateway listens on TCP: the bridge in
+# gwn carries each datagram as one TCP record to the gateway and its reply
+# back (docs/protocol.md: the gateway has no UDP listener).  Namespaces as
+# in t_80: one guest has one rpcbind per namespace.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PORT=20481
+NLM_PORT=32803
+CTL=${BUILD:-build}/rpcrdma-gwctl
+out=/tmp/t81
+mkdir -p "$out"
+
+bed_lockd_pin "$NLM_PORT"
+bed_nfsd_up
+step "rpc.statd (the server's lockd monitors every lock holder through it)"
+rpc.statd --no-notify
+bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+
+step "network namespaces cli (10.78.0.2, .3) and gwn (10.77.0.2)"
+netns() {	# NAME ROOT-ADDR NS-ADDR...
+	local name=$1 root=$2 a
+	shift 2
+	ip netns add "$name"
+	ip link add "v$name" type veth peer name "p$name"
+	ip link set "p$name" netns "$name"
+	ip addr add "$root/24" dev "v$name"
+	ip link set "v$name" up
+	for a in "$@"; do ip netns exec "$name" ip addr add "$a/24" dev "p$name"; done
+	ip netns exec "$name" ip link set "p$name" up
+	ip netns exec "$name" ip link set lo up
+	ip netns exec "$name" ip route add default via "$root"
+}
+netns cli 10.78.0.1 10.78.0.2 10.78.0.3
+netns gwn 10.77.0.1 10.77.0.2
+
+cat >"$out/rpc.py" <<'PY'
+# Shared by gwn.py and nlm.py: XDR helpers, a fake rpcbind, an RPC server.
+import socket, struct, threading
+
+def opaque(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+def get_opaque(d, off):
+    n = struct.unpack(">I", d[off:off + 4])[0]
+    return d[off + 4:off + 4 + n], off + 4 + n + (-n % 4)
+
+def reply(xid, res):
+    return struct.pack(">6I", xid, 1, 0, 0, 0, 0) + res
+def parse_call(d):
+    """(xid, prog, vers, proc, args) of an RPC call message."""
+    xid, mtype, _, prog, vers, proc = struct.unpack(">6I", d[:24])
+    _, off = get_opaque(d, 28)        # credential body
+    _, off = get_opaque(d, off + 4)   # verifier body
+    return xid, prog, vers, proc, d[off:]
+
+def recv_record(s):
+    data = b""
+    while True:
+        h = s.recv(4, socket.MSG_WAITALL)
+        if len(h) < 4:
+            return None
+        n = struct.unpack(">I", h)[0]
+        data += s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
+        if n & 0x80000000:
+            return data
+def send_record(s, body):
+    s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
+
+def serve_tcp(addr, port, handle):
+    """handle(call message) -> reply message or None; returns the port."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(16)
+    def conn(s):
+        with s:
+            while True:
+                d = recv_record(s)
+                if d is None:
+                    return
+                r = handle(d)
+                if r is not None:
+                    send_record(s, r)
+    def loop():
+        while True:
+            s, _ = ls.accept()
+            threading.Thread(target=conn, args=(s,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return ls.getsockname()[1]
+def serve_udp(addr, port, handle):
+    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    us.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    us.bind((addr, port))
+    def loop():
+        while True:
+            d, peer = us.recvfrom(65536)
+            r = handle(d)
+            if r is not None:
+                us.sendto(r, peer)
+    threading.Thread(target=loop, daemon=True).start()
+
+def rpcbind(addr, ports):
+    """Port 111 of ADDR (TCP and UDP) names ports[prog] for each program
+    in PORTS, nothing for any other: PMAP v2 GETPORT, RPCB v3 GETADDR,
+    v4 GETVERSADDR; NULL answered."""
+    def handle(d):
+        xid, prog, vers, proc, args = parse_call(d)
+        if prog != 100000:
+            return None
+        if proc == 0:
+            return reply(xid, b"")
+        want = struct.unpack(">I", args[:4])[0]
+        port = ports.get(want, 0)
+        if vers == 2 and proc == 3:
+            return reply(xid, struct.pack(">I", port))
+        if (vers, proc) in ((3, 3), (4, 3), (4, 9)):
+            ua = ("%s.%d.%d" % (addr, port >> 8, port & 255)).encode() if port else b""
+            return reply(xid, opaque(ua))
+        return struct.pack(">6I", xid, 1, 0, 0, 0, 3)   # PROC_UNAVAIL
+    serve_tcp(addr, 111, handle)
+    serve_udp(addr, 111, handle)
+
+def forward(addr, port, to_addr, to_port):
+    """TCP ADDR:PORT -> TO_ADDR:TO_PORT, one outgoing connection per client."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(16)
+    def pump(a, b):
+        try:
+            while True:
+                d = a.recv(65536)
+                if not d:
+                    break
+                b.sendall(d)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    def loop():
+        while True:
+            c, _ = ls.accept()
+            try:
+                u = socket.create_connection((to_addr, to_port), 10)
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            threading.Thread(target=pump, args=(c, u), daemon=True).start()
+            threading.Thread(target=pump, args=(u, c), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+PY
+
+# gwn: the gateway's address as lockd and statd see it.
+cat >"$out/gwn.py" <<'PY'
+import socket, struct, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+import rpc
+gwport, lockd = int(sys.argv[2]), int(sys.argv[3])
+rpc.forward("10.77.0.2", 4001, "10.77.0.1", lockd)     # the gateway's NLM calls
+rpc.rpcbind("10.77.0.2", {100024: 4003})                # sm-notify asks where NSM is
+
+def bridge():
+    """UDP 10.77.0.2:4003 -> one TCP record to the gateway, reply back."""
+    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    us.bind(("10.77.0.2", 4003))
+    while True:
+        d, peer = us.recvfrom(65536)
+        try:
+            xid, prog, vers, proc, args = rpc.parse_call(d)
+            if (prog, vers, proc) == (100024, 1, 6):
+                mon, off = rpc.get_opaque(args, 0)
+                print("server notify: mon_name %s state %d" % (
+                    mon.decode(errors="replace"), struct.unpack(">i", args[off:off + 4])[0]),
+                    flush=True)
+            s = socket.create_connection(("10.77.0.1", gwport), 5,
+                                         source_address=("10.77.0.2", 0))
+            with s:
+                rpc.send_record(s, d)
+                r = rpc.recv_record(s)
+            if r is not None:
+                us.sendto(r, peer)
+        except (OSError, struct.error) as e:
+            print("bridge: %s" % e, flush=True)
+threading.Thread(target=bridge, daemon=True).start()
+print("ready", flush=True)
+while True:
+    time.sleep(3600)
+PY
+step "gwn: forwarder 10.77.0.2:4001 -> lockd; rpcbind NSM -> udp 4003, bridged to the gateway over tcp"
+ip netns exec gwn python3 "$out/gwn.py" "$out" "$PORT" "$NLM_PORT" >"$out/gwn.txt" 2>&1 &
+gwn_pid=$!
+bed_wait 10 "gwn's bridge ready" grep -q ready "$out/gwn.txt"
+
+gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" "gateway.control_socket=$out/control" \
+	gateway.log_level=debug backend_lk.address=10.77.0.2 nlm.transport=tcp nlm.backend=lk \
+	nlm.port=4001 nsm.transport=tcp nsm.backend=nfsd nfs.backend=nfsd mount.backend=nfsd
+
+cat >"$out/cli.py" <<'PY'
+import fcntl, os, socket, struct, sys, time
+sys.path.insert(0, sys.argv[1])
+import rpc
+from rpc import opaque, get_opaque
+
+def auth_unix():
+    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
+    return struct.pack(">II", 1, len(body)) + body
+
+class Peer:
+    def __init__(self, src, dst, port):
+        self.s = socket.socket()
+        self.s.bind((src, 0))
+        self.s.settimeout(30)
+        self.s.connect((dst, port))
+        self.xid = int.from_bytes(os.urandom(3), "big") << 4
+    def call(self, prog, vers, proc, args):
+        self.xid += 1
+        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
+            struct.pack(">II", 0, 0) + args
+        rpc.send_record(self.s, body)
+        data = rpc.recv_record(self.s)
+        assert data is not None, "proc %d: connection closed" % proc
+        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
+        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
+        off = 20 + struct.unpack(">I", data[16:20])[0]
+        assert struct.unpack(">I", data[off:off + 4])[0] == 0, "proc %d: accept_stat" % proc
+        return data[off + 4:]
+
+class Host:
+    """One client host: rpcbind on ADDR:111 naming its fake statd (NSM,
+    TCP), which records each SM_NOTIFY (mon_name, state)."""
+    def __init__(self, addr):
+        self.addr, self.got = addr, []
+        port = rpc.serve_tcp(addr, 0, self.handle)
+        rpc.rpcbind(addr, {100024: port})
+    def handle(self, d):
+        xid, prog, vers, proc, args = rpc.parse_call(d)
+        if prog != 100024 or proc not in (0, 6):
+            return struct.pack(">6I", xid, 1, 0, 0, 0, 3)
+        if proc == 6:
+            mon, off = get_opaque(args, 0)
+            self.got.append((time.time(), mon.decode(errors="replace"),
+                             struct.unpack(">i", args[off:off + 4])[0]))
+        return rpc.reply(xid, b"")
+    def wait(self, secs):
+        end = time.time() + secs
+        while not self.got and time.time() < end:
+            time.sleep(0.01)
+        return self.got[0] if self.got else None
+
+STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
+T, F = struct.pack(">I", 1), struct.pack(">I", 0)
+COOKIE = opaque(b"c81")
+def alock(fh, svid=1):
+    return opaque(b"guest") + opaque(fh) + opaque(b"1@guest") + struct.pack(">iQQ", svid, 0, 0)
+def stat_of(body):
+    _, off = get_opaque(body, 0)
+    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+def lock_once(p, fh, reclaim=False):   # nlm4_lockargs: cookie block exclusive alock reclaim state
+    return stat_of(p.call(100021, 4, 2, COOKIE + F + T + alock(fh) + (T if reclaim else F) +
+                          struct.pack(">i", 1)))
+def lock(p, fh):
+    end = time.time() + 40
+    while True:   # lockd may still be in its first grace period
+        st = lock_once(p, fh)
+        if st != "DENIED_GRACE_PERIOD" or time.time() > end:
+            return st
+        time.sleep(1)
+def unlock(p, fh):
+    return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh)))
+
+def fh_of(port, name):
+    p = Peer("10.78.0.2", "10.78.0.1", port)
+    body = p.call(100005, 3, 1, opaque(exp.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
+    root, _ = get_opaque(body, 4)
+    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
+    return get_opaque(body, 4)[0]
+
+def server_try(path):
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return "locked"
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return "free"
+    finally:
+        os.close(fd)
+
+def say(k, v):
+    print("%s: %s" % (k, v), flush=True)
+def heard(host, secs):
+    g = host.wait(secs)
+    return "nothing" if g is None else "mon_name %s state %d" % (g[1], g[2])
+
+# cli.py DIR GWPORT EXPORT MARKER
+gw, exp, marker = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+A, B = Host("10.78.0.3"), Host("10.78.0.2")
+fh = {n: fh_of(gw, n) for n in ("f1", "f2")}
+a, b = Peer(A.addr, "10.78.0.1", gw), Peer(B.addr, "10.78.0.1", gw)
+say("A lock f1", lock(a, fh["f1"]))
+say("B lock f2", lock(b, fh["f2"]))
+say("server f1 before", server_try(exp + "/f1"))
+say("server f2 before", server_try(exp + "/f2"))
+say("ready", "yes")
+end = time.time() + 40
+while not os.path.exists(marker + ".t0") and time.time() < end:
+    time.sleep(0.05)
+t0 = float(open(marker + ".t0").read())    # sm-notify's start, this guest's clock
+for n, h in (("A", A), ("B", B)):
+    g = h.wait(t0 + 5 - time.time())
+    say(n + " statd", heard(h, 0))
+    if g:
+        say(n + " statd seconds", "%.3f" % (g[0] - t0))
+while not os.path.exists(marker) and time.time() < end:
+    time.sleep(0.05)
+say("server f1 after the reboot", server_try(exp + "/f1"))
+say("A plain lock f1 in grace", lock_once(a, fh["f1"]))
+say("A reclaim f1", lock_once(a, fh["f1"], reclaim=True))
+say("B reclaim f2", lock_once(b, fh["f2"], reclaim=True))
+say("server f1 reclaimed", server_try(exp + "/f1"))
+say("server f2 reclaimed", server_try(exp + "/f2"))
+# (no UNLOCK: lockd refuses it during grace; the locks end with the test)
+# hostile: A's statd sends the gateway an SM_NOTIFY (A's own reboot)
+del A.got[:], B.got[:]
+a.call(100024, 1, 6, opaque(b"10.78.0.3") + struct.pack(">i", 101))
+say("forged B statd", heard(B, 2))
+PY
+for f in f1 f2; do : >"$BED_EXPORT/$f"; done
+
+got() { sed -n "s/^$1: //p" "$out/cli.txt"; }
+step "A locks f1, B locks f2 through the gateway"
+ip netns exec cli timeout 120 python3 "$out/cli.py" "$out" "$PORT" "$BED_EXPORT" "$out/rebooted" \
+	>"$out/cli.txt" 2>&1 &
+cli_pid=$!
+bed_wait 60 "the clients' locks" grep -q '^ready: ' "$out/cli.txt"
+sed 's/^/  /' "$out/cli.txt"
+assert_eq GRANTED "$(got 'A lock f1')" "A's LOCK on f1 through the gateway"
+assert_eq GRANTED "$(got 'B lock f2')" "B's LOCK on f2 through the gateway"
+assert_eq locked "$(got 'server f1 before')" "f1 on the server"
+ls /var/lib/nfs/sm
+[ -e /var/lib/nfs/sm/10.77.0.2 ] || bed_fail "the server's statd does not monitor the gateway (10.77.0.2)"
+
+step "the server reboots its lock state: lockd SIGKILL (locks dropped, grace), then sm-notify -f"
+sysctl -qw fs.nfs.nlm_grace_period=20
+kill -KILL "$(pgrep -x lockd)"
+# lockd sleeps in TASK_IDLE and sees the signal only when it next wakes:
+# a NULL call wakes it, and it drops its locks before the next one.
+for _ in 1 2; do rpcinfo -t 127.0.0.1 100021 4 >/dev/null 2>&1 || true; done
+bed_wait 10 "lockd dropped its locks" python3 -c '
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)' "$BED_EXPORT/f1"
+python3 -c 'import time; print(time.time())' >"$out/t0.tmp"
+mv "$out/t0.tmp" "$out/rebooted.t0"	# whole, for cli.py to read
+timeout 20 sm-notify -d -f >"$out/sm-notify.txt" 2>&1 || true
+: >"$out/rebooted"
+wait "$cli_pid" || { sed 's/^/  /' "$out/cli.txt"; bed_fail "cli.py failed"; }
+sed 's/^/  /' "$out/sm-notify.txt" "$out/gwn.txt" "$out/cli.txt" | grep -v '^  ready'
+state=$(sed -n 's/^server notify: mon_name .* state //p' "$out/gwn.txt" | head -1)
+[ -n "$state" ] || bed_fail "sm-notify's SM_NOTIFY did not reach the bridge"
+assert_eq free "$(got 'server f1 after the reboot')" "f1 on the server after lockd dropped its locks"
+assert_eq "mon_name 10.78.0.1 state $state" "$(got 'A statd')" "what A's statd heard (the gateway's address, the server's new state)"
+assert_eq "mon_name 10.78.0.1 state $state" "$(got 'B statd')" "what B's statd heard"
+assert_eq DENIED_GRACE_PERIOD "$(got 'A plain lock f1 in grace')" "A's plain LOCK during the server's grace"
+assert_eq GRANTED "$(got 'A reclaim f1')" "A's reclaim LOCK through the gateway"
+assert_eq GRANTED "$(got 'B reclaim f2')" "B's reclaim LOCK through the gateway"
+assert_eq locked "$(got 'server f1 reclaimed')" "f1 on the server after A's reclaim"
+assert_eq locked "$(got 'server f2 reclaimed')" "f2 on the server after B's reclaim"
+for h in A B; do
+	s=$(got "$h statd seconds")
+	awk -v s="$s" 'BEGIN { exit !(s != "" && s <= 5) }' ||
+		bed_fail "$h's statd heard the reboot $s s after sm-notify started (limit 5 s)"
+done
+assert_eq nothing "$(got 'forged B statd')" "what B's statd heard of A's own SM_NOTIFY"
+
+"$CTL" -s "$out/control" --json stats | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["counters"]
+print("  counters: " + " ".join("%s=%s" % (k, v) for k, v in sorted(c.items()) if k.startswith("nlm_")))
+for k, want in (("nlm_server_reboots", 1), ("nlm_notify_relayed", 2), ("nlm_client_reboots", 1)):
+    if c.get(k, 0) != want:
+        sys.exit("FAIL: counter %s = %s, expected %d" % (k, c.get(k), want))'
+kill "$gwn_pid"
+gw_stop
+gw_log_clean leak illegal-transition failed-calls
