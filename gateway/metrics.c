@@ -11,7 +11,6 @@
  * samples together, as the format requires.  docs/operations.md lists them.
  */
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
