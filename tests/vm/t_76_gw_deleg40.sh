@@ -59,10 +59,10 @@ deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states, whose
 deleg_gone() { ! deleg_of "$1"; }
 # recall MNT NAME WANT: reader holds NAME open on MNT; WANT=yes: a
 # delegation must show up; then a server-side write open: its seconds in rw.
-# nfsd gives none while locks are in grace (lockd's grace runs about 50 s
-# from its start, longer than nfsd's 10 s here), nor on the first OPEN of a
-# v4.0 open owner (not confirmed yet: OPEN_CONFIRM): a warm-up open first,
-# and the read open again until one comes (about 70 s).
+# nfsd gives none while locks are in grace (lockd's and its own, 10 s each
+# in the bed: lib.sh), nor on the first OPEN of a v4.0 open owner (not
+# confirmed yet: OPEN_CONFIRM): a warm-up open first, and the read open
+# again until one comes.
 recall() {
 	local mnt=$1 f=$2 want=$3 i reader
 	echo "data of $f" >"$BED_EXPORT/$f"
