@@ -120,7 +120,7 @@ $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 # Targets over the daemon as a whole (reassembly + dispatch, the config
 # parser, the control socket) link every module, built with the same
 # instrumentation into $(FUZZ_BUILD)/lib.
-FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control)
+FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control fuzz_nsm_udp)
 FUZZ_MODFLAGS := -fno-strict-aliasing -DGW_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
                  -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
 FUZZ_LIB  := $(FUZZ_BUILD)/lib/librpcrdmagw.a

@@ -146,6 +146,10 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NLM_NOTIFY_RELAYED] = "nlm_notify_relayed",
 	[GW_CTR_NLM_NOTIFY_FAILED] = "nlm_notify_failed",
 	[GW_CTR_LOCAL_NLM_NOTIFY] = "local_nlm_notify",
+	[GW_CTR_NSM_UDP_NOTIFY] = "nsm_udp_notify",
+	[GW_CTR_NSM_UDP_DUPLICATE] = "nsm_udp_duplicate",
+	[GW_CTR_NSM_UDP_REFUSED] = "nsm_udp_refused",
+	[GW_CTR_NSM_UDP_DROPPED] = "nsm_udp_dropped",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -232,6 +232,10 @@ enum gw_ctr {
 	GW_CTR_NLM_NOTIFY_RELAYED,	/* that SM_NOTIFY delivered to a client host's statd */
 	GW_CTR_NLM_NOTIFY_FAILED,	/* ... not delivered (lookup, connect, queue, timeout) */
 	GW_CTR_LOCAL_NLM_NOTIFY,	/* SM_NOTIFY, FREE_ALL of a client: answered here */
+	GW_CTR_NSM_UDP_NOTIFY,		/* SM_NOTIFY over UDP acted on (nsm_udp.c) */
+	GW_CTR_NSM_UDP_DUPLICATE,	/* ... again (same sender, same state): answered only */
+	GW_CTR_NSM_UDP_REFUSED,		/* other program/version/procedure, bad arguments: answered */
+	GW_CTR_NSM_UDP_DROPPED,		/* oversized or no RPC call: no answer */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -29,11 +29,13 @@
 
 #include "call.h"
 #include "config.h"
+#include "fe_admit.h"
 #include "fe_tls.h"
 #include "frontend.h"
 #include "gateway.h"
 #include "log.h"
 #include "nlm_map.h"
+#include "nsm_udp.h"
 #include "ops.h"
 #include "pool.h"
 #include "rpcb_reg.h"
@@ -48,6 +50,7 @@ struct gw_main {
 	struct gw_stats m_stats;	/* worker 0's */
 	struct gw_worker *m_w[CFG_MAX_WORKERS];	/* m_w[0] runs on this thread */
 	struct gw_nlm_names *m_nlm_names;	/* workers > 1: what their NLM maps share */
+	struct gw_nu *m_nu;		/* NSM over UDP on the listen addresses (nsm_udp.h) */
 	unsigned m_nw;
 	unsigned m_stops;		/* gw_main_stop depth */
 	struct gw_ctx *m_gw;		/* worker 0's, once listening */
@@ -331,8 +334,54 @@ static void gw_main_rpcb_setup(struct gw_main *m)
 		n++;
 	m->m_rpcb.rgr_ops = &gw_rpcb_tirpc;
 	m->m_rpcb.rgr_n = gw_rpcb_plan(m->m_cfg, addrs, n, m->m_rpcb.rgr_e, GW_RPCB_MAX);
+	for (n = 0; m->m_nu && n < CFG_MAX_LISTEN && gw_nu_sockaddr(m->m_nu, n, &addrs[n]) == 0;)
+		n++;
+	m->m_rpcb.rgr_n = gw_rpcb_plan_nsm_udp(m->m_cfg, addrs, m->m_nu ? n : 0, m->m_rpcb.rgr_e,
+					       m->m_rpcb.rgr_n, GW_RPCB_MAX);
 	gw_info(&m->m_log, "rpcbind_register: %u of %u program/version/netid registered",
 		gw_rpcb_register(&m->m_rpcb, &m->m_log, &m->m_stats), m->m_rpcb.rgr_n);
+}
+
+/* A client host's SM_NOTIFY over UDP: to the worker that tracks its locks. */
+static bool gw_main_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t salen)
+{
+	struct gw_main *m = arg;
+	unsigned k = gw_worker_pick(sa, m->m_nw);
+
+	if (k == 0)
+		return false;
+	if (!gw_worker_nsm(m->m_w[k], sa, salen)) {	/* its answer tells sm-notify it arrived */
+		gw_stat_inc(&m->m_stats, GW_CTR_NSM_UDP_DROPPED);
+		gw_log_client(&m->m_log, CFG_LOG_WARN, "hand-off", "SM_NOTIFY over UDP lost: "
+			      "worker %u's mailbox is full", k);
+	}
+	return true;
+}
+
+/* NSM over UDP (nsm_udp.h) on every listen address, when NSM is routed:
+ * sm-notify sends datagrams only.  A socket that cannot be bound is
+ * logged and left out (NSM over TCP still works). */
+static void gw_main_nsm_setup(struct gw_main *m)
+{
+	struct gw_nu_params np = { .np_base = m->m_base, .np_gw = m->m_gw, .np_st = &m->m_stats,
+				   .np_lg = &m->m_log, .np_handoff = m->m_nw > 1 ? gw_main_nsm_handoff
+				   : NULL, .np_handoff_arg = m };
+	struct sockaddr_storage ss;
+	int err;
+
+	if (!cfg_route_find(m->m_cfg, CFG_PROG_NSM) || !(m->m_nu = gw_nu_new(&np)))
+		return;
+	for (unsigned i = 0; i < CFG_MAX_LISTEN && fe_listen_sockaddr(m->m_fe, i, &ss) == 0; i++) {
+		char name[INET6_ADDRSTRLEN + 8], host[INET6_ADDRSTRLEN];
+
+		fe_adm_peer_name((const struct sockaddr *)&ss, name, sizeof(name), host, sizeof(host));
+		err = gw_nu_open(m->m_nu, &ss);
+		if (err < 0)
+			gw_warn(&m->m_log, "NSM over UDP on %s: %s; reboot notifications from sm-notify "
+				"do not arrive there", name, strerror(-err));
+		else
+			gw_info(&m->m_log, "NSM over UDP on %s", name);
+	}
 }
 
 static void usage(FILE *f)
@@ -503,6 +552,7 @@ static int gw_main_setup(struct gw_main *m)
 			return err;
 	}
 	gw_main_ops_setup(m);
+	gw_main_nsm_setup(m);
 	gw_main_rpcb_setup(m);
 	gw_main_ready_check(m);
 	if (sd_watchdog_enabled(1, &m->m_watchdog_usec) > 0) {
@@ -524,6 +574,8 @@ static void gw_main_teardown(struct gw_main *m)
 		gw_rpcb_unregister(&m->m_rpcb, &m->m_log, &m->m_stats);
 	gw_ctl_free(m->m_ctl);
 	gw_admin_free(m->m_admin);
+	gw_nu_free(m->m_nu);	/* it uses worker 0's gateway */
+	m->m_nu = NULL;
 	m->m_fe = NULL;
 	m->m_gw = NULL;
 	for (unsigned i = 0; i < m->m_nw; i++)	/* threads end first, then each frees */

@@ -302,13 +302,10 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
 	[F_CLIENT_ERR] = { "client_errors_total", "Client-side errors by kind (the client is "
 			   "closed, except not_a_call).", "kind" },
-	[F_FLOW] = { "flow_control_total", "Times reading from clients was deferred, by cause.",
-		     "cause" },
+	[F_FLOW] = { "flow_control_total", "Times reading from clients was deferred, by cause.", "cause" },
 	[F_REPLIES] = { "replies_total", "RPC replies written to clients.", NULL },
-	[F_LOCAL] = { "local_replies_total", "Calls answered by the gateway itself, by reason.",
-		      "reason" },
-	[F_RETRANS] = { "retransmissions_total", "Client retransmissions by what the gateway did.",
-			"action" },
+	[F_LOCAL] = { "local_replies_total", "Calls answered by the gateway itself, by reason.", "reason" },
+	[F_RETRANS] = { "retransmissions_total", "Client retransmissions by what the gateway did.", "action" },
 	[F_XMAP] = { "xid_map_evictions_total", "Answered XIDs forgotten early (map full).", NULL },
 	[F_HELD] = { "calls_held_total", "Calls that waited in a hold queue for their backend.",
 		     NULL },
@@ -369,8 +366,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			    "after the probe), probe_busy (probe with calls in flight), not_tls (no "
 			    "ClientHello), version (no TLS 1.3), alpn (no \"sunrpc\"), client_cert, "
 			    "handshake (other), identity (not in tls_allow_identity).", "reason" },
-	[F_NLM] = { "nlm_owners_total", "NFSv3 lock owners kept per client (NLM through the "
-		    "gateway), by event.", "event" },
+	[F_NLM] = { "nlm_owners_total", "NFSv3 lock owners kept per client (NLM through the gateway), by event.", "event" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -501,6 +497,10 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_NLM_NOTIFY_RELAYED] = { F_NLM, "notify_relayed" },
 	[GW_CTR_NLM_NOTIFY_FAILED] = { F_NLM, "notify_failed" },
 	[GW_CTR_LOCAL_NLM_NOTIFY] = { F_LOCAL, "nlm_notify" },
+	[GW_CTR_NSM_UDP_NOTIFY] = { F_NLM, "nsm_udp_notify" },
+	[GW_CTR_NSM_UDP_DUPLICATE] = { F_NLM, "nsm_udp_duplicate" },
+	[GW_CTR_NSM_UDP_REFUSED] = { F_NLM, "nsm_udp_refused" },
+	[GW_CTR_NSM_UDP_DROPPED] = { F_NLM, "nsm_udp_dropped" },
 };
 
 #define P "rpcrdma_gw_"

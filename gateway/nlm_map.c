@@ -806,17 +806,14 @@ static void nm_epoch_check(struct gw_nlm *nm)
  * and a host that monitors no such server ignores the call.  At most
  * GW_NLM_MAX_HOSTS, each once.  Their lockd then reclaims (LOCK with
  * reclaim set) through the gateway, mapped like any other call. */
-static enum gw_nlm_act nm_server_reboot(struct gw_ctx *gw, struct gw_call *c, const char *from)
+static enum gw_nlm_act nm_server_reboot(struct gw_ctx *gw, struct xdr_cur *xc, const char *from)
 {
 	struct gw_nlm *nm = gw->gw_nlm;
 	char mon[256], name[48];
 	unsigned n = 0;
-	struct xdr_cur xc;
 	int32_t state;
 
-	xdr_cur_init(&xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
-	if (!nm->nm_sn || !xdr_seek(&xc, c->ca_hdr.rc_args_pos) ||
-	    !gw_sn_decode(&xc, mon, sizeof(mon), &state)) {
+	if (!nm->nm_sn || !xc || !gw_sn_decode(xc, mon, sizeof(mon), &state)) {
 		gw_stat_inc(nm->nm_st, GW_CTR_NLM_NOTIFY_FAILED);
 		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: SM_NOTIFY from server %s "
 			      "undecodable (or mon_name over 255 bytes): not relayed", from);
@@ -856,8 +853,12 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur
 	 * host's own (gw_nlm_on_call), or a client could make every other
 	 * client re-send its locks. */
 	if (hdr->rc_prog == CFG_PROG_NSM && hdr->rc_vers == 1 && hdr->rc_proc == NM_NSM_NOTIFY &&
-	    nm_from_backend(gw, nm_host_of(c, host, sizeof(host))))
-		return nm_server_reboot(gw, c, host);
+	    nm_from_backend(gw, nm_host_of(c, host, sizeof(host)))) {
+		struct xdr_cur args;
+
+		xdr_cur_init(&args, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
+		return nm_server_reboot(gw, xdr_seek(&args, hdr->rc_args_pos) ? &args : NULL, host);
+	}
 	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_vers >= 3 && hdr->rc_cred.oa_flavor ==
 	    RPC_RPCSEC_GSS && (hdr->rc_proc == GW_NSH_PROC_SHARE || hdr->rc_proc == GW_NSH_PROC_UNSHARE)) {
 		/* its body cannot be re-encoded under GSS (checksums, RFC 2203
@@ -871,6 +872,23 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur
 	xdr_cur_init(xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
 	xdr_seek(xc, hdr->rc_args_pos);
 	return act;
+}
+
+bool gw_nlm_server_notify(struct gw_ctx *gw, const char *host, struct xdr_cur *xc)
+{
+	if (!gw->gw_nlm || !nm_from_backend(gw, host))
+		return false;
+	nm_epoch_check(gw->gw_nlm);
+	nm_server_reboot(gw, xc, host);
+	return true;
+}
+
+void gw_nlm_host_rebooted(struct gw_ctx *gw, const char *host)
+{
+	if (!gw->gw_nlm)
+		return;
+	nm_epoch_check(gw->gw_nlm);
+	nm_release_host(gw->gw_nlm, host, "SM_NOTIFY over UDP");
 }
 
 void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov)

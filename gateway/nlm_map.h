@@ -87,5 +87,11 @@ void gw_nlm_detach(struct gw_ctx *gw);
 struct xdr_cur;
 enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc);
 void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov);
+/* An SM_NOTIFY that came over UDP (nsm_udp.c) from host, xc at its
+ * arguments: from a backend's address the server rebooted, relayed as one
+ * over TCP is (true); else false, and gw_nlm_host_rebooted releases that
+ * client host's locks and shares on the worker that tracks them. */
+bool gw_nlm_server_notify(struct gw_ctx *gw, const char *host, struct xdr_cur *xc);
+void gw_nlm_host_rebooted(struct gw_ctx *gw, const char *host);
 
 #endif /* RPCRDMA_GW_NLM_MAP_H */

@@ -100,6 +100,29 @@ unsigned gw_rpcb_plan(const struct cfg *cf, const struct sockaddr_storage *addrs
 	return n;
 }
 
+unsigned gw_rpcb_plan_nsm_udp(const struct cfg *cf, const struct sockaddr_storage *addrs,
+			      unsigned naddrs, struct gw_rpcb_entry *out, unsigned n, unsigned max)
+{
+	const struct cfg_route *r = cfg_route_find(cf, CFG_PROG_NSM);
+
+	if (!cf->cf_rpcbind_register || !r || r->cr_vers_low > 1 || r->cr_vers_high < 1)
+		return n;
+	for (unsigned a = 0; a < naddrs && n < max; a++) {
+		const char *netid = addrs[a].ss_family == AF_INET6 ? "udp6" : "udp";
+		char uaddr[sizeof(out->re_uaddr)];
+		uint16_t port;
+
+		if (gw_rpcb_planned(out, n, CFG_PROG_NSM, 1, netid) ||
+		    !gw_rpcb_uaddr(&addrs[a], uaddr, sizeof(uaddr), &port))
+			continue;
+		out[n] = (struct gw_rpcb_entry){ .re_prog = CFG_PROG_NSM, .re_vers = 1, .re_port = port };
+		snprintf(out[n].re_netid, sizeof(out[n].re_netid), "%s", netid);
+		snprintf(out[n].re_uaddr, sizeof(out[n].re_uaddr), "%s", uaddr);
+		n++;
+	}
+	return n;
+}
+
 const struct gw_rpcb_ops gw_rpcb_tirpc = { .ro_set = gw_rpcbind_set, .ro_unset = gw_rpcbind_unset };
 
 unsigned gw_rpcb_register(struct gw_rpcb_reg *rr, const struct gw_log *lg, struct gw_stats *st)

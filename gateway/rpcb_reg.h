@@ -29,7 +29,7 @@ struct gw_stats;
 
 struct gw_rpcb_entry {
 	uint32_t re_prog, re_vers;
-	char re_netid[8];	/* "tcp" or "tcp6" */
+	char re_netid[8];	/* "tcp", "tcp6", "udp" (NSM) or "udp6" */
 	char re_uaddr[64];	/* universal address, RFC 5665 section 5.2.3 */
 	uint16_t re_port;
 	bool re_if_free;	/* NFS, NFS_ACL: only when nobody has it (nfsd usually does) */
@@ -43,6 +43,11 @@ struct gw_rpcb_entry {
  * mapping per program/version/netid).  Returns the count, at most max. */
 unsigned gw_rpcb_plan(const struct cfg *cf, const struct sockaddr_storage *addrs, unsigned naddrs,
 		      struct gw_rpcb_entry *out, unsigned max);
+
+/* Appends to out[0..n) NSM v1 over udp/udp6 for the UDP NSM listener's
+ * addresses (nsm_udp.h; sm-notify asks rpcbind for udp only).  New count. */
+unsigned gw_rpcb_plan_nsm_udp(const struct cfg *cf, const struct sockaddr_storage *addrs,
+			      unsigned naddrs, struct gw_rpcb_entry *out, unsigned n, unsigned max);
 
 struct gw_rpcb_ops {
 	/* 0 set; 1 held by someone, its port in *holder; -1 failure (msg) */

@@ -67,7 +67,7 @@ static uint16_t gw_rpcbind_local_port(uint32_t prog, uint32_t vers, struct netco
 	CLIENT *cl;
 
 	memset(&ss, 0, sizeof(ss));
-	if (!strcmp(nc->nc_netid, "tcp6")) {
+	if (!strcmp(nc->nc_netid, "tcp6") || !strcmp(nc->nc_netid, "udp6")) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 
 		s6->sin6_family = AF_INET6;

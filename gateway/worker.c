@@ -7,6 +7,7 @@
  * callback, between two turns of its loop, so nothing it owns is in use
  * while the main thread reads or changes it.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +25,12 @@
 
 #include "frontend.h"
 #include "gateway.h"
+#include "nlm_map.h"
 #include "pool.h"
 #include "transport.h"
 #include "worker.h"
 
-enum gw_wk_kind { GW_WK_TAKE = 1, GW_WK_STOP, GW_WK_EXIT, GW_WK_PATHS };
+enum gw_wk_kind { GW_WK_TAKE = 1, GW_WK_STOP, GW_WK_EXIT, GW_WK_PATHS, GW_WK_NSM };
 
 struct gw_wk_msg {
 	enum gw_wk_kind gwm_kind;
@@ -96,6 +98,17 @@ static void gw_worker_wait(struct gw_worker *w)
 	pthread_mutex_unlock(&w->gwk_mu);
 }
 
+static void gw_worker_nsm_run(struct gw_worker *w, const struct gw_wk_msg *m)
+{
+	char host[INET6_ADDRSTRLEN];
+	const void *a = m->gwm_sa.ss_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)&m->gwm_sa)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)&m->gwm_sa)->sin_addr;
+
+	if (inet_ntop(m->gwm_sa.ss_family, a, host, sizeof(host)))
+		gw_nlm_host_rebooted(w->gwk_gw, host);
+}
+
 static void gw_worker_on_mbox(evutil_socket_t fd, short what, void *arg)
 {
 	struct gw_worker *w = arg;
@@ -113,6 +126,9 @@ static void gw_worker_on_mbox(evutil_socket_t fd, short what, void *arg)
 			break;
 		case GW_WK_EXIT:
 			event_base_loopbreak(w->gwk_base);
+			break;
+		case GW_WK_NSM:		/* a client host's SM_NOTIFY over UDP (nsm_udp.c) */
+			gw_worker_nsm_run(w, &m);
 			break;
 		case GW_WK_PATHS:	/* worker 0: another worker's paths changed */
 			__atomic_store_n(&w->gwk_paths_posted, false, __ATOMIC_RELAXED);
@@ -387,6 +403,15 @@ bool gw_worker_take(struct gw_worker *w, int fd, const struct sockaddr *sa, sock
 		return true;
 	close(fd);
 	return false;
+}
+
+bool gw_worker_nsm(struct gw_worker *w, const struct sockaddr *sa, socklen_t salen)
+{
+	struct gw_wk_msg m = { .gwm_kind = GW_WK_NSM, .gwm_fd = -1 };
+
+	m.gwm_salen = salen < sizeof(m.gwm_sa) ? salen : (socklen_t)sizeof(m.gwm_sa);
+	memcpy(&m.gwm_sa, sa, m.gwm_salen);
+	return gw_worker_post(w, &m, false);
 }
 
 void gw_worker_stop(struct gw_worker *w)

@@ -11,7 +11,8 @@
  * Across workers there are only these:
  *  - a mailbox per worker (a pipe of fixed-size messages): accepted
  *    sockets handed off by worker 0's listeners, "stop" for the
- *    operations interfaces, "exit";
+ *    operations interfaces, "exit", a client host's reboot notification
+ *    that came over UDP (nsm_udp.h) for the worker its address picks;
  *  - the stop: the operations interfaces (metrics, control socket,
  *    readiness, reload) stop every other worker at a turn of its loop,
  *    read or change its state from the main thread, then let it go on;
@@ -97,6 +98,11 @@ unsigned gw_worker_pick(const struct sockaddr *sa, unsigned n);
  * runs there).  Takes fd; false when w's mailbox is full (fd closed). */
 bool gw_worker_take(struct gw_worker *w, int fd, const struct sockaddr *sa, socklen_t salen,
 		    uint16_t lport, unsigned li);
+
+/* From the main thread: a client host's SM_NOTIFY that came over UDP
+ * (nsm_udp.h), for w, which tracks that host's locks, to release them.
+ * false when w's mailbox is full. */
+bool gw_worker_nsm(struct gw_worker *w, const struct sockaddr *sa, socklen_t salen);
 
 /* From the main thread: w stops at a turn of its loop and waits, its
  * thread's CPU time sampled into its stats (gs_cpu_*), until

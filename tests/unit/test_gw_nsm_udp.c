@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/* Host tests of the UDP NSM listener (gateway/nsm_udp.c) on the in-process
+ * gateway (test_gw_harness.h): a client's SM_NOTIFY datagram releases its
+ * locks and is answered to the sender, a retransmission only answered; the
+ * backend's SM_NOTIFY datagram relays the server's reboot to each client's
+ * statd; NULL answered; other procedures, programs, versions, bad
+ * arguments answered and counted; garbage and oversized dropped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "chunking.h"
+#include "ctx.h"
+#include "gateway.h"
+#include "log.h"
+#include "nlm_map.h"
+#include "nlm_notify.h"
+#include "nsm_udp.h"
+#include "test_gw_harness.h"
+
+#define NLM 100021u
+#define NSM 100024u
+#define LOCK_SVID_AT	(40 + 8 + 4 + 4 + 12 + 8 + 12)	/* in the LOCK nlm_lock() builds */
+
+static void gw_up(struct h_env *e)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
+		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
+		 e->he_srv.port);
+	h_env_gw(e, text);
+}
+
+/* The listener on 127.0.0.1, an ephemeral port; its address in *at. */
+static struct gw_nu *nu_up(struct h_gw *h, struct sockaddr_in *at)
+{
+	struct gw_nu_params np = { .np_base = h->base, .np_gw = h->gw, .np_st = &h->st,
+				   .np_lg = &h->log };
+	struct sockaddr_storage ss = { 0 };
+	struct gw_nu *nu = gw_nu_new(&np);
+
+	((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+	((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(0x7f000001);
+	assert_non_null(nu);
+	assert_int_equal(gw_nu_open(nu, &ss), 0);
+	assert_int_equal(gw_nu_sockaddr(nu, 0, &ss), 0);
+	assert_int_equal(gw_nu_sockaddr(nu, 1, &ss) < 0, 1);
+	memcpy(at, &ss, sizeof(*at));
+	return nu;
+}
+
+static int client_at(struct h_gw *h, const char *name)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], name) < 0)
+		abort();
+	return sv[0];
+}
+
+/* A UDP socket of host addr (the sender). */
+static int udp_from(uint32_t addr)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(addr) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* An RPC call (no record mark) of prog/vers/proc, arguments SM_NOTIFY's
+ * stat_chge (mon_name, state) when mon is set. */
+static size_t call(uint8_t *out, size_t cap, uint32_t xid, uint32_t prog, uint32_t vers,
+		   uint32_t proc, const char *mon, int32_t state)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out, cap);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, prog);
+	xdr_put_u32(&xe, vers);
+	xdr_put_u32(&xe, proc);
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	if (mon) {
+		xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
+		xdr_put_u32(&xe, (uint32_t)state);
+	}
+	assert_int_equal(xe.xe_err, XDR_OK);
+	return xe.xe_len;
+}
+
+/* Sends msg from fd to the listener; the reply's accept_stat, -1 when no
+ * reply came within ms (the gateway's loop turning meanwhile). */
+static int exchange(struct h_gw *h, int fd, const struct sockaddr_in *to, const void *msg,
+		    size_t len, uint32_t xid, int ms)
+{
+	uint8_t buf[256];
+
+	assert_int_equal(sendto(fd, msg, len, 0, (const struct sockaddr *)to, sizeof(*to)),
+			 (ssize_t)len);
+	for (int i = 0; i < ms; i += 5) {
+		ssize_t n;
+
+		h_pump(h, 5);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0)
+			continue;
+		assert_true(n >= 24);
+		assert_int_equal(chk_be32(buf), xid);
+		assert_int_equal(chk_be32(buf + 4), RPC_REPLY);
+		if (chk_be32(buf + 8) != RPC_MSG_ACCEPTED)
+			return 100 + (int)chk_be32(buf + 12);	/* denied: 100 + reject_stat */
+		return (int)chk_be32(buf + 20);
+	}
+	return -1;
+}
+
+/* Record-marked NLM v4 LOCK of owner 1 on "fh" (as test_gw_nlm_e2e.c). */
+static size_t nlm_lock(uint8_t *out, uint32_t xid)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 2);		/* LOCK */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "ck", 2);
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, 1);
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	xdr_put_u32(&xe, 1);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u32(&xe, 0);
+	xdr_put_u32(&xe, 0xa1);		/* the harness server's tag: GRANTED */
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* The server (fs, the backend's address) grants svid (GRANTED_MSG), so the
+ * gateway tracks that lock (the relay to the client fails: no rpcbind). */
+static void track(struct h_gw *h, int fs, int32_t svid)
+{
+	uint8_t buf[512];
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, buf + 4, 508);
+	xdr_put_u32(&xe, 0x94);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 10);		/* GRANTED_MSG */
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "gc", 2);
+	xdr_put_u32(&xe, 1);
+	xdr_put_opaque(&xe, "server", 6);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(buf, (uint32_t)xe.xe_len, true);
+	h_send(fs, buf, xe.xe_len + 4);
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+}
+
+/* 1. Client 127.0.0.2 holds a lock through the gateway (TCP); its
+ * SM_NOTIFY datagram is answered SUCCESS to the sender and the lock is
+ * UNLOCKed on the server; the retransmission is answered only. */
+static void t01_client_reboot(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	struct sockaddr_in to;
+	struct gw_nu *nu;
+	uint8_t buf[512];
+	size_t n;
+	int fa, fs, u;
+
+	h_env_listen(e);
+	gw_up(e);
+	nu = nu_up(h, &to);
+	fa = client_at(h, "127.0.0.2:801");
+	h_send(fa, buf, nlm_lock(buf, 0x51));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	h_server_last(&e->he_srv, buf, sizeof(buf));
+	fs = client_at(h, "127.0.0.1:1021");
+	track(h, fs, (int32_t)chk_be32(buf + LOCK_SVID_AT));
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
+	u = udp_from(0x7f000002);
+	n = call(buf, sizeof(buf), 0x61, NSM, 1, 6, "client-a", 3);
+	assert_int_equal(exchange(h, u, &to, buf, n, 0x61, 3000), RPC_SUCCESS);
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 0);
+	for (int i = 0; i < 3000 && h_server_calls(&e->he_srv) < 2; i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h_server_calls(&e->he_srv), 2);	/* the LOCK, then its UNLOCK */
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_NOTIFY], 1);
+	/* sm-notify's retransmission: same sender, same state */
+	assert_int_equal(exchange(h, u, &to, buf, n, 0x61, 3000), RPC_SUCCESS);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_DUPLICATE], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+	close(u);
+	close(fs);
+	close(fa);
+	gw_nu_free(nu);
+	h_pump(h, 20);
+}
+
+/* rpcbind of the client hosts as the relay asks it: statd at statd_port. */
+static uint16_t statd_port;
+
+static int statd_getport(const char *host, int family, uint32_t prog, uint32_t vers,
+			 uint16_t *port, char *msg, size_t msglen)
+{
+	(void)family;
+	snprintf(msg, msglen, "no program %u/%u at %s", prog, vers, host);
+	*port = prog == NSM && vers == 1 && !strcmp(host, "127.0.0.2") ? statd_port : 0;
+	return *port ? 0 : -1;
+}
+
+/* 2. The backend's address (127.0.0.1) sends SM_NOTIFY over UDP: answered,
+ * counted as the server's reboot, and client 127.0.0.2's statd (a TCP
+ * listener) is called with SM_NOTIFY. */
+static void t02_server_reboot(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	struct sockaddr_in to, a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
+	socklen_t al = sizeof(a);
+	struct gw_nu *nu;
+	uint8_t buf[512];
+	int fa, u, lis, cfd = -1;
+	size_t n;
+
+	h_env_listen(e);
+	gw_up(e);
+	nu = nu_up(h, &to);
+	lis = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	assert_int_equal(bind(lis, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lis, 4), 0);
+	assert_int_equal(getsockname(lis, (struct sockaddr *)&a, &al), 0);
+	statd_port = ntohs(a.sin_port);
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
+	fa = client_at(h, "127.0.0.2:801");
+	h_send(fa, buf, nlm_lock(buf, 0x51));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	u = udp_from(0x7f000001);
+	n = call(buf, sizeof(buf), 0x71, NSM, 1, 6, "nfs-server", 7);
+	assert_int_equal(exchange(h, u, &to, buf, n, 0x71, 3000), RPC_SUCCESS);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 0);
+	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
+		h_pump(h, 5);
+		cfd = accept(lis, NULL, NULL);
+	}
+	assert_true(cfd >= 0);	/* the relay reached the client's statd */
+	/* a retransmission is not relayed again */
+	assert_int_equal(exchange(h, u, &to, buf, n, 0x71, 3000), RPC_SUCCESS);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 1);
+	close(cfd);
+	close(lis);
+	close(u);
+	close(fa);
+	gw_nu_free(nu);
+	h_pump(h, 20);
+}
+
+/* 3. Hostile and other calls: NULL answered; SM_MON PROC_UNAVAIL, NFS
+ * PROG_UNAVAIL, NSM v2 PROG_MISMATCH, RPC version 3 RPC_MISMATCH,
+ * SM_NOTIFY without arguments GARBAGE_ARGS (each counted refused);
+ * garbage, a reply and 1500 bytes dropped unanswered; no lock touched. */
+static void t03_hostile(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	struct sockaddr_in to;
+	struct gw_nu *nu;
+	uint8_t buf[1500];
+	size_t n;
+	int u;
+
+	h_env_listen(e);
+	gw_up(e);
+	nu = nu_up(h, &to);
+	u = udp_from(0x7f000003);
+	n = call(buf, sizeof(buf), 1, NSM, 1, 0, NULL, 0);
+	assert_int_equal(exchange(h, u, &to, buf, n, 1, 3000), RPC_SUCCESS);
+	n = call(buf, sizeof(buf), 2, NSM, 1, 2, "x", 1);
+	assert_int_equal(exchange(h, u, &to, buf, n, 2, 3000), RPC_PROC_UNAVAIL);
+	n = call(buf, sizeof(buf), 3, 100003, 3, 0, NULL, 0);
+	assert_int_equal(exchange(h, u, &to, buf, n, 3, 3000), RPC_PROG_UNAVAIL);
+	n = call(buf, sizeof(buf), 4, NSM, 2, 6, "x", 1);
+	assert_int_equal(exchange(h, u, &to, buf, n, 4, 3000), RPC_PROG_MISMATCH);
+	n = call(buf, sizeof(buf), 5, NSM, 1, 6, NULL, 0);
+	assert_int_equal(exchange(h, u, &to, buf, n, 5, 3000), RPC_GARBAGE_ARGS);
+	n = call(buf, sizeof(buf), 6, NSM, 1, 6, "x", 1);
+	buf[11] = 3;	/* rpcvers */
+	assert_int_equal(exchange(h, u, &to, buf, n, 6, 3000), 100 + RPC_MISMATCH);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_REFUSED], 5);
+	assert_int_equal(exchange(h, u, &to, "garbage", 7, 0, 300), -1);
+	n = call(buf, sizeof(buf), 7, NSM, 1, 6, "x", 1);
+	buf[7] = RPC_REPLY;
+	assert_int_equal(exchange(h, u, &to, buf, n, 7, 300), -1);
+	memset(buf, 0, sizeof(buf));
+	n = call(buf, sizeof(buf), 8, NSM, 1, 6, "x", 1);
+	assert_int_equal(exchange(h, u, &to, buf, sizeof(buf), 8, 300), -1);	/* 1500 bytes */
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_DROPPED], 3);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_NOTIFY], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+	(void)n;
+	close(u);
+	gw_nu_free(nu);
+	h_pump(h, 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(t01_client_reboot, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t02_server_reboot, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t03_hostile, h_env_setup, h_env_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
