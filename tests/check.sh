@@ -175,13 +175,13 @@ run_vm_second() {
 }
 
 # Structure of the production tree (tests/layout/layout.py): module arrows
-# one way, sizes, no dead export, one struct per member prefix, the
-# architecture page's arrows current;
+# one way, sizes, no dead export, one struct per member prefix and each in
+# docs/naming.md, the architecture page's arrows current;
 # docs against code (tests/layout/docs_code.py): config keys, rpcrdma-gwctl,
 # the README's install section.
 run_layout() {
 	local c s out
-	for c in includes sizes exports members doc docs_code:keys docs_code:gwctl docs_code:readme; do
+	for c in includes sizes exports members naming doc docs_code:keys docs_code:gwctl docs_code:readme; do
 		s=layout
 		case $c in *:*) s=${c%%:*}; c=${c#*:} ;; esac
 		out="$LOGDIR/layout-$c.log"

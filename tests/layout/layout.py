@@ -8,6 +8,7 @@
   layout.py members    no member prefix shared by two structs (rc_ of one struct only)
   layout.py arrows     prints the module arrows the includes make
   layout.py doc        docs/architecture.md shows exactly those arrows
+  layout.py naming     docs/naming.md's member table names every member prefix
 
 Each prints what breaks a rule and exits 1, or prints one summary line and
 exits 0.  Production code is the five module folders plus tools/; tests are
@@ -241,6 +242,32 @@ def check_members():
     return bad, f"members: {len(owners)} member prefixes, each of one struct"
 
 
+# Members named after what they stand for, not by a prefix (a table of
+# verbs functions).
+UNPREFIXED = {"be_verbs"}
+
+
+def check_naming():
+    """docs/naming.md's member table names every member prefix, so a
+    newcomer finds the struct of `x->nh_name` there in one step."""
+    owners = {}
+    for path in sources():
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", open(path).read(), flags=re.S)
+        for name, body in struct_bodies(text):
+            if name in UNPREFIXED:
+                continue
+            for mem in member_names(body):
+                if "_" in mem:
+                    owners.setdefault(mem.split("_")[0] + "_", (name, path))
+    doc = open(os.path.join(top, "docs", "naming.md")).read()
+    start = doc.find("## Member prefixes")
+    table = doc[start:doc.find("\n## ", start + 1)] if start >= 0 else ""
+    listed = set(re.findall(r"`([a-z0-9]+_)`", table))
+    bad = [f"member prefix {pre} (struct {s}, {os.path.relpath(p, top)}) is not in docs/naming.md's member table"
+           for pre, (s, p) in sorted(owners.items()) if pre not in listed]
+    return bad, f"naming: {len(owners)} member prefixes, each in docs/naming.md"
+
+
 def macro_text(text):
     """The macro bodies and static inline function bodies of a header: a
     prototype there is no use, code there is."""
@@ -262,7 +289,7 @@ def macro_text(text):
 
 
 CHECKS = {"includes": check_includes, "sizes": check_sizes, "exports": check_exports,
-          "doc": check_doc, "members": check_members}
+          "doc": check_doc, "members": check_members, "naming": check_naming}
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["arrows"]:
