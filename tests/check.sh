@@ -102,9 +102,12 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v4
 VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_80_gw_nlm_granted t_81_gw_nlm_server_reboot}
 
 # vm_scenario SCRIPT [KERNEL] [WORKERS]: one guest run, counted as one test.
+# VM_LOCK=FILE: each guest run holds flock FILE (several checkouts on one
+# machine then take turns; the time printed is the run's own).
 vm_scenario() {
 	local t=$1 kernel=${2:-} workers=${3:-} name start
 	name=$(basename "$t" .sh)${2:+@$2}${3:+@w$3}
+	[ -z "${VM_LOCK:-}" ] || { exec 9>>"$VM_LOCK"; flock 9; }
 	start=$(date +%s)
 	if BUILD=$BUILD VM_KERNEL=${kernel:-${VM_KERNEL:-}} GW_WORKERS=$workers \
 		tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
@@ -114,6 +117,7 @@ vm_scenario() {
 		fail "vm $name (log $LOGDIR/vm-$name.log)"
 		tail -25 "$LOGDIR/vm-$name.log" | sed 's/^/    /'
 	fi
+	[ -z "${VM_LOCK:-}" ] || exec 9>&-
 }
 
 run_vm() {
