@@ -1,15 +1,17 @@
 #!/bin/bash
-# claim: NFSv3 locks stay per-client through rpcrdma-gw: two NLM v4 clients on different addresses (127.0.0.2 and 127.0.0.3) whose lock owners carry the SAME svid, owner handle and caller_name lock the same file; straight to the server's lockd the second is DENIED and NLM TEST names the holder; through the gateway (route nlm over TCP) it must be the same, TEST's answer included (the gateway maps each client's svid to one of its own); then client A "reboots" (SM_NOTIFY from A's address to the gateway as nfs-utils' sm-notify sends it, one UDP datagram to the gateway's NSM socket; a retransmission is only answered): A's locks are released on the server, B's lock survives; A locks again and reboots again, this time with SM_NOTIFY over TCP: the same
+# claim: NFSv3 locks stay per-client through rpcrdma-gw: two NLM v4 clients on different addresses (A 127.0.0.3, B 127.0.0.2) whose lock owners carry the SAME svid, owner handle and caller_name lock the same file; straight to the server's lockd the second is DENIED and NLM TEST names the holder; through the gateway (route nlm over TCP) it must be the same, TEST's answer included (the gateway maps each client's svid to one of its own); then client A "reboots" (SM_NOTIFY from A's address to the gateway as nfs-utils' sm-notify sends it, one UDP datagram to the gateway's NSM socket; a retransmission is only answered): A's locks are released on the server, B's lock survives; A locks again and reboots again, this time with SM_NOTIFY over TCP: the same
 #
-#   NLM4 client A (127.0.0.2) --+
+#   NLM4 client A (127.0.0.3) --+
 #                               +--tcp--> rpcrdma-gw 127.0.0.1:20497 --nlm, tcp--> lockd :32803
-#   NLM4 client B (127.0.0.3) --+          (SM_NOTIFY from A, udp or tcp:   (server-side fcntl
+#   NLM4 client B (127.0.0.2) --+          (SM_NOTIFY from A, udp or tcp:   (server-side fcntl
 #                                           answered, A's locks released)    checks on the files)
 #   baseline: A and B --tcp--> lockd 127.0.0.1:32803 directly
 #
 # A raw NLM client, not two kernel mounts: one guest has one kernel lockd,
 # and the test needs owners that collide on purpose (same svid, same oh,
 # same caller_name) from two addresses, which only the address tells apart.
+# With workers = 2, A's address picks worker 1 and B's worker 0, where the
+# UDP NSM socket is: A's datagram crosses to A's worker.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -135,13 +137,14 @@ def server_try(path):
 
 # nlm.py GWPORT NLMPORT EXPORT: prints one "key: value" line per check.
 gw, lockd = int(sys.argv[1]), int(sys.argv[2])
+A, B = "127.0.0.3", "127.0.0.2"   # A: worker 1 of 2, B: worker 0
 fh = {n: fh_of(gw, n) for n in ("f0", "f1", "f2")}
 exp = sys.argv[3]
 def say(k, v):
     print("%s: %s" % (k, v), flush=True)
 step = sys.argv[4]
 if step == "direct":
-    a, b = Peer("127.0.0.2", "127.0.0.1", lockd), Peer("127.0.0.3", "127.0.0.1", lockd)
+    a, b = Peer(A, "127.0.0.1", lockd), Peer(B, "127.0.0.1", lockd)
     say("direct A lock f0", lock(a, fh["f0"]))
     say("direct B lock f0", lock(b, fh["f0"]))
     say("direct B test f0", test(b, fh["f0"]))
@@ -149,7 +152,7 @@ if step == "direct":
     say("direct B lock f0 after", lock(b, fh["f0"]))
     say("direct B unlock f0", unlock(b, fh["f0"]))
 elif step == "gw":
-    a, b = Peer("127.0.0.2", "127.0.0.1", gw), Peer("127.0.0.3", "127.0.0.1", gw)
+    a, b = Peer(A, "127.0.0.1", gw), Peer(B, "127.0.0.1", gw)
     say("gw A lock f1", lock(a, fh["f1"]))
     say("gw B lock f1", lock(b, fh["f1"]))
     say("gw B test f1", test(b, fh["f1"]))
@@ -158,17 +161,17 @@ elif step == "gw":
     say("gw A test f2", test(a, fh["f2"]))
     say("server f1", server_try(exp + "/f1"))
     say("server f2", server_try(exp + "/f2"))
-    say("gw A sm_notify udp", sm_notify_udp("127.0.0.2", gw, b"127.0.0.2", 3))
+    say("gw A sm_notify udp", sm_notify_udp(A, gw, A.encode(), 3))
     say("server f1 after A's reboot", wait_free(exp + "/f1"))
     say("server f2 after A's reboot", server_try(exp + "/f2"))
     say("gw A test f2 after A's reboot", test(a, fh["f2"]))
     say("gw A lock f1 again", lock(a, fh["f1"]))
     say("server f1 locked again", server_try(exp + "/f1"))
     # sm-notify retransmits until answered: the same state again is answered only
-    say("gw A sm_notify udp again", sm_notify_udp("127.0.0.2", gw, b"127.0.0.2", 3))
+    say("gw A sm_notify udp again", sm_notify_udp(A, gw, A.encode(), 3))
     time.sleep(1)
     say("server f1 after the retransmission", server_try(exp + "/f1"))
-    say("gw A sm_notify tcp", sm_notify(Peer("127.0.0.2", "127.0.0.1", gw), b"127.0.0.2", 5))
+    say("gw A sm_notify tcp", sm_notify(Peer(A, "127.0.0.1", gw), A.encode(), 5))
     say("server f1 after A's reboot over tcp", wait_free(exp + "/f1"))
     say("server f2 after A's reboot over tcp", server_try(exp + "/f2"))
     say("gw B unlock f2", unlock(b, fh["f2"]))

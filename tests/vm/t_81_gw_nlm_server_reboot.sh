@@ -187,7 +187,7 @@ GW_NETNS=gwn gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" \
 	"gateway.control_socket=$out/control" gateway.log_level=debug nfs.transport=tcp \
 	backend.port=2049 backend_lk.address=10.77.0.1 nlm.transport=tcp nlm.backend=lk \
 	"nlm.port=$NLM_PORT" nsm.transport=tcp nsm.backend=nfsd nfs.backend=nfsd mount.backend=nfsd
-grep 'NSM over UDP' "$out/gw.log" | sed 's/^/  /'
+{ grep 'NSM over UDP' "$out/gw.log" || echo 'no "NSM over UDP" in the log'; } | sed 's/^/  /'
 
 cat >"$out/cli.py" <<'PY'
 import fcntl, os, socket, struct, sys, time
