@@ -97,9 +97,11 @@ VM_SECOND_KERNEL=6.12
 VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v40 t_69_gw_callbacks t_54_reconnect t_74_gw_krb5 t_53_credits}
 # The core end-to-end scenarios once more with `workers = 2` (lib.sh's
 # gw_conf adds it), each counted as NAME@w2: v3/4.1/4.2 over RDMA, and the
-# metrics summed over the workers, and an NLM grant that lands on another
-# worker than its client's.  VM_WORKERS_SCENARIOS="..." runs others.
-VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_80_gw_nlm_granted t_81_gw_nlm_server_reboot}
+# metrics summed over the workers, an NLM grant that lands on another
+# worker than its client's, and a client's SM_NOTIFY datagram handed from
+# worker 0's UDP socket to its worker (t_77).  VM_WORKERS_SCENARIOS="..."
+# runs others.
+VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot}
 
 # vm_scenario SCRIPT [KERNEL] [WORKERS]: one guest run, counted as one test.
 # VM_LOCK=FILE: each guest run holds flock FILE (several checkouts on one

@@ -2,7 +2,8 @@
 /* Unit tests for rpcbind_register (gateway/rpcb_reg.c): the plan of local
  * rpcbind registrations for a configuration and its listeners, and the
  * register/unregister bookkeeping against a fake rpcbind (conflicts, our
- * own stale entries, failures, nothing set twice, exactly ours unset). */
+ * own stale entries, failures, nothing set twice, exactly ours unset),
+ * and NSM's udp/udp6 entries for the UDP NSM sockets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -306,6 +307,41 @@ static void t08_proc_names(void **state)
 	assert_string_equal(gw_prog_name(CFG_PROG_NLM), "nlockmgr");
 }
 
+/* NSM over udp/udp6 for the UDP NSM sockets, after the TCP plan: the first
+ * socket of each family, never twice, the bound held; nothing when
+ * rpcbind_register is off, NSM is not routed or no socket is open. */
+static void t09_nsm_udp(void **state)
+{
+	struct cfg *cf = parse(ON B), *off = parse(B);
+	struct cfg *nonsm = parse(ON B "[route l]\nprogram = nlm\ntransport = tcp\n");
+	struct sockaddr_storage a[3] = { sa("127.0.0.1", 20495), sa("10.0.0.5", 20496),
+					 sa("::1", 20497) };
+	struct gw_rpcb_entry e[GW_RPCB_MAX];
+	char s[2048];
+	unsigned n, m;
+
+	(void)state;
+	n = gw_rpcb_plan(cf, a, 1, e, GW_RPCB_MAX);
+	assert_int_equal(n, 10);
+	m = gw_rpcb_plan_nsm_udp(cf, a, 3, e, n, GW_RPCB_MAX);
+	assert_int_equal(m, 12);
+	plan_str(e + n, m - n, s, sizeof(s));
+	assert_string_equal(s, "100024/1/udp/127.0.0.1.80.15 100024/1/udp6/::1.80.17");
+	assert_int_equal(e[n].re_port, 20495);
+	assert_int_equal(e[n + 1].re_port, 20497);
+	assert_false(e[n].re_if_free || e[n].re_ours);
+	assert_int_equal(gw_rpcb_plan_nsm_udp(cf, a, 3, e, m, GW_RPCB_MAX), m);	/* never twice */
+	assert_int_equal(gw_rpcb_plan_nsm_udp(cf, a, 3, e, n, n + 1), n + 1);	/* the bound */
+	assert_int_equal(gw_rpcb_plan_nsm_udp(cf, a, 3, e, n, n), n);
+	assert_int_equal(gw_rpcb_plan_nsm_udp(cf, a, 0, e, n, GW_RPCB_MAX), n);	/* no socket */
+	assert_int_equal(gw_rpcb_plan_nsm_udp(off, a, 3, e, 0, GW_RPCB_MAX), 0);
+	n = gw_rpcb_plan(nonsm, a, 1, e, GW_RPCB_MAX);
+	assert_int_equal(gw_rpcb_plan_nsm_udp(nonsm, a, 3, e, n, GW_RPCB_MAX), n);
+	cfg_free(nonsm);
+	cfg_free(off);
+	cfg_free(cf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +353,7 @@ int main(void)
 		cmocka_unit_test(t06_stale_and_gone),
 		cmocka_unit_test(t07_config_key),
 		cmocka_unit_test(t08_proc_names),
+		cmocka_unit_test(t09_nsm_udp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

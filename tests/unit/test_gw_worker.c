@@ -5,7 +5,8 @@
  * slice of gateway XIDs, counters summed over workers, and two live
  * workers (one on this thread, one on its own) where every client, handed
  * off by worker 0's listener, is served by the worker its address picks,
- * while the operations' stop reads both.
+ * while the operations' stop reads both; a client's SM_NOTIFY datagram
+ * on worker 0's UDP NSM socket releases the lock tracked on its worker.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,9 @@
 #include <cmocka.h>
 
 #include "client.h"
+#include "ctx.h"
+#include "nlm_map.h"
+#include "nsm_udp.h"
 #include "test_gw_harness.h"
 #include "worker.h"
 #include "xmap.h"
@@ -325,6 +329,222 @@ static void t04_live(void **state)
 	free(st0);
 }
 
+/* The first 127.0.0.N (N >= from) that gw_worker_pick gives worker k of 2. */
+static uint32_t t05_addr(uint32_t from, unsigned k)
+{
+	for (uint32_t a = 0x7f000000u | from;; a++) {
+		struct sockaddr_in s = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(a) };
+
+		if (gw_worker_pick((struct sockaddr *)&s, 2) == k)
+			return a;
+	}
+}
+
+/* main.c's hand-off of a client host's UDP SM_NOTIFY: its worker's mailbox. */
+static bool t05_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t salen)
+{
+	struct t04_env *e = arg;
+	unsigned k = gw_worker_pick(sa, 2);
+
+	if (k == 0)
+		return false;
+	if (!gw_worker_nsm(e->w[k], sa, salen))
+		e->refused++;
+	return true;
+}
+
+/* Record-marked NLM v4 call of owner svid on "fh": LOCK (proc 2, the
+ * harness server's tag 0xa1 last) or GRANTED_MSG (proc 10). */
+static size_t t05_nlm(uint8_t *out, uint32_t xid, uint32_t proc, int32_t svid)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, 100021);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, proc);
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "ck", 2);
+	if (proc == 2)
+		xdr_put_u32(&xe, 0);	/* block */
+	xdr_put_u32(&xe, 1);		/* exclusive */
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	if (proc == 2) {
+		xdr_put_u32(&xe, 0);	/* reclaim */
+		xdr_put_u32(&xe, 0xa1);	/* state */
+	}
+	assert_int_equal(xe.xe_err, XDR_OK);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* SM_NOTIFY (no record mark) from fd to the UDP socket at to; the reply's
+ * accept_stat, -1 when none came (worker 0's loop turning meanwhile). */
+static int t05_notify(struct h_gw *w0, int fd, const struct sockaddr_in *to, uint32_t xid)
+{
+	uint8_t buf[128];
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, buf, sizeof(buf));
+	xdr_put_u32(&xe, xid);
+	xdr_put_u32(&xe, RPC_CALL);
+	xdr_put_u32(&xe, RPC_VERS);
+	xdr_put_u32(&xe, 100024);
+	xdr_put_u32(&xe, 1);
+	xdr_put_u32(&xe, 6);
+	for (unsigned i = 0; i < 4; i++)
+		xdr_put_u32(&xe, 0);
+	xdr_put_opaque(&xe, "client", 6);
+	xdr_put_u32(&xe, 3);
+	assert_int_equal(sendto(fd, buf, xe.xe_len, 0, (const struct sockaddr *)to, sizeof(*to)),
+			 (ssize_t)xe.xe_len);
+	for (int i = 0; i < 3000; i += 5) {
+		ssize_t n;
+
+		h_pump(w0, 5);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n >= 24 && chk_be32(buf) == xid)
+			return (int)chk_be32(buf + 20);
+	}
+	return -1;
+}
+
+/* Locks of host tracked on worker k (its loop stopped meanwhile). */
+static unsigned t05_locks(struct t04_env *e, unsigned k, const char *host)
+{
+	unsigned n;
+
+	gw_worker_stop(e->w[k]);
+	n = gw_nlm_host_locks(gw_worker_ctx(e->w[k])->gw_nlm, host);
+	gw_worker_go(e->w[k]);
+	return n;
+}
+
+/* 5. workers = 2: client A's lock is tracked on worker 1 (its address
+ * picks it; the server's GRANTED_MSG comes from a backend's address that
+ * picks worker 1 too); A's SM_NOTIFY datagram reaches the UDP socket on
+ * worker 0, is answered there and handed to worker 1, which releases the
+ * lock (the server hears its UNLOCK).  Client C's (worker 0's) SM_NOTIFY
+ * leaves A's lock alone. */
+static void t05_nsm_handoff_live(void **state)
+{
+	struct h_server s;
+	struct t04_env e = { 0 };
+	struct gw_log lg = { .gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1 };
+	struct gw_stats *st0 = calloc(1, sizeof(*st0));
+	struct event_base *base = event_base_new();
+	struct h_gw w0 = { .base = base };
+	struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in ua, ca = { .sin_family = AF_INET };
+	struct sockaddr_storage ss = { 0 };
+	uint32_t a = t05_addr(2, 1), c = t05_addr(2, 0), lk = t05_addr(a + 1 - 0x7f000000u, 1);
+	char text[1024], err[256], ahost[INET_ADDRSTRLEN], lkname[INET_ADDRSTRLEN];
+	uint8_t buf[512];
+	struct gw_nu *nu;
+	struct cfg *cf;
+	pthread_t thr2;
+	int fa, fs, ua_fd, uc_fd;
+	unsigned calls;
+
+	(void)state;
+	inet_ntop(AF_INET, &(uint32_t){ htonl(a) }, ahost, sizeof(ahost));
+	inet_ntop(AF_INET, &(uint32_t){ htonl(lk) }, lkname, sizeof(lkname));
+	h_server_init(&s);
+	h_server_start(&s);
+	assert_int_equal(pthread_create(&thr2, NULL, h_server_main, &s), 0);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "workers = 2\nsecure_port = no\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[backend lk]\naddress = %s\n"
+		 "[route nlm]\nprogram = nlm\nbackend = srv\ntransport = tcp\nport = %u\n"
+		 "[route nsm]\nprogram = nsm\nbackend = srv\ntransport = tcp\nport = 9\n", lkname, s.port);
+	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	if (!cf)
+		fail_msg("%s", err);
+	for (unsigned i = 0; i < 2; i++) {
+		struct gw_worker_params wp = {
+			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
+			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
+			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
+			.wp_handoff_arg = &e,
+		};
+
+		e.w[i] = gw_worker_new(&wp);
+		assert_non_null(e.w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(gw_worker_start(e.w[i]), 0);
+	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	nu = gw_nu_new(&(struct gw_nu_params){ .np_base = base, .np_gw = gw_worker_ctx(e.w[0]),
+					       .np_st = st0, .np_lg = &lg,
+					       .np_handoff = t05_nsm_handoff, .np_handoff_arg = &e });
+	assert_non_null(nu);
+	memcpy(&ss, &la, sizeof(la));
+	assert_int_equal(gw_nu_open(nu, &ss), 0);
+	assert_int_equal(gw_nu_sockaddr(nu, 0, &ss), 0);
+	memcpy(&ua, &ss, sizeof(ua));
+
+	/* A's LOCK through worker 1, then the server's grant of that owner */
+	fa = t04_client(a, fe_listen_port(gw_worker_fe(e.w[0]), 0));
+	h_send(fa, buf, t05_nlm(buf, 0x51, 2, 1));
+	assert_int_equal(h_reply(&w0, fa, buf, sizeof(buf), 5000), 28);
+	h_server_last(&s, buf, sizeof(buf));
+	fs = t04_client(lk, fe_listen_port(gw_worker_fe(e.w[0]), 0));
+	h_send(fs, buf, t05_nlm(buf, 0x94, 10, (int32_t)chk_be32(buf + 40 + 8 + 4 + 4 + 12 + 8 + 12)));
+	assert_int_equal(h_reply(&w0, fs, buf, sizeof(buf), 5000), 24);
+	assert_int_equal(t05_locks(&e, 1, ahost), 1);
+	assert_int_equal(t05_locks(&e, 0, ahost), 0);	/* not worker 0's */
+	calls = h_server_calls(&s);
+
+	/* C (worker 0) reboots: A's lock stays */
+	ca.sin_addr.s_addr = htonl(c);
+	uc_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_int_equal(bind(uc_fd, (struct sockaddr *)&ca, sizeof(ca)), 0);
+	assert_int_equal(t05_notify(&w0, uc_fd, &ua, 0x60), 0);
+	h_pump(&w0, 100);
+	assert_int_equal(t05_locks(&e, 1, ahost), 1);
+	assert_int_equal(h_server_calls(&s), calls);
+
+	/* A reboots: answered on worker 0, released on worker 1 */
+	ca.sin_addr.s_addr = htonl(a);
+	ua_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_int_equal(bind(ua_fd, (struct sockaddr *)&ca, sizeof(ca)), 0);
+	assert_int_equal(t05_notify(&w0, ua_fd, &ua, 0x61), 0);
+	for (int i = 0; i < 3000 && h_server_calls(&s) == calls; i += 5)
+		h_pump(&w0, 5);
+	assert_int_equal(h_server_calls(&s), calls + 1);	/* worker 1's UNLOCK */
+	assert_int_equal(t05_locks(&e, 1, ahost), 0);
+	assert_int_equal(e.refused, 0);
+	assert_int_equal(st0->gs_ctr[GW_CTR_NSM_UDP_NOTIFY], 2);
+	assert_int_equal(st0->gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+
+	close(ua_fd);
+	close(uc_fd);
+	close(fs);
+	close(fa);
+	gw_nu_free(nu);
+	gw_worker_join(e.w[1]);
+	gw_worker_free(e.w[1]);
+	gw_worker_free(e.w[0]);
+	event_base_free(base);
+	pthread_mutex_lock(&s.mu);
+	s.stop = true;
+	pthread_mutex_unlock(&s.mu);
+	pthread_join(thr2, NULL);
+	h_server_stop(&s, true);
+	cfg_free(cf);
+	free(st0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +553,7 @@ int main(void)
 		cmocka_unit_test(t02_xid_slices),
 		cmocka_unit_test(t03_stats_sum),
 		cmocka_unit_test(t04_live),
+		cmocka_unit_test(t05_nsm_handoff_live),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -1,17 +1,18 @@
 #!/bin/bash
-# claim: a server's reboot reaches the NFSv3 lock clients behind rpcrdma-gw: two clients lock through the gateway (held on the server's lockd, which monitors the gateway's address through the server's real rpc.statd); the server's lockd loses its locks and enters grace (SIGKILL, as at a restart) and the server's real sm-notify notifies the gateway (from the NLM backend's address); each client host's statd must get SM_NOTIFY within 5 s with the gateway's address as mon_name and the server's new state; a plain LOCK is then DENIED_GRACE_PERIOD and the clients' reclaim LOCKs through the gateway are GRANTED and held on the server; an SM_NOTIFY a client sends is not passed to the other client
+# claim: a server's reboot reaches the NFSv3 lock clients behind rpcrdma-gw: two clients lock through the gateway (held on the server's lockd, which monitors the gateway's address through the server's real rpc.statd); the server's lockd loses its locks and enters grace (SIGKILL, as at a restart) and the server's real sm-notify notifies the gateway over UDP, straight from the server's address to the gateway's NSM socket (no bridge); each client host's statd must get SM_NOTIFY within 5 s with the gateway's address as mon_name and the server's new state; a plain LOCK is then DENIED_GRACE_PERIOD and the clients' reclaim LOCKs through the gateway are GRANTED and held on the server; an SM_NOTIFY a client sends (over TCP or UDP) is not passed to the other client
 #
-#  netns cli                          root namespace                       netns gwn
-#  host A 10.78.0.3 --+                                                    10.77.0.2:4001 --fwd--> lockd
-#  host B 10.78.0.2 --+--tcp--> rpcrdma-gw 0.0.0.0:20481 --nlm, tcp-->     (lockd and statd see the
-#  (each: rpcbind :111,          (route nlm: backend 10.77.0.2:4001)        gateway as 10.77.0.2)
-#   a fake statd) <--SM_NOTIFY--   <--tcp from 10.77.0.2 --bridge-- udp 10.77.0.2:4003 <-- sm-notify
-#                                                                   (rpcbind 10.77.0.2:111: NSM -> 4003)
+#  netns cli                  root namespace (the server)          netns gwn (the gateway host)
+#  host A 10.78.0.3 --+                                            rpcrdma-gw 0.0.0.0:20481
+#  host B 10.78.0.2 --+--tcp, routed via 10.78.0.1/10.77.0.1-->      tcp and udp (NSM), 10.77.0.2
+#  (each: rpcbind :111,       lockd :32803, nfsd, rpc.statd  <--nlm, tcp from 10.77.0.2--
+#   a fake statd) <--SM_NOTIFY, tcp, from 10.77.0.2--------------   (rpcbind 10.77.0.2:111:
+#                             sm-notify 10.77.0.1 --udp--------->    NSM udp -> 20481)
 #
-# sm-notify speaks UDP only and the gateway listens on TCP: the bridge in
-# gwn carries each datagram as one TCP record to the gateway and its reply
-# back (docs/protocol.md: the gateway has no UDP listener).  Namespaces as
-# in t_80: one guest has one rpcbind per namespace.
+# The gateway runs in its own namespace, as on its own host: lockd and
+# statd see it as 10.77.0.2, and the server's sm-notify, which speaks UDP
+# only, asks gwn's rpcbind (a fake one: one guest has one rpcbind per
+# namespace) for NSM over udp and sends its datagram from 10.77.0.1, the
+# NLM backend's address, to the gateway's UDP NSM socket.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -164,50 +165,29 @@ def forward(addr, port, to_addr, to_port):
     threading.Thread(target=loop, daemon=True).start()
 PY
 
-# gwn: the gateway's address as lockd and statd see it.
+# gwn: the rpcbind of the gateway's host, as sm-notify asks it (udp).
 cat >"$out/gwn.py" <<'PY'
-import socket, struct, sys, threading, time
+import sys, time
 sys.path.insert(0, sys.argv[1])
 import rpc
-gwport, lockd = int(sys.argv[2]), int(sys.argv[3])
-rpc.forward("10.77.0.2", 4001, "10.77.0.1", lockd)     # the gateway's NLM calls
-rpc.rpcbind("10.77.0.2", {100024: 4003})                # sm-notify asks where NSM is
-
-def bridge():
-    """UDP 10.77.0.2:4003 -> one TCP record to the gateway, reply back."""
-    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    us.bind(("10.77.0.2", 4003))
-    while True:
-        d, peer = us.recvfrom(65536)
-        try:
-            xid, prog, vers, proc, args = rpc.parse_call(d)
-            if (prog, vers, proc) == (100024, 1, 6):
-                mon, off = rpc.get_opaque(args, 0)
-                print("server notify: mon_name %s state %d" % (
-                    mon.decode(errors="replace"), struct.unpack(">i", args[off:off + 4])[0]),
-                    flush=True)
-            s = socket.create_connection(("10.77.0.1", gwport), 5,
-                                         source_address=("10.77.0.2", 0))
-            with s:
-                rpc.send_record(s, d)
-                r = rpc.recv_record(s)
-            if r is not None:
-                us.sendto(r, peer)
-        except (OSError, struct.error) as e:
-            print("bridge: %s" % e, flush=True)
-threading.Thread(target=bridge, daemon=True).start()
+rpc.rpcbind("10.77.0.2", {100024: int(sys.argv[2])})   # NSM: the gateway's port
 print("ready", flush=True)
 while True:
     time.sleep(3600)
 PY
-step "gwn: forwarder 10.77.0.2:4001 -> lockd; rpcbind NSM -> udp 4003, bridged to the gateway over tcp"
-ip netns exec gwn python3 "$out/gwn.py" "$out" "$PORT" "$NLM_PORT" >"$out/gwn.txt" 2>&1 &
+sysctl -qw net.ipv4.ip_forward=1	# cli <-> gwn through the root namespace
+step "gwn: rpcbind 10.77.0.2:111 naming the gateway's port for NSM"
+ip netns exec gwn python3 "$out/gwn.py" "$out" "$PORT" >"$out/gwn.txt" 2>&1 &
 gwn_pid=$!
-bed_wait 10 "gwn's bridge ready" grep -q ready "$out/gwn.txt"
+bed_wait 10 "gwn's rpcbind ready" grep -q ready "$out/gwn.txt"
 
-gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" "gateway.control_socket=$out/control" \
-	gateway.log_level=debug backend_lk.address=10.77.0.2 nlm.transport=tcp nlm.backend=lk \
-	nlm.port=4001 nsm.transport=tcp nsm.backend=nfsd nfs.backend=nfsd mount.backend=nfsd
+# The NLM backend is the server's address as the gateway's host reaches
+# it: an SM_NOTIFY from there is the server's reboot.
+GW_NETNS=gwn gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" \
+	"gateway.control_socket=$out/control" gateway.log_level=debug nfs.transport=tcp \
+	backend.port=2049 backend_lk.address=10.77.0.1 nlm.transport=tcp nlm.backend=lk \
+	"nlm.port=$NLM_PORT" nsm.transport=tcp nsm.backend=nfsd nfs.backend=nfsd mount.backend=nfsd
+{ grep 'NSM over UDP' "$out/gw.log" || echo 'no "NSM over UDP" in the log'; } | sed 's/^/  /'
 
 cat >"$out/cli.py" <<'PY'
 import fcntl, os, socket, struct, sys, time
@@ -261,6 +241,7 @@ class Host:
             time.sleep(0.01)
         return self.got[0] if self.got else None
 
+GW = "10.77.0.2"   # the gateway's host
 STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 T, F = struct.pack(">I", 1), struct.pack(">I", 0)
 COOKIE = opaque(b"c81")
@@ -283,7 +264,7 @@ def unlock(p, fh):
     return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh)))
 
 def fh_of(port, name):
-    p = Peer("10.78.0.2", "10.78.0.1", port)
+    p = Peer("10.78.0.2", GW, port)
     body = p.call(100005, 3, 1, opaque(exp.encode()))
     assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
     root, _ = get_opaque(body, 4)
@@ -313,7 +294,7 @@ def heard(host, secs):
 gw, exp, marker = int(sys.argv[2]), sys.argv[3], sys.argv[4]
 A, B = Host("10.78.0.3"), Host("10.78.0.2")
 fh = {n: fh_of(gw, n) for n in ("f1", "f2")}
-a, b = Peer(A.addr, "10.78.0.1", gw), Peer(B.addr, "10.78.0.1", gw)
+a, b = Peer(A.addr, GW, gw), Peer(B.addr, GW, gw)
 say("A lock f1", lock(a, fh["f1"]))
 say("B lock f2", lock(b, fh["f2"]))
 say("server f1 before", server_try(exp + "/f1"))
@@ -337,9 +318,21 @@ say("B reclaim f2", lock_once(b, fh["f2"], reclaim=True))
 say("server f1 reclaimed", server_try(exp + "/f1"))
 say("server f2 reclaimed", server_try(exp + "/f2"))
 # (no UNLOCK: lockd refuses it during grace; the locks end with the test)
-# hostile: A's statd sends the gateway an SM_NOTIFY (A's own reboot)
+# hostile: A's statd sends the gateway an SM_NOTIFY (A's own reboot),
+# over TCP and as sm-notify would, a UDP datagram from A's address
 del A.got[:], B.got[:]
 a.call(100024, 1, 6, opaque(b"10.78.0.3") + struct.pack(">i", 101))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind((A.addr, 0))
+u.settimeout(5)
+u.sendto(struct.pack(">6I", 0x81810001, 0, 2, 100024, 1, 6) + auth_unix() +
+         struct.pack(">II", 0, 0) + opaque(b"10.78.0.3") + struct.pack(">i", 103), (GW, gw))
+try:
+    r = u.recv(512)
+    say("A udp sm_notify", "answered" if struct.unpack(">I", r[:4])[0] == 0x81810001 and
+        r[8:12] == b"\0" * 4 and r[20:24] == b"\0" * 4 else "refused")
+except OSError as e:
+    say("A udp sm_notify", "no answer (%s)" % e)
 say("forged B statd", heard(B, 2))
 PY
 for f in f1 f2; do : >"$BED_EXPORT/$f"; done
@@ -372,12 +365,14 @@ mv "$out/t0.tmp" "$out/rebooted.t0"	# whole, for cli.py to read
 timeout 20 sm-notify -d -f >"$out/sm-notify.txt" 2>&1 || true
 : >"$out/rebooted"
 wait "$cli_pid" || { sed 's/^/  /' "$out/cli.txt"; bed_fail "cli.py failed"; }
-sed 's/^/  /' "$out/sm-notify.txt" "$out/gwn.txt" "$out/cli.txt" | grep -v '^  ready'
-state=$(sed -n 's/^server notify: mon_name .* state //p' "$out/gwn.txt" | head -1)
-[ -n "$state" ] || bed_fail "sm-notify's SM_NOTIFY did not reach the bridge"
+sed 's/^/  /' "$out/sm-notify.txt" "$out/cli.txt" | grep -v '^  ready'
+grep -E 'SM_NOTIFY|reboot' "$out/gw.log" | sed 's/^/  gw: /' | head -20
+# sm-notify sends the state it leaves in the state file (nsm.x: state)
+state=$(od -An -td4 /var/lib/nfs/state | tr -d ' ')
+[ -n "$state" ] || bed_fail "no state in /var/lib/nfs/state"
 assert_eq free "$(got 'server f1 after the reboot')" "f1 on the server after lockd dropped its locks"
-assert_eq "mon_name 10.78.0.1 state $state" "$(got 'A statd')" "what A's statd heard (the gateway's address, the server's new state)"
-assert_eq "mon_name 10.78.0.1 state $state" "$(got 'B statd')" "what B's statd heard"
+assert_eq "mon_name 10.77.0.2 state $state" "$(got 'A statd')" "what A's statd heard (the gateway's address, the server's new state)"
+assert_eq "mon_name 10.77.0.2 state $state" "$(got 'B statd')" "what B's statd heard"
 assert_eq DENIED_GRACE_PERIOD "$(got 'A plain lock f1 in grace')" "A's plain LOCK during the server's grace"
 assert_eq GRANTED "$(got 'A reclaim f1')" "A's reclaim LOCK through the gateway"
 assert_eq GRANTED "$(got 'B reclaim f2')" "B's reclaim LOCK through the gateway"
@@ -388,13 +383,15 @@ for h in A B; do
 	awk -v s="$s" 'BEGIN { exit !(s != "" && s <= 5) }' ||
 		bed_fail "$h's statd heard the reboot $s s after sm-notify started (limit 5 s)"
 done
-assert_eq nothing "$(got 'forged B statd')" "what B's statd heard of A's own SM_NOTIFY"
+assert_eq answered "$(got 'A udp sm_notify')" "the gateway's answer to A's own SM_NOTIFY over UDP"
+assert_eq nothing "$(got 'forged B statd')" "what B's statd heard of A's own SM_NOTIFY (tcp, udp)"
 
 "$CTL" -s "$out/control" --json stats | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["counters"]
-print("  counters: " + " ".join("%s=%s" % (k, v) for k, v in sorted(c.items()) if k.startswith("nlm_")))
-for k, want in (("nlm_server_reboots", 1), ("nlm_notify_relayed", 2), ("nlm_client_reboots", 1)):
+print("  counters: " + " ".join("%s=%s" % (k, v) for k, v in sorted(c.items()) if k.startswith(("nlm_", "nsm_"))))
+for k, want in (("nlm_server_reboots", 1), ("nlm_notify_relayed", 2), ("nlm_client_reboots", 2),
+                ("nsm_udp_notify", 2)):
     if c.get(k, 0) != want:
         sys.exit("FAIL: counter %s = %s, expected %d" % (k, c.get(k), want))'
 kill "$gwn_pid"
