@@ -356,6 +356,8 @@ static void *cl_main(void *arg)
 		n = h_call(buf, 0x77, 2, NFS, 3, 0x77);
 		if (cl_write(fd, NULL, buf, n))
 			c->cl_reply_len = cl_reply(c, fd, NULL);
+		if (c->cl_reply_len == 28 && chk_be32(c->cl_reply + 24) == 0x77)
+			shutdown(fd, SHUT_WR);	/* answered: hang up, no wait for the 5 s timeout */
 		c->cl_eof = cl_reply(c, fd, NULL) == 0;
 		goto out;
 	}
@@ -389,6 +391,8 @@ static void *cl_main(void *arg)
 			X509_NAME_get_text_by_NID(X509_get_subject_name(SSL_get0_peer_certificate(ssl)),
 						  NID_commonName, c->cl_server_cn, sizeof(c->cl_server_cn));
 			cl_calls(c, fd, ssl);
+			if (c->cl_replies > 0)	/* served: hang up rather than wait 5 s */
+				shutdown(fd, SHUT_WR);
 		} else {
 			ERR_clear_error();
 		}
