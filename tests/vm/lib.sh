@@ -35,6 +35,7 @@
 #   gw_mount VERS MNT [OPTION...]   kernel NFS mount through it
 #   gw_stop, gw_alive       a clean SIGTERM exit; still running
 #   gw_log_clean [PROBLEM...]   no sanitizer report (or PROBLEM) in its log
+#   gw_spread_check [MIN]   with GW_WORKERS > 1: every worker forwarded MIN calls
 
 set -euo pipefail
 
@@ -304,6 +305,22 @@ gw_stop() {
 	fi
 	return "$rc"
 }
+# gw_spread_check [MIN]: with GW_WORKERS > 1, every worker forwarded at
+# least MIN (1) calls (calls_forwarded_total{worker=...} on /metrics):
+# clients of the scenario reached all workers, not one.
+gw_spread_check() {
+	local min=${1:-1} n=${GW_WORKERS:-1} w v line= low=
+	[ "$n" -gt 1 ] 2>/dev/null || return 0
+	for ((w = 0; w < n; w++)); do
+		v=$(gw_metric "rpcrdma_gw_calls_forwarded_total{worker=\"$w\"}") || return 1
+		line+=" worker $w: $v,"
+		[ "$v" -ge "$min" ] || low+=" $w"
+	done
+	step "calls forwarded per worker:${line%,}"
+	[ -z "$low" ] ||
+		bed_fail "worker(s)$low of $n forwarded fewer than $min calls: the clients did not spread over the workers"
+}
+
 # gw_conf PORT OUTDIR [SECTION.KEY=VALUE...]: only writes OUTDIR/gw.conf as
 # gw_start would (for --check-config before the start).  secure_port = no
 # unless gateway.secure_port is given: the scenarios' python and libnfs

@@ -160,6 +160,7 @@ if [ -x "$CTL" ]; then
 	done
 fi
 
+gw_spread_check 10	# GW_WORKERS > 1: the v3 and the v4.1 mount on two workers
 step "SIGTERM: clean shutdown"
 gw_stop
 gw_log_clean
