@@ -98,7 +98,9 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v4
 # The core end-to-end scenarios once more with `workers = 2` (lib.sh's
 # gw_conf adds it), each counted as NAME@w2: v3/4.1/4.2 over RDMA, and the
 # metrics summed over the workers, and an NLM grant that lands on another
-# worker than its client's.  VM_WORKERS_SCENARIOS="..." runs others.
+# worker than its client's.  Their mounts come from one loopback address
+# per worker in turn (lib.sh, gw_mount), and gw_spread_check fails unless
+# every worker forwarded calls.  VM_WORKERS_SCENARIOS="..." runs others.
 VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_80_gw_nlm_granted}
 
 # vm_scenario SCRIPT [KERNEL] [WORKERS]: one guest run, counted as one test.

@@ -347,7 +347,7 @@ gw_spread_up() {
 # least MIN (1) calls (calls_forwarded_total{worker=...} on /metrics):
 # clients of the scenario reached all workers, not one.
 gw_spread_check() {
-	local min=${1:-1} n=${GW_WORKERS:-1} w v line= low=
+	local min=${1:-1} n=${GW_WORKERS:-1} w v line='' low=''
 	[ "$n" -gt 1 ] 2>/dev/null || return 0
 	for ((w = 0; w < n; w++)); do
 		v=$(gw_metric "rpcrdma_gw_calls_forwarded_total{worker=\"$w\"}") || return 1
