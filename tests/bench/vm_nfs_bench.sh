@@ -29,7 +29,7 @@
 # the client would otherwise find the "same" server behind every address
 # (client ID trunking) and send all on the first mount's connection.
 # BENCH_WORKLOADS="rr8 rw8" measures only those workloads (keys: ga mix rr
-# sw sr rr8 rw8 sw8 sr8; default all).
+# sw sr rr8 rw8 sw8 sr8; default all); BENCH_VERS_ONLY=4.1 one NFS version.
 # BENCH_AB=ROUNDS (with BENCH_GW_BASE) measures only this build against the
 # baseline, both mounted at once, in ROUNDS rounds of short alternating runs
 # (A B B A, then B A A B): slow drift of the shared host cancels out of each
@@ -512,11 +512,12 @@ idle_cpu() {
 	sleep 2
 	echo "  $p: idle CPU ticks in 2 s: $(($(cpu_ticks "$pid") - c0))"
 }
-# which worker carried how many calls (gw2): calls_forwarded_total{worker=N}
+# what each worker did so far (gw2; gw for comparison): calls, CPU and
+# system calls by worker (counters since start)
 gw2_per_worker() {
-	[ "$p" = gw2 ] || return 0
-	timeout 10 "$BUILD/rpcrdma-gwctl" -s "$W/gw2.control" metrics 2>/dev/null |
-		awk '/^rpcrdma_gw_calls_forwarded_total\{/ { printf "  %s %s\n", $1, $2 }' || true
+	case $p in gw | gw2) ;; *) return 0 ;; esac
+	timeout 10 "$BUILD/rpcrdma-gwctl" -s "$W/$p.control" metrics 2>/dev/null |
+		awk '/^rpcrdma_gw_(calls_forwarded|cpu_seconds|syscalls)_total\{/ { printf "  %s: %s %s\n", p, $1, $2 }' p="$p" || true
 }
 
 run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
