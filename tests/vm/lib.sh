@@ -226,7 +226,8 @@ bed_nfs_client_modules() {
 # mount or the name of another route (nlm, nsm: [route NAME] program = NAME),
 # e.g. gateway.log_level=debug, backend.port=2049, nlm.transport=tcp;
 # backend_NAME.KEY=VALUE adds a second backend, [backend NAME], for a route's
-# NAME.backend=NAME (t_80); gateway.listen=ADDR:PORT replaces 127.0.0.1:PORT.  Core
+# NAME.backend=NAME (t_80); gateway.listen=ADDR:PORT replaces 127.0.0.1:PORT
+# (and, with GW_WORKERS > 1, the other gw_addrs).  Core
 # dumps go to the run folder (kept with VM_KEEP=1:
 # gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).  Sets gw_port for gw_mount.
 #
