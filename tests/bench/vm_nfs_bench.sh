@@ -19,10 +19,17 @@
 # BENCH_GW_BASE=DIR/rpcrdma-gw adds a path "gwbase": the same gateway setup
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
-# A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2;
-# in the guest every mount comes from one address, so it lands on one
-# worker: the row shows what the second worker costs the calls (nothing
-# should), not scaling (test_gw_worker spreads clients on the host).
+# A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2.
+# The gateway paths' (gw, gwbase, gw2) BENCH_JOBS-stream rows spread their
+# clients: BENCH_SPREAD (4) mounts at once, each of another loopback address
+# (127.0.0.1, .2, ...; a local route per address makes it the source too),
+# nconnect and fio jobs split among them, so gw2's workers (which a hash of
+# the client's address picks) both carry calls; BENCH_SPREAD=1 is one mount.
+# For NFSv4.1 each mount is made under a hostname of its own (unshare --uts):
+# the client would otherwise find the "same" server behind every address
+# (client ID trunking) and send all on the first mount's connection.
+# BENCH_WORKLOADS="rr8 rw8" measures only those workloads (keys: ga mix rr
+# sw sr rr8 rw8 sw8 sr8; default all); BENCH_VERS_ONLY=4.1 one NFS version.
 # BENCH_AB=ROUNDS (with BENCH_GW_BASE) measures only this build against the
 # baseline, both mounted at once, in ROUNDS rounds of short alternating runs
 # (A B B A, then B A A B): slow drift of the shared host cancels out of each
@@ -46,7 +53,9 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
 	out=$(mktemp)
-	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw proxy reexp}")
+	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw proxy reexp}" --spread "${BENCH_SPREAD:-4}")
+	[ -z "${BENCH_WORKLOADS:-}" ] || gargs+=(--workloads "$BENCH_WORKLOADS")
+	[ -z "${BENCH_VERS_ONLY:-}" ] || gargs+=(--vers "$BENCH_VERS_ONLY")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -96,7 +105,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo "- GETATTR/s: \`stat()\` of one file in a loop on a \`noac\` mount (one GETATTR per call), one process (perl)."
 			echo "- small-op mix: ${BENCH_JOBS} processes on a \`noac\` mount, each in its own directory of 40 files: \`readdir\`, \`stat\` and \`access(R_OK)\` of every entry in a loop (READDIR(PLUS), LOOKUP, GETATTR, ACCESS); NFS calls/s from the client's \`/proc/self/mountstats\`."
 			echo "- 4 KiB rand read: \`fio --rw=randread --bs=4k --direct=1 --iodepth=8 --ioengine=libaio\`, 32 MiB file, one stream."
-			echo "- ×${BENCH_JOBS} streams: \`nconnect=${BENCH_JOBS}\` mount, \`fio --numjobs=${BENCH_JOBS}\`: 4 KiB random read and write (\`--iodepth=4\` each) on the 32 MiB file; 1 MiB sequential write then read (\`--direct=1\`, a $((BENCH_SEQ_MIB / BENCH_JOBS)) MiB file per job)."
+			echo "- ×${BENCH_JOBS} streams: \`nconnect=${BENCH_JOBS}\` mount, \`fio --numjobs=${BENCH_JOBS}\`: 4 KiB random read and write (\`--iodepth=4\` each) on the 32 MiB file; 1 MiB sequential write then read (\`--direct=1\`, a $((BENCH_SEQ_MIB / BENCH_JOBS)) MiB file per job). On the gateway paths the ${BENCH_JOBS} streams come from ${BENCH_SPREAD:-4} mounts at once, one per client address (127.0.0.1 and up, \`nconnect\` and jobs split among them), so that a gateway with several workers gets clients on each (\`BENCH_SPREAD=1\`: one mount)."
 			echo "- seq write/read (dd): ${BENCH_SEQ_MIB} MiB with \`dd bs=1M\`: write with \`conv=fsync\`; read after umount + drop_caches + mount (cold client cache)."
 			echo "- ×RDMA, ×HAProxy: the gateway's figure over direct kernel RDMA's and over HAProxy's, same workload and NFS version."
 			echo "- CPU µs per call: (utime + stime) of the proxy process (all threads, \`/proc/PID/stat\`) over the workload ÷ the NFS calls the client made in it (\`/proc/self/mountstats\`), for the gateway and HAProxy alike."
@@ -128,9 +137,14 @@ GW2_PORT=20493
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
+SPREAD=1
+WORKLOADS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--paths) PATHS=$2; shift 2 ;;
+	--spread) SPREAD=$2; shift 2 ;;
+	--workloads) WORKLOADS=$2; shift 2 ;;
+	--vers) BENCH_VERS=$2; shift 2 ;;
 	--gw-base) GW_BASE=$2; shift 2 ;;
 	--ab) AB_ROUNDS=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
@@ -153,10 +167,18 @@ step "files on the server: 32 MiB for random reads, one small file for GETATTR"
 head -c $((32 << 20)) /dev/urandom >"$BED_EXPORT/rand.bin"
 echo x >"$BED_EXPORT/small"
 
+# The client addresses of a spread mount set: 127.0.0.1 .. 127.0.0.SPREAD.
+case $SPREAD in '' | *[!0-9]* | 0) echo "vm_nfs_bench: --spread needs a count" >&2; exit 2 ;; esac
+[ $((BENCH_JOBS % SPREAD)) = 0 ] || { echo "vm_nfs_bench: --spread must divide $BENCH_JOBS" >&2; exit 2; }
+spread_addrs=()
+for k in $(seq 1 "$SPREAD"); do spread_addrs+=("127.0.0.$k"); done
+gw_addrs=("${spread_addrs[@]}")
+gw_spread_up
 gw_conf() { # port control-socket [workers]
 	cat <<CONF
 [gateway]
 listen = $BED_IP:$1
+$(for a in "${spread_addrs[@]}"; do echo "listen = $a:$1"; done)
 workers = ${3:-1}
 log_level = info
 control_socket = $2
@@ -276,9 +298,10 @@ getattr_rate() {
 	' "$M/small" "$BENCH_SECS"
 }
 
-# NFS calls the client made on $M so far (all procedures, /proc/self/mountstats)
+# NFS calls the client made on $M so far (all procedures, /proc/self/mountstats);
+# a spread set's mounts $M, ${M}2, ... summed
 nfs_ops() {
-	awk -v m="$M" '$1 == "device" { inb = ($5 == m); po = 0; next }
+	awk -v m="$M" '$1 == "device" { inb = ($5 == m || index($5, m) == 1 && substr($5, length(m) + 1) ~ /^[0-9]+$/); po = 0; next }
 		inb && /per-op statistics/ { po = 1; next }
 		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
 		END { printf "%.0f\n", s }' /proc/self/mountstats
@@ -317,15 +340,27 @@ fio_iops() {
 		--iodepth=8 --runtime="$BENCH_SECS" --time_based --size=32m | awk -F';' '{ printf "%.0f\n", $8 }'
 }
 # BENCH_JOBS streams of 4 KiB random read or write, iodepth 4 each
+# (on a spread set: BENCH_JOBS / nmnt jobs on each of its nmnt mounts, one
+# group, so one terse line sums them)
+nmnt=1
+mnt_of() { [ "$1" = 1 ] && echo "$M" || echo "$M$1"; }
 fio_rand8() { # randread|randwrite
-	fio_terse --name=r8 --filename="$M/rand.bin" --rw="$1" --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth=4 --numjobs="$BENCH_JOBS" --runtime="$BENCH_SECS" --time_based --size=32m |
+	local k jobs=()
+	for k in $(seq 1 "$nmnt"); do
+		jobs+=(--name="r8-$k" --filename="$(mnt_of "$k")/rand.bin" --numjobs=$((BENCH_JOBS / nmnt)))
+	done
+	fio_terse --rw="$1" --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=4 --runtime="$BENCH_SECS" --time_based --size=32m "${jobs[@]}" |
 		awk -F';' -v w="$1" '{ printf "%.0f\n", (w == "randread" ? $8 : $49) }'
 }
 # BENCH_JOBS streams of 1 MiB sequential write or read, a file each
 fio_seq8() { # write|read
-	fio_terse --name=s8 --directory="$M" --rw="$1" --bs=1m --direct=1 --ioengine=psync \
-		--numjobs="$BENCH_JOBS" --size=$((BENCH_SEQ_MIB / BENCH_JOBS))m |
+	local k jobs=()
+	for k in $(seq 1 "$nmnt"); do
+		jobs+=(--name="s8-$k" --directory="$(mnt_of "$k")" --numjobs=$((BENCH_JOBS / nmnt)))
+	done
+	fio_terse --rw="$1" --bs=1m --direct=1 --ioengine=psync \
+		--size=$((BENCH_SEQ_MIB / BENCH_JOBS))m "${jobs[@]}" |
 		awk -F';' -v w="$1" '{ printf "%.1f\n", (w == "read" ? $7 : $48) * 1024 / 1e6 }'
 }
 
@@ -429,19 +464,79 @@ for j in $(seq 0 $((BENCH_JOBS - 1))); do
 	for f in $(seq 1 40); do echo "$f" >"$BED_EXPORT/tree/d$j/f$f"; done
 done
 
-run_path() { # path: every workload on $VERS
+want() { # KEY...: one of them is measured (BENCH_WORKLOADS, default all)
+	local k
+	[ -n "$WORKLOADS" ] || return 0
+	for k in "$@"; do
+		case " $WORKLOADS " in *" $k "*) return 0 ;; esac
+	done
+	return 1
+}
+# spread_mount PATH EXTRA: the BENCH_JOBS-stream mount set, $M and, on a
+# gateway path with SPREAD > 1, ${M}2 .. ${M}SPREAD from 127.0.0.2 ..;
+# nconnect split among them.  Sets nmnt.
+spread_mount() {
+	local k src opts nc=$((BENCH_JOBS / SPREAD)) host
+	case $1 in gw | gwbase | gw2) nmnt=$SPREAD ;; *) nmnt=1 ;; esac
+	[ "$nmnt" -gt 1 ] || { nmnt=1; do_mount "$1" "$2"; return; }
+	read -r src opts <<<"$(mnt_opts "$1")"
+	[ "$VERS" = 3 ] ||
+		opts=$(echo "$opts" | sed -e "s/vers=3/vers=$VERS/" -e 's/,mountport=[0-9]*//; s/,mountproto=tcp//; s/,nolock//')
+	[ "$nc" -le 1 ] || opts+=",nconnect=$nc"
+	for k in $(seq 1 "$nmnt"); do
+		host=${spread_addrs[k - 1]}
+		src=$host:/
+		[ "$VERS" != 3 ] || src=$host:$BED_EXPORT
+		mkdir -p "$(mnt_of "$k")"
+		# NFSv4.1: a client identity (hostname) per mount, or the
+		# client trunks all mounts onto the first one's connection.
+		# shellcheck disable=SC2016 # $1.. are sh -c's arguments
+		timeout 60 unshare --uts sh -c 'hostname "$1" && exec mount -t nfs -o "$2" "$3" "$4"' \
+			_ "bench-c$k" "$opts,soft,timeo=100,retrans=2${2:+,$2}" "$src" "$(mnt_of "$k")" ||
+			return 1
+	done
+}
+spread_umount() {
+	local k
+	for k in $(seq "$nmnt" -1 1); do M=$(mnt_of "$k") do_umount_one; done
+	nmnt=1
+}
+do_umount_one() { timeout 60 umount "$M" || umount -f -l "$M"; }
+# the proxy's CPU ticks over 2 s with its clients mounted and idle (a
+# spinning loop shows here, not in the per-call figures)
+idle_cpu() {
+	local pid c0
+	pid=$(proxy_pid "$p")
+	[ -n "$pid" ] || return 0
+	c0=$(cpu_ticks "$pid")
+	sleep 2
+	echo "  $p: idle CPU ticks in 2 s: $(($(cpu_ticks "$pid") - c0))"
+}
+# what each worker did so far (gw2; gw for comparison): calls, CPU and
+# system calls by worker (counters since start)
+gw2_per_worker() {
+	case $p in gw | gw2) ;; *) return 0 ;; esac
+	timeout 10 "$BUILD/rpcrdma-gwctl" -s "$W/$p.control" metrics 2>/dev/null |
+		awk '/^rpcrdma_gw_(calls_forwarded|cpu_seconds|syscalls)_total\{/ { printf "  %s: %s %s\n", p, $1, $2 }' p="$p" || true
+}
+
+run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
 	local nc=nconnect=$BENCH_JOBS
-	do_mount "$p" noac
-	wl ga getattr_rate
-	wl mix mix_rate
-	do_umount
-	do_mount "$p"
+	if want ga mix; then
+		do_mount "$p" noac
+		want ga && wl ga getattr_rate
+		want mix && wl mix mix_rate
+		do_umount
+	fi
+	if want rr sw sr; then
+		do_mount "$p"
+		echo 3 >/proc/sys/vm/drop_caches
+		want rr && wl rr fio_iops
+		want sw sr && wl sw seq_mbs write	# sr reads its file
+		do_umount
+	fi
 	echo 3 >/proc/sys/vm/drop_caches
-	wl rr fio_iops
-	wl sw seq_mbs write
-	do_umount
-	echo 3 >/proc/sys/vm/drop_caches
-	if do_mount "$p"; then
+	if want sr && do_mount "$p"; then
 		wl sr seq_mbs read
 		rm -f "$M/seq-$p.bin" || true
 		do_umount
@@ -449,16 +544,26 @@ run_path() { # path: every workload on $VERS
 	# The re-export under 8 streams timed out every I/O (EIO after the soft
 	# mount's retries, 7+ min per workload, 2026-11-24): not measured there.
 	[ "$p" != reexp ] || return 0
-	do_mount "$p" "$nc" || { echo "  $p: nconnect refused, $BENCH_JOBS streams on one connection"; nc=; do_mount "$p"; }
-	wl rr8 fio_rand8 randread
-	wl rw8 fio_rand8 randwrite
-	wl sw8 fio_seq8 write
-	do_umount
+	want rr8 rw8 sw8 sr8 || return 0
+	if [ "$SPREAD" -gt 1 ] && case $p in gw | gwbase | gw2) true ;; *) false ;; esac; then
+		spread_mount "$p" || { echo "  $p: spread mounts failed"; return 1; }
+		echo "  $p: $BENCH_JOBS streams over $nmnt mounts from ${spread_addrs[*]}"
+	else
+		do_mount "$p" "$nc" || { echo "  $p: nconnect refused, $BENCH_JOBS streams on one connection"; nc=; do_mount "$p"; }
+	fi
+	idle_cpu
+	want rr8 && wl rr8 fio_rand8 randread
+	want rw8 && wl rw8 fio_rand8 randwrite
+	want sw8 sr8 && wl sw8 fio_seq8 write
+	gw2_per_worker
+	local spread=$nmnt
+	if [ "$nmnt" -gt 1 ]; then spread_umount; else do_umount; fi
+	want sr8 || { rm -f "$M"/s8* 2>/dev/null; return 0; }
 	echo 3 >/proc/sys/vm/drop_caches
-	do_mount "$p" "$nc"
+	if [ "$spread" -gt 1 ]; then spread_mount "$p"; else do_mount "$p" "$nc"; fi
 	wl sr8 fio_seq8 read
-	rm -f "$M"/s8.* || true
-	do_umount
+	rm -f "$M"/s8* || true
+	if [ "$nmnt" -gt 1 ]; then spread_umount; else do_umount; fi
 }
 
 # The first path measured also warms the guest up (page cache, nfsd threads,

@@ -35,6 +35,7 @@
 #   gw_mount VERS MNT [OPTION...]   kernel NFS mount through it
 #   gw_stop, gw_alive       a clean SIGTERM exit; still running
 #   gw_log_clean [PROBLEM...]   no sanitizer report (or PROBLEM) in its log
+#   gw_spread_check [MIN]   with GW_WORKERS > 1: every worker forwarded MIN calls
 
 set -euo pipefail
 
@@ -229,7 +230,8 @@ bed_nfs_client_modules() {
 # mount or the name of another route (nlm, nsm: [route NAME] program = NAME),
 # e.g. gateway.log_level=debug, backend.port=2049, nlm.transport=tcp;
 # backend_NAME.KEY=VALUE adds a second backend, [backend NAME], for a route's
-# NAME.backend=NAME (t_80); gateway.listen=ADDR:PORT replaces 127.0.0.1:PORT.  Core
+# NAME.backend=NAME (t_80); gateway.listen=ADDR:PORT replaces 127.0.0.1:PORT
+# (and, with GW_WORKERS > 1, the other gw_addrs).  Core
 # dumps go to the run folder (kept with VM_KEEP=1:
 # gdb build/rpcrdma-gw RUN/core.rpcrdma-gw.PID).  Sets gw_port for gw_mount.
 #
@@ -308,6 +310,60 @@ gw_stop() {
 	fi
 	return "$rc"
 }
+# ---- clients spread over the workers (GW_WORKERS > 1) ------------------------
+# Every client in the guest would connect from 127.0.0.1, and gw_worker_pick
+# (gateway/worker.c) hashes the source address, so with workers = N all of
+# them would land on one worker.  gw_addrs holds one loopback address per
+# worker (127.0.0.1 first, then the lowest 127.0.0.K for each other worker);
+# gw_conf makes the gateway listen on each, and gw_mount takes them in turn.
+# A local route per address with itself as `src` makes a connection TO
+# 127.0.0.K come FROM 127.0.0.K (127.0.0.0/8's route has src 127.0.0.1).
+gw_addrs=(127.0.0.1)
+gw_nmounts=0
+# gw_pick ADDR N: the worker of IPv4 ADDR, FNV-1a of its 4 bytes mod N, as
+# gw_worker_pick computes it.
+gw_pick() {
+	local IFS=. b h=2166136261
+	for b in $1; do h=$((((h ^ b) * 16777619) & 0xffffffff)); done
+	echo $((h % $2))
+}
+gw_spread_addrs() {
+	local n=${GW_WORKERS:-1} k w
+	local -A seen=()
+	gw_addrs=(127.0.0.1)
+	[ "$n" -gt 1 ] 2>/dev/null || return 0
+	seen[$(gw_pick 127.0.0.1 "$n")]=1
+	for ((k = 2; k < 255 && ${#seen[@]} < n; k++)); do
+		w=$(gw_pick "127.0.0.$k" "$n")
+		[ -z "${seen[$w]:-}" ] || continue
+		seen[$w]=1
+		gw_addrs+=("127.0.0.$k")
+	done
+}
+gw_spread_addrs
+# gw_spread_up: the per-address local routes (idempotent).
+gw_spread_up() {
+	local a
+	for a in "${gw_addrs[@]:1}"; do
+		ip route replace local "$a" dev lo proto kernel scope host src "$a" table local
+	done
+}
+# gw_spread_check [MIN]: with GW_WORKERS > 1, every worker forwarded at
+# least MIN (1) calls (calls_forwarded_total{worker=...} on /metrics):
+# clients of the scenario reached all workers, not one.
+gw_spread_check() {
+	local min=${1:-1} n=${GW_WORKERS:-1} w v line='' low=''
+	[ "$n" -gt 1 ] 2>/dev/null || return 0
+	for ((w = 0; w < n; w++)); do
+		v=$(gw_metric "rpcrdma_gw_calls_forwarded_total{worker=\"$w\"}") || return 1
+		line+=" worker $w: $v,"
+		[ "$v" -ge "$min" ] || low+=" $w"
+	done
+	step "calls forwarded per worker:${line%,}"
+	[ -z "$low" ] ||
+		bed_fail "worker(s)$low of $n forwarded fewer than $min calls: the clients did not spread over the workers"
+}
+
 # gw_conf PORT OUTDIR [SECTION.KEY=VALUE...]: only writes OUTDIR/gw.conf as
 # gw_start would (for --check-config before the start).  secure_port = no
 # unless gateway.secure_port is given: the scenarios' python and libnfs
@@ -341,7 +397,7 @@ gw_conf() {
 		printf '[gateway]\n'
 		case $'\n'"${extra[gateway]:-}" in
 		*$'\n'"listen = "*) ;;
-		*) printf 'listen = 127.0.0.1:%s\n' "$port" ;;
+		*) printf 'listen = %s:'"$port"'\n' "${gw_addrs[@]}" ;;
 		esac
 		printf '%s' "${extra[gateway]:-}"
 		# GW_WORKERS=N: the same scenario on N event loops (check.sh's
@@ -434,14 +490,20 @@ gw_metric() {
 }
 
 # gw_mount VERS MNT [OPTION...]: mounts the bed's export through the gateway
-# of gw_start (127.0.0.1:$gw_port, proto=tcp) on MNT; vers=3 mounts
+# of gw_start (127.0.0.1:$gw_port, proto=tcp; with GW_WORKERS > 1 the next
+# of gw_addrs in turn, so mounts spread over the workers) on MNT; vers=3 mounts
 # $BED_EXPORT with MOUNT through the gateway too (mountport, mountproto=tcp),
 # from the server name $GW_HOST if set (a name resolving to 127.0.0.1: Kerberos),
 # NFSv4 the pseudo root /.  OPTIONs are appended as given (nolock, hard...):
 # without nolock the client locks through NLM (v3) or LOCK (v4).
 gw_mount() {
-	local vers=$1 mnt=$2 opts src=/ host=${GW_HOST:-127.0.0.1}
+	local vers=$1 mnt=$2 opts src=/ host=${GW_HOST:-}
 	shift 2
+	if [ -z "$host" ]; then
+		host=${gw_addrs[gw_nmounts % ${#gw_addrs[@]}]}
+		gw_nmounts=$((gw_nmounts + 1))
+		[ "$host" = 127.0.0.1 ] || gw_spread_up
+	fi
 	opts="vers=$vers,proto=tcp,port=$gw_port"
 	if [ "$vers" = 3 ]; then
 		opts+=",mountport=$gw_port,mountproto=tcp"

@@ -55,23 +55,30 @@ check_version 4.1 /mnt/gw41
 # reply needs a reply chunk sized from the count (docs/chunking.md).
 check_version 4.2 /mnt/gw42
 
-step "8 parallel writers and readers through the gateway (vers=3)"
+# Two mounts at once, the writers alternating: with GW_WORKERS=2 the mounts
+# come from two addresses (gw_mount) and so go through both workers at once.
+step "8 parallel writers and readers through the gateway (vers=3, two mounts)"
 gw_mount 3 /mnt/gwp nolock
+gw_mount 3 /mnt/gwq nolock
 for i in 1 2 3 4 5 6 7 8; do
 	head -c $((i * 524288 + i * 7)) /dev/urandom >"/tmp/p$i.bin"	# odd sizes: pads
 done
 pids=()
 for i in 1 2 3 4 5 6 7 8; do
-	(cp "/tmp/p$i.bin" "/mnt/gwp/p$i.bin" && cat "$BED_EXPORT/server.bin" >/dev/null) &
+	m=/mnt/gwp
+	[ $((i % 2)) = 1 ] || m=/mnt/gwq
+	(cp "/tmp/p$i.bin" "$m/p$i.bin" && cat "$m/server.bin" >/dev/null) &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
 gw_alive
 sync
 timeout 60 umount /mnt/gwp
+timeout 60 umount /mnt/gwq
 for i in 1 2 3 4 5 6 7 8; do
 	assert_same_file "/tmp/p$i.bin" "$BED_EXPORT/p$i.bin"
 done
+gw_spread_check 100
 
 step "SIGTERM: clean shutdown"
 gw_stop

@@ -223,6 +223,7 @@ for v in "${versions[@]}"; do
 	run_version "$v"
 done
 
+gw_spread_check 100	# GW_WORKERS > 1: a version's mount and its remount on two workers
 step "SIGTERM"
 gw_stop
 grep 'counter' "$out/gw.log" | sed 's/^/  /'

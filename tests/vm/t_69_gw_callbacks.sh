@@ -173,6 +173,7 @@ step "backend backchannel counters: calls $bc, replies $bcr, dropped $bcd"
 min=$((4 - no_notify))
 assert_eq 1 "$(( bc >= min && bcr >= min ))" "backchannel CALLs received and replies sent by backend-rdma (>= $min each)"
 assert_eq 0 "$bcd" "backchannel CALLs dropped"
+gw_spread_check 10	# GW_WORKERS > 1: the 4.1 and the 4.2 mount (and their callbacks) on two workers
 step "gateway callback counters and log lines:"
 curl -s http://127.0.0.1:9466/metrics 2>/dev/null | grep '^rpcrdma_gw_callbacks_total' | sed 's/^/  /' || true
 grep -E 'callback|back channel' "$out/gw.log" | head -20 | sed 's/^/  /'

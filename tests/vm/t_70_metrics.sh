@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -118,7 +118,9 @@ fi
 timeout 60 umount /mnt/m70
 
 step "NFSv4.1 through the gateway: write and read 2 MiB; per-operation counters"
-gw_mount 4.1 /mnt/m70b
+# From the v3 mount's address: its READ targets are then on the buffers
+# the v3 mount left (each worker has a pool of its own).
+GW_HOST=${gw_addrs[0]} gw_mount 4.1 /mnt/m70b
 cp /tmp/m70.bin /mnt/m70b/m70v4.bin
 sync
 echo 3 >/proc/sys/vm/drop_caches
@@ -160,6 +162,16 @@ if [ -x "$CTL" ]; then
 	done
 fi
 
+step "a v3 mount from the next client address (another worker with GW_WORKERS=2) reads 2 MiB"
+r0=$(gw_metric 'rpcrdma_gw_op_duration_seconds_count{op="READ",vers="3"}')
+gw_mount 3 /mnt/m70c nolock
+echo 3 >/proc/sys/vm/drop_caches
+assert_same_file /tmp/m70.bin /mnt/m70c/m70.bin
+timeout 60 umount /mnt/m70c
+r1=$(gw_metric 'rpcrdma_gw_op_duration_seconds_count{op="READ",vers="3"}')
+echo "  NFSv3 READs counted (summed over the workers): $r0 -> $r1"
+[ "$r1" -ge $((r0 + 8)) ] || bed_fail "2 MiB read in $((r1 - r0)) NFSv3 READs counted (< 8 of 256 KiB)"
+gw_spread_check 8	# GW_WORKERS > 1: the first mounts and the last on two workers
 step "SIGTERM: clean shutdown"
 gw_stop
 gw_log_clean
