@@ -31,7 +31,7 @@
  *
  *   FREE         on the connection's free list (cn_sfree_calls)
  *   POSTED       memory registered (MW binds posted), Send posted; waits
- *                for the reply and the Send completion
+ *                for the reply
  *   READING      long reply: RDMA Reads posted
  *   INVALIDATING reply received and checked; LOCAL_INV posted for each
  *                window the server did not invalidate itself
