@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: 1000 NULL calls one after the other cost fewer send-queue completions and CQ wake-ups with unsignaled Sends (default) than with every Send signaled (--send-batch 1); 256 concurrent calls through backend-rdma to the kernel nfsd all succeed, never more than the 64 granted credits' worth of calls sent awaiting their reply ("max sent"; "max in flight", calls not yet finished, is only printed: a reply may overtake its Send completion), the rest waiting in the visible queue; same with 8 credits asked (cap below the grant); a pool of 4 connections carries up to 4 x 64
+# claim: 1000 NULL calls one after the other cost fewer send-queue completions and CQ wake-ups with unsignaled Sends (default) than with every Send signaled (--send-batch 1); 256 concurrent calls through backend-rdma to the kernel nfsd all succeed, never more than the 64 granted credits' worth of calls sent awaiting their reply ("max sent"; "max in flight", calls not yet finished, is only printed), the rest waiting in the visible queue; same with 8 credits asked (cap below the grant); a pool of 4 connections carries up to 4 x 64
 #
 #   rpcrdma-call: 256 NULL calls submitted at once
 #        |  wait queue (be_pool_queued) -> at most `grant` sent
