@@ -80,6 +80,8 @@ struct be_config {
 	bool bc_ccp;			/* send CONF_RDMA first on each connection (draft-08 6); off */
 	unsigned bc_ccp_timeout_ms;	/* wait for its answer, then fall back; 2000 */
 	unsigned bc_drain_ms;		/* teardown: wait for signaled Sends to leave; 2000 */
+	unsigned bc_send_batch;		/* signal every Nth call Send; 0: half the send
+					 * buffers; 1: every Send (see docs/backend.md) */
 	/* Where messages go (NULL: one line each to stderr) and the highest
 	 * level wanted, read at each message so that a change of the caller's
 	 * level applies at once (NULL: every level). */
@@ -142,6 +144,16 @@ void be_config_default(struct be_config *cfg);
 	X(BC_DROPPED, bc_dropped, "rdma_backchannel_total", "event", "dropped", NULL) \
 	X(DRAIN_TIMEOUTS, drain_timeouts, "rdma_drain_timeouts_total", "kind", "drain", \
 	  "Connection teardowns that stopped waiting for posted work after the drain bound.") \
+	X(SENDS_SIGNALED, sends_signaled, "rdma_sends_total", "completion", "signaled", \
+	  "Sends posted (calls, RDMA_DONE, backchannel replies), signaled or not (an unsignaled " \
+	  "Send is known complete when a later work request of its send queue completes).") \
+	X(SENDS_UNSIGNALED, sends_unsignaled, "rdma_sends_total", "completion", "unsignaled", \
+	  NULL) \
+	X(SQ_COMPLETIONS, sq_completions, "rdma_work_completions_total", "queue", "send", \
+	  "Work completions polled, by queue (send: Sends, LOCAL_INV, RDMA Reads, flushes).") \
+	X(RQ_COMPLETIONS, rq_completions, "rdma_work_completions_total", "queue", "recv", NULL) \
+	X(CQ_WAKEUPS, cq_wakeups, "rdma_cq_wakeups_total", NULL, NULL, \
+	  "Completion channel events handled (a read and a re-arm each).") \
 	X(CALLS, calls, NULL, NULL, NULL, "calls submitted") \
 	X(REPLIES, replies, NULL, NULL, NULL, "calls delivered to the caller, success or not") \
 	X(KEEPALIVES, keepalives, NULL, NULL, NULL, "keepalive NULL calls sent") \

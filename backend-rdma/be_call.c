@@ -73,17 +73,6 @@ void be_call_slot_put(struct be_call *ca)
 	cn->cn_sfree_calls = ca;
 }
 
-/* Give the call's send buffer back. */
-void be_call_put_sbuf(struct be_call *ca)
-{
-	struct be_conn *cn = ca->rq_conn;
-
-	if (ca->rq_sbuf >= 0) {
-		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)ca->rq_sbuf;
-		ca->rq_sbuf = -1;
-	}
-}
-
 /* Per-call MRs: deregistration is the invalidation. */
 void be_call_dereg_mrs(struct be_call *ca)
 {
@@ -156,13 +145,14 @@ static void req_deliver(struct be_req *rq, struct be_reply *r)
 	rq->bq_cb(rq, r, rq->bq_arg);
 }
 
-/* A call on a connection: complete it when reply, invalidation and Send
- * completion are all in. */
+/* A call on a connection: complete it when reply and invalidation are in.
+ * Its Send need not be known complete: the Send reads only its send
+ * buffer, which the send ring holds until then (be_cq.c). */
 void be_call_try_complete(struct be_call *ca)
 {
 	struct be_conn *cn = ca->rq_conn;
 
-	if (ca->rq_state != CS_INVALIDATING || ca->rq_inv_pending || !ca->rq_send_done)
+	if (ca->rq_state != CS_INVALIDATING || ca->rq_inv_pending)
 		return;
 	TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
 	cn->cn_pool->bp_ninflight--;
@@ -298,7 +288,6 @@ static struct be_call *slot_take(struct be_conn *cn, struct be_req *rq)
 	ca->rq_req = rq;
 	ca->rq_state = CS_FREE;
 	ca->rq_xid = rq->bq_desc.cd_xid;
-	ca->rq_sbuf = -1;
 	return ca;
 }
 
@@ -310,11 +299,12 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 	struct be_ctx *ctx = pool->bp_ctx;
 	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1], *send, *bad;
 	struct ibv_sge sge;
-	unsigned nbinds = 0, i, nspans, need;
+	unsigned nbinds = 0, i, nspans, need, sbuf;
 	struct be_call *ca;
 	struct be_plan *p;
 	uint8_t *sb;
 	long len;
+	bool sig;
 	int rc;
 
 	ca = slot_take(cn, rq);
@@ -344,9 +334,9 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 				   binds, &nbinds)) < 0)
 			goto unreg;
 
-	ca->rq_sbuf = (int)cn->cn_sfree[--cn->cn_nsfree];
+	sbuf = cn->cn_sfree[--cn->cn_nsfree];
 	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
-	     (size_t)ca->rq_sbuf * ctx->cx_cfg.bc_inline_send;
+	     (size_t)sbuf * ctx->cx_cfg.bc_inline_send;
 	len = be_marshal_call(&rq->bq_desc, p, ctx->cx_cfg.bc_credits, ca->rq_rd, ca->rq_wr,
 			      ca->rq_rp, &ctx->cx_tx, sb, cn->cn_send_thresh);
 	if (len < 0) {
@@ -356,9 +346,10 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 	send = &binds[nbinds];
 	memset(send, 0, sizeof(*send));
 	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
-	send->wr_id = (uintptr_t)ca | WR_SEND;
+	sig = be_send_signal(cn, nbinds + 1);
+	send->wr_id = (uint64_t)sbuf << 48 | (uintptr_t)cn | WR_SEND | (sig ? WR_SIG : 0);
 	send->opcode = IBV_WR_SEND;
-	send->send_flags = IBV_SEND_SIGNALED;
+	send->send_flags = sig ? IBV_SEND_SIGNALED : 0;
 	send->sg_list = &sge;
 	send->num_sge = 1;
 	if (nbinds > 0)
@@ -375,11 +366,9 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 	for (i = 0; i < ca->rq_nreg; i++)
 		if (ca->rq_reg[i].rk_mw)
 			ca->rq_reg[i].rk_mw->mw_mw->rkey = ca->rq_reg[i].rk_mw->mw_rkey;
-	ca->rq_sq_binds = nbinds + 1;
+	be_send_push(cn, sbuf, nbinds + 1, sig);	/* holds the buffer and the room */
 	ca->rq_sq_inv = nbinds;
-	cn->cn_sq_used += ca->rq_sq_binds + ca->rq_sq_inv;
-	cn->cn_sig_out++;	/* the Send */
-	ca->rq_send_done = false;
+	cn->cn_sq_used += ca->rq_sq_inv;
 	ca->rq_inv_pending = 0;
 	now(&ca->rq_sent_at);
 	be_credits_sent(&cn->cn_cr);
@@ -394,7 +383,7 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 	return 0;
 
 unsbuf:
-	be_call_put_sbuf(ca);
+	cn->cn_sfree[cn->cn_nsfree++] = sbuf;
 unreg:
 	/* Nothing was posted: windows are unbound, their keys unchanged. */
 	for (i = 0; i < ca->rq_nreg; i++)

@@ -39,6 +39,8 @@ static void conn_free_mem(struct be_conn *cn)
 	free(cn->cn_mem);
 	free(cn->cn_rbufs);
 	free(cn->cn_sfree);
+	free(cn->cn_ring);
+	free(cn->cn_sbuf_seq);
 	free(cn->cn_slots);
 	be_dev_put(ctx, cn->cn_devidx);
 	cn->cn_devidx = -1;
@@ -123,10 +125,8 @@ static void reap_calls(struct be_conn *cn)
 		tmp = TAILQ_NEXT(ca, rq_link);
 		TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
 		pool->bp_ninflight--;
-		be_call_put_sbuf(ca);
 		be_call_dereg_mrs(ca);
 		ca->rq_inv_pending = 0;
-		ca->rq_send_done = true;
 		if (ca->rq_state == CS_INVALIDATING) {
 			/* The reply was good; windows died with the QP. */
 			TAILQ_INSERT_HEAD(&cn->cn_calls, ca, rq_link);
@@ -407,11 +407,14 @@ static int conn_setup_qp(struct be_conn *cn)
 		be_reg_fail_log(ctx, pool, cn->cn_memlen, errno);
 	cn->cn_rbufs = aligned_alloc(16, cn->cn_nrecv * sizeof(struct be_rbuf));
 	cn->cn_sfree = calloc(cn->cn_nsend, sizeof(unsigned));
+	cn->cn_ring = calloc(cn->cn_nsend, sizeof(*cn->cn_ring));
+	cn->cn_sbuf_seq = calloc(cn->cn_nsend, sizeof(*cn->cn_sbuf_seq));
 	/* Per-post state: a call in flight holds a credit, a reply held holds
 	 * a receive buffer; keepalive and CONF_RDMA fit in the extra. */
 	cn->cn_nslots = cn->cn_nrecv + BE_SEND_EXTRA;
 	cn->cn_slots = aligned_alloc(16, cn->cn_nslots * sizeof(struct be_call));
-	if (!cn->cn_mr || !cn->cn_rbufs || !cn->cn_sfree || !cn->cn_slots)
+	if (!cn->cn_mr || !cn->cn_rbufs || !cn->cn_sfree || !cn->cn_slots || !cn->cn_ring ||
+	    !cn->cn_sbuf_seq)
 		return -ENOMEM;
 	for (i = cn->cn_nslots; i-- > 0;) {
 		struct be_call *ca = &cn->cn_slots[i];
@@ -424,6 +427,15 @@ static int conn_setup_qp(struct be_conn *cn)
 	for (i = 0; i < cn->cn_nsend; i++)
 		cn->cn_sfree[i] = cn->cn_nsend - 1 - i;
 	cn->cn_nsfree = cn->cn_nsend;
+	/* Unsignaled Sends (be_send_signal()): at most half the send buffers
+	 * wait for a covering completion.  The Linux client signals every
+	 * eighth (re_send_batch); its send contexts are per Send too. */
+	cn->cn_send_batch = cfg->bc_send_batch ? cfg->bc_send_batch : cn->cn_nsend / 2;
+	if (cn->cn_send_batch > cn->cn_nsend / 2)
+		cn->cn_send_batch = cn->cn_nsend / 2;
+	if (cn->cn_send_batch == 0)
+		cn->cn_send_batch = 1;
+	cn->cn_sq_call_max = 1 + (cfg->bc_reg_mode == BE_REG_MW ? 2 * BE_MAX_CALL_SEGS : 0);
 	be_credits_init(&cn->cn_cr, cfg->bc_credits, BE_BC_RESERVE);
 	for (i = 0; i < cn->cn_nrecv; i++) {
 		cn->cn_rbufs[i].rb_conn = cn;

@@ -26,6 +26,69 @@
 #include "be_internal.h"
 
 /* ------------------------------------------------------------------------
+ * The send ring (be_internal.h): Sends in posting order, most unsignaled
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Signal this Send (of wrs send-queue WRs, binds included)?  Sends not
+ * covered by a signaled WR hold their send buffer and room until one is
+ * posted and completes, so what they may hold is bounded, and the next
+ * post never waits for a completion that nothing will bring: fewer than
+ * cn_send_batch of them (half the send buffers: the other half, held by
+ * covered Sends, comes back with the covering completion), and never so
+ * much room that a call as large as any could not be posted.
+ */
+bool be_send_signal(struct be_conn *cn, unsigned wrs)
+{
+	return cn->cn_unsig + 1 >= cn->cn_send_batch ||
+	       cn->cn_unsig_wrs + wrs + cn->cn_sq_call_max > cn->cn_sq_max;
+}
+
+/* A Send was posted from send buffer sbuf: the ring holds the buffer and
+ * its room until the Send is known complete. */
+void be_send_push(struct be_conn *cn, unsigned sbuf, unsigned wrs, bool sig)
+{
+	struct be_sent *sx = &cn->cn_ring[cn->cn_ring_tail % cn->cn_nsend];
+	struct be_stats *st = &cn->cn_ctx->cx_stats;
+
+	sx->sx_sbuf = (uint16_t)sbuf;
+	sx->sx_wrs = (uint16_t)wrs;
+	cn->cn_sbuf_seq[sbuf] = cn->cn_ring_tail++;
+	cn->cn_sq_used += wrs;
+	if (sig) {
+		cn->cn_sig_out++;
+		cn->cn_unsig = cn->cn_unsig_wrs = 0;
+		st->bs_sends_signaled++;
+	} else {
+		cn->cn_unsig++;
+		cn->cn_unsig_wrs += wrs;
+		st->bs_sends_unsignaled++;
+	}
+}
+
+/* A WR completed (or was flushed) after every Send of ring count < end:
+ * those are complete (an RC send queue completes in order), their buffers
+ * and room free.  Each Send once: counts below cn_ring_head are gone. */
+static void send_release(struct be_conn *cn, uint32_t end)
+{
+	unsigned left;
+
+	while (cn->cn_ring_head != cn->cn_ring_tail && (int32_t)(end - cn->cn_ring_head) > 0) {
+		const struct be_sent *sx = &cn->cn_ring[cn->cn_ring_head++ % cn->cn_nsend];
+
+		cn->cn_sfree[cn->cn_nsfree++] = sx->sx_sbuf;
+		cn->cn_sq_used -= sx->sx_wrs;
+	}
+	left = cn->cn_ring_tail - cn->cn_ring_head;
+	if (cn->cn_unsig > left) {	/* a flush passed the last signaled WR */
+		cn->cn_unsig = left;
+		cn->cn_unsig_wrs = 0;
+		for (uint32_t c = cn->cn_ring_head; c != cn->cn_ring_tail; c++)
+			cn->cn_unsig_wrs += cn->cn_ring[c % cn->cn_nsend].sx_wrs;
+	}
+}
+
+/* ------------------------------------------------------------------------
  * Completions
  * ------------------------------------------------------------------------ */
 
@@ -71,11 +134,15 @@ static void call_invalidate(struct be_conn *cn, struct be_call *ca, uint32_t rem
 	ca->rq_sq_inv = n;
 	if (n > 0) {
 		wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
+		wrs[n - 1].wr_id |= WR_SIG;
 		if (be_vx()->post_send(cn->cn_qp, wrs, &bad)) {
 			be_conn_fail(cn, "LOCAL_INV post failed");
 			return;
 		}
 		ca->rq_inv_pending = 1;	/* one signaled WR ends the chain */
+		/* Its completion proves every Send posted before it complete. */
+		ca->rq_inv_cover = cn->cn_ring_tail;
+		cn->cn_unsig = cn->cn_unsig_wrs = 0;
 		cn->cn_sig_out++;
 		ctx->cx_stats.bs_local_inv += n;
 	}
@@ -171,7 +238,7 @@ static void reads_pump(struct be_conn *cn)
 		sge = (struct ibv_sge){ (uintptr_t)ca->rq_lr_buf + off, ca->rq_lr_seg[i].rs_length,
 					ca->rq_lr_mr->lkey };
 		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = (uintptr_t)ca | WR_READ;
+		wr.wr_id = (uintptr_t)ca | WR_READ | WR_SIG;
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.sg_list = &sge;
@@ -286,7 +353,7 @@ int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const st
 	}
 	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE;
+	wr.wr_id = (uint64_t)idx << 48 | (uintptr_t)cn | WR_DONE | WR_SIG;
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.sg_list = &sge;
@@ -296,8 +363,7 @@ int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const st
 		be_conn_fail(cn, "inline send post failed");
 		return -ENOTCONN;
 	}
-	cn->cn_sq_used++;
-	cn->cn_sig_out++;	/* a drain waits for it like for RDMA_DONE */
+	be_send_push(cn, idx, 1, true);	/* signaled: a drain waits for it */
 	return 0;
 }
 
@@ -462,27 +528,24 @@ static void on_recv(struct be_conn *cn, struct be_rbuf *rb, const struct ibv_wc 
 
 /*
  * A send-queue completion on a DEAD connection (draining, success or flush
- * error): give back what this one WR held, once -- its send buffer, its
- * send-queue room -- and nothing else.  Calls are settled by be_conn_reap()
- * alone, so a completion never settles a call a second time.
+ * error; in the error state every outstanding WR is flushed with a
+ * completion, signaled or not): give back what this WR and the Sends
+ * before it held, once -- send buffers, send-queue room -- and nothing
+ * else.  Calls are settled by be_conn_reap() alone, so a completion never
+ * settles a call a second time.
  */
 static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uint64_t wr_id)
 {
 	switch (tag) {
 	case WR_SEND:
-		ca->rq_send_done = true;
-		cn->cn_sq_used -= ca->rq_sq_binds;
-		ca->rq_sq_binds = 0;
-		be_call_put_sbuf(ca);
-		break;
 	case WR_DONE:
-		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wr_id >> 48);
-		cn->cn_sq_used--;
+		send_release(cn, cn->cn_sbuf_seq[WR_SBUF(wr_id)] + 1);
 		break;
 	case WR_INV:
 		ca->rq_inv_pending = 0;
 		cn->cn_sq_used -= ca->rq_sq_inv;
 		ca->rq_sq_inv = 0;
+		send_release(cn, ca->rq_inv_cover);
 		break;
 	case WR_READ:
 		cn->cn_reads_out--;
@@ -492,11 +555,6 @@ static void wc_release(struct be_conn *cn, unsigned tag, struct be_call *ca, uin
 	}
 }
 
-static bool wr_signaled(unsigned tag)
-{
-	return tag == WR_SEND || tag == WR_DONE || tag == WR_INV || tag == WR_READ;
-}
-
 void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 {
 	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
@@ -504,8 +562,12 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 	unsigned tag = wc->wr_id & WR_TAG_MASK;
 	struct be_call *ca = p;
 
-	if (wr_signaled(tag) && cn->cn_sig_out > 0)
+	if ((wc->wr_id & WR_SIG) && cn->cn_sig_out > 0)
 		cn->cn_sig_out--;
+	if (tag == WR_RECV)
+		ctx->cx_stats.bs_rq_completions++;
+	else
+		ctx->cx_stats.bs_sq_completions++;
 	if (wc->status != IBV_WC_SUCCESS || cn->cn_state == BC_DEAD) {
 		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 			ctx->cx_stats.bs_flushed++;
@@ -526,11 +588,9 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 		on_recv(cn, p, wc);
 		break;
 	case WR_SEND:
-		ca->rq_send_done = true;
-		cn->cn_sq_used -= ca->rq_sq_binds;
-		ca->rq_sq_binds = 0;
-		be_call_put_sbuf(ca);
-		be_call_try_complete(ca);
+	case WR_DONE:
+		/* Signaled: this Send and every one posted before it are done. */
+		send_release(cn, cn->cn_sbuf_seq[WR_SBUF(wc->wr_id)] + 1);
 		be_pool_pump(cn->cn_pool);
 		break;
 	case WR_READ:
@@ -539,16 +599,13 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 			long_reply_done(cn, ca);
 		reads_pump(cn);
 		break;
-	case WR_DONE:
-		cn->cn_sfree[cn->cn_nsfree++] = (unsigned)(wc->wr_id >> 48);
-		cn->cn_sq_used--;
-		be_pool_pump(cn->cn_pool);
-		break;
 	case WR_INV:
 		ca->rq_inv_pending = 0;
 		cn->cn_sq_used -= ca->rq_sq_inv;
 		ca->rq_sq_inv = 0;
+		send_release(cn, ca->rq_inv_cover);
 		be_call_try_complete(ca);
+		be_pool_pump(cn->cn_pool);
 		break;
 	default:
 		/* Binds are unsignaled: only errors come here (handled above). */
@@ -567,6 +624,7 @@ void be_on_cq(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (be_vx()->get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
+		cn->cn_ctx->cx_stats.bs_cq_wakeups++;
 		be_vx()->ack_cq_events(cq, 1);
 		be_vx()->req_notify_cq(cq, 0);
 	}

@@ -31,17 +31,28 @@
  *
  *   FREE         on the connection's free list (cn_sfree_calls)
  *   POSTED       memory registered (MW binds posted), Send posted; waits
- *                for the reply and the Send completion
+ *                for the reply
  *   READING      long reply: RDMA Reads posted
  *   INVALIDATING reply received and checked; LOCAL_INV posted for each
  *                window the server did not invalidate itself
  *   DONE         callback made; the caller holds the receive buffer until
  *                be_call_release()
  *
- * The callback fires only when the reply was checked, every window of the
- * call is invalidated (or every per-call MR deregistered) and the Send
- * completed: then no remote key of the call is left and no WR refers to its
- * memory.
+ * The callback fires only when the reply was checked and every window of
+ * the call is invalidated (or every per-call MR deregistered): then no
+ * remote key of the call is left and no WR refers to the caller's memory
+ * (the Send's only buffer is the connection's send buffer, which the
+ * connection's send ring keeps until the Send is known complete).
+ *
+ * Send ring: the Sends of a connection (calls, RDMA_DONE, backchannel
+ * replies) in posting order, each holding its send buffer and its
+ * send-queue room.  Most call Sends are unsignaled; a completion of a
+ * later WR on the same RC send queue proves them complete (send-queue
+ * WRs complete in order), so a signaled Send's completion, a LOCAL_INV
+ * chain's, or any flush releases every Send posted before it (the Linux
+ * client's rpcrdma_sendctx ring does the same).  be_send_signal() says
+ * which Sends are signaled, so that those not yet covered by a signaled
+ * WR can never hold what the next post needs.
  *
  * Backchannel (RFC 8167): a received message whose inline RPC message says
  * CALL is the server's (an NFSv4.1 callback), whatever its XID: it goes to
@@ -133,10 +144,14 @@ const struct be_verbs *be_vx(void);
 #define BE_MAX_LONG_REPLY	(4u << 20)	/* largest reply pulled by RDMA Read */
 #define BE_MAX_REPLY_READS	16	/* read segments in one reply */
 
-/* wr_id tags in the low bits of 16-byte aligned pointers. */
+/* wr_id tags in the low bits of 16-byte aligned pointers; WR_SIG marks a
+ * signaled WR (a flushed unsignaled one completes too, and must not count
+ * against cn_sig_out).  Sends (WR_SEND, WR_DONE) carry the connection and
+ * their send buffer's index in bits 48..63. */
 enum { WR_RECV = 1, WR_SEND = 2, WR_INV = 3, WR_BIND = 4, WR_READ = 5, WR_DONE = 6,
-       WR_TAG_MASK = 7 };
-#define WR_PTR_MASK	0x0000fffffffffff8ull	/* WR_DONE keeps the send buffer above */
+       WR_TAG_MASK = 7, WR_SIG = 8 };
+#define WR_PTR_MASK	0x0000fffffffffff0ull
+#define WR_SBUF(wr_id)	((unsigned)((wr_id) >> 48))
 
 struct be_dev {
 	struct ibv_context *dv_verbs;
@@ -236,11 +251,9 @@ struct be_call {
 	TAILQ_ENTRY(be_call) rq_link;		/* connection's cn_calls */
 	uint32_t rq_xid;
 	bool rq_ccp_abandoned;			/* timed out: its credit given back */
-	bool rq_send_done;
 	unsigned rq_inv_pending;		/* LOCAL_INV WRs not yet completed */
-	unsigned rq_sq_binds;			/* WRs of the bind+send chain (for SQ room) */
 	unsigned rq_sq_inv;			/* SQ room reserved for invalidation */
-	int rq_sbuf;				/* send buffer index, -1 when none */
+	uint32_t rq_inv_cover;			/* Sends before its LOCAL_INV chain (ring count) */
 	struct be_rbuf *rq_rbuf;		/* receive buffer holding the reply */
 	struct timespec rq_sent_at;
 
@@ -264,6 +277,12 @@ struct be_call {
 } __attribute__((aligned(16)));
 
 TAILQ_HEAD(be_call_list, be_call);
+
+/* One Send in its connection's send ring. */
+struct be_sent {
+	uint16_t sx_sbuf;		/* send buffer index */
+	uint16_t sx_wrs;		/* send-queue room: the Send and the binds before it */
+};
 TAILQ_HEAD(be_req_list, be_req);
 
 struct be_conn {
@@ -291,6 +310,14 @@ struct be_conn {
 	unsigned *cn_sfree;		/* stack of free send buffer indexes */
 	unsigned cn_nsfree;
 	unsigned cn_sq_max, cn_sq_used;
+	/* Send ring (see above): ring counts cn_ring_head..cn_ring_tail are
+	 * posted and not known complete; cn_ring[count % cn_nsend]. */
+	struct be_sent *cn_ring;
+	uint32_t *cn_sbuf_seq;		/* per send buffer: its Send's ring count */
+	uint32_t cn_ring_head, cn_ring_tail;
+	unsigned cn_unsig, cn_unsig_wrs;	/* Sends (WRs) after the last signaled WR */
+	unsigned cn_send_batch;		/* signal at least every this many Sends */
+	unsigned cn_sq_call_max;	/* send-queue room one call may need */
 	struct be_mw *cn_mwfree;
 	unsigned cn_nmw;
 	struct be_credits cn_cr;
@@ -407,7 +434,6 @@ void be_reg_fail_log(struct be_ctx *ctx, const struct be_pool *pool, size_t len,
 void be_call_set_state(struct be_call *ca, enum be_call_state st);
 void be_call_lr_free(struct be_call *ca);
 void be_call_slot_put(struct be_call *ca);
-void be_call_put_sbuf(struct be_call *ca);
 void be_call_dereg_mrs(struct be_call *ca);
 void be_call_free_mws(struct be_call *ca);
 void be_pool_room_cb(evutil_socket_t fd, short what, void *arg);
@@ -421,6 +447,8 @@ void be_pool_pump(struct be_pool *pool);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
 
 /* be_cq.c */
+bool be_send_signal(struct be_conn *cn, unsigned wrs);
+void be_send_push(struct be_conn *cn, unsigned sbuf, unsigned wrs, bool sig);
 void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb);
 int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
 		       unsigned niov);

@@ -58,7 +58,7 @@ struct gw_stats;
  * ------------------------------------------------------------------------ */
 /* What a transport tells of itself (to_info). */
 #define GW_TP_INFO_CONNS	8
-#define GW_TP_BE_CTRS		32	/* room for backend-rdma's BE_CTR__COUNT */
+#define GW_TP_BE_CTRS		40	/* room for backend-rdma's BE_CTR__COUNT */
 struct gw_tp_conn_info {
 	bool tc_up;
 	unsigned tc_credits;		/* granted by the server */

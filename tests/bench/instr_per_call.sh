@@ -22,7 +22,8 @@
 # Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16);
 # IPC_BASE=PATH/rpcrdma-gw also runs the callgrind phase on that (baseline)
 # build and prints its "IR base" lines, per client NFS call (older builds
-# have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase.
+# have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase,
+# IPC_CALLGRIND=0 the instruction phase.
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -33,7 +34,8 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	base=
 	[ -z "${IPC_BASE:-}" ] || base="IPC_BASE=$(realpath "$IPC_BASE")"
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
-		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" ${base:+"$base"}
+		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
+		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -212,5 +214,5 @@ callgrind() {
 	done
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 }
-callgrind this "$PWD/$BUILD/rpcrdma-gw"
-[ -z "${IPC_BASE:-}" ] || callgrind base "$IPC_BASE"
+[ "${IPC_CALLGRIND:-1}" = 0 ] || callgrind this "$PWD/$BUILD/rpcrdma-gw"
+[ -z "${IPC_BASE:-}" ] || [ "${IPC_CALLGRIND:-1}" = 0 ] || callgrind base "$IPC_BASE"

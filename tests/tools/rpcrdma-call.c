@@ -27,7 +27,8 @@
  * --ddp-min BYTES, --nomsg (long calls as position-zero read chunks),
  * --max-seg BYTES, --expect-reconnect, --retry-max MS, --timeout SECONDS,
  * --keepalive MS, --no-remote-inv (clear the RFC 8797 R flag), --conns N,
- * --ccp (CONF_RDMA first, draft-08 6).  Prints one line per fact
+ * --ccp (CONF_RDMA first, draft-08 6), --send-batch N (signal every Nth
+ * call Send; 1: every Send).  Prints one line per fact
  * measured; exit 0 = all passed.
  */
 #include <errno.h>
@@ -381,10 +382,10 @@ static void cmd_null(struct tool *t, unsigned n)
 }
 
 /* Two peaks: max_inflight is be_pool_inflight(), calls not yet finished (a
- * call leaves it once its reply, Send completion and invalidations are all
- * in); max_sent is the credit accounting's count, calls sent whose reply has
- * not come, which is what the grant bounds (RFC 8166 3.3.1): a reply that
- * overtakes its Send completion frees its credit but not the first count. */
+ * call leaves it once its reply and invalidations are in; its Send need not
+ * be known complete); max_sent is the credit accounting's count, calls sent
+ * whose reply has not come, which is what the grant bounds (RFC 8166
+ * 3.3.1). */
 struct conc {
 	unsigned done, failed, max_inflight, max_sent, grant;
 	struct tool *t;
@@ -878,12 +879,15 @@ static void print_stats(struct tool *t)
 	       " connects %" PRIu64 " disconnects %" PRIu64 " resent %" PRIu64 " flushed %" PRIu64
 	       " keepalives %" PRIu64 " long_replies %" PRIu64 " rdma_done %" PRIu64
 	       " ccp_ok %" PRIu64 " ccp_fallback %" PRIu64 " drain_timeouts %" PRIu64
-	       " read_depth_refused %" PRIu64 "\n",
+	       " read_depth_refused %" PRIu64 " sends_signaled %" PRIu64 " sends_unsignaled %" PRIu64
+	       " sq_completions %" PRIu64 " rq_completions %" PRIu64 " cq_wakeups %" PRIu64 "\n",
 	       s->bs_calls, s->bs_replies, s->bs_unknown_xid, s->bs_bad_reply, s->bs_write_overrun,
 	       s->bs_mw_binds, s->bs_local_inv, s->bs_remote_inv, s->bs_mr_regs, s->bs_nomsg_calls,
 	       s->bs_queued, s->bs_connects, s->bs_disconnects, s->bs_resent, s->bs_flushed,
 	       s->bs_keepalives, s->bs_long_replies, s->bs_rdma_done, s->bs_ccp_ok,
-	       s->bs_ccp_fallback, s->bs_drain_timeouts, s->bs_read_depth_refused);
+	       s->bs_ccp_fallback, s->bs_drain_timeouts, s->bs_read_depth_refused,
+	       s->bs_sends_signaled, s->bs_sends_unsignaled, s->bs_sq_completions,
+	       s->bs_rq_completions, s->bs_cq_wakeups);
 }
 
 static void usage(void)
@@ -911,6 +915,7 @@ int main(int argc, char **argv)
 		{ "expect-error", required_argument, NULL, 'E' },
 		{ "conns", required_argument, NULL, 'N' },
 		{ "ccp", no_argument, NULL, 'P' },
+		{ "send-batch", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tool t = { .timeout_s = 20, .ddp_min = 1024 };
@@ -943,6 +948,7 @@ int main(int argc, char **argv)
 		case 'E': expect_err = optarg; break;
 		case 'N': cfg.bc_conns = (unsigned)atoi(optarg); break;
 		case 'P': cfg.bc_ccp = true; break;
+		case 'B': cfg.bc_send_batch = (unsigned)atoi(optarg); break;
 		default: usage();
 		}
 	}

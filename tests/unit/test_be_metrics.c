@@ -63,6 +63,11 @@ static void fk_cancel(void *tp, struct gw_call *c) { (void)tp; (void)c; }
 	(ti)->ti_be_ctr[BE_CTR_BC_CALLS] = (base) + 22; \
 	(ti)->ti_be_ctr[BE_CTR_BC_REPLIES] = (base) + 23; \
 	(ti)->ti_be_ctr[BE_CTR_BC_DROPPED] = (base) + 24; \
+	(ti)->ti_be_ctr[BE_CTR_SENDS_SIGNALED] = (base) + 25; \
+	(ti)->ti_be_ctr[BE_CTR_SENDS_UNSIGNALED] = (base) + 26; \
+	(ti)->ti_be_ctr[BE_CTR_SQ_COMPLETIONS] = (base) + 27; \
+	(ti)->ti_be_ctr[BE_CTR_RQ_COMPLETIONS] = (base) + 28; \
+	(ti)->ti_be_ctr[BE_CTR_CQ_WAKEUPS] = (base) + 29; \
 } while (0)
 
 /* What /metrics showed before the counters were described once (the
@@ -139,7 +144,23 @@ static const char EXPECTED[] =
 	"# HELP rpcrdma_gw_rdma_drain_timeouts_total Connection teardowns that stopped waiting for posted work after the drain bound.\n"
 	"# TYPE rpcrdma_gw_rdma_drain_timeouts_total counter\n"
 	"rpcrdma_gw_rdma_drain_timeouts_total{backend=\"srv\",kind=\"drain\"} 1021\n"
-	"rpcrdma_gw_rdma_drain_timeouts_total{backend=\"two\",kind=\"drain\"} 2021\n";
+	"rpcrdma_gw_rdma_drain_timeouts_total{backend=\"two\",kind=\"drain\"} 2021\n"
+	"# HELP rpcrdma_gw_rdma_sends_total Sends posted (calls, RDMA_DONE, backchannel replies), signaled or not (an unsignaled Send is known complete when a later work request of its send queue completes).\n"
+	"# TYPE rpcrdma_gw_rdma_sends_total counter\n"
+	"rpcrdma_gw_rdma_sends_total{backend=\"srv\",completion=\"signaled\"} 1025\n"
+	"rpcrdma_gw_rdma_sends_total{backend=\"srv\",completion=\"unsignaled\"} 1026\n"
+	"rpcrdma_gw_rdma_sends_total{backend=\"two\",completion=\"signaled\"} 2025\n"
+	"rpcrdma_gw_rdma_sends_total{backend=\"two\",completion=\"unsignaled\"} 2026\n"
+	"# HELP rpcrdma_gw_rdma_work_completions_total Work completions polled, by queue (send: Sends, LOCAL_INV, RDMA Reads, flushes).\n"
+	"# TYPE rpcrdma_gw_rdma_work_completions_total counter\n"
+	"rpcrdma_gw_rdma_work_completions_total{backend=\"srv\",queue=\"send\"} 1027\n"
+	"rpcrdma_gw_rdma_work_completions_total{backend=\"srv\",queue=\"recv\"} 1028\n"
+	"rpcrdma_gw_rdma_work_completions_total{backend=\"two\",queue=\"send\"} 2027\n"
+	"rpcrdma_gw_rdma_work_completions_total{backend=\"two\",queue=\"recv\"} 2028\n"
+	"# HELP rpcrdma_gw_rdma_cq_wakeups_total Completion channel events handled (a read and a re-arm each).\n"
+	"# TYPE rpcrdma_gw_rdma_cq_wakeups_total counter\n"
+	"rpcrdma_gw_rdma_cq_wakeups_total{backend=\"srv\"} 1029\n"
+	"rpcrdma_gw_rdma_cq_wakeups_total{backend=\"two\"} 2029\n";
 
 static struct fake *the_fake;
 
@@ -169,6 +190,7 @@ static char *backend_lines(struct evbuffer *o)
 		"rdma_resent_total", "rdma_errors_total", "rdma_dropped_replies_total",
 		"rdma_completion_errors_total", "rdma_registrations_total", "rdma_ccp_total",
 		"rdma_long_replies_total", "rdma_backchannel_total", "rdma_drain_timeouts_total",
+		"rdma_sends_total", "rdma_work_completions_total", "rdma_cq_wakeups_total",
 	};
 	size_t n = evbuffer_get_length(o);
 	char *all = calloc(1, n + 1), *out = calloc(1, n + 1), *line, *save = NULL;

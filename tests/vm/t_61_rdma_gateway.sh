@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: the kernel NFS client (vers=3, 4.1 and 4.2, proto=tcp) mounts THROUGH rpcrdma-gw whose NFS route uses RPC-over-RDMA (backend-rdma, rxe0) to nfsd on 10.99.0.1:20049; a 4 MiB random file goes both ways with its sha256 unchanged, 8 parallel writers of odd sizes too, WRITE data travels in read chunks and READ data in write chunks, and the gateway stops cleanly on SIGTERM
+# claim: the kernel NFS client (vers=3, 4.1 and 4.2, proto=tcp) mounts THROUGH rpcrdma-gw whose NFS route uses RPC-over-RDMA (backend-rdma, rxe0) to nfsd on 10.99.0.1:20049; a 4 MiB random file goes both ways with its sha256 unchanged, 8 parallel writers of odd sizes too, WRITE data travels in read chunks and READ data in write chunks, most call Sends go unsignaled, and the gateway stops cleanly on SIGTERM
 #
 #   kernel NFS client                rpcrdma-gw                         kernel nfsd
 #   /mnt/gw3  (vers=3)   --tcp-->  127.0.0.1:20490  --rdma 20049 (rxe0)-->  tmpfs /srv/nfs
@@ -79,6 +79,16 @@ for i in 1 2 3 4 5 6 7 8; do
 	assert_same_file "/tmp/p$i.bin" "$BED_EXPORT/p$i.bin"
 done
 gw_spread_check 100
+
+step "send-queue completions per Send (most call Sends unsignaled)"
+sig=$(gw_metric 'rpcrdma_gw_rdma_sends_total{backend="nfsd",completion="signaled"}')
+unsig=$(gw_metric 'rpcrdma_gw_rdma_sends_total{backend="nfsd",completion="unsignaled"}')
+sqc=$(gw_metric 'rpcrdma_gw_rdma_work_completions_total{backend="nfsd",queue="send"}')
+wake=$(gw_metric 'rpcrdma_gw_rdma_cq_wakeups_total{backend="nfsd"}')
+awk -v s="$sig" -v u="$unsig" -v c="$sqc" -v w="$wake" 'BEGIN {
+	printf "  Sends %d signaled, %d unsignaled; send-queue completions %d (%.3f per Send); CQ wake-ups %d (%.3f per Send)\n",
+		s, u, c, c / (s + u), w, w / (s + u) }'
+[ "$unsig" -gt "$sig" ] || bed_fail "unsignaled Sends $unsig, signaled $sig"
 
 step "SIGTERM: clean shutdown"
 gw_stop
