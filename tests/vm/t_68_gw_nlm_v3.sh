@@ -60,7 +60,7 @@ assert_eq 3 "$(rpcinfo -p 127.0.0.1 | grep -cE "^ *100021 +[134] +tcp +$PORT ")"
 	"nlockmgr v1,3,4 on tcp $PORT (the gateway) in rpcbind"
 grep 'rpcbind' "$out/gw.log" | sed 's/^.*rpcbind: /  gw: rpcbind: /'
 assert_eq 3 "$(ctr rpcbind_registered)" "rpcbind_registered (NLM 1, 3, 4)"
-assert_eq 4 "$(ctr rpcbind_conflict)" "rpcbind_conflict (MOUNT 1-3 held by mountd, NSM 1 by statd)"
+assert_eq 5 "$(ctr rpcbind_conflict)" "rpcbind_conflict (MOUNT 1-3 held by mountd, NSM 1 tcp and udp by statd)"
 assert_eq 0 "$(ctr rpcbind_register_failed)" "rpcbind_register_failed"
 
 step "mount vers=3 proto=tcp through the gateway, locking on (no nolock, no local_lock)"
