@@ -220,6 +220,12 @@ struct rpc_auth_sys {
 };
 bool rpc_auth_sys_decode(struct xdr_cur *xc, const struct xdr_span *body, struct rpc_auth_sys *as);
 bool rpc_auth_sys_encode(struct xdr_enc *xe, const struct rpc_auth_sys *as);
+/* A call header (RFC 5531 section 9) for a call of the gateway's own: xid,
+ * CALL, RPC version 2, prog/vers/proc, the credential (AUTH_SYS of as, or
+ * AUTH_NONE when as is NULL) and an AUTH_NONE verifier; the arguments
+ * follow. */
+bool rpc_call_encode(struct xdr_enc *xe, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+		     const struct rpc_auth_sys *as);
 
 /* ------------------------------------------------------------------------
  * Record marking (RFC 5531 section 11) - recmark.c

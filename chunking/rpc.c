@@ -274,3 +274,25 @@ bool rpc_auth_sys_encode(struct xdr_enc *xe, const struct rpc_auth_sys *as)
 			return false;
 	return true;
 }
+
+bool rpc_call_encode(struct xdr_enc *xe, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+		     const struct rpc_auth_sys *as)
+{
+	xdr_put_u32(xe, xid);
+	xdr_put_u32(xe, RPC_CALL);
+	xdr_put_u32(xe, RPC_VERS);
+	xdr_put_u32(xe, prog);
+	xdr_put_u32(xe, vers);
+	xdr_put_u32(xe, proc);
+	if (as) {	/* stamp, machine name, uid, gid, gids (appendix A) */
+		xdr_put_u32(xe, RPC_AUTH_SYS);
+		xdr_put_u32(xe, (uint32_t)(4 + 4 + xdr_round4(as->as_namelen) + 4 + 4 + 4 +
+					   4 * (size_t)as->as_ngids));
+		rpc_auth_sys_encode(xe, as);
+	} else {
+		xdr_put_u32(xe, RPC_AUTH_NONE);
+		xdr_put_u32(xe, 0);
+	}
+	xdr_put_u32(xe, RPC_AUTH_NONE);
+	return xdr_put_u32(xe, 0) && xe->xe_err == XDR_OK;
+}

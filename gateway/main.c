@@ -346,16 +346,14 @@ static void gw_main_rpcb_setup(struct gw_main *m)
 static bool gw_main_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t salen)
 {
 	struct gw_main *m = arg;
-	unsigned k = gw_worker_pick(sa, m->m_nw);
+	int rc = gw_worker_nsm(m->m_w, m->m_nw, sa, salen);
 
-	if (k == 0)
-		return false;
-	if (!gw_worker_nsm(m->m_w[k], sa, salen)) {	/* its answer tells sm-notify it arrived */
+	if (rc < 0) {	/* its answer tells sm-notify it arrived */
 		gw_stat_inc(&m->m_stats, GW_CTR_NSM_UDP_DROPPED);
 		gw_log_client(&m->m_log, CFG_LOG_WARN, "hand-off", "SM_NOTIFY over UDP lost: "
-			      "worker %u's mailbox is full", k);
+			      "worker %u's mailbox is full", gw_worker_pick(sa, m->m_nw));
 	}
-	return true;
+	return rc != 0;
 }
 
 /* NSM over UDP (nsm_udp.h) on every listen address, when NSM is routed:

@@ -37,6 +37,10 @@
 #include "pool.h"
 #include "nlm_notify.h"
 
+/* The credential of the calls the gateway makes itself to lockd (UNLOCK,
+ * UNSHARE of a rebooted client): AUTH_SYS root, as lockd wants it. */
+const struct rpc_auth_sys gw_nlm_cred = { .as_namelen = 10, .as_machinename = "rpcrdma-gw" };
+
 #define NM_SVID_MASK	((1u << GW_NLM_SVID_BITS) - 1)
 #define NM_XDR_MAX	1024	/* LM_MAXSTRLEN, MAXNETOBJ_SZ (nlm4.x) */
 #define NM_NSM_NOTIFY	6	/* SM_NOTIFY (nsm.x) */
@@ -344,28 +348,12 @@ static void nm_map_owner(struct gw_nlm *nm, const char *host, uint32_t vers, uin
 static bool nm_release_one(struct gw_nlm *nm, const struct gw_nlm_host *h,
 			   const struct gw_nlm_lock *l)
 {
-	static const char machine[] = "rpcrdma-gw";
 	uint8_t buf[GW_NLM_REL_MAX], oh[4];
 	struct xdr_enc xe;
 
 	chk_put_be32(oh, (uint32_t)l->nl_svid);
 	xdr_enc_init(&xe, buf, sizeof(buf));
-	xdr_put_u32(&xe, ++nm->nm_xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, CFG_PROG_NLM);
-	xdr_put_u32(&xe, l->nl_vers);
-	xdr_put_u32(&xe, NM_UNLOCK);
-	/* AUTH_SYS (RFC 5531 appendix A): stamp, machine, uid 0, gid 0, no gids */
-	xdr_put_u32(&xe, RPC_AUTH_SYS);
-	xdr_put_u32(&xe, 4 + 4 + (uint32_t)xdr_round4(sizeof(machine) - 1) + 12);
-	xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, machine, sizeof(machine) - 1);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, RPC_AUTH_NONE);
-	xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, ++nm->nm_xid, CFG_PROG_NLM, l->nl_vers, NM_UNLOCK, &gw_nlm_cred);
 	xdr_put_opaque(&xe, "gwrl", 4);			/* cookie */
 	xdr_put_opaque(&xe, h->nh_name, (uint32_t)strlen(h->nh_name));	/* caller_name */
 	xdr_put_opaque(&xe, l->nl_fh, l->nl_fhlen);

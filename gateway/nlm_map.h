@@ -44,6 +44,10 @@ enum gw_nlm_act {
 /* Sends one UNLOCK the map built (msg from the XID on); false: not sent. */
 typedef bool (*gw_nlm_send_fn)(void *arg, const uint8_t *msg, size_t len);
 
+/* AUTH_SYS root "rpcrdma-gw": the credential of the gateway's own NLM calls. */
+struct rpc_auth_sys;
+extern const struct rpc_auth_sys gw_nlm_cred;
+
 struct gw_nlm;
 struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg);
 void gw_nlm_free(struct gw_nlm *nm);

@@ -152,14 +152,7 @@ static void sn_send(struct gw_sn *sn, const char *host, int32_t state)
 		return;
 	}
 	xdr_enc_init(&xe, buf, sizeof(buf));
-	xdr_put_u32(&xe, ++sn->sn_xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, CFG_PROG_NSM);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u32(&xe, SN_NOTIFY);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);	/* AUTH_NONE credential and verifier, as sm-notify */
+	rpc_call_encode(&xe, ++sn->sn_xid, CFG_PROG_NSM, 1, SN_NOTIFY, NULL);	/* AUTH_NONE, as sm-notify */
 	xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
 	xdr_put_u32(&xe, (uint32_t)state);
 	if (xe.xe_err != XDR_OK)

@@ -29,6 +29,7 @@
 #include "chunking.h"
 #include "config.h"
 #include "log.h"
+#include "nlm_map.h"
 #include "nlm_share.h"
 #include "pool.h"
 
@@ -254,28 +255,12 @@ void gw_nsh_on_reply(struct gw_nsh *ns, const char *host, uint32_t vers, uint32_
 static bool ns_release_one(const struct gw_nsh_share *sh, unsigned slot, const char *host,
 			   uint32_t xid, gw_nsh_send_fn send, void *arg)
 {
-	static const char machine[] = "rpcrdma-gw";
 	uint8_t buf[GW_NSH_MSG_MAX], tag[GW_NSH_TAG_LEN];
 	struct xdr_enc xe;
 
 	ns_tag(slot, tag);
 	xdr_enc_init(&xe, buf, sizeof(buf));
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, CFG_PROG_NLM);
-	xdr_put_u32(&xe, sh->sh_vers);
-	xdr_put_u32(&xe, GW_NSH_PROC_UNSHARE);
-	/* AUTH_SYS (RFC 5531 appendix A): stamp, machine, uid 0, gid 0, no gids */
-	xdr_put_u32(&xe, RPC_AUTH_SYS);
-	xdr_put_u32(&xe, 4 + 4 + (uint32_t)xdr_round4(sizeof(machine) - 1) + 12);
-	xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, machine, sizeof(machine) - 1);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, RPC_AUTH_NONE);
-	xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, xid, CFG_PROG_NLM, sh->sh_vers, GW_NSH_PROC_UNSHARE, &gw_nlm_cred);
 	xdr_put_opaque(&xe, GW_NSH_COOKIE, 4);
 	xdr_put_opaque(&xe, host, (uint32_t)strlen(host));	/* caller_name */
 	xdr_put_opaque(&xe, sh->sh_fh, sh->sh_fhlen);

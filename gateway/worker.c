@@ -405,13 +405,17 @@ bool gw_worker_take(struct gw_worker *w, int fd, const struct sockaddr *sa, sock
 	return false;
 }
 
-bool gw_worker_nsm(struct gw_worker *w, const struct sockaddr *sa, socklen_t salen)
+int gw_worker_nsm(struct gw_worker *const *w, unsigned n, const struct sockaddr *sa,
+		  socklen_t salen)
 {
 	struct gw_wk_msg m = { .gwm_kind = GW_WK_NSM, .gwm_fd = -1 };
+	unsigned k = gw_worker_pick(sa, n);
 
+	if (k == 0)
+		return 0;
 	m.gwm_salen = salen < sizeof(m.gwm_sa) ? salen : (socklen_t)sizeof(m.gwm_sa);
 	memcpy(&m.gwm_sa, sa, m.gwm_salen);
-	return gw_worker_post(w, &m, false);
+	return gw_worker_post(w[k], &m, false) ? 1 : -EAGAIN;
 }
 
 void gw_worker_stop(struct gw_worker *w)

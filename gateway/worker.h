@@ -100,9 +100,11 @@ bool gw_worker_take(struct gw_worker *w, int fd, const struct sockaddr *sa, sock
 		    uint16_t lport, unsigned li);
 
 /* From the main thread: a client host's SM_NOTIFY that came over UDP
- * (nsm_udp.h), for w, which tracks that host's locks, to release them.
- * false when w's mailbox is full. */
-bool gw_worker_nsm(struct gw_worker *w, const struct sockaddr *sa, socklen_t salen);
+ * (nsm_udp.h), for the one of the n workers w that tracks that host's
+ * locks, to release them.  0: worker 0's own (release here); 1: handed to
+ * its worker; -EAGAIN: that worker's mailbox is full. */
+int gw_worker_nsm(struct gw_worker *const *w, unsigned n, const struct sockaddr *sa,
+		  socklen_t salen);
 
 /* From the main thread: w stops at a turn of its loop and waits, its
  * thread's CPU time sampled into its stats (gs_cpu_*), until

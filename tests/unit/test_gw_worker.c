@@ -340,17 +340,15 @@ static uint32_t t05_addr(uint32_t from, unsigned k)
 	}
 }
 
-/* main.c's hand-off of a client host's UDP SM_NOTIFY: its worker's mailbox. */
+/* A client host's UDP SM_NOTIFY handed on as main.c does: gw_worker_nsm. */
 static bool t05_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t salen)
 {
 	struct t04_env *e = arg;
-	unsigned k = gw_worker_pick(sa, 2);
+	int rc = gw_worker_nsm(e->w, 2, sa, salen);
 
-	if (k == 0)
-		return false;
-	if (!gw_worker_nsm(e->w[k], sa, salen))
+	if (rc < 0)
 		e->refused++;
-	return true;
+	return rc != 0;
 }
 
 /* Record-marked NLM v4 call of owner svid on "fh": LOCK (proc 2, the

@@ -528,6 +528,45 @@ static void t13_segmented(void **state)
 	}
 }
 
+/* 14. rpc_call_encode: AUTH_SYS (byte-exact: 10-byte name padded to 12,
+ * body 32 bytes) and AUTH_NONE headers decode back; arguments start right
+ * after the verifier; an encoder too small fails. */
+static void t14_call_encode(void **state)
+{
+	static const uint32_t want[] = { XID, 0, 2, 100021, 4, 4, RPC_AUTH_SYS, 32, 0, 10,
+					 0x72706372, 0x646d612d, 0x67770000, 0, 0, 0, RPC_AUTH_NONE, 0 };
+	static const struct rpc_auth_sys as = { .as_namelen = 10, .as_machinename = "rpcrdma-gw" };
+	struct rpc_call_hdr c;
+	struct xdr_enc xe;
+	struct iovec one;
+	struct xdr_cur xc;
+	uint8_t small[40];
+
+	(void)state;
+	xdr_enc_init(&xe, buf, sizeof(buf));
+	assert_true(rpc_call_encode(&xe, XID, 100021, 4, 4, &as));
+	assert_int_equal(xe.xe_len, sizeof(want));
+	for (unsigned i = 0; i < sizeof(want) / 4; i++)
+		assert_int_equal(chk_be32(buf + 4 * i), want[i]);
+	xdr_cur_init_buf(&xc, &one, buf, xe.xe_len);
+	assert_true(rpc_call_decode(&xc, &c));
+	assert_int_equal(c.rc_cred.oa_flavor, RPC_AUTH_SYS);
+	assert_int_equal(c.rc_args_pos, sizeof(want));
+
+	xdr_enc_init(&xe, buf, sizeof(buf));
+	assert_true(rpc_call_encode(&xe, XID, 100024, 1, 6, NULL));
+	assert_int_equal(xe.xe_len, 40);
+	xdr_cur_init_buf(&xc, &one, buf, xe.xe_len);
+	assert_true(rpc_call_decode(&xc, &c));
+	assert_int_equal(c.rc_prog, 100024);
+	assert_int_equal(c.rc_proc, 6);
+	assert_int_equal(c.rc_cred.oa_flavor, RPC_AUTH_NONE);
+	assert_int_equal(c.rc_args_pos, 40);
+
+	xdr_enc_init(&xe, small, sizeof(small));
+	assert_false(rpc_call_encode(&xe, XID, 100021, 4, 4, &as));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +583,7 @@ int main(void)
 		cmocka_unit_test(t11_local_reply),
 		cmocka_unit_test(t12_encode_args),
 		cmocka_unit_test(t13_segmented),
+		cmocka_unit_test(t14_call_encode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
