@@ -29,6 +29,7 @@
 #   assert_same_file A B
 #   assert_grep PATTERN FILE
 #   assert_mount_opt MOUNTPOINT OPTION...   e.g. proto=rdma port=20049
+#   bed_netns NAME ROOT-ADDR NS-ADDR...   a namespace behind a veth (raw NLM hosts)
 #
 # The gateway (section "the gateway of the end-to-end scenarios" below):
 #   gw_start PORT OUTDIR [SECTION.KEY=VALUE...]   start it, stopped at exit
@@ -459,6 +460,23 @@ gw_run() {
 bed_lockd_pin() {
 	modprobe lockd
 	sysctl -qw fs.nfs.nlm_tcpport="$1" fs.nfs.nlm_udpport="$1" fs.nfs.nlm_grace_period=10
+}
+
+# bed_netns NAME ROOT-ADDR NS-ADDR...: network namespace NAME behind a veth
+# pair, ROOT-ADDR/24 on the root side (its default route), NS-ADDR/24 inside
+# (t_80, t_81: hosts of their own for raw clients and the gateway).
+bed_netns() {
+	local name=$1 root=$2 a
+	shift 2
+	ip netns add "$name"
+	ip link add "v$name" type veth peer name "p$name"
+	ip link set "p$name" netns "$name"
+	ip addr add "$root/24" dev "v$name"
+	ip link set "v$name" up
+	for a in "$@"; do ip netns exec "$name" ip addr add "$a/24" dev "p$name"; done
+	ip netns exec "$name" ip link set "p$name" up
+	ip netns exec "$name" ip link set lo up
+	ip netns exec "$name" ip route add default via "$root"
 }
 
 # ---- reload of the gw_start gateway (t_71) -----------------------------------

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+# This file contains the raw RPC pieces the NLM scenarios t_80 and t_81 run
+# in the guest (copied to $out/rpc.py, imported by their own scripts): XDR
+# helpers, record marking, an RPC server over TCP and UDP, a fake rpcbind,
+# and a TCP forwarder.
+import socket, struct, threading
+
+def opaque(b):
+    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
+def get_opaque(d, off):
+    n = struct.unpack(">I", d[off:off + 4])[0]
+    return d[off + 4:off + 4 + n], off + 4 + n + (-n % 4)
+
+def reply(xid, res):
+    return struct.pack(">6I", xid, 1, 0, 0, 0, 0) + res
+def parse_call(d):
+    """(xid, prog, vers, proc, args) of an RPC call message."""
+    xid, mtype, _, prog, vers, proc = struct.unpack(">6I", d[:24])
+    _, off = get_opaque(d, 28)        # credential body
+    _, off = get_opaque(d, off + 4)   # verifier body
+    return xid, prog, vers, proc, d[off:]
+
+def recv_record(s):
+    data = b""
+    while True:
+        h = s.recv(4, socket.MSG_WAITALL)
+        if len(h) < 4:
+            return None
+        n = struct.unpack(">I", h)[0]
+        data += s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
+        if n & 0x80000000:
+            return data
+def send_record(s, body):
+    s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
+
+def serve_tcp(addr, port, handle):
+    """handle(call message) -> reply message or None; returns the port."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(16)
+    def conn(s):
+        with s:
+            while True:
+                d = recv_record(s)
+                if d is None:
+                    return
+                r = handle(d)
+                if r is not None:
+                    send_record(s, r)
+    def loop():
+        while True:
+            s, _ = ls.accept()
+            threading.Thread(target=conn, args=(s,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return ls.getsockname()[1]
+def serve_udp(addr, port, handle):
+    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    us.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    us.bind((addr, port))
+    def loop():
+        while True:
+            d, peer = us.recvfrom(65536)
+            r = handle(d)
+            if r is not None:
+                us.sendto(r, peer)
+    threading.Thread(target=loop, daemon=True).start()
+
+def rpcbind(addr, ports):
+    """Port 111 of ADDR (TCP and UDP) names ports[prog] for each program
+    in PORTS, nothing for any other: PMAP v2 GETPORT, RPCB v3 GETADDR,
+    v4 GETVERSADDR; NULL answered."""
+    def handle(d):
+        xid, prog, vers, proc, args = parse_call(d)
+        if prog != 100000:
+            return None
+        if proc == 0:
+            return reply(xid, b"")
+        want = struct.unpack(">I", args[:4])[0]
+        port = ports.get(want, 0)
+        if vers == 2 and proc == 3:
+            return reply(xid, struct.pack(">I", port))
+        if (vers, proc) in ((3, 3), (4, 3), (4, 9)):
+            ua = ("%s.%d.%d" % (addr, port >> 8, port & 255)).encode() if port else b""
+            return reply(xid, opaque(ua))
+        return struct.pack(">6I", xid, 1, 0, 0, 0, 3)   # PROC_UNAVAIL
+    serve_tcp(addr, 111, handle)
+    serve_udp(addr, 111, handle)
+
+def forward(addr, port, to_addr, to_port):
+    """TCP ADDR:PORT -> TO_ADDR:TO_PORT, one outgoing connection per client."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, port))
+    ls.listen(16)
+    def pump(a, b):
+        try:
+            while True:
+                d = a.recv(65536)
+                if not d:
+                    break
+                b.sendall(d)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+    def loop():
+        while True:
+            c, _ = ls.accept()
+            try:
+                u = socket.create_connection((to_addr, to_port), 10)
+                u.settimeout(None)
+            except OSError:
+                c.close()
+                continue
+            threading.Thread(target=pump, args=(c, u), daemon=True).start()
+            threading.Thread(target=pump, args=(u, c), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
