@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-# This file contains the raw RPC pieces the NLM scenarios t_80 and t_81 run
-# in the guest (copied to $out/rpc.py, imported by their own scripts): XDR
-# helpers, record marking, an RPC server over TCP and UDP, a fake rpcbind,
-# and a TCP forwarder.
-import socket, struct, threading
+# This file contains the raw RPC pieces the NLM scenarios (t_77, t_80, t_81,
+# t_82) run in the guest (copied to $out/rpc.py, imported by their own
+# scripts): XDR helpers, record marking, an RPC client bound to a source
+# address, an RPC server over TCP and UDP, a fake rpcbind, a TCP forwarder.
+import os, socket, struct, threading
 
 def opaque(b):
     return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
@@ -119,3 +119,36 @@ def forward(addr, port, to_addr, to_port):
             threading.Thread(target=pump, args=(c, u), daemon=True).start()
             threading.Thread(target=pump, args=(u, c), daemon=True).start()
     threading.Thread(target=loop, daemon=True).start()
+
+def auth_unix():
+    """AUTH_SYS: stamp 0, machine "guest", uid 0, gid 0, no gids."""
+    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
+    return struct.pack(">II", 1, len(body)) + body
+
+ACCEPT = {0: "SUCCESS", 1: "PROG_UNAVAIL", 2: "PROG_MISMATCH", 3: "PROC_UNAVAIL",
+          4: "GARBAGE_ARGS", 5: "SYSTEM_ERR"}
+class Peer:
+    """One RPC client bound to source address SRC talking to DST:PORT."""
+    def __init__(self, src, dst, port):
+        self.s = socket.socket()
+        self.s.bind((src, 0))
+        self.s.settimeout(30)
+        self.s.connect((dst, port))
+        self.xid = int.from_bytes(os.urandom(3), "big") << 4
+    def call_any(self, prog, vers, proc, args):
+        """(accept_stat, results) of an accepted reply to this call."""
+        self.xid += 1
+        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
+            struct.pack(">II", 0, 0) + args
+        send_record(self.s, body)
+        data = recv_record(self.s)
+        assert data is not None, "proc %d: connection closed" % proc
+        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
+        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
+        off = 20 + struct.unpack(">I", data[16:20])[0]
+        return struct.unpack(">I", data[off:off + 4])[0], data[off + 4:]
+    def call(self, prog, vers, proc, args):
+        """The results of a SUCCESS reply (anything else fails the test)."""
+        acc, res = self.call_any(prog, vers, proc, args)
+        assert acc == 0, "proc %d: accept_stat %s" % (proc, ACCEPT.get(acc, acc))
+        return res

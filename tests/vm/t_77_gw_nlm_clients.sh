@@ -30,40 +30,13 @@ bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -
 gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
 	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
 
+cp "$(dirname "$0")/rpcpeer.py" "$out/rpc.py"
 cat >"$out/nlm.py" <<'PY'
 import fcntl, os, socket, struct, sys, time
-
-def opaque(b):
-    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
-def auth_unix():
-    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
-    return struct.pack(">II", 1, len(body)) + body
-
-class Peer:
-    """One RPC client bound to source address SRC talking to DST:PORT."""
-    def __init__(self, src, dst, port):
-        self.s = socket.socket()
-        self.s.bind((src, 0))
-        self.s.settimeout(30)
-        self.s.connect((dst, port))
-        self.xid = int.from_bytes(os.urandom(3), "big") << 4
-    def call(self, prog, vers, proc, args):
-        self.xid += 1
-        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
-            struct.pack(">II", 0, 0) + args
-        self.s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
-        data = b""
-        while True:
-            n = struct.unpack(">I", self.s.recv(4, socket.MSG_WAITALL))[0]
-            data += self.s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
-            if n & 0x80000000:
-                break
-        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
-        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
-        vlen = struct.unpack(">I", data[16:20])[0]
-        off = 20 + vlen
-        assert struct.unpack(">I", data[off:off + 4])[0] == 0, "proc %d: accept_stat" % proc
-        return data[off + 4:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpc
+from rpc import auth_unix, opaque
+Peer = rpc.Peer
 
 STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 T, F = struct.pack(">I", 1), struct.pack(">I", 0)

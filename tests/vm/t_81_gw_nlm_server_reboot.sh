@@ -62,31 +62,9 @@ cat >"$out/cli.py" <<'PY'
 import fcntl, os, socket, struct, sys, time
 sys.path.insert(0, sys.argv[1])
 import rpc
-from rpc import opaque, get_opaque
+from rpc import auth_unix, opaque, get_opaque
 
-def auth_unix():
-    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
-    return struct.pack(">II", 1, len(body)) + body
-
-class Peer:
-    def __init__(self, src, dst, port):
-        self.s = socket.socket()
-        self.s.bind((src, 0))
-        self.s.settimeout(30)
-        self.s.connect((dst, port))
-        self.xid = int.from_bytes(os.urandom(3), "big") << 4
-    def call(self, prog, vers, proc, args):
-        self.xid += 1
-        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
-            struct.pack(">II", 0, 0) + args
-        rpc.send_record(self.s, body)
-        data = rpc.recv_record(self.s)
-        assert data is not None, "proc %d: connection closed" % proc
-        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
-        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
-        off = 20 + struct.unpack(">I", data[16:20])[0]
-        assert struct.unpack(">I", data[off:off + 4])[0] == 0, "proc %d: accept_stat" % proc
-        return data[off + 4:]
+Peer = rpc.Peer
 
 class Host:
     """One client host: rpcbind on ADDR:111 naming its fake statd (NSM,

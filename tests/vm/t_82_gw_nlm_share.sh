@@ -21,64 +21,36 @@ bed_nfsd_up
 gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
 	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
 
+cp "$(dirname "$0")/rpcpeer.py" "$out/rpc.py"
 cat >"$out/share.py" <<'PY'
 import os, socket, struct, sys, time
-
-def opaque(b):
-    return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
-def auth_unix():
-    body = struct.pack(">I", 0) + opaque(b"guest") + struct.pack(">III", 0, 0, 0)
-    return struct.pack(">II", 1, len(body)) + body
-
-ACCEPT = {0: "SUCCESS", 1: "PROG_UNAVAIL", 2: "PROG_MISMATCH", 3: "PROC_UNAVAIL",
-          4: "GARBAGE_ARGS", 5: "SYSTEM_ERR"}
-class Peer:
-    """One RPC client bound to source address SRC talking to DST:PORT."""
-    def __init__(self, src, dst, port):
-        self.s = socket.socket()
-        self.s.bind((src, 0))
-        self.s.settimeout(30)
-        self.s.connect((dst, port))
-        self.xid = int.from_bytes(os.urandom(3), "big") << 4
-    def call(self, prog, vers, proc, args):
-        """The result body, or the accept status's name when not SUCCESS."""
-        self.xid += 1
-        body = struct.pack(">6I", self.xid, 0, 2, prog, vers, proc) + auth_unix() + \
-            struct.pack(">II", 0, 0) + args
-        self.s.sendall(struct.pack(">I", 0x80000000 | len(body)) + body)
-        data = b""
-        while True:
-            n = struct.unpack(">I", self.s.recv(4, socket.MSG_WAITALL))[0]
-            data += self.s.recv(n & 0x7fffffff, socket.MSG_WAITALL)
-            if n & 0x80000000:
-                break
-        rxid, mtype, rstat = struct.unpack(">3I", data[:12])
-        assert rxid == self.xid and mtype == 1 and rstat == 0, "proc %d: denied" % proc
-        vlen = struct.unpack(">I", data[16:20])[0]
-        off = 20 + vlen
-        acc = struct.unpack(">I", data[off:off + 4])[0]
-        return data[off + 4:] if acc == 0 else ACCEPT.get(acc, "accept %d" % acc)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rpc
+from rpc import opaque
+Peer = rpc.Peer
 
 STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 COOKIE = opaque(b"c82")
 OH = b"1@guest"          # every client's owner handle: the same bytes
 def stat_of(body):
-    if isinstance(body, str):
-        return body
     clen = struct.unpack(">I", body[:4])[0]
     off = 4 + clen + (-clen % 4)
     return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+def nlm(p, proc, args):
+    """NLM v4 PROC's stat, or the accept status's name when not SUCCESS."""
+    acc, res = p.call_any(100021, 4, proc, args)
+    return stat_of(res) if acc == 0 else rpc.ACCEPT.get(acc, "accept %d" % acc)
 def share_args(fh, mode, access, oh):
     return COOKIE + opaque(b"guest") + opaque(fh) + opaque(oh) + struct.pack(">III", mode, access, 0)
 def share(p, fh, access, mode, oh=OH):
     end = time.time() + 40
     while True:   # lockd may still be in its grace period
-        st = stat_of(p.call(100021, 4, 20, share_args(fh, mode, access, oh)))
+        st = nlm(p, 20, share_args(fh, mode, access, oh))
         if st != "DENIED_GRACE_PERIOD" or time.time() > end:
             return st
         time.sleep(1)
 def unshare(p, fh, oh=OH):
-    return stat_of(p.call(100021, 4, 21, share_args(fh, 0, 0, oh)))
+    return nlm(p, 21, share_args(fh, 0, 0, oh))
 def sm_notify(p, name, state):
     p.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
     return "answered"
