@@ -105,27 +105,85 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_64c_gw_fileops_v4
 # VM_WORKERS_SCENARIOS="..." runs others.
 VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot}
 
-# vm_scenario SCRIPT [KERNEL] [WORKERS]: one guest run, counted as one test.
+# The guest runs go in VM_LANES lanes side by side (default 2): a TCG guest
+# keeps only 1.1-1.7 of the host's cores busy, so two lanes take about 2/3
+# of the time of one.  The longest runs start first; the runs in VM_ALONE
+# compare timings within one guest (t_78b: a stat loop under attack
+# against the same loop quiet; t_76: a recall against a direct mount's) and
+# run last, one at a time, so that the other lane's load cannot change
+# between their two measurements.  VM_LANES=1 runs everything in turn.
+VM_LANES=${VM_LANES:-2}
+VM_ALONE=${VM_ALONE:-t_78b_gw_hostile_client t_76_gw_deleg40}
+# Started first (the longest runs, as last measured), the rest in order.
+VM_FIRST="t_64_gw_fileops t_74_gw_krb5@6.12 t_69_gw_callbacks@6.12 t_74_gw_krb5
+t_64c_gw_fileops_v40@6.12 t_64d_gw_fileops_v42 t_64c_gw_fileops_v40 t_64b_gw_fileops_v3 t_67_gw_faults"
+
+# vm_start SCRIPT [KERNEL] [WORKERS]: starts one guest run in the background
+# (NAME, NAME@6.12, NAME@w2), counted as one test when vm_reap collects it.
 # VM_LOCK=FILE: each guest run holds flock FILE (several checkouts on one
 # machine then take turns; the time printed is the run's own).
-vm_scenario() {
-	local t=$1 kernel=${2:-} workers=${3:-} name start
+declare -A vm_running=()
+vm_start() {
+	local t=$1 kernel=${2:-} workers=${3:-} name
 	name=$(basename "$t" .sh)${2:+@$2}${3:+@w$3}
-	[ -z "${VM_LOCK:-}" ] || { exec 9>>"$VM_LOCK"; flock 9; }
-	start=$(date +%s)
-	if BUILD=$BUILD VM_KERNEL=${kernel:-${VM_KERNEL:-}} GW_WORKERS=$workers \
-		tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1; then
+	(
+		[ -z "${VM_LOCK:-}" ] || { exec 9>>"$VM_LOCK"; flock 9; }
+		start=$(date +%s)
+		BUILD=$BUILD VM_KERNEL=${kernel:-${VM_KERNEL:-}} GW_WORKERS=$workers \
+			tests/vm/run-vm.sh "$t" >"$LOGDIR/vm-$name.log" 2>&1
+		echo "$? $(( $(date +%s) - start ))" >"$LOGDIR/vm-$name.rc"
+	) &
+	vm_running[$!]=$name
+}
+# Waits for one guest run to end and counts it.
+vm_reap() {
+	local pid name rc secs
+	wait -n -p pid
+	name=${vm_running[$pid]}
+	unset "vm_running[$pid]"
+	read -r rc secs <"$LOGDIR/vm-$name.rc" || rc=255 secs=?
+	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
-		echo "ok:   vm $name ($(( $(date +%s) - start )) s)"
+		echo "ok:   vm $name ($secs s)"
 	else
-		fail "vm $name (log $LOGDIR/vm-$name.log)"
+		fail "vm $name (rc=$rc, log $LOGDIR/vm-$name.log)"
 		tail -25 "$LOGDIR/vm-$name.log" | sed 's/^/    /'
 	fi
-	[ -z "${VM_LOCK:-}" ] || exec 9>&-
+}
+# vm_lanes JOB...: each JOB is SCRIPT:KERNEL:WORKERS; runs them VM_LANES at
+# a time, VM_FIRST first and VM_ALONE alone at the end.
+vm_lanes() {
+	local j n first=() rest=() alone=() f
+	for j in "$@"; do
+		n=$(vm_job_name "$j")
+		if [[ " $VM_ALONE " == *" $n "* ]]; then alone+=("$j")
+		elif [[ " $(echo $VM_FIRST) " == *" $n "* ]]; then first+=("$j")
+		else rest+=("$j"); fi
+	done
+	# VM_FIRST's own order among the first runs.
+	for f in $VM_FIRST; do
+		for j in "${first[@]}"; do
+			[ "$(vm_job_name "$j")" = "$f" ] && vm_lane_run "$VM_LANES" "$j"
+		done
+	done
+	for j in "${rest[@]}"; do vm_lane_run "$VM_LANES" "$j"; done
+	for j in "${alone[@]}"; do vm_lane_run 1 "$j"; done
+	while [ ${#vm_running[@]} -gt 0 ]; do vm_reap; done
+}
+vm_job_name() {	# SCRIPT:KERNEL:WORKERS -> NAME[@KERNEL][@wWORKERS]
+	local t k w
+	IFS=: read -r t k w <<<"$1"
+	echo "$(basename "$t" .sh)${k:+@$k}${w:+@w$w}"
+}
+vm_lane_run() {	# LANES JOB: waits for a free lane, then starts JOB
+	local t k w
+	while [ ${#vm_running[@]} -ge "$1" ]; do vm_reap; done
+	IFS=: read -r t k w <<<"$2"
+	vm_start "$t" "$k" "$w"
 }
 
 run_vm() {
-	local why t start rc
+	local why t start rc jobs=()
 	if ! why=$(tests/vm/run-vm.sh --probe 2>&1); then
 		if [ "${CI:-}" = true ]; then
 			fail "VM tier cannot run (CI=true makes this mandatory): $why"
@@ -153,33 +211,31 @@ run_vm() {
 		tail -25 "$LOGDIR/vm-selftest_fail.log" | sed 's/^/    /'
 	fi
 	for t in tests/vm/t_*.sh; do
-		[ -e "$t" ] || continue
-		vm_scenario "$t"
+		[ -e "$t" ] && jobs+=("$t::")
 	done
 	for t in $VM_WORKERS_SCENARIOS; do
-		vm_scenario "tests/vm/$t.sh" "" 2
+		jobs+=("tests/vm/$t.sh::2")
 	done
-	run_vm_second
+	vm_second_probe && for t in $VM_SECOND_SCENARIOS; do
+		jobs+=("tests/vm/$t.sh:$VM_SECOND_KERNEL:")
+	done
+	vm_lanes "${jobs[@]}"
 }
 
 # The second kernel: missing is a failure with CI=true, else one loud skip.
-run_vm_second() {
-	local why t k=$VM_SECOND_KERNEL
-	if ! why=$(VM_KERNEL=$k tests/vm/run-vm.sh --probe 2>&1); then
-		if [ "${CI:-}" = true ]; then
-			fail "vm @$k cannot run (CI=true makes it mandatory): $why; skipped: $VM_SECOND_SCENARIOS"
-		else
-			echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-			echo "!!! SKIPPED: vm @$k ($VM_SECOND_SCENARIOS): $why"
-			echo "!!! Run 'make deps' to fetch the $k kernel."
-			echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-			skipped=$((skipped + 1))
-		fi
-		return
+vm_second_probe() {
+	local why k=$VM_SECOND_KERNEL
+	why=$(VM_KERNEL=$k tests/vm/run-vm.sh --probe 2>&1) && return 0
+	if [ "${CI:-}" = true ]; then
+		fail "vm @$k cannot run (CI=true makes it mandatory): $why; skipped: $VM_SECOND_SCENARIOS"
+	else
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+		echo "!!! SKIPPED: vm @$k ($VM_SECOND_SCENARIOS): $why"
+		echo "!!! Run 'make deps' to fetch the $k kernel."
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+		skipped=$((skipped + 1))
 	fi
-	for t in $VM_SECOND_SCENARIOS; do
-		vm_scenario "tests/vm/$t.sh" "$k"
-	done
+	return 1
 }
 
 # Structure of the production tree (tests/layout/layout.py): module arrows
