@@ -23,7 +23,9 @@
 # IPC_BASE=PATH/rpcrdma-gw also runs the callgrind phase on that (baseline)
 # build and prints its "IR base" lines, per client NFS call (older builds
 # have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase,
-# IPC_CALLGRIND=0 the instruction phase.
+# IPC_CALLGRIND=0 the instruction phase; IPC_WORKERS="1 2" runs the callgrind
+# phase once per `workers =` value (labels w1, w2: the cost per call of
+# running two event loops, the mount's calls on one of them).
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -35,7 +37,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${IPC_BASE:-}" ] || base="IPC_BASE=$(realpath "$IPC_BASE")"
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
-		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" ${base:+"$base"}
+		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -60,9 +62,12 @@ bed_nfs_client_modules
 echo x >"$BED_EXPORT/small"
 head -c $((IPC_MIB << 20)) /dev/urandom >"$W/src.bin"
 
-cat >"$W/gw.conf" <<CONF
+# gw_conf_file WORKERS: the gateway's configuration (WORKERS empty: the default)
+gw_conf_file() {
+	cat >"$W/gw.conf" <<CONF
 [gateway]
 listen = $BED_IP:$GW_PORT
+${1:+workers = $1}
 log_level = info
 control_socket = $W/gw.control
 admin_listen =
@@ -76,6 +81,8 @@ transport = rdma
 program = mount
 transport = tcp
 CONF
+}
+gw_conf_file ""
 
 gw_pid=
 trap 'rc=$?; [ -z "$gw_pid" ] || kill -TERM "$gw_pid" 2>/dev/null; (exit $rc); bed_on_exit' EXIT
@@ -214,5 +221,13 @@ callgrind() {
 	done
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 }
-[ "${IPC_CALLGRIND:-1}" = 0 ] || callgrind this "$PWD/$BUILD/rpcrdma-gw"
+if [ "${IPC_CALLGRIND:-1}" != 0 ] && [ -n "${IPC_WORKERS:-}" ]; then
+	for n in $IPC_WORKERS; do
+		gw_conf_file "$n"
+		callgrind "w$n" "$PWD/$BUILD/rpcrdma-gw"
+	done
+	gw_conf_file ""
+elif [ "${IPC_CALLGRIND:-1}" != 0 ]; then
+	callgrind this "$PWD/$BUILD/rpcrdma-gw"
+fi
 [ -z "${IPC_BASE:-}" ] || [ "${IPC_CALLGRIND:-1}" = 0 ] || callgrind base "$IPC_BASE"

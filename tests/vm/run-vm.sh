@@ -186,7 +186,9 @@ build_initramfs() {
 	# Dependency order, each module once, for the kernel we boot (which
 	# need not be the one the host runs).  --show-depends reads one module
 	# name only, hence the loop.
-	mods=$(for m in virtio_pci 9pnet_virtio 9p overlay; do
+	# virtio_rng: the guest's crng is seeded at once (6.1's nfsd otherwise
+	# waits about 4 s for entropy at its start, each boot).
+	mods=$(for m in virtio_pci 9pnet_virtio 9p overlay virtio_rng; do
 		modprobe ${KROOT:+-d "$KROOT"} -S "$KVER" --show-depends "$m" || exit 1
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }') ||
 		die "modprobe --show-depends failed for $KVER"
@@ -369,7 +371,10 @@ probe >/dev/null # again, in this shell, to set KERNEL KVER BUSYBOX
 build_initramfs
 prepare_boot_image
 
+# NAME[@KERNEL][@wWORKERS], as tests/check.sh names the run.
 name=$(basename "$SCRIPT" .sh)
+case "${VM_KERNEL:-}" in '' | */*) ;; *) name=$name@$VM_KERNEL ;; esac
+name=$name${GW_WORKERS:+@w$GW_WORKERS}
 mkdir -p "$BUILD/vm-logs" "$BUILD/vm" || die "mkdir $BUILD"
 LOG=$BUILD/vm-logs/$name.serial.log
 RUN=$(mktemp -d "$BUILD/vm/run-$name.XXXXXX") || die "mktemp"
@@ -381,7 +386,7 @@ write_stage2 "$RUN" "$deadline" "${VM_SHELL:-0}" "$SCRIPT" "$@"
 
 # shellcheck disable=SC2054 # the commas belong to qemu options
 qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${VM_SMP:-2}"
-	-nic none -no-reboot -display none -monitor none
+	-nic none -no-reboot -display none -monitor none -device virtio-rng-pci
 	-kernel "$BOOT_IMAGE" -initrd "$INITRD"
 	-append "console=ttyS0 panic=-1 oops=panic"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
