@@ -351,40 +351,6 @@ static bool t05_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t sale
 	return rc != 0;
 }
 
-/* Record-marked NLM v4 call of owner svid on "fh": LOCK (proc 2, the
- * harness server's tag 0xa1 last) or GRANTED_MSG (proc 10). */
-static size_t t05_nlm(uint8_t *out, uint32_t xid, uint32_t proc, int32_t svid)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, 100021);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, proc);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "ck", 2);
-	if (proc == 2)
-		xdr_put_u32(&xe, 0);	/* block */
-	xdr_put_u32(&xe, 1);		/* exclusive */
-	xdr_put_opaque(&xe, "guest", 5);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	xdr_put_u32(&xe, (uint32_t)svid);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	if (proc == 2) {
-		xdr_put_u32(&xe, 0);	/* reclaim */
-		xdr_put_u32(&xe, 0xa1);	/* state */
-	}
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
-}
-
 /* SM_NOTIFY (no record mark) from fd to the UDP socket at to; the reply's
  * accept_stat, -1 when none came (worker 0's loop turning meanwhile). */
 static int t05_notify(struct h_gw *w0, int fd, const struct sockaddr_in *to, uint32_t xid)
@@ -393,14 +359,7 @@ static int t05_notify(struct h_gw *w0, int fd, const struct sockaddr_in *to, uin
 	struct xdr_enc xe;
 
 	xdr_enc_init(&xe, buf, sizeof(buf));
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, 100024);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u32(&xe, 6);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, xid, H_NSM, 1, 6, NULL);	/* SM_NOTIFY */
 	xdr_put_opaque(&xe, "client", 6);
 	xdr_put_u32(&xe, 3);
 	assert_int_equal(sendto(fd, buf, xe.xe_len, 0, (const struct sockaddr *)to, sizeof(*to)),
@@ -452,6 +411,7 @@ static void t05_nsm_handoff_live(void **state)
 	pthread_t thr2;
 	int fa, fs, ua_fd, uc_fd;
 	unsigned calls;
+	size_t at;
 
 	(void)state;
 	inet_ntop(AF_INET, &(uint32_t){ htonl(a) }, ahost, sizeof(ahost));
@@ -493,11 +453,11 @@ static void t05_nsm_handoff_live(void **state)
 
 	/* A's LOCK through worker 1, then the server's grant of that owner */
 	fa = t04_client(a, fe_listen_port(gw_worker_fe(e.w[0]), 0));
-	h_send(fa, buf, t05_nlm(buf, 0x51, 2, 1));
+	h_send(fa, buf, h_nlm_lock(buf, 0x51, 1, &at));
 	assert_int_equal(h_reply(&w0, fa, buf, sizeof(buf), 5000), 28);
 	h_server_last(&s, buf, sizeof(buf));
 	fs = t04_client(lk, fe_listen_port(gw_worker_fe(e.w[0]), 0));
-	h_send(fs, buf, t05_nlm(buf, 0x94, 10, (int32_t)chk_be32(buf + 40 + 8 + 4 + 4 + 12 + 8 + 12)));
+	h_send(fs, buf, h_nlm_granted_msg(buf, 0x94, (int32_t)chk_be32(buf + at), &at));
 	assert_int_equal(h_reply(&w0, fs, buf, sizeof(buf), 5000), 24);
 	assert_int_equal(t05_locks(&e, 1, ahost), 1);
 	assert_int_equal(t05_locks(&e, 0, ahost), 0);	/* not worker 0's */
