@@ -36,6 +36,30 @@ static void gw_up(struct h_env *e, const char *extra)
 static uint32_t reply_xid(const uint8_t *r) { return chk_be32(r); }
 static uint32_t reply_tag(const uint8_t *r) { return chk_be32(r + 24); }
 
+/* Six calls on fd: XIDs base + i, tags i. */
+static void send_six(int fd, uint32_t base)
+{
+	uint8_t buf[64];
+
+	for (uint32_t i = 0; i < 6; i++)
+		h_send(fd, buf, h_call(buf, base + i, 2, NFS, 3, i));
+}
+
+/* send_six(base)'s six replies, in any order, each under its own XID. */
+static void six_answered(struct h_gw *h, int fd, uint32_t base)
+{
+	bool seen[6] = { false };
+	uint8_t buf[256];
+
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(reply_xid(buf), base + reply_tag(buf));
+		seen[reply_tag(buf)] = true;
+	}
+	for (int i = 0; i < 6; i++)
+		assert_true(seen[i]);
+}
+
 /* 1. A call comes back with the client's XID and its own result; the
  * server saw a different (gateway) XID. */
 static void t01_one_call(void **state)
@@ -234,27 +258,18 @@ static void t07_backpressure(void **state)
 	struct h_env *e = *state;
 	struct h_server *s = &e->he_srv;
 	struct h_gw *h = &e->he_gw;
-	uint8_t buf[256];
-	bool seen[6] = { false };
 	int fd;
 
 	h_server_set(s, true, 0);
 	h_env_listen(e);
 	gw_up(e, "calls_per_client = 2");
 	fd = h_client(h);
-	for (uint32_t i = 0; i < 6; i++)
-		h_send(fd, buf, h_call(buf, 10 + i, 2, NFS, 3, i));
+	send_six(fd, 10);
 	h_pump(h, 300);
 	assert_int_equal(h_server_calls(s), 2);
 	assert_true(h->st.gs_ctr[GW_CTR_CLIENT_PAUSED] >= 1);
 	h_server_set(s, false, 0);
-	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
-		assert_int_equal(reply_xid(buf), 10 + reply_tag(buf));
-		seen[reply_tag(buf)] = true;
-	}
-	for (int i = 0; i < 6; i++)
-		assert_true(seen[i]);
+	six_answered(h, fd, 10);
 	close(fd);
 	h_pump(h, 20);
 }
@@ -296,26 +311,17 @@ static void t09_hold_full(void **state)
 {
 	struct h_env *e = *state;
 	struct h_gw *h = &e->he_gw;
-	uint8_t buf[256];
-	bool seen[6] = { false };
 	int fd;
 
 	gw_up(e, "held_calls = 2");
 	fd = h_client(h);
-	for (uint32_t i = 0; i < 6; i++)
-		h_send(fd, buf, h_call(buf, 0x900 + i, 2, NFS, 3, i));
+	send_six(fd, 0x900);
 	h_pump(h, 200);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS], 3);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_HOLD_FULL], 1);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS_FAILED], 0);
 	h_env_listen(e);
-	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
-		assert_int_equal(reply_xid(buf), 0x900 + reply_tag(buf));
-		seen[reply_tag(buf)] = true;
-	}
-	for (int i = 0; i < 6; i++)
-		assert_true(seen[i]);
+	six_answered(h, fd, 0x900);
 	close(fd);
 	h_pump(h, 20);
 }
