@@ -29,54 +29,9 @@
 
 #include <event2/event.h>
 
+#include "alloc_count.h"
 #include "backend.h"
 #include "be_internal.h"
-
-/* ---- allocations, counted (t11) --------------------------------------- */
-
-/* Interposes libc's allocators, forwarding to glibc's own, and counts the
- * calls while alloc_counting is set.  Not under AddressSanitizer, which
- * owns the allocator: t11 runs there without its count. */
-static bool alloc_counting;
-static unsigned n_allocs;
-#if !defined(__SANITIZE_ADDRESS__)
-#define BE_SEAM_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t k, size_t n);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-
-void *malloc(size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t k, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_calloc(k, n);
-}
-
-void *realloc(void *p, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_realloc(p, n);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_memalign(align, n);
-}
-
-int posix_memalign(void **p, size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	*p = __libc_memalign(align, n);
-	return *p ? 0 : ENOMEM;
-}
-#endif
 
 /* ---- the fake device ------------------------------------------------- */
 
@@ -1305,7 +1260,7 @@ static void t11_no_allocation_per_call(void **state)
 	assert_int_equal(b.ncb, ncalls);
 	for (unsigned i = 0; i < ncalls; i++)
 		assert_int_equal(b.cb_err[i], BE_OK);
-#ifdef BE_SEAM_COUNT_ALLOCS
+#ifdef ALLOC_COUNT_ON
 	assert_int_equal(n_allocs, 0);
 #endif
 	event_free(tick);
