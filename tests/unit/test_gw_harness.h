@@ -295,16 +295,52 @@ static __attribute__((unused)) void h_gw_init(struct h_gw *h, const char *text,
 		abort();
 }
 
-static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+/* The gateway of config text with its frontend, the RDMA transport as in
+ * h_gw_init(), started: gw_ctx_start()'s result. */
+static __attribute__((unused)) int h_gw_start_on(struct h_gw *h, const char *text,
+						 const struct gw_transport_ops *rdma_ops,
+						 void *rdma_arg)
 {
 	struct fe_params fp;
 
-	h_gw_init(h, text, NULL, NULL);
+	h_gw_init(h, text, rdma_ops, rdma_arg);
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	if (!h->fe || gw_ctx_start(h->gw) < 0)
+	if (!h->fe)
 		abort();
+	return gw_ctx_start(h->gw);
+}
+
+static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+{
+	if (h_gw_start_on(h, text, NULL, NULL) < 0)
+		abort();
+}
+
+/* Reload h's gateway and frontend with config text: 0 or the negative
+ * errno of gw_ctx_reload(); h->cf follows the new configuration. */
+static __attribute__((unused)) int h_gw_reload(struct h_gw *h, const char *text)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	struct cfg_diff d;
+	int rc;
+
+	if (!cf) {
+		fprintf(stderr, "config: %s\n", err);
+		abort();
+	}
+	cfg_diff(h->cf, cf, &d);
+	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
+	if (rc < 0) {
+		cfg_free(cf);
+		return rc;
+	}
+	fe_set_cfg(h->fe, cf);
+	cfg_free(h->cf);	/* nothing may point into it any more */
+	h->cf = cf;
+	return 0;
 }
 
 /* Tear down; returns the buffers still out (must be 0: no leak). */
@@ -375,6 +411,15 @@ static __attribute__((unused)) void h_pump(struct h_gw *h, int ms)
 		event_base_loop(h->base, EVLOOP_NONBLOCK);
 		usleep(500);
 	} while (gw_now_ms() < end);
+}
+
+/* A test's end: its client fd closed, the loop turned once more, then
+ * h_gw_stop(): the buffers still out (must be 0). */
+static __attribute__((unused)) unsigned h_gw_end(struct h_gw *h, int fd)
+{
+	close(fd);
+	h_pump(h, 20);
+	return h_gw_stop(h);
 }
 
 /* ---- cmocka fixture: a tiny server and the gateway in process ---- */

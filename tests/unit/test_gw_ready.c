@@ -519,27 +519,6 @@ static void t06_grace_after_loss(void **state)
 	r_end(&g, &s, fd);
 }
 
-static int reload(struct h_gw *h, const char *text)
-{
-	char err[256];
-	struct cfg *cf = cfg_parse_string(text, "ready", NULL, err, sizeof(err));
-	struct cfg_diff d;
-	int rc;
-
-	if (!cf)
-		fail_msg("config: %s", err);
-	cfg_diff(h->cf, cf, &d);
-	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
-	if (rc < 0) {
-		cfg_free(cf);
-		return rc;
-	}
-	fe_set_cfg(h->fe, cf);
-	cfg_free(h->cf);	/* nothing may point into it any more */
-	h->cf = cf;
-	return 0;
-}
-
 /* 7, 7b: server holding replies, the route on its TCP fallback (RDMA
  * rejected) with one call of xid (tag) out, then reloaded to fallback =
  * none; the client's socket. */
@@ -558,7 +537,7 @@ static int t07_on_fallback_reload(struct h_server *s, struct r_gw *g, struct fak
 	while (h_server_calls(s) < 1)
 		h_pump(h, 10);
 	conf(text, sizeof(text), "", "127.0.0.1", s->port, "fallback = none", false);
-	assert_int_equal(reload(h, text), 0);
+	assert_int_equal(h_gw_reload(h, text), 0);
 	return fd;
 }
 
