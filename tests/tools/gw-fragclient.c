@@ -283,26 +283,6 @@ static int v4_run(int fd, struct xb_buf *c, struct xb_buf *r, const char *name, 
 	return 0;
 }
 
-static int connect_to(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		return -1;
-	fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	/* A reserved source port, as kernel clients use: the gateway's
-	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
-	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
-		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
-	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: gw-fragclient [-f FRAG|mixed] [-s SEED] [-n BYTES] -v 3|4.0 "
@@ -344,7 +324,7 @@ int main(int argc, char **argv)
 	copy = fopen(argv[optind + 4], "w");
 	if (!copy || fwrite(data, 1, len, copy) != len || fclose(copy))
 		return fprintf(stderr, "%s: cannot write\n", argv[optind + 4]), 1;
-	fd = connect_to(argv[optind], argv[optind + 1]);
+	fd = xb_connect(argv[optind], argv[optind + 1]);
 	if (fd < 0)
 		return fprintf(stderr, "connect %s:%s failed\n", argv[optind], argv[optind + 1]), 1;
 	if (fc_frag)

@@ -297,27 +297,6 @@ static int bench(struct tc_file *f, const char *label, double secs, long gw_pid,
 	return bench_one(f, label, len, secs, gw_pid, data, back);
 }
 
-static int connect_to(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		return -1;
-	fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	/* A reserved source port, as kernel clients use: the gateway's
-	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
-	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
-		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
-	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
-
 /* RFC 9289 4.1: the probe, and its reply: MSG_ACCEPTED with an AUTH_NONE
  * verifier holding "STARTTLS".  0 when so. */
 static int probe(struct tc_io *io, struct xb_buf *c, struct xb_buf *r)
@@ -496,7 +475,7 @@ int main(int argc, char **argv)
 	r.fb_p = malloc(REC_MAX);
 	if (!c.fb_p || !r.fb_p || (!plain && !(ctx = tls_ctx(&o))))
 		return 1;
-	io.io_fd = connect_to(argv[optind], argv[optind + 1]);
+	io.io_fd = xb_connect(argv[optind], argv[optind + 1]);
 	if (io.io_fd < 0)
 		return fprintf(stderr, "connect %s:%s failed\n", argv[optind], argv[optind + 1]), 1;
 	rc = tls_start(&io, ctx, &c, &r, plain);

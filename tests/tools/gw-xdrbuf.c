@@ -4,8 +4,13 @@
  * the test clients gw-fragclient and gw-tlsclient (see gw-xdrbuf.h).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <rpc/rpc.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "gw-xdrbuf.h"
 
@@ -159,6 +164,26 @@ int xb_recv_reply(int (*rd)(void *arg, void *p, size_t n), void *arg, struct xb_
 	if (xb_get_u32(b) != 0 || b->fb_bad)
 		return fprintf(stderr, "xid %#x: accept_stat not SUCCESS\n", xid), -1;
 	return 0;
+}
+
+int xb_connect(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int fd = -1;
+
+	if (getaddrinfo(host, port, &hints, &ai))
+		return -1;
+	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	/* A reserved source port, as kernel clients use: the gateway's
+	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
+	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
+		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
+	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
 }
 
 uint32_t xb_rand(uint32_t *state)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * This file contains what the user-space test clients gw-fragclient.c and
- * gw-tlsclient.c share: an XDR buffer encoded and decoded by hand
- * (independently of the gateway's own codecs), the RPC call header they
- * send (AUTH_SYS as root) and the reading of one reply record.
+ * gw-tlsclient.c share: the connection, an XDR buffer encoded and decoded
+ * by hand (independently of the gateway's own codecs), the RPC call header
+ * they send (AUTH_SYS as root) and the reading of one reply record.
  */
 #ifndef GW_XDRBUF_H
 #define GW_XDRBUF_H
@@ -49,6 +49,10 @@ void xb_call_hdr(struct xb_buf *b, uint32_t xid, const char *host, uint32_t prog
  * SUCCESS.  b's cursor is left at the results.  0, or -1 said on stderr. */
 int xb_recv_reply(int (*rd)(void *arg, void *p, size_t n), void *arg, struct xb_buf *b,
 		  uint32_t xid);
+
+/* A TCP connection to host:port, from a reserved port when root (as kernel
+ * clients: the gateway's secure_port asks for one); -1 on failure. */
+int xb_connect(const char *host, const char *port);
 
 /* The next of a run of pseudo-random numbers (*state the seed). */
 uint32_t xb_rand(uint32_t *state);
