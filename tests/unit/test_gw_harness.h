@@ -622,6 +622,21 @@ static __attribute__((unused)) char *h_ctl_socket(struct h_gw *h, const char *pa
 	return h_read_all(h, fd, 1 << 16);
 }
 
+/* The gateway of the NFS tests (test_gw_e2e, test_gw_gss): NFS v3-4 over
+ * TCP to the tiny server, extra lines in [gateway]; started. */
+static __attribute__((unused)) void h_env_nfs_gw(struct h_env *e, const char *extra)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nreconnect_interval = 30ms\nlog_level = debug\n%s\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
+		 extra, e->he_srv.port);
+	h_env_gw(e, text);
+}
+
 /* ---- NLM and NSM through the gateway (test_gw_nlm_e2e, test_gw_nsm_udp) ---- */
 
 #define H_NLM	100021u
