@@ -218,6 +218,28 @@ static bool t04_handoff(void *arg, int fd, const struct sockaddr *sa, socklen_t 
 	return true;
 }
 
+/* Workers 0 (on the test's loop base, counting into st0, handing clients
+ * to worker 1 as main.c does) and 1 (its own thread) of cf, started; worker
+ * 0's listening address into *la. */
+static void t04_workers_up(struct t04_env *e, struct cfg *cf, struct gw_log *lg,
+			   struct gw_stats *st0, struct event_base *base, struct sockaddr_in *la)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		struct gw_worker_params wp = {
+			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = lg,
+			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
+			.wp_main = i ? e->w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
+			.wp_handoff_arg = e,
+		};
+
+		e->w[i] = gw_worker_new(&wp);
+		assert_non_null(e->w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(gw_worker_start(e->w[i]), 0);
+	assert_int_equal(fe_listen_addr(gw_worker_fe(e->w[0]), (struct sockaddr *)la, sizeof(*la)), 0);
+}
+
 /* A client from src (127.0.0.N) connected to port. */
 static int t04_client(uint32_t src, uint16_t port)
 {
@@ -262,20 +284,7 @@ static void t04_live(void **state)
 	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
 	assert_non_null(cf);
 	assert_int_equal(cf->cf_workers, 2);
-	for (unsigned i = 0; i < 2; i++) {
-		struct gw_worker_params wp = {
-			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
-			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
-			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
-			.wp_handoff_arg = &e,
-		};
-
-		e.w[i] = gw_worker_new(&wp);
-		assert_non_null(e.w[i]);
-	}
-	for (unsigned i = 0; i < 2; i++)
-		assert_int_equal(gw_worker_start(e.w[i]), 0);
-	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	t04_workers_up(&e, cf, &lg, st0, base, &la);
 	for (unsigned i = 0; i < 16; i++) {
 		struct sockaddr_in src = { .sin_family = AF_INET,
 					   .sin_addr.s_addr = htonl(0x7f000002u + i) };
@@ -428,20 +437,7 @@ static void t05_nsm_handoff_live(void **state)
 	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
 	if (!cf)
 		fail_msg("%s", err);
-	for (unsigned i = 0; i < 2; i++) {
-		struct gw_worker_params wp = {
-			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
-			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
-			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
-			.wp_handoff_arg = &e,
-		};
-
-		e.w[i] = gw_worker_new(&wp);
-		assert_non_null(e.w[i]);
-	}
-	for (unsigned i = 0; i < 2; i++)
-		assert_int_equal(gw_worker_start(e.w[i]), 0);
-	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	t04_workers_up(&e, cf, &lg, st0, base, &la);
 	nu = gw_nu_new(&(struct gw_nu_params){ .np_base = base, .np_gw = gw_worker_ctx(e.w[0]),
 					       .np_st = st0, .np_lg = &lg,
 					       .np_handoff = t05_nsm_handoff, .np_handoff_arg = &e });
