@@ -33,8 +33,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <rpc/rpc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
