@@ -48,8 +48,9 @@ LIB       := $(BUILD)/librpcrdmagw.a
 DAEMON    := $(BUILD)/rpcrdma-gw
 CTL       := $(BUILD)/rpcrdma-gwctl
 # A tool's own parts (tests/tools/TOOL-PART.c of a tests/tools/TOOL.c) are
-# not tools: gw-tlsclient-v41.c (its NFSv4.1 client).
-TOOLS_PARTS := tests/tools/gw-tlsclient-v41.c
+# not tools: gw-tlsclient-v41.c (its NFSv4.1 client), gw-xdrbuf.c (the XDR
+# buffer and RPC framing of gw-fragclient and gw-tlsclient).
+TOOLS_PARTS := tests/tools/gw-tlsclient-v41.c tests/tools/gw-xdrbuf.c
 TOOLS_SRC := $(filter-out $(TOOLS_PARTS),$(wildcard tests/peer/*.c tests/tools/*.c))
 TOOLS     := $(patsubst tests/%.c,$(BUILD)/%,$(TOOLS_SRC))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -93,7 +94,8 @@ tools: $(TOOLS)
 $(TOOLS): $(BUILD)/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tools/gw-tlsclient: $(BUILD)/tests/tools/gw-tlsclient-v41.o
+$(BUILD)/tools/gw-tlsclient: $(BUILD)/tests/tools/gw-tlsclient-v41.o $(BUILD)/tests/tools/gw-xdrbuf.o
+$(BUILD)/tools/gw-fragclient: $(BUILD)/tests/tools/gw-xdrbuf.o
 
 UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIB)

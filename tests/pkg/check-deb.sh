@@ -30,9 +30,7 @@ case "${1:-}" in
 *) echo "usage: $0 [--worktree]" >&2; exit 2 ;;
 esac
 
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. tests/pkg/lib.sh
 finish() {
 	echo "check-deb: $(( $(date +%s) - start )) s"
 	echo "check-deb: $passed passed, $failed failed"

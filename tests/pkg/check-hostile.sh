@@ -20,27 +20,11 @@
 # defaults.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-BUILD=${BUILD:-build}
-GW=$BUILD/rpcrdma-gw
-H=tests/pkg/ops-helpers.py
+. tests/pkg/lib.sh
+pkg_gw
+pkg_need python3 curl
+pkg_tmp
 T=tests/tools/gw-hostile.py
-[ -x "$GW" ] || { echo "check-hostile: $GW not built (make)"; exit 2; }
-for t in python3 curl; do
-	command -v "$t" >/dev/null || { echo "check-hostile: $t not found"; exit 2; }
-done
-
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-hostile.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 read -r p_listen p_srv p_admin < <(python3 "$H" ports 3)
 python3 "$T" server "$p_srv" & pids+=($!)
@@ -149,5 +133,4 @@ if kill -0 "$gw" 2>/dev/null && [ "$(curl -s -o /dev/null -w '%{http_code}' "htt
 else
 	bad "daemon gone or unhealthy"; tail -20 "$tmp/gw.log"
 fi
-echo "check-hostile: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+pkg_end

@@ -21,12 +21,8 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	exit 0
 fi
 
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-journal.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. tests/pkg/lib.sh
+pkg_tmp
 read -r p_listen p_srv < <(python3 "$H" ports 2)
 cat >"$tmp/gw.conf" <<CONF
 [gateway]
@@ -106,5 +102,4 @@ else
 fi
 if grep -aq '^MESSAGE=counter log_suppressed = [1-9]' "$j"; then ok "log_suppressed counter logged at exit"; else bad "no log_suppressed counter"; fi
 
-echo "check-journal: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

@@ -12,9 +12,7 @@ cd "$(dirname "$0")/../.."
 for t in groff man; do
 	command -v "$t" >/dev/null || { echo "check-man: $t not found (apt-get install man-db groff)"; exit 2; }
 done
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. tests/pkg/lib.sh
 
 pages="docs/man/rpcrdma-gw.8 docs/man/rpcrdma-gw.conf.5 docs/man/rpcrdma-gwctl.8"
 for p in $pages; do
@@ -64,5 +62,4 @@ if [ -e "$table" ] && [ -e "$conf" ]; then
 	fi
 fi
 
-echo "check-man: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

@@ -22,11 +22,8 @@ cd "$(dirname "$0")/../.." || exit 1
 D=tools/monitoring/rpcrdma-gw-dashboard.json
 R=tools/monitoring/rpcrdma-gw-rules.yml
 T=tests/pkg/monitoring-rules-test.yml
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-monitoring.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. tests/pkg/lib.sh
+pkg_tmp
 
 for f in "$D" "$R" "$T"; do
 	[ -e "$f" ] || bad "$f missing"
@@ -82,5 +79,4 @@ printf 'groups:\n  - name: n\n    rules:\n      - record: bad:query\n        exp
 if promtool check rules "$tmp/bad-rules.yml" >/dev/null 2>&1; then bad "promtool accepted an unbalanced query"
 else ok "promtool refuses an unbalanced query"; fi
 
-echo "check-monitoring: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

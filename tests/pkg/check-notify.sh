@@ -15,26 +15,10 @@
 # Host only, loopback only; BUILD (default build) holds rpcrdma-gw.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-BUILD=${BUILD:-build}
-GW=$BUILD/rpcrdma-gw
-H=tests/pkg/ops-helpers.py
-[ -x "$GW" ] || { echo "check-notify: $GW not built (make)"; exit 2; }
-for t in python3 systemd-socket-activate; do
-	command -v "$t" >/dev/null || { echo "check-notify: $t not found"; exit 2; }
-done
-
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-notify.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. tests/pkg/lib.sh
+pkg_gw
+pkg_need python3 systemd-socket-activate
+pkg_tmp
 
 read -r p_listen p_srv p_act p_cfg < <(python3 "$H" ports 4)
 python3 "$H" server "$p_srv" & pids+=("$!")
@@ -134,5 +118,4 @@ fi
 kill -TERM "$act" 2>/dev/null
 wait "$act" 2>/dev/null
 
-echo "check-notify: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

@@ -16,26 +16,10 @@
 # into a temp dir when the Makefile does not build it yet.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-BUILD=${BUILD:-build}
-GW=$BUILD/rpcrdma-gw
-H=tests/pkg/ops-helpers.py
-[ -x "$GW" ] || { echo "check-ops: $GW not built (make)"; exit 2; }
-for t in python3 curl; do
-	command -v "$t" >/dev/null || { echo "check-ops: $t not found"; exit 2; }
-done
-
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-ops.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. tests/pkg/lib.sh
+pkg_gw
+pkg_need python3 curl
+pkg_tmp
 
 CTL=$BUILD/rpcrdma-gwctl
 if [ ! -x "$CTL" ]; then
@@ -190,5 +174,4 @@ kill -TERM "$gw"
 wait "$gw"
 if [ ! -e "$tmp/control" ]; then ok "control socket removed at exit"; else bad "control socket left behind"; fi
 
-echo "check-ops: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

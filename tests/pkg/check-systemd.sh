@@ -20,12 +20,8 @@ for t in systemd-analyze man; do
 	command -v "$t" >/dev/null || { echo "check-systemd: $t not found (apt-get install systemd man-db)"; exit 2; }
 done
 
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-systemd.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. tests/pkg/lib.sh
+pkg_tmp
 mkdir -p "$tmp/units" "$tmp/sbin" "$tmp/man"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/sbin/rpcrdma-gw"
 chmod 0755 "$tmp/sbin/rpcrdma-gw"
@@ -105,5 +101,4 @@ if [ -e "$tmp/units/rpcrdma-gw.service" ]; then
 	fi
 fi
 
-echo "check-systemd: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

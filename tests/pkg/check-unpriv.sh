@@ -28,18 +28,8 @@ for t in python3 curl setpriv prlimit; do
 done
 getent passwd nobody >/dev/null && getent group nogroup >/dev/null || skip "no user nobody/group nogroup"
 
-passed=0 failed=0
-ok()  { passed=$((passed + 1)); echo "ok:   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-unpriv.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. tests/pkg/lib.sh
+pkg_tmp
 chmod 755 "$tmp"
 GW=$tmp/rpcrdma-gw		# whatever the build directory's permissions, nobody can run this
 cp "$BUILD/rpcrdma-gw" "$GW"
@@ -179,5 +169,4 @@ sed -e "s|^admin_listen = .*|admin_listen = 0.0.0.0:$p_admin|" "$conf" >"$tmp/to
 out=$("$GW" --check-config "$tmp/token.conf" 2>&1)
 if [ $? = 0 ] && ! echo "$out" | grep -q warning; then ok "--check-config: no warning with a token"; else bad "--check-config with a token: $out"; fi
 
-echo "check-unpriv: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+pkg_end

@@ -20,8 +20,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
-#include <rpc/rpc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,119 +29,22 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "gw-xdrbuf.h"
+
 #define PROG_NFS	100003
 #define PROG_MOUNT	100005
 #define NFS4ERR_GRACE	10013
 #define NFS4ERR_DELAY	10008
-#define FH_MAX		128
 #define REC_MAX		(4u << 20)
-
-struct fc_buf {
-	uint8_t *fb_p;
-	size_t fb_len, fb_cap, fb_off;	/* fb_off: read cursor */
-	bool fb_bad;
-};
 
 static int fc_frag = 2048;	/* 0: mixed */
 static uint32_t fc_rand = 1;
 static uint32_t fc_xid;
 
-static uint32_t fc_next_rand(void)
-{
-	fc_rand = fc_rand * 1103515245u + 12345u;
-	return fc_rand >> 8;
-}
-
-static void put_u32(struct fc_buf *b, uint32_t v)
-{
-	if (b->fb_len + 4 > b->fb_cap) {
-		b->fb_bad = true;
-		return;
-	}
-	v = htonl(v);
-	memcpy(b->fb_p + b->fb_len, &v, 4);
-	b->fb_len += 4;
-}
-
-static void put_u64(struct fc_buf *b, uint64_t v)
-{
-	put_u32(b, (uint32_t)(v >> 32));
-	put_u32(b, (uint32_t)v);
-}
-
-static void put_opaque(struct fc_buf *b, const void *p, uint32_t n)
-{
-	uint32_t pad = (4 - (n & 3)) & 3;
-
-	put_u32(b, n);
-	if (b->fb_len + n + pad > b->fb_cap) {
-		b->fb_bad = true;
-		return;
-	}
-	memcpy(b->fb_p + b->fb_len, p, n);
-	memset(b->fb_p + b->fb_len + n, 0, pad);
-	b->fb_len += n + pad;
-}
-
-static uint32_t get_u32(struct fc_buf *b)
-{
-	uint32_t v;
-
-	if (b->fb_off + 4 > b->fb_len) {
-		b->fb_bad = true;
-		return 0;
-	}
-	memcpy(&v, b->fb_p + b->fb_off, 4);
-	b->fb_off += 4;
-	return ntohl(v);
-}
-
-/* An opaque<>: its bytes stay in the buffer; returns them (NULL if short). */
-static const uint8_t *get_opaque(struct fc_buf *b, uint32_t *n)
-{
-	const uint8_t *p;
-
-	*n = get_u32(b);
-	if (b->fb_bad || *n > b->fb_len - b->fb_off) {
-		b->fb_bad = true;
-		return NULL;
-	}
-	p = b->fb_p + b->fb_off;
-	b->fb_off += (*n + 3) & ~3u;
-	if (b->fb_off > b->fb_len)
-		b->fb_off = b->fb_len;
-	return p;
-}
-
-static void skip(struct fc_buf *b, size_t n)
-{
-	if (b->fb_off + n > b->fb_len)
-		b->fb_bad = true;
-	else
-		b->fb_off += n;
-}
-
 /* RPC call header, AUTH_SYS as root (the export is no_root_squash). */
-static void call_hdr(struct fc_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
+static void call_hdr(struct xb_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
 {
-	static const char host[] = "fragclient";
-
-	b->fb_len = 0;
-	put_u32(b, ++fc_xid);
-	put_u32(b, 0);		/* CALL */
-	put_u32(b, 2);
-	put_u32(b, prog);
-	put_u32(b, vers);
-	put_u32(b, proc);
-	put_u32(b, 1);		/* AUTH_SYS */
-	put_u32(b, 4 + 4 + 12 + 4 + 4 + 4);
-	put_u32(b, 0);		/* stamp */
-	put_opaque(b, host, sizeof(host) - 1);
-	put_u32(b, 0);		/* uid */
-	put_u32(b, 0);		/* gid */
-	put_u32(b, 0);		/* gids */
-	put_u32(b, 0);		/* verifier AUTH_NONE */
-	put_u32(b, 0);
+	xb_call_hdr(b, ++fc_xid, "fragclient", prog, vers, proc);
 }
 
 static int write_all(int fd, const struct iovec *iov, int n)
@@ -178,12 +79,12 @@ static int write_all(int fd, const struct iovec *iov, int n)
 
 /* One record as fragments of fc_frag bytes (or mixed sizes), each its own
  * send: the gateway sees every fragment header. */
-static int send_record(int fd, const struct fc_buf *b)
+static int send_record(int fd, const struct xb_buf *b)
 {
 	size_t off = 0;
 
 	while (off < b->fb_len) {
-		size_t n = fc_frag ? (size_t)fc_frag : 1 + fc_next_rand() % 4096;
+		size_t n = fc_frag ? (size_t)fc_frag : 1 + xb_rand(&fc_rand) % 4096;
 		uint32_t mark;
 		struct iovec iov[2];
 
@@ -199,8 +100,11 @@ static int send_record(int fd, const struct fc_buf *b)
 	return 0;
 }
 
-static int read_full(int fd, void *p, size_t n)
+/* xb_recv_reply's reader: arg is the socket. */
+static int read_full(void *arg, void *p, size_t n)
 {
+	int fd = *(int *)arg;
+
 	while (n > 0) {
 		ssize_t k = read(fd, p, n);
 
@@ -214,110 +118,61 @@ static int read_full(int fd, void *p, size_t n)
 	return 0;
 }
 
-/* Reads one reply record and checks the RPC header: xid, MSG_ACCEPTED,
- * SUCCESS.  b's cursor is left at the results. */
-static int recv_reply(int fd, struct fc_buf *b)
-{
-	uint32_t mark, n, flavor, len;
-	bool last = false;
-
-	b->fb_len = b->fb_off = 0;
-	b->fb_bad = false;
-	while (!last) {
-		if (read_full(fd, &mark, 4))
-			return fprintf(stderr, "connection closed by the server side\n"), -1;
-		mark = ntohl(mark);
-		last = mark & 0x80000000u;
-		n = mark & 0x7fffffffu;
-		if (b->fb_len + n > b->fb_cap)
-			return fprintf(stderr, "reply over %zu bytes\n", b->fb_cap), -1;
-		if (read_full(fd, b->fb_p + b->fb_len, n))
-			return fprintf(stderr, "connection closed inside a reply\n"), -1;
-		b->fb_len += n;
-	}
-	if (get_u32(b) != fc_xid || get_u32(b) != 1 || get_u32(b) != 0)
-		return fprintf(stderr, "not an accepted reply to xid %#x\n", fc_xid), -1;
-	flavor = get_u32(b);
-	len = get_u32(b);
-	(void)flavor;
-	skip(b, (len + 3) & ~3u);
-	if (get_u32(b) != 0 || b->fb_bad)
-		return fprintf(stderr, "xid %#x: accept_stat not SUCCESS\n", fc_xid), -1;
-	return 0;
-}
-
-static int rpc(int fd, struct fc_buf *call, struct fc_buf *reply)
+static int rpc(int fd, struct xb_buf *call, struct xb_buf *reply)
 {
 	if (call->fb_bad)
 		return fprintf(stderr, "call does not fit its buffer\n"), -1;
 	if (send_record(fd, call))
 		return fprintf(stderr, "send: %s\n", strerror(errno)), -1;
-	return recv_reply(fd, reply);
-}
-
-struct fc_fh {
-	uint32_t fh_len;
-	uint8_t fh_data[FH_MAX];
-};
-
-static int take_fh(struct fc_buf *r, struct fc_fh *fh)
-{
-	uint32_t n;
-	const uint8_t *p = get_opaque(r, &n);
-
-	if (!p || n > FH_MAX)
-		return -1;
-	fh->fh_len = n;
-	memcpy(fh->fh_data, p, n);
-	return 0;
+	return xb_recv_reply(read_full, &fd, reply, fc_xid);
 }
 
 /* ---- NFSv3 (RFC 1813) ---- */
 
-static int v3_run(int fd, struct fc_buf *c, struct fc_buf *r, const char *export, const char *name,
+static int v3_run(int fd, struct xb_buf *c, struct xb_buf *r, const char *export, const char *name,
 		  const uint8_t *data, uint32_t len, uint8_t *back)
 {
-	struct fc_fh root, fh;
+	struct xb_fh root, fh;
 	uint32_t n;
 	const uint8_t *p;
 
 	call_hdr(c, PROG_MOUNT, 3, 1);	/* MNT */
-	put_opaque(c, export, (uint32_t)strlen(export));
-	if (rpc(fd, c, r) || get_u32(r) != 0 || take_fh(r, &root))
+	xb_put_opaque(c, export, (uint32_t)strlen(export));
+	if (rpc(fd, c, r) || xb_get_u32(r) != 0 || xb_take_fh(r, &root))
 		return fprintf(stderr, "MOUNT MNT %s failed\n", export), -1;
 	printf("MOUNTv3 MNT: ok, %u-byte handle\n", root.fh_len);
 	call_hdr(c, PROG_NFS, 3, 3);	/* LOOKUP */
-	put_opaque(c, root.fh_data, root.fh_len);
-	put_opaque(c, name, (uint32_t)strlen(name));
-	if (rpc(fd, c, r) || get_u32(r) != 0 || take_fh(r, &fh))
+	xb_put_opaque(c, root.fh_data, root.fh_len);
+	xb_put_opaque(c, name, (uint32_t)strlen(name));
+	if (rpc(fd, c, r) || xb_get_u32(r) != 0 || xb_take_fh(r, &fh))
 		return fprintf(stderr, "NFSv3 LOOKUP %s failed\n", name), -1;
 	call_hdr(c, PROG_NFS, 3, 7);	/* WRITE */
-	put_opaque(c, fh.fh_data, fh.fh_len);
-	put_u64(c, 0);
-	put_u32(c, len);
-	put_u32(c, 2);			/* FILE_SYNC */
-	put_opaque(c, data, len);
-	if (rpc(fd, c, r) || get_u32(r) != 0)
+	xb_put_opaque(c, fh.fh_data, fh.fh_len);
+	xb_put_u64(c, 0);
+	xb_put_u32(c, len);
+	xb_put_u32(c, 2);			/* FILE_SYNC */
+	xb_put_opaque(c, data, len);
+	if (rpc(fd, c, r) || xb_get_u32(r) != 0)
 		return fprintf(stderr, "NFSv3 WRITE of %u bytes failed\n", len), -1;
-	if (get_u32(r))			/* wcc_data: pre_op_attr */
-		skip(r, 24);
-	if (get_u32(r))			/* post_op_attr */
-		skip(r, 84);
-	n = get_u32(r);
+	if (xb_get_u32(r))			/* wcc_data: pre_op_attr */
+		xb_skip(r, 24);
+	if (xb_get_u32(r))			/* post_op_attr */
+		xb_skip(r, 84);
+	n = xb_get_u32(r);
 	if (r->fb_bad || n != len)
 		return fprintf(stderr, "NFSv3 WRITE wrote %u of %u bytes\n", n, len), -1;
 	printf("NFSv3 WRITE: ok, %u bytes\n", n);
 	call_hdr(c, PROG_NFS, 3, 6);	/* READ */
-	put_opaque(c, fh.fh_data, fh.fh_len);
-	put_u64(c, 0);
-	put_u32(c, len);
-	if (rpc(fd, c, r) || get_u32(r) != 0)
+	xb_put_opaque(c, fh.fh_data, fh.fh_len);
+	xb_put_u64(c, 0);
+	xb_put_u32(c, len);
+	if (rpc(fd, c, r) || xb_get_u32(r) != 0)
 		return fprintf(stderr, "NFSv3 READ failed\n"), -1;
-	if (get_u32(r))
-		skip(r, 84);
-	n = get_u32(r);
-	get_u32(r);			/* eof */
-	p = get_opaque(r, &n);
+	if (xb_get_u32(r))
+		xb_skip(r, 84);
+	n = xb_get_u32(r);
+	xb_get_u32(r);			/* eof */
+	p = xb_get_opaque(r, &n);
 	if (!p || n != len)
 		return fprintf(stderr, "NFSv3 READ returned %u of %u bytes\n", p ? n : 0, len), -1;
 	memcpy(back, p, n);
@@ -328,7 +183,7 @@ static int v3_run(int fd, struct fc_buf *c, struct fc_buf *r, const char *export
 /* ---- NFSv4.0 (RFC 7530) ---- */
 
 /* COMPOUND { PUTROOTFH, LOOKUP each component of name }, then the caller's op. */
-static void v4_head(struct fc_buf *c, const char *name, uint32_t nops_extra)
+static void v4_head(struct xb_buf *c, const char *name, uint32_t nops_extra)
 {
 	char path[256], *save = NULL, *comp;
 	uint32_t ncomp = 0;
@@ -337,43 +192,43 @@ static void v4_head(struct fc_buf *c, const char *name, uint32_t nops_extra)
 	for (const char *s = name; *s; s++)
 		ncomp += (*s != '/' && (s == name || s[-1] == '/'));
 	call_hdr(c, PROG_NFS, 4, 1);
-	put_opaque(c, "", 0);		/* tag */
-	put_u32(c, 0);			/* minorversion */
-	put_u32(c, 1 + ncomp + nops_extra);
-	put_u32(c, 24);			/* PUTROOTFH */
+	xb_put_opaque(c, "", 0);		/* tag */
+	xb_put_u32(c, 0);			/* minorversion */
+	xb_put_u32(c, 1 + ncomp + nops_extra);
+	xb_put_u32(c, 24);			/* PUTROOTFH */
 	for (comp = strtok_r(path, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		put_u32(c, 15);		/* LOOKUP */
-		put_opaque(c, comp, (uint32_t)strlen(comp));
+		xb_put_u32(c, 15);		/* LOOKUP */
+		xb_put_opaque(c, comp, (uint32_t)strlen(comp));
 	}
 }
 
 /* The anonymous stateid: seqid 0 and 12 zero bytes (RFC 7530 9.1.4.3). */
-static void v4_anon_stateid(struct fc_buf *c)
+static void v4_anon_stateid(struct xb_buf *c)
 {
 	for (int i = 0; i < 4; i++)
-		put_u32(c, 0);
+		xb_put_u32(c, 0);
 }
 
 /* Status of a COMPOUND reply; r's cursor at the last op's results when 0. */
-static uint32_t v4_status(struct fc_buf *r, const char *name)
+static uint32_t v4_status(struct xb_buf *r, const char *name)
 {
-	uint32_t st = get_u32(r), n, nres;
+	uint32_t st = xb_get_u32(r), n, nres;
 
 	if (st != 0 || r->fb_bad)
 		return r->fb_bad ? 1 : st;
-	get_opaque(r, &n);		/* tag */
-	nres = get_u32(r);
+	xb_get_opaque(r, &n);		/* tag */
+	nres = xb_get_u32(r);
 	for (uint32_t i = 0; i + 1 < nres; i++) {	/* PUTROOTFH, LOOKUPs: status only */
-		get_u32(r);
-		if (get_u32(r) != 0)
+		xb_get_u32(r);
+		if (xb_get_u32(r) != 0)
 			return fprintf(stderr, "op %u of the lookup of %s failed\n", i, name), 1;
 	}
-	get_u32(r);			/* the last op's number and status */
-	return get_u32(r);
+	xb_get_u32(r);			/* the last op's number and status */
+	return xb_get_u32(r);
 }
 
 /* Runs the COMPOUND in c, retrying while the server is in its grace period. */
-static int v4_call(int fd, struct fc_buf *c, struct fc_buf *r, const char *what, const char *name)
+static int v4_call(int fd, struct xb_buf *c, struct xb_buf *r, const char *what, const char *name)
 {
 	for (int tries = 0; tries < 120; tries++) {
 		uint32_t st, xid;
@@ -392,58 +247,38 @@ static int v4_call(int fd, struct fc_buf *c, struct fc_buf *r, const char *what,
 	return fprintf(stderr, "NFSv4.0 %s: still in grace after 120 s\n", what), -1;
 }
 
-static int v4_run(int fd, struct fc_buf *c, struct fc_buf *r, const char *name, const uint8_t *data,
+static int v4_run(int fd, struct xb_buf *c, struct xb_buf *r, const char *name, const uint8_t *data,
 		  uint32_t len, uint8_t *back)
 {
 	uint32_t n;
 	const uint8_t *p;
 
 	v4_head(c, name, 1);
-	put_u32(c, 38);			/* WRITE */
+	xb_put_u32(c, 38);			/* WRITE */
 	v4_anon_stateid(c);
-	put_u64(c, 0);
-	put_u32(c, 2);			/* FILE_SYNC4 */
-	put_opaque(c, data, len);
+	xb_put_u64(c, 0);
+	xb_put_u32(c, 2);			/* FILE_SYNC4 */
+	xb_put_opaque(c, data, len);
 	if (v4_call(fd, c, r, "WRITE", name))
 		return -1;
-	n = get_u32(r);
+	n = xb_get_u32(r);
 	if (r->fb_bad || n != len)
 		return fprintf(stderr, "NFSv4.0 WRITE wrote %u of %u bytes\n", n, len), -1;
 	printf("NFSv4.0 WRITE: ok, %u bytes\n", n);
 	v4_head(c, name, 1);
-	put_u32(c, 25);			/* READ */
+	xb_put_u32(c, 25);			/* READ */
 	v4_anon_stateid(c);
-	put_u64(c, 0);
-	put_u32(c, len);
+	xb_put_u64(c, 0);
+	xb_put_u32(c, len);
 	if (v4_call(fd, c, r, "READ", name))
 		return -1;
-	get_u32(r);			/* eof */
-	p = get_opaque(r, &n);
+	xb_get_u32(r);			/* eof */
+	p = xb_get_opaque(r, &n);
 	if (!p || n != len)
 		return fprintf(stderr, "NFSv4.0 READ returned %u of %u bytes\n", p ? n : 0, len), -1;
 	memcpy(back, p, n);
 	printf("NFSv4.0 READ: ok, %u bytes\n", n);
 	return 0;
-}
-
-static int connect_to(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		return -1;
-	fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	/* A reserved source port, as kernel clients use: the gateway's
-	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
-	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
-		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
-	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
 }
 
 static int usage(void)
@@ -455,7 +290,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct fc_buf c = { .fb_cap = REC_MAX }, r = { .fb_cap = REC_MAX };
+	struct xb_buf c = { .fb_cap = REC_MAX }, r = { .fb_cap = REC_MAX };
 	uint32_t len = 1u << 20, seed = 1;
 	const char *vers = NULL;
 	uint8_t *data, *back;
@@ -483,11 +318,11 @@ int main(int argc, char **argv)
 	if (!c.fb_p || !r.fb_p || !data || !back)
 		return 1;
 	for (uint32_t i = 0; i < len; i++)
-		data[i] = (uint8_t)(fc_next_rand() >> 3);
+		data[i] = (uint8_t)(xb_rand(&fc_rand) >> 3);
 	copy = fopen(argv[optind + 4], "w");
 	if (!copy || fwrite(data, 1, len, copy) != len || fclose(copy))
 		return fprintf(stderr, "%s: cannot write\n", argv[optind + 4]), 1;
-	fd = connect_to(argv[optind], argv[optind + 1]);
+	fd = xb_connect(argv[optind], argv[optind + 1]);
 	if (fd < 0)
 		return fprintf(stderr, "connect %s:%s failed\n", argv[optind], argv[optind + 1]), 1;
 	if (fc_frag)

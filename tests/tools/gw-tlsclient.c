@@ -33,8 +33,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <rpc/rpc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,18 +52,11 @@
 #define PROG_NFS	TC_PROG_NFS
 #define PROG_MOUNT	100005
 #define AUTH_TLS	7
-#define FH_MAX		TC_FH_MAX
 #define REC_MAX		(4u << 20)
 
 
 static uint32_t fc_rand = 1;
 static uint32_t fc_xid;
-
-static uint32_t fc_next_rand(void)
-{
-	fc_rand = fc_rand * 1103515245u + 12345u;
-	return fc_rand >> 8;
-}
 
 static int write_all(struct tc_io *io, const void *p, size_t n)
 {
@@ -91,8 +82,11 @@ static int write_all(struct tc_io *io, const void *p, size_t n)
 	return 0;
 }
 
-static int read_full(struct tc_io *io, void *p, size_t n)
+/* Also xb_recv_reply's reader: arg is the connection. */
+static int read_full(void *arg, void *p, size_t n)
 {
+	struct tc_io *io = arg;
+
 	while (n > 0) {
 		ssize_t k;
 
@@ -116,7 +110,7 @@ static int read_full(struct tc_io *io, void *p, size_t n)
 }
 
 /* One record, one fragment: the mark and the message in one write. */
-static int send_record(struct tc_io *io, struct fc_buf *b)
+static int send_record(struct tc_io *io, struct xb_buf *b)
 {
 	uint32_t mark = htonl((uint32_t)b->fb_len | 0x80000000u);
 
@@ -125,229 +119,81 @@ static int send_record(struct tc_io *io, struct fc_buf *b)
 	return write_all(io, b->fb_p, b->fb_len + 4);
 }
 
-void tc_put_u32(struct fc_buf *b, uint32_t v)
-{
-	if (b->fb_len + 4 > b->fb_cap) {
-		b->fb_bad = true;
-		return;
-	}
-	v = htonl(v);
-	memcpy(b->fb_p + b->fb_len, &v, 4);
-	b->fb_len += 4;
-}
-
-void tc_put_u64(struct fc_buf *b, uint64_t v)
-{
-	tc_put_u32(b, (uint32_t)(v >> 32));
-	tc_put_u32(b, (uint32_t)v);
-}
-
-void tc_put_opaque(struct fc_buf *b, const void *p, uint32_t n)
-{
-	uint32_t pad = (4 - (n & 3)) & 3;
-
-	tc_put_u32(b, n);
-	if (b->fb_len + n + pad > b->fb_cap) {
-		b->fb_bad = true;
-		return;
-	}
-	memcpy(b->fb_p + b->fb_len, p, n);
-	memset(b->fb_p + b->fb_len + n, 0, pad);
-	b->fb_len += n + pad;
-}
-
-/* An opaque[n] of fixed size: no length word. */
-void tc_put_fixed(struct fc_buf *b, const void *p, uint32_t n)
-{
-	if (b->fb_len + n > b->fb_cap) {
-		b->fb_bad = true;
-		return;
-	}
-	memcpy(b->fb_p + b->fb_len, p, n);
-	b->fb_len += n;
-}
-
-uint32_t tc_get_u32(struct fc_buf *b)
-{
-	uint32_t v;
-
-	if (b->fb_off + 4 > b->fb_len) {
-		b->fb_bad = true;
-		return 0;
-	}
-	memcpy(&v, b->fb_p + b->fb_off, 4);
-	b->fb_off += 4;
-	return ntohl(v);
-}
-
-uint64_t tc_get_u64(struct fc_buf *b)
-{
-	uint64_t hi = tc_get_u32(b);
-
-	return hi << 32 | tc_get_u32(b);
-}
-
-/* An opaque<>: its bytes stay in the buffer; returns them (NULL if short). */
-const uint8_t *tc_get_opaque(struct fc_buf *b, uint32_t *n)
-{
-	const uint8_t *p;
-
-	*n = tc_get_u32(b);
-	if (b->fb_bad || *n > b->fb_len - b->fb_off) {
-		b->fb_bad = true;
-		return NULL;
-	}
-	p = b->fb_p + b->fb_off;
-	b->fb_off += (*n + 3) & ~3u;
-	if (b->fb_off > b->fb_len)
-		b->fb_off = b->fb_len;
-	return p;
-}
-
-void tc_skip(struct fc_buf *b, size_t n)
-{
-	if (b->fb_off + n > b->fb_len)
-		b->fb_bad = true;
-	else
-		b->fb_off += n;
-}
-
 /* RPC call header, AUTH_SYS as root (the export is no_root_squash). */
-void tc_call_hdr(struct fc_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
+void tc_call_hdr(struct xb_buf *b, uint32_t prog, uint32_t vers, uint32_t proc)
 {
-	static const char host[] = "tlsclient!";
-
-	b->fb_len = 0;
-	tc_put_u32(b, ++fc_xid);
-	tc_put_u32(b, 0);		/* CALL */
-	tc_put_u32(b, 2);
-	tc_put_u32(b, prog);
-	tc_put_u32(b, vers);
-	tc_put_u32(b, proc);
-	tc_put_u32(b, 1);		/* AUTH_SYS */
-	tc_put_u32(b, 4 + 4 + 12 + 4 + 4 + 4);
-	tc_put_u32(b, 0);		/* stamp */
-	tc_put_opaque(b, host, sizeof(host) - 1);
-	tc_put_u32(b, 0);		/* uid */
-	tc_put_u32(b, 0);		/* gid */
-	tc_put_u32(b, 0);		/* gids */
-	tc_put_u32(b, 0);		/* verifier AUTH_NONE */
-	tc_put_u32(b, 0);
+	xb_call_hdr(b, ++fc_xid, "tlsclient!", prog, vers, proc);
 }
 
-/* Reads one reply record and checks the RPC header: xid, MSG_ACCEPTED,
- * SUCCESS.  b's cursor is left at the results. */
-static int recv_reply(struct tc_io *io, struct fc_buf *b)
-{
-	uint32_t mark, n, flavor, len;
-	bool last = false;
-
-	b->fb_len = b->fb_off = 0;
-	b->fb_bad = false;
-	while (!last) {
-		if (read_full(io, &mark, 4))
-			return fprintf(stderr, "connection closed by the server side\n"), -1;
-		mark = ntohl(mark);
-		last = mark & 0x80000000u;
-		n = mark & 0x7fffffffu;
-		if (b->fb_len + n > b->fb_cap)
-			return fprintf(stderr, "reply over %zu bytes\n", b->fb_cap), -1;
-		if (read_full(io, b->fb_p + b->fb_len, n))
-			return fprintf(stderr, "connection closed inside a reply\n"), -1;
-		b->fb_len += n;
-	}
-	if (tc_get_u32(b) != fc_xid || tc_get_u32(b) != 1 || tc_get_u32(b) != 0)
-		return fprintf(stderr, "not an accepted reply to xid %#x\n", fc_xid), -1;
-	flavor = tc_get_u32(b);
-	len = tc_get_u32(b);
-	(void)flavor;
-	tc_skip(b, (len + 3) & ~3u);
-	if (tc_get_u32(b) != 0 || b->fb_bad)
-		return fprintf(stderr, "xid %#x: accept_stat not SUCCESS\n", fc_xid), -1;
-	return 0;
-}
-
-int tc_rpc(struct tc_io *io, struct fc_buf *call, struct fc_buf *reply)
+int tc_rpc(struct tc_io *io, struct xb_buf *call, struct xb_buf *reply)
 {
 	if (call->fb_bad || call->fb_len + 4 > call->fb_cap)
 		return fprintf(stderr, "call does not fit its buffer\n"), -1;
 	if (send_record(io, call))
 		return fprintf(stderr, "send failed\n"), -1;
-	return recv_reply(io, reply);
-}
-
-int tc_take_fh(struct fc_buf *r, struct fc_fh *fh)
-{
-	uint32_t n;
-	const uint8_t *p = tc_get_opaque(r, &n);
-
-	if (!p || n > FH_MAX)
-		return -1;
-	fh->fh_len = n;
-	memcpy(fh->fh_data, p, n);
-	return 0;
+	return xb_recv_reply(read_full, io, reply, fc_xid);
 }
 
 /* ---- NFSv3 (RFC 1813) ---- */
 
-static int v3_open(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const char *export, const char *name,
-		   struct fc_fh *fh)
+static int v3_open(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, const char *export, const char *name,
+		   struct xb_fh *fh)
 {
-	struct fc_fh root;
+	struct xb_fh root;
 
 	tc_call_hdr(c, PROG_MOUNT, 3, 1);	/* MNT */
-	tc_put_opaque(c, export, (uint32_t)strlen(export));
-	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0 || tc_take_fh(r, &root))
+	xb_put_opaque(c, export, (uint32_t)strlen(export));
+	if (tc_rpc(io, c, r) || xb_get_u32(r) != 0 || xb_take_fh(r, &root))
 		return fprintf(stderr, "MOUNT MNT %s failed\n", export), -1;
 	printf("MOUNTv3 MNT: ok, %u-byte handle\n", root.fh_len);
 	tc_call_hdr(c, PROG_NFS, 3, 3);	/* LOOKUP */
-	tc_put_opaque(c, root.fh_data, root.fh_len);
-	tc_put_opaque(c, name, (uint32_t)strlen(name));
-	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0 || tc_take_fh(r, fh))
+	xb_put_opaque(c, root.fh_data, root.fh_len);
+	xb_put_opaque(c, name, (uint32_t)strlen(name));
+	if (tc_rpc(io, c, r) || xb_get_u32(r) != 0 || xb_take_fh(r, fh))
 		return fprintf(stderr, "NFSv3 LOOKUP %s failed\n", name), -1;
 	return 0;
 }
 
-static int v3_write(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const struct fc_fh *fh, uint64_t off,
+static int v3_write(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, const struct xb_fh *fh, uint64_t off,
 		    const uint8_t *data, uint32_t len)
 {
 	uint32_t n;
 
 	tc_call_hdr(c, PROG_NFS, 3, 7);	/* WRITE */
-	tc_put_opaque(c, fh->fh_data, fh->fh_len);
-	tc_put_u64(c, off);
-	tc_put_u32(c, len);
-	tc_put_u32(c, 2);			/* FILE_SYNC */
-	tc_put_opaque(c, data, len);
-	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0)
+	xb_put_opaque(c, fh->fh_data, fh->fh_len);
+	xb_put_u64(c, off);
+	xb_put_u32(c, len);
+	xb_put_u32(c, 2);			/* FILE_SYNC */
+	xb_put_opaque(c, data, len);
+	if (tc_rpc(io, c, r) || xb_get_u32(r) != 0)
 		return fprintf(stderr, "NFSv3 WRITE of %u bytes failed\n", len), -1;
-	if (tc_get_u32(r))			/* wcc_data: pre_op_attr */
-		tc_skip(r, 24);
-	if (tc_get_u32(r))			/* post_op_attr */
-		tc_skip(r, 84);
-	n = tc_get_u32(r);
+	if (xb_get_u32(r))			/* wcc_data: pre_op_attr */
+		xb_skip(r, 24);
+	if (xb_get_u32(r))			/* post_op_attr */
+		xb_skip(r, 84);
+	n = xb_get_u32(r);
 	if (r->fb_bad || n != len)
 		return fprintf(stderr, "NFSv3 WRITE wrote %u of %u bytes\n", n, len), -1;
 	return 0;
 }
 
-static int v3_read(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const struct fc_fh *fh, uint64_t off,
+static int v3_read(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, const struct xb_fh *fh, uint64_t off,
 		   uint8_t *back, uint32_t len)
 {
 	uint32_t n;
 	const uint8_t *p;
 
 	tc_call_hdr(c, PROG_NFS, 3, 6);	/* READ */
-	tc_put_opaque(c, fh->fh_data, fh->fh_len);
-	tc_put_u64(c, off);
-	tc_put_u32(c, len);
-	if (tc_rpc(io, c, r) || tc_get_u32(r) != 0)
+	xb_put_opaque(c, fh->fh_data, fh->fh_len);
+	xb_put_u64(c, off);
+	xb_put_u32(c, len);
+	if (tc_rpc(io, c, r) || xb_get_u32(r) != 0)
 		return fprintf(stderr, "NFSv3 READ failed\n"), -1;
-	if (tc_get_u32(r))
-		tc_skip(r, 84);
-	n = tc_get_u32(r);
-	tc_get_u32(r);			/* eof */
-	p = tc_get_opaque(r, &n);
+	if (xb_get_u32(r))
+		xb_skip(r, 84);
+	n = xb_get_u32(r);
+	xb_get_u32(r);			/* eof */
+	p = xb_get_opaque(r, &n);
 	if (!p || n != len)
 		return fprintf(stderr, "NFSv3 READ returned %u of %u bytes\n", p ? n : 0, len), -1;
 	memcpy(back, p, n);
@@ -357,9 +203,9 @@ static int v3_read(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, const s
 /* The file under test, by NFSv3 handle or NFSv4.1 open state. */
 struct tc_file {
 	struct tc_io *tf_io;
-	struct fc_buf *tf_c, *tf_r;
+	struct xb_buf *tf_c, *tf_r;
 	bool tf_v41;
-	struct fc_fh tf_fh;
+	struct xb_fh tf_fh;
 	struct tc_v41 tf_v4;
 };
 
@@ -449,44 +295,23 @@ static int bench(struct tc_file *f, const char *label, double secs, long gw_pid,
 	return bench_one(f, label, len, secs, gw_pid, data, back);
 }
 
-static int connect_to(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	int fd = -1;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		return -1;
-	fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	/* A reserved source port, as kernel clients use: the gateway's
-	 * secure_port (and nfsd's `secure`) ask for one.  Root only. */
-	if (fd >= 0 && geteuid() == 0 && bindresvport_sa(fd, NULL) < 0)
-		fprintf(stderr, "bindresvport_sa: %s (going on from an ordinary port)\n", strerror(errno));
-	if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
-
 /* RFC 9289 4.1: the probe, and its reply: MSG_ACCEPTED with an AUTH_NONE
  * verifier holding "STARTTLS".  0 when so. */
-static int probe(struct tc_io *io, struct fc_buf *c, struct fc_buf *r)
+static int probe(struct tc_io *io, struct xb_buf *c, struct xb_buf *r)
 {
 	uint32_t mark, n;
 
 	c->fb_len = 0;
-	tc_put_u32(c, ++fc_xid);
-	tc_put_u32(c, 0);		/* CALL */
-	tc_put_u32(c, 2);
-	tc_put_u32(c, PROG_NFS);
-	tc_put_u32(c, 3);
-	tc_put_u32(c, 0);		/* NULL */
-	tc_put_u32(c, AUTH_TLS);
-	tc_put_u32(c, 0);
-	tc_put_u32(c, 0);		/* verifier AUTH_NONE */
-	tc_put_u32(c, 0);
+	xb_put_u32(c, ++fc_xid);
+	xb_put_u32(c, 0);		/* CALL */
+	xb_put_u32(c, 2);
+	xb_put_u32(c, PROG_NFS);
+	xb_put_u32(c, 3);
+	xb_put_u32(c, 0);		/* NULL */
+	xb_put_u32(c, AUTH_TLS);
+	xb_put_u32(c, 0);
+	xb_put_u32(c, 0);		/* verifier AUTH_NONE */
+	xb_put_u32(c, 0);
 	if (send_record(io, c) || read_full(io, &mark, 4))
 		return fprintf(stderr, "probe: connection closed\n"), -1;
 	n = ntohl(mark) & 0x7fffffffu;
@@ -495,8 +320,8 @@ static int probe(struct tc_io *io, struct fc_buf *c, struct fc_buf *r)
 	if (n > 256 || read_full(io, r->fb_p, n))
 		return fprintf(stderr, "probe: no reply\n"), -1;
 	r->fb_len = n;
-	if (tc_get_u32(r) != fc_xid || tc_get_u32(r) != 1 || tc_get_u32(r) != 0 || tc_get_u32(r) != 0 ||
-	    tc_get_u32(r) != 8 || r->fb_off + 8 > r->fb_len || memcmp(r->fb_p + r->fb_off, "STARTTLS", 8))
+	if (xb_get_u32(r) != fc_xid || xb_get_u32(r) != 1 || xb_get_u32(r) != 0 || xb_get_u32(r) != 0 ||
+	    xb_get_u32(r) != 8 || r->fb_off + 8 > r->fb_len || memcmp(r->fb_p + r->fb_off, "STARTTLS", 8))
 		return fprintf(stderr, "probe: the reply is not STARTTLS (RFC 9289 4.1)\n"), -1;
 	printf("AUTH_TLS probe: STARTTLS\n");
 	return 0;
@@ -545,7 +370,7 @@ static int usage(void)
 }
 
 /* Probe, handshake, NULL: 0 done, -1 refused or failed (said on stderr). */
-static int tls_start(struct tc_io *io, SSL_CTX *ctx, struct fc_buf *c, struct fc_buf *r, bool plain)
+static int tls_start(struct tc_io *io, SSL_CTX *ctx, struct xb_buf *c, struct xb_buf *r, bool plain)
 {
 	if (!plain) {
 		if (probe(io, c, r))
@@ -606,7 +431,7 @@ int main(int argc, char **argv)
 		{ "bench", required_argument, NULL, 'B' }, { "gw-pid", required_argument, NULL, 'G' },
 		{ "label", required_argument, NULL, 'L' }, { NULL, 0, NULL, 0 },
 	};
-	struct fc_buf c = { .fb_cap = REC_MAX }, r = { .fb_cap = REC_MAX };
+	struct xb_buf c = { .fb_cap = REC_MAX }, r = { .fb_cap = REC_MAX };
 	struct tc_opts o = { 0 };
 	struct tc_bench b = { .tb_label = "run" };
 	struct tc_io io = { -1, NULL };
@@ -648,7 +473,7 @@ int main(int argc, char **argv)
 	r.fb_p = malloc(REC_MAX);
 	if (!c.fb_p || !r.fb_p || (!plain && !(ctx = tls_ctx(&o))))
 		return 1;
-	io.io_fd = connect_to(argv[optind], argv[optind + 1]);
+	io.io_fd = xb_connect(argv[optind], argv[optind + 1]);
 	if (io.io_fd < 0)
 		return fprintf(stderr, "connect %s:%s failed\n", argv[optind], argv[optind + 1]), 1;
 	rc = tls_start(&io, ctx, &c, &r, plain);
@@ -661,7 +486,7 @@ int main(int argc, char **argv)
 		if (!data || !back)
 			return 1;
 		for (uint32_t i = 0; i < len; i++)
-			data[i] = (uint8_t)(fc_next_rand() >> 3);
+			data[i] = (uint8_t)(xb_rand(&fc_rand) >> 3);
 		rc = run_file(&f, argv[optind + 2], argv[optind + 3], npos == 5 ? argv[optind + 4] : NULL, data, back,
 			      len, &b);
 	}

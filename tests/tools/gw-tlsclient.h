@@ -2,7 +2,8 @@
 /*
  * This file contains what gw-tlsclient.c (connection, TLS, record marking,
  * RPC header, NFSv3, the throughput mode) and gw-tlsclient-v41.c (the
- * NFSv4.1 compounds) share: the XDR buffer, the connection, one RPC call.
+ * NFSv4.1 compounds) share: the connection, one RPC call (the XDR buffer is
+ * gw-xdrbuf.h's).
  */
 #ifndef GW_TLSCLIENT_H
 #define GW_TLSCLIENT_H
@@ -13,24 +14,14 @@
 
 #include <openssl/ssl.h>
 
-#define TC_PROG_NFS	100003
-#define TC_FH_MAX	128
+#include "gw-xdrbuf.h"
 
-struct fc_buf {
-	uint8_t *fb_p;
-	size_t fb_len, fb_cap, fb_off;	/* fb_off: read cursor */
-	bool fb_bad;
-};
+#define TC_PROG_NFS	100003
 
 /* The connection: plaintext until the probe is answered, then TLS. */
 struct tc_io {
 	int io_fd;
 	SSL *io_ssl;
-};
-
-struct fc_fh {
-	uint32_t fh_len;
-	uint8_t fh_data[TC_FH_MAX];
 };
 
 /* One NFSv4.1 client: its client ID, session (one slot) and open file. */
@@ -40,30 +31,21 @@ struct tc_v41 {
 	uint32_t v4_slotseq;		/* slot 0's next sequenceid */
 	uint8_t v4_session[16];
 	uint8_t v4_stateid[16];		/* the OPEN's */
-	struct fc_fh v4_fh;		/* the opened file */
+	struct xb_fh v4_fh;		/* the opened file */
 	uint32_t v4_seed;
 };
 
-void tc_put_u32(struct fc_buf *b, uint32_t v);
-void tc_put_u64(struct fc_buf *b, uint64_t v);
-void tc_put_fixed(struct fc_buf *b, const void *p, uint32_t n);
-void tc_put_opaque(struct fc_buf *b, const void *p, uint32_t n);
-uint32_t tc_get_u32(struct fc_buf *b);
-uint64_t tc_get_u64(struct fc_buf *b);
-const uint8_t *tc_get_opaque(struct fc_buf *b, uint32_t *n);
-void tc_skip(struct fc_buf *b, size_t n);
-int tc_take_fh(struct fc_buf *r, struct fc_fh *fh);
-void tc_call_hdr(struct fc_buf *b, uint32_t prog, uint32_t vers, uint32_t proc);
-int tc_rpc(struct tc_io *io, struct fc_buf *call, struct fc_buf *reply);
+void tc_call_hdr(struct xb_buf *b, uint32_t prog, uint32_t vers, uint32_t proc);
+int tc_rpc(struct tc_io *io, struct xb_buf *call, struct xb_buf *reply);
 
 /* NFSv4.1 (gw-tlsclient-v41.c); each returns 0 or -1 (said on stderr). */
-int tc_v41_start(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, struct tc_v41 *v, uint32_t maxio);
-int tc_v41_open(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, struct tc_v41 *v, const char *dir,
+int tc_v41_start(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, struct tc_v41 *v, uint32_t maxio);
+int tc_v41_open(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, struct tc_v41 *v, const char *dir,
 		const char *name);
-int tc_v41_write(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, struct tc_v41 *v, uint64_t off,
+int tc_v41_write(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, struct tc_v41 *v, uint64_t off,
 		 const uint8_t *data, uint32_t len);
-int tc_v41_read(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, struct tc_v41 *v, uint64_t off,
+int tc_v41_read(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, struct tc_v41 *v, uint64_t off,
 		uint8_t *back, uint32_t len);
-int tc_v41_finish(struct tc_io *io, struct fc_buf *c, struct fc_buf *r, struct tc_v41 *v);
+int tc_v41_finish(struct tc_io *io, struct xb_buf *c, struct xb_buf *r, struct tc_v41 *v);
 
 #endif

@@ -156,34 +156,15 @@ static void call_sync(struct tool *t, const struct be_call_desc *d, struct sync_
 /* ---------------------------------------------------------------------
  * RPC and NFSv3 encoding (raw XDR)
  * --------------------------------------------------------------------- */
+/* AUTH_NONE to rpcbind, AUTH_SYS root (machine "rpcrdma-call", no gids)
+ * to MOUNT and NFS. */
 static void rpc_call_hdr(struct xdr_enc *xe, uint32_t xid, uint32_t prog, uint32_t vers,
 			 uint32_t proc)
 {
-	static const char mach[] = "rpcrdma-call";
+	static const struct rpc_auth_sys root = { .as_namelen = 12,
+						  .as_machinename = "rpcrdma-call" };
 
-	xdr_put_u32(xe, xid);
-	xdr_put_u32(xe, RPC_CALL);
-	xdr_put_u32(xe, RPC_VERS);
-	xdr_put_u32(xe, prog);
-	xdr_put_u32(xe, vers);
-	xdr_put_u32(xe, proc);
-	if (prog == 100000) {
-		xdr_put_u32(xe, RPC_AUTH_NONE);
-		xdr_put_u32(xe, 0);
-	} else {
-		size_t hole;
-
-		xdr_put_u32(xe, RPC_AUTH_SYS);
-		hole = xdr_put_hole(xe);
-		xdr_put_u32(xe, 0);			/* stamp */
-		xdr_put_opaque(xe, mach, sizeof(mach) - 1);
-		xdr_put_u32(xe, 0);			/* uid */
-		xdr_put_u32(xe, 0);			/* gid */
-		xdr_put_u32(xe, 0);			/* gids */
-		xdr_patch_u32(xe, hole, (uint32_t)(xe->xe_len - hole - 4));
-	}
-	xdr_put_u32(xe, RPC_AUTH_NONE);
-	xdr_put_u32(xe, 0);
+	rpc_call_encode(xe, xid, prog, vers, proc, prog == 100000 ? NULL : &root);
 }
 
 /* Decode the RPC reply in the body; the cursor is left at the results. */

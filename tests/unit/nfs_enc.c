@@ -40,26 +40,11 @@ static bool put_pattern(struct xdr_enc *xe, uint32_t seed, size_t n)
 bool nfs_enc_call_hdr(struct xdr_enc *xe, uint32_t xid, uint32_t prog, uint32_t vers,
 		      uint32_t proc)
 {
-	size_t hole;
+	static const struct rpc_auth_sys gw_root = {
+		.as_namelen = 2, .as_machinename = "gw", .as_ngids = 1,	/* gids { 0 } */
+	};
 
-	xdr_put_u32(xe, xid);
-	xdr_put_u32(xe, RPC_CALL);
-	xdr_put_u32(xe, RPC_VERS);
-	xdr_put_u32(xe, prog);
-	xdr_put_u32(xe, vers);
-	xdr_put_u32(xe, proc);
-	xdr_put_u32(xe, RPC_AUTH_SYS);
-	hole = xdr_put_hole(xe);
-	xdr_put_u32(xe, 0);		/* stamp */
-	xdr_put_opaque(xe, "gw", 2);	/* machinename */
-	xdr_put_u32(xe, 0);		/* uid */
-	xdr_put_u32(xe, 0);		/* gid */
-	xdr_put_u32(xe, 1);		/* gids<16> */
-	xdr_put_u32(xe, 0);
-	if (xe->xe_err == XDR_OK)
-		xdr_patch_u32(xe, hole, (uint32_t)(xe->xe_len - hole - 4));
-	xdr_put_u32(xe, RPC_AUTH_NONE);
-	return xdr_put_u32(xe, 0);
+	return rpc_call_encode(xe, xid, prog, vers, proc, &gw_root);
 }
 
 bool nfs_enc_reply_hdr(struct xdr_enc *xe, uint32_t xid)

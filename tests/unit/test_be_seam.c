@@ -29,54 +29,9 @@
 
 #include <event2/event.h>
 
+#include "alloc_count.h"
 #include "backend.h"
 #include "be_internal.h"
-
-/* ---- allocations, counted (t11) --------------------------------------- */
-
-/* Interposes libc's allocators, forwarding to glibc's own, and counts the
- * calls while alloc_counting is set.  Not under AddressSanitizer, which
- * owns the allocator: t11 runs there without its count. */
-static bool alloc_counting;
-static unsigned n_allocs;
-#if !defined(__SANITIZE_ADDRESS__)
-#define BE_SEAM_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t k, size_t n);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-
-void *malloc(size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t k, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_calloc(k, n);
-}
-
-void *realloc(void *p, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_realloc(p, n);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_memalign(align, n);
-}
-
-int posix_memalign(void **p, size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	*p = __libc_memalign(align, n);
-	return *p ? 0 : ENOMEM;
-}
-#endif
 
 /* ---- the fake device ------------------------------------------------- */
 
@@ -901,6 +856,29 @@ static void t06_room_event(void **state)
 	bench_down(&b);
 }
 
+/* A pool of cfg whose CCP exchange the server answers with conf (size,
+ * credits, Read depth), then call x answered by a long reply of nsegs
+ * Read segments; the connection. */
+static struct fconn *t07_long_reply(struct bench *b, struct be_config *cfg,
+				    const uint32_t conf[3], uint32_t x, unsigned nsegs)
+{
+	struct fconn *fc;
+	uint32_t cx;
+
+	bench_up(b, cfg);
+	fc = cur();
+	cx = chk_be32(fc->sends[0].addr);
+	complete_send(fc, cx, IBV_WC_SUCCESS);
+	deliver_reply(fc, cx, 8, 0, conf, 3);
+	spin(b, 5);
+	assert_non_null(submit(b, 0, x));
+	spin(b, 2);
+	complete_send(fc, x, IBV_WC_SUCCESS);
+	deliver_long_reply(fc, x, nsegs);
+	spin(b, 5);
+	return fc;
+}
+
 /* 7. Read depth from CCP (draft-08 6.2 maxrdmaread): 1 -> the Reads of a
  * long reply go one at a time, then RDMA_DONE; 0 -> the long reply is
  * refused (no RDMA Read at all), counted, the call fails once. */
@@ -910,22 +888,11 @@ static void t07_read_depth(void **state)
 	struct be_config cfg;
 	struct bench b;
 	struct fconn *fc;
-	uint32_t cx;
 
 	(void)state;
 	be_config_default(&cfg);
 	cfg.bc_ccp = true;
-	bench_up(&b, &cfg);
-	fc = cur();
-	cx = chk_be32(fc->sends[0].addr);
-	complete_send(fc, cx, IBV_WC_SUCCESS);
-	deliver_reply(fc, cx, 8, 0, conf1, 3);
-	spin(&b, 5);
-	assert_non_null(submit(&b, 0, 51));
-	spin(&b, 2);
-	complete_send(fc, 51, IBV_WC_SUCCESS);
-	deliver_long_reply(fc, 51, 3);
-	spin(&b, 5);
+	fc = t07_long_reply(&b, &cfg, conf1, 51, 3);
 	for (unsigned k = 1; k <= 3; k++) {
 		unsigned last = fc->nsends - 1;
 
@@ -941,17 +908,7 @@ static void t07_read_depth(void **state)
 	assert_int_equal(b.cb_err[0], BE_OK);
 	bench_down(&b);
 
-	bench_up(&b, &cfg);
-	fc = cur();
-	cx = chk_be32(fc->sends[0].addr);
-	complete_send(fc, cx, IBV_WC_SUCCESS);
-	deliver_reply(fc, cx, 8, 0, conf0, 3);
-	spin(&b, 5);
-	assert_non_null(submit(&b, 0, 52));
-	spin(&b, 2);
-	complete_send(fc, 52, IBV_WC_SUCCESS);
-	deliver_long_reply(fc, 52, 1);
-	spin(&b, 5);
+	fc = t07_long_reply(&b, &cfg, conf0, 52, 1);
 	assert_int_equal(nsends_op(fc, IBV_WR_RDMA_READ), 0);
 	assert_int_equal(be_ctx_stats(b.ctx)->bs_read_depth_refused, 1);
 	assert_int_equal(cb_count(&b, 52), 1);
@@ -1305,7 +1262,7 @@ static void t11_no_allocation_per_call(void **state)
 	assert_int_equal(b.ncb, ncalls);
 	for (unsigned i = 0; i < ncalls; i++)
 		assert_int_equal(b.cb_err[i], BE_OK);
-#ifdef BE_SEAM_COUNT_ALLOCS
+#ifdef ALLOC_COUNT_ON
 	assert_int_equal(n_allocs, 0);
 #endif
 	event_free(tick);

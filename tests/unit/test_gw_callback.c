@@ -212,26 +212,9 @@ static void start(struct h_gw *h, struct fake *f)
 		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
 		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
 		"[route nfs]\nprogram = nfs\ntransport = rdma\n";
-	char err[256];
-	struct gw_ctx_params gp;
-	struct fe_params fp;
 
-	memset(h, 0, sizeof(*h));
 	memset(f, 0, sizeof(*f));
-	h->cf = cfg_parse_string(text, "cb", NULL, err, sizeof(err));
-	assert_non_null(h->cf);
-	h->log.gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1;
-	h->base = event_base_new();
-	h->pool = gw_pool_new(h->cf->cf_buffer_size, h->cf->cf_buffers, false);
-	gp = (struct gw_ctx_params){ .gp_base = h->base, .gp_cfg = h->cf, .gp_log = &h->log,
-				     .gp_stats = &h->st, .gp_pool = h->pool, .gp_ncalls = 16,
-				     .gp_rdma_ops = &fake_ops, .gp_rdma_arg = f };
-	h->gw = gw_ctx_new(&gp);
-	assert_non_null(h->gw);
-	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
-				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
-	h->fe = fe_new(&fp);
-	assert_int_equal(gw_ctx_start(h->gw), 0);
+	assert_int_equal(h_gw_start_on(h, text, &fake_ops, f), 0);
 }
 
 /* Client fd sends a COMPOUND; the fake answers with a CREATE_SESSION reply
@@ -251,6 +234,18 @@ static void bind_session(struct h_gw *h, struct fake *f, int fd, uint32_t xid)
 	gw_call_complete(c, &f->riov[0], 1);
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), (int)f->reply[0].n);
 	assert_int_equal(chk_be32(buf), xid);
+}
+
+/* start(), then a client bound to the session (bind_session() with xid);
+ * its fd. */
+static int start_bound(struct h_gw *h, struct fake *f, uint32_t xid)
+{
+	int fd;
+
+	start(h, f);
+	fd = h_client(h);
+	bind_session(h, f, fd, xid);
+	return fd;
 }
 
 /* Send a server CALL (CB_COMPOUND of session seed) through the path. */
@@ -275,9 +270,7 @@ static void t06_relay(void **state)
 	int fd, len;
 
 	(void)state;
-	start(&h, &f);
-	fd = h_client(&h);
-	bind_session(&h, &f, fd, 0x100);
+	fd = start_bound(&h, &f, 0x100);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
 	server_cb(&f, &cb, 0x5e4e4, 0x90, (void *)0x1234);
 	len = h_reply(&h, fd, buf, sizeof(buf), 2000);
@@ -307,9 +300,7 @@ static void t06_relay(void **state)
 	h_pump(&h, 30);
 	assert_int_equal(f.ncb, 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 
 /* 7. CB_NULL answered locally; an unknown session gets SYSTEM_ERR and no
@@ -381,9 +372,7 @@ static void t08_client_gone(void **state)
 	int fd;
 
 	(void)state;
-	start(&h, &f);
-	fd = h_client(&h);
-	bind_session(&h, &f, fd, 0x300);
+	fd = start_bound(&h, &f, 0x300);
 	server_cb(&f, &cb, 0x81, 0x90, (void *)8);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	close(fd);
@@ -413,9 +402,7 @@ static void t09_timeout(void **state)
 	int fd;
 
 	(void)state;
-	start(&h, &f);
-	fd = h_client(&h);
-	bind_session(&h, &f, fd, 0x400);
+	fd = start_bound(&h, &f, 0x400);
 	t0 = gw_now_ms();
 	server_cb(&f, &cb, 0x91, 0x90, (void *)10);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
@@ -433,9 +420,7 @@ static void t09_timeout(void **state)
 	h_pump(&h, 30);
 	assert_int_equal(f.ncb, 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 
 /* 10. shutdown with a callback pending (the frontend goes first, as in
@@ -449,9 +434,7 @@ static void t10_shutdown_pending(void **state)
 	int fd;
 
 	(void)state;
-	start(&h, &f);
-	fd = h_client(&h);
-	bind_session(&h, &f, fd, 0x500);
+	fd = start_bound(&h, &f, 0x500);
 	server_cb(&f, &cb, 0xa1, 0x90, (void *)11);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	assert_int_equal(h_gw_stop(&h), 0);
@@ -498,27 +481,6 @@ static void t11_no_steal_by_sequence(void **state)
 	assert_int_equal(h_gw_stop(&h), 0);
 }
 
-static int reload(struct h_gw *h, const char *text)
-{
-	char err[256];
-	struct cfg *cf = cfg_parse_string(text, "cb", NULL, err, sizeof(err));
-	struct cfg_diff d;
-	int rc;
-
-	if (!cf)
-		fail_msg("config: %s", err);
-	cfg_diff(h->cf, cf, &d);
-	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
-	if (rc < 0) {
-		cfg_free(cf);
-		return rc;
-	}
-	fe_set_cfg(h->fe, cf);
-	cfg_free(h->cf);
-	h->cf = cf;
-	return 0;
-}
-
 /* 12. A reload takes away the path a pending callback came over: the
  * server gets SYSTEM_ERR while the handle is valid, and the client's late
  * REPLY no longer reaches that handle through whatever transport took the
@@ -539,9 +501,7 @@ static void t12_path_gone(void **state)
 	int fd;
 
 	(void)state;
-	start(&h, &f);
-	fd = h_client(&h);
-	bind_session(&h, &f, fd, 0x600);
+	fd = start_bound(&h, &f, 0x600);
 	hd = malloc(sizeof(*hd));
 	assert_non_null(hd);
 	*hd = 0xcb;
@@ -552,14 +512,14 @@ static void t12_path_gone(void **state)
 	/* 12.1 the route moves to backend b: the old path retires, is reaped */
 	snprintf(text, sizeof(text), "%s[route nfs]\nprogram = nfs\ntransport = rdma\nbackend = b\n",
 		 gwk);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	h_pump(&h, 30);
 	assert_int_equal(f.ndestroy, 1);
 	assert_int_equal(gw_ctx_nretiring(h.gw), 0);
 	/* 12.2 a new route takes the freed path slot */
 	snprintf(text, sizeof(text), "%s[route nfs]\nprogram = nfs\ntransport = rdma\nbackend = b\n"
 		 "[route acl]\nprogram = 100227\ntransport = rdma\nbackend = b\n", gwk);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	h_pump(&h, 20);
 	/* 12.3 the client answers late: nobody's now */
 	cbe_reply_ok(&rep, gx);
@@ -575,9 +535,7 @@ static void t12_path_gone(void **state)
 	assert_ptr_equal(f.fcb_handle, hd);
 	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
 	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	assert_int_equal(f.ncb, 1);
 }
 

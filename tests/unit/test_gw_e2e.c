@@ -14,27 +14,32 @@
 
 #define NFS 100003u
 
-static void conf(char *buf, size_t cap, uint16_t port, const char *extra)
-{
-	snprintf(buf, cap,
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "bytes_per_client = 1m\nreconnect_interval = 30ms\nlog_level = debug\n%s\n"
-		 "[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
-		 extra, port);
-}
-
-/* The gateway of this test, routing NFS to the fixture's server. */
-static void gw_up(struct h_env *e, const char *extra)
-{
-	char text[1024];
-
-	conf(text, sizeof(text), e->he_srv.port, extra);
-	h_env_gw(e, text);
-}
-
 static uint32_t reply_xid(const uint8_t *r) { return chk_be32(r); }
 static uint32_t reply_tag(const uint8_t *r) { return chk_be32(r + 24); }
+
+/* Six calls on fd: XIDs base + i, tags i. */
+static void send_six(int fd, uint32_t base)
+{
+	uint8_t buf[64];
+
+	for (uint32_t i = 0; i < 6; i++)
+		h_send(fd, buf, h_call(buf, base + i, 2, NFS, 3, i));
+}
+
+/* send_six(base)'s six replies, in any order, each under its own XID. */
+static void six_answered(struct h_gw *h, int fd, uint32_t base)
+{
+	bool seen[6] = { false };
+	uint8_t buf[256];
+
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(reply_xid(buf), base + reply_tag(buf));
+		seen[reply_tag(buf)] = true;
+	}
+	for (int i = 0; i < 6; i++)
+		assert_true(seen[i]);
+}
 
 /* 1. A call comes back with the client's XID and its own result; the
  * server saw a different (gateway) XID. */
@@ -47,7 +52,7 @@ static void t01_one_call(void **state)
 	int fd, n;
 
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x11111111, 2, NFS, 3, 0xa1));
 	n = h_reply(h, fd, buf, sizeof(buf), 3000);
@@ -72,7 +77,7 @@ static void t02_interleaved(void **state)
 	int fd[3];
 
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	for (int i = 0; i < 3; i++)
 		fd[i] = h_client(h);
 	for (uint32_t round = 0; round < 4; round++)
@@ -113,7 +118,7 @@ static void t03_local_replies(void **state)
 	int fd, n;
 
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	for (unsigned i = 0; i < 3; i++) {
 		h_send(fd, buf, h_call(buf, 0x500 + i, t[i].rpcvers, t[i].prog, t[i].vers, 0));
@@ -158,7 +163,7 @@ static void t04_retransmission(void **state)
 	int fd;
 
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	for (int i = 0; i < 2; i++) {
 		h_send(fd, buf, h_call(buf, 0x77, 2, NFS, 3, 9));
@@ -185,7 +190,7 @@ static void t05_held_until_up(void **state)
 	int fd;
 
 	/* the server's port is reserved, not listening: connection refused */
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x42, 2, NFS, 3, 5));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 200), -1);	/* nothing yet */
@@ -211,7 +216,7 @@ static void t06_reconnect_resend(void **state)
 
 	h_server_set(s, false, 2);
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 1, 2, NFS, 3, 1));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
@@ -234,27 +239,18 @@ static void t07_backpressure(void **state)
 	struct h_env *e = *state;
 	struct h_server *s = &e->he_srv;
 	struct h_gw *h = &e->he_gw;
-	uint8_t buf[256];
-	bool seen[6] = { false };
 	int fd;
 
 	h_server_set(s, true, 0);
 	h_env_listen(e);
-	gw_up(e, "calls_per_client = 2");
+	h_env_nfs_gw(e, "calls_per_client = 2");
 	fd = h_client(h);
-	for (uint32_t i = 0; i < 6; i++)
-		h_send(fd, buf, h_call(buf, 10 + i, 2, NFS, 3, i));
+	send_six(fd, 10);
 	h_pump(h, 300);
 	assert_int_equal(h_server_calls(s), 2);
 	assert_true(h->st.gs_ctr[GW_CTR_CLIENT_PAUSED] >= 1);
 	h_server_set(s, false, 0);
-	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
-		assert_int_equal(reply_xid(buf), 10 + reply_tag(buf));
-		seen[reply_tag(buf)] = true;
-	}
-	for (int i = 0; i < 6; i++)
-		assert_true(seen[i]);
+	six_answered(h, fd, 10);
 	close(fd);
 	h_pump(h, 20);
 }
@@ -272,7 +268,7 @@ static void t08_client_gone(void **state)
 
 	h_server_set(s, true, 0);
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	h_send(fd, buf, h_call(buf, 0x99, 2, NFS, 3, 1));
 	h_send(fd, buf, h_call(buf, 0x99, 2, NFS, 3, 1));	/* retransmission */
@@ -296,26 +292,17 @@ static void t09_hold_full(void **state)
 {
 	struct h_env *e = *state;
 	struct h_gw *h = &e->he_gw;
-	uint8_t buf[256];
-	bool seen[6] = { false };
 	int fd;
 
-	gw_up(e, "held_calls = 2");
+	h_env_nfs_gw(e, "held_calls = 2");
 	fd = h_client(h);
-	for (uint32_t i = 0; i < 6; i++)
-		h_send(fd, buf, h_call(buf, 0x900 + i, 2, NFS, 3, i));
+	send_six(fd, 0x900);
 	h_pump(h, 200);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS], 3);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_HOLD_FULL], 1);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_CALLS_FAILED], 0);
 	h_env_listen(e);
-	for (int i = 0; i < 6; i++) {
-		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
-		assert_int_equal(reply_xid(buf), 0x900 + reply_tag(buf));
-		seen[reply_tag(buf)] = true;
-	}
-	for (int i = 0; i < 6; i++)
-		assert_true(seen[i]);
+	six_answered(h, fd, 0x900);
 	close(fd);
 	h_pump(h, 20);
 }
@@ -334,7 +321,7 @@ static void t10_call_timeout(void **state)
 
 	h_server_set(s, true, 0);		/* the server keeps its replies */
 	h_env_listen(e);
-	gw_up(e, "call_timeout = 300ms");
+	h_env_nfs_gw(e, "call_timeout = 300ms");
 	fd = h_client(h);
 	t0 = gw_now_ms();
 	h_send(fd, buf, h_call(buf, 0x501, 2, NFS, 3, 1));

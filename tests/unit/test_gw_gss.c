@@ -15,19 +15,6 @@
 
 #define NFS 100003u
 
-static void gw_up(struct h_env *e, const char *extra)
-{
-	char text[1024];
-
-	snprintf(text, sizeof(text),
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "bytes_per_client = 1m\nreconnect_interval = 30ms\n%s\n"
-		 "[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
-		 extra, e->he_srv.port);
-	h_env_gw(e, text);
-}
-
 /* Record-marked NFSv3 NULL call with an RPCSEC_GSS DATA credential
  * (RFC 2203 5: version 1, gss_proc DATA, seq_num, service none, a 4-byte
  * handle) and an 8-byte verifier, then the tag word the server echoes. */
@@ -57,7 +44,7 @@ static void t01_gss_keeps_xid(void **state)
 	int fd;
 
 	h_env_listen(e);
-	gw_up(e, "");
+	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	h_send(fd, buf, gss_call(buf, 0x5eed0001, 1, 0xa1));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
@@ -86,7 +73,7 @@ static void t02_same_xid_waits(void **state)
 
 	h_server_set(s, true, 0);	/* replies held back */
 	h_env_listen(e);
-	gw_up(e, "drc_window = 0");
+	h_env_nfs_gw(e, "drc_window = 0");
 	a = h_client(h);
 	b = h_client(h);
 	h_send(a, buf, gss_call(buf, 0x77, 1, 0xa));
@@ -122,7 +109,7 @@ static void t03_drc_window(void **state)
 	int a, b;
 
 	h_env_listen(e);
-	gw_up(e, "drc_window = 600ms");
+	h_env_nfs_gw(e, "drc_window = 600ms");
 	a = h_client(h);
 	b = h_client(h);
 	h_send(a, buf, gss_call(buf, 0x99, 1, 0xa));
@@ -154,7 +141,7 @@ static void t04_waiter_leaves(void **state)
 
 	h_server_set(s, true, 0);
 	h_env_listen(e);
-	gw_up(e, "drc_window = 0");
+	h_env_nfs_gw(e, "drc_window = 0");
 	a = h_client(h);
 	b = h_client(h);
 	h_send(a, buf, gss_call(buf, 0x55, 1, 0xa));

@@ -12,6 +12,10 @@
  * test puts there), so a reply shows which call it answers.  It records
  * the XIDs it saw (the gateway XIDs) and can hold replies back, or drop
  * the connection on a chosen call without answering.
+ *
+ * Last, what the NLM/NSM tests share: their gateway, listeners standing
+ * for a client host's services, record-marked LOCK, GRANTED_MSG and
+ * SM_NOTIFY calls, and a fake rpcbind naming each host's statd.
  */
 #ifndef TEST_GW_HARNESS_H
 #define TEST_GW_HARNESS_H
@@ -291,16 +295,52 @@ static __attribute__((unused)) void h_gw_init(struct h_gw *h, const char *text,
 		abort();
 }
 
-static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+/* The gateway of config text with its frontend, the RDMA transport as in
+ * h_gw_init(), started: gw_ctx_start()'s result. */
+static __attribute__((unused)) int h_gw_start_on(struct h_gw *h, const char *text,
+						 const struct gw_transport_ops *rdma_ops,
+						 void *rdma_arg)
 {
 	struct fe_params fp;
 
-	h_gw_init(h, text, NULL, NULL);
+	h_gw_init(h, text, rdma_ops, rdma_arg);
 	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
 				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
 	h->fe = fe_new(&fp);
-	if (!h->fe || gw_ctx_start(h->gw) < 0)
+	if (!h->fe)
 		abort();
+	return gw_ctx_start(h->gw);
+}
+
+static __attribute__((unused)) void h_gw_start(struct h_gw *h, const char *text)
+{
+	if (h_gw_start_on(h, text, NULL, NULL) < 0)
+		abort();
+}
+
+/* Reload h's gateway and frontend with config text: 0 or the negative
+ * errno of gw_ctx_reload(); h->cf follows the new configuration. */
+static __attribute__((unused)) int h_gw_reload(struct h_gw *h, const char *text)
+{
+	char err[256];
+	struct cfg *cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	struct cfg_diff d;
+	int rc;
+
+	if (!cf) {
+		fprintf(stderr, "config: %s\n", err);
+		abort();
+	}
+	cfg_diff(h->cf, cf, &d);
+	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
+	if (rc < 0) {
+		cfg_free(cf);
+		return rc;
+	}
+	fe_set_cfg(h->fe, cf);
+	cfg_free(h->cf);	/* nothing may point into it any more */
+	h->cf = cf;
+	return 0;
 }
 
 /* Tear down; returns the buffers still out (must be 0: no leak). */
@@ -373,6 +413,15 @@ static __attribute__((unused)) void h_pump(struct h_gw *h, int ms)
 	} while (gw_now_ms() < end);
 }
 
+/* A test's end: its client fd closed, the loop turned once more, then
+ * h_gw_stop(): the buffers still out (must be 0). */
+static __attribute__((unused)) unsigned h_gw_end(struct h_gw *h, int fd)
+{
+	close(fd);
+	h_pump(h, 20);
+	return h_gw_stop(h);
+}
+
 /* ---- cmocka fixture: a tiny server and the gateway in process ---- */
 
 struct h_env {
@@ -423,14 +472,20 @@ static __attribute__((unused)) int h_env_teardown(void **state)
 	return 0;
 }
 
-/* A client: one end of a socketpair adopted by the frontend. */
-static __attribute__((unused)) int h_client(struct h_gw *h)
+/* A client: one end of a socketpair adopted by the frontend under name
+ * (as the frontend names an accepted connection: "address:port"). */
+static __attribute__((unused)) int h_client_at(struct h_gw *h, const char *name)
 {
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], "test") < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], name) < 0)
 		abort();
 	return sv[0];
+}
+
+static __attribute__((unused)) int h_client(struct h_gw *h)
+{
+	return h_client_at(h, "test");
 }
 
 /* Record-marked call: header with AUTH_NONE, then one argument word (tag). */
@@ -565,6 +620,158 @@ static __attribute__((unused)) char *h_ctl_socket(struct h_gw *h, const char *pa
 		abort();
 	h_send(fd, line, strlen(line));
 	return h_read_all(h, fd, 1 << 16);
+}
+
+/* The gateway of the NFS tests (test_gw_e2e, test_gw_gss): NFS v3-4 over
+ * TCP to the tiny server, extra lines in [gateway]; started. */
+static __attribute__((unused)) void h_env_nfs_gw(struct h_env *e, const char *extra)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "bytes_per_client = 1m\nreconnect_interval = 30ms\nlog_level = debug\n%s\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
+		 extra, e->he_srv.port);
+	h_env_gw(e, text);
+}
+
+/* ---- NLM and NSM through the gateway (test_gw_nlm_e2e, test_gw_nsm_udp) ---- */
+
+#define H_NLM	100021u
+#define H_NSM	100024u
+
+/* NLM to the tiny server; NSM to a port nobody serves (the tiny server
+ * takes one connection at a time, and nothing may reach it). */
+static __attribute__((unused)) void h_env_nlm_gw(struct h_env *e)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
+		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
+		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
+		 e->he_srv.port);
+	h_env_gw(e, text);
+}
+
+/* A TCP listener (non-blocking) on host address addr, an ephemeral port
+ * into *port: a client host's NLM service or statd; -1 on failure. */
+static __attribute__((unused)) int h_listener(uint32_t addr, uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(addr) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 4) < 0 ||
+			getsockname(fd, (struct sockaddr *)&a, &al) < 0)) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* A connection accepted on lis within ms, the gateway's loop turning
+ * meanwhile; -1 when none came. */
+static __attribute__((unused)) int h_accept(struct h_gw *h, int lis, int ms)
+{
+	int cfd = -1;
+
+	for (int i = 0; i < ms && cfd < 0; i += 5) {
+		h_pump(h, 5);
+		cfd = accept(lis, NULL, NULL);
+	}
+	return cfd;
+}
+
+/* Ends a record-marked call built in out + 4 (aborts when it did not fit). */
+static __attribute__((unused)) size_t h_rm_close(uint8_t *out, const struct xdr_enc *xe)
+{
+	if (xe->xe_err != XDR_OK)
+		abort();
+	rm_encode_hdr(out, (uint32_t)xe->xe_len, true);
+	return xe->xe_len + 4;
+}
+
+/* Record-marked NLM v4 LOCK (AUTH_NONE) of owner svid (caller "guest", oh
+ * "1@guest") on file handle "fh", state the tiny server's tag 0xa1; the
+ * offset of the svid word in the record (no mark) into *svid_at. */
+static __attribute__((unused)) size_t h_nlm_lock(uint8_t out[512], uint32_t xid, int32_t svid,
+						 size_t *svid_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	rpc_call_encode(&xe, xid, H_NLM, 4, 2, NULL);	/* LOCK */
+	xdr_put_opaque(&xe, "ck", 2);
+	xdr_put_u32(&xe, 0);		/* block */
+	xdr_put_u32(&xe, 1);		/* exclusive */
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	*svid_at = xe.xe_len;
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u32(&xe, 0);		/* reclaim */
+	xdr_put_u32(&xe, 0xa1);		/* state: the tiny server's tag */
+	return h_rm_close(out, &xe);
+}
+
+/* Record-marked NLM v4 GRANTED_MSG (proc 10) of the server ("server") for
+ * owner svid (oh "1@guest") on "fh"; the svid word's offset as above. */
+static __attribute__((unused)) size_t h_nlm_granted_msg(uint8_t out[512], uint32_t xid,
+							int32_t svid, size_t *svid_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	rpc_call_encode(&xe, xid, H_NLM, 4, 10, NULL);	/* GRANTED_MSG */
+	xdr_put_opaque(&xe, "gc", 2);	/* cookie */
+	xdr_put_u32(&xe, 1);		/* exclusive */
+	xdr_put_opaque(&xe, "server", 6);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	*svid_at = xe.xe_len;
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	return h_rm_close(out, &xe);
+}
+
+/* Record-marked SM_NOTIFY (nsm.x stat_chge) of mon_name, state. */
+static __attribute__((unused)) size_t h_sm_notify(uint8_t out[512], uint32_t xid, const char *mon,
+						  int32_t state)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	rpc_call_encode(&xe, xid, H_NSM, 1, 6, NULL);	/* SM_NOTIFY */
+	xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
+	xdr_put_u32(&xe, (uint32_t)state);
+	return h_rm_close(out, &xe);
+}
+
+/* rpcbind of the client hosts as the gateway's reboot relay asks it (a
+ * gw_ng_getport_fn, which takes no context): NSM v1 of 127.0.0.2 at
+ * h_statd_port[0], of 127.0.0.3 at h_statd_port[1] (0: none); each
+ * lookup counted in h_statd_lookups. */
+static __attribute__((unused)) uint16_t h_statd_port[2];
+static __attribute__((unused)) unsigned h_statd_lookups;
+
+static __attribute__((unused)) int h_statd_getport(const char *host, int family, uint32_t prog,
+						   uint32_t vers, uint16_t *port, char *msg,
+						   size_t msglen)
+{
+	(void)family;
+	__atomic_add_fetch(&h_statd_lookups, 1, __ATOMIC_SEQ_CST);
+	snprintf(msg, msglen, "no program %u/%u at %s", prog, vers, host);
+	*port = prog != H_NSM || vers != 1 ? 0 : !strcmp(host, "127.0.0.2") ? h_statd_port[0] :
+		!strcmp(host, "127.0.0.3") ? h_statd_port[1] : 0;
+	return *port ? 0 : -1;
 }
 
 #endif /* TEST_GW_HARNESS_H */

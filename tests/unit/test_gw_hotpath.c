@@ -29,57 +29,13 @@
 #include <event2/event.h>
 #include <json.h>
 
+#include "alloc_count.h"
 #include "chunking.h"
 #include "config.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
 #include "test_gw_harness.h"
-
-/* ---- allocations, counted on the test thread (3) ---- */
-
-/* Interposes libc's allocators as test_be_seam does; the flag is per
- * thread so that the tiny server's thread is not counted. */
-static __thread bool alloc_counting;
-static unsigned n_allocs;
-#if !defined(__SANITIZE_ADDRESS__)
-#define HOTPATH_COUNT_ALLOCS 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t k, size_t n);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-
-void *malloc(size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t k, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_calloc(k, n);
-}
-
-void *realloc(void *p, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_realloc(p, n);
-}
-
-void *aligned_alloc(size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	return __libc_memalign(align, n);
-}
-
-int posix_memalign(void **p, size_t align, size_t n)
-{
-	n_allocs += alloc_counting;
-	*p = __libc_memalign(align, n);
-	return *p ? 0 : ENOMEM;
-}
-#endif
 
 static void gw_up(struct h_gw *h, struct h_server *s)
 {
@@ -299,7 +255,7 @@ static void test_no_allocation_per_call(void **state)
 		one_call(&h, fd, x);
 	alloc_counting = false;
 	assert_int_equal(h.st.gs_hist[GW_HIST_CALL].gh_count, 220);
-#ifdef HOTPATH_COUNT_ALLOCS
+#ifdef ALLOC_COUNT_ON
 	fprintf(stderr, "  allocations in 200 calls: %u\n", n_allocs);
 	assert_int_equal(n_allocs, 0);
 #else

@@ -32,16 +32,7 @@ struct msg {
 static void call_hdr(struct msg *m, uint32_t prog, uint32_t vers, uint32_t proc)
 {
 	xdr_enc_init(&m->m_xe, m->m_buf, sizeof(m->m_buf));
-	xdr_put_u32(&m->m_xe, 0x1234);
-	xdr_put_u32(&m->m_xe, RPC_CALL);
-	xdr_put_u32(&m->m_xe, RPC_VERS);
-	xdr_put_u32(&m->m_xe, prog);
-	xdr_put_u32(&m->m_xe, vers);
-	xdr_put_u32(&m->m_xe, proc);
-	xdr_put_u32(&m->m_xe, RPC_AUTH_NONE);
-	xdr_put_u32(&m->m_xe, 0);
-	xdr_put_u32(&m->m_xe, RPC_AUTH_NONE);
-	xdr_put_u32(&m->m_xe, 0);
+	rpc_call_encode(&m->m_xe, 0x1234, prog, vers, proc, NULL);
 	m->m_args = m->m_xe.xe_len;
 }
 
@@ -419,14 +410,7 @@ static void share_call(struct smsg *m, uint32_t vers, uint32_t proc, const void 
 	struct xdr_enc *xe = &m->sm_xe;
 
 	xdr_enc_init(xe, m->sm_buf, sizeof(m->sm_buf));
-	xdr_put_u32(xe, 0x4321);
-	xdr_put_u32(xe, RPC_CALL);
-	xdr_put_u32(xe, RPC_VERS);
-	xdr_put_u32(xe, NLM);
-	xdr_put_u32(xe, vers);
-	xdr_put_u32(xe, proc);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(xe, 0);
+	rpc_call_encode(xe, 0x4321, NLM, vers, proc, NULL);
 	m->sm_args = xe->xe_len;
 	xdr_put_opaque(xe, "ck", 2);
 	xdr_put_opaque(xe, "guest", 5);

@@ -24,65 +24,6 @@
 #include "nlm_notify.h"
 #include "test_gw_harness.h"
 
-#define NLM 100021u
-#define NSM 100024u
-
-/* NLM to the harness server; NSM to a port nobody serves (the harness
- * server takes one connection at a time, and nothing may reach it). */
-static void gw_up(struct h_env *e)
-{
-	char text[1024];
-
-	snprintf(text, sizeof(text),
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
-		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
-		 e->he_srv.port);
-	h_env_gw(e, text);
-}
-
-static int client_at(struct h_gw *h, const char *name)
-{
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], name) < 0)
-		abort();
-	return sv[0];
-}
-
-/* Record-marked NLM v4 LOCK of owner svid (caller "guest", oh "1@guest")
- * on file handle "fh"; the offset of the svid word in the record (no mark). */
-static size_t nlm_lock(uint8_t *out, uint32_t xid, int32_t svid, size_t *svid_at)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NLM);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, 2);		/* LOCK */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);	/* AUTH_NONE credential and verifier */
-	xdr_put_opaque(&xe, "ck", 2);
-	xdr_put_u32(&xe, 0);		/* block */
-	xdr_put_u32(&xe, 1);		/* exclusive */
-	xdr_put_opaque(&xe, "guest", 5);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	*svid_at = xe.xe_len;
-	xdr_put_u32(&xe, (uint32_t)svid);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u32(&xe, 0);		/* reclaim */
-	xdr_put_u32(&xe, 0xa1);		/* state: the harness server's tag */
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
-}
-
 /* The svid the server received in the last call. */
 static int32_t server_svid(struct h_server *s, size_t at)
 {
@@ -104,19 +45,19 @@ static void t01_owners_per_client(void **state)
 	int fa, fb;
 
 	h_env_listen(e);
-	gw_up(e);
-	fa = client_at(h, "127.0.0.2:801");
-	fb = client_at(h, "127.0.0.3:801");
-	h_send(fa, buf, nlm_lock(buf, 0x51, 1, &at));
+	h_env_nlm_gw(e);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
+	h_send(fa, buf, h_nlm_lock(buf, 0x51, 1, &at));
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
 	a = server_svid(&e->he_srv, at);
-	h_send(fb, buf, nlm_lock(buf, 0x52, 1, &at));
+	h_send(fb, buf, h_nlm_lock(buf, 0x52, 1, &at));
 	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 28);
 	b = server_svid(&e->he_srv, at);
 	assert_int_not_equal(a, b);
 	assert_int_equal(a & ((1 << GW_NLM_SVID_BITS) - 1), 1);
 	assert_int_equal(b & ((1 << GW_NLM_SVID_BITS) - 1), 1);
-	h_send(fa, buf, nlm_lock(buf, 0x53, 1, &at));	/* A again, another connection port too */
+	h_send(fa, buf, h_nlm_lock(buf, 0x53, 1, &at));	/* A again, another connection port too */
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(server_svid(&e->he_srv, at), a);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_MAPPED], 3);
@@ -132,25 +73,12 @@ static void t02_sm_notify_answered(void **state)
 	struct h_env *e = *state;
 	struct h_gw *h = &e->he_gw;
 	uint8_t buf[512];
-	struct xdr_enc xe;
 	int fa;
 
 	h_env_listen(e);
-	gw_up(e);
-	fa = client_at(h, "127.0.0.2:801");
-	xdr_enc_init(&xe, buf + 4, 200);
-	xdr_put_u32(&xe, 0x61);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NSM);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u32(&xe, 6);		/* SM_NOTIFY */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "127.0.0.2", 9);
-	xdr_put_u32(&xe, 3);
-	rm_encode_hdr(buf, (uint32_t)xe.xe_len, true);
-	h_send(fa, buf, xe.xe_len + 4);
+	h_env_nlm_gw(e);
+	fa = h_client_at(h, "127.0.0.2:801");
+	h_send(fa, buf, h_sm_notify(buf, 0x61, "127.0.0.2", 3));
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 24);
 	assert_int_equal(chk_be32(buf), 0x61);
 	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
@@ -176,46 +104,12 @@ static int fake_getport(const char *host, int family, uint32_t prog, uint32_t ve
 	return grant_port ? 0 : -1;
 }
 
-/* Record-marked NLM v4 GRANTED_MSG (proc 10) for owner svid on "fh". */
-static size_t nlm_granted_msg(uint8_t *out, uint32_t xid, int32_t svid, size_t *svid_at)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NLM);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, 10);		/* GRANTED_MSG */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "gc", 2);	/* cookie */
-	xdr_put_u32(&xe, 1);		/* exclusive */
-	xdr_put_opaque(&xe, "server", 6);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	*svid_at = xe.xe_len;
-	xdr_put_u32(&xe, (uint32_t)svid);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
-}
-
 /* A listener on 127.0.0.2 (client A's address) standing for its NLM service. */
 static int grant_listener(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
-	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int fd = h_listener(0x7f000002, &grant_port);
 
 	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	grant_port = ntohs(a.sin_port);
 	grant_lookups = 0;
 	return fd;
 }
@@ -244,7 +138,7 @@ static int32_t lock_of(struct h_env *e, int fd, uint32_t xid)
 	uint8_t buf[512];
 	size_t at;
 
-	h_send(fd, buf, nlm_lock(buf, xid, 1, &at));
+	h_send(fd, buf, h_nlm_lock(buf, xid, 1, &at));
 	assert_int_equal(h_reply(&e->he_gw, fd, buf, sizeof(buf), 3000), 28);
 	return server_svid(&e->he_srv, at);
 }
@@ -258,25 +152,22 @@ static void t03_grant_relayed(void **state)
 	struct h_gw *h = &e->he_gw;
 	uint8_t buf[512];
 	size_t at, n;
-	int fa, fs, lis, cfd = -1;
+	int fa, fs, lis, cfd;
 	int32_t a;
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	lis = grant_listener();
 	gw_ng_set_getport(gw_nlm_grants(h->gw->gw_nlm), fake_getport);
-	fa = client_at(h, "127.0.0.2:801");
+	fa = h_client_at(h, "127.0.0.2:801");
 	a = lock_of(e, fa, 0x71);
-	fs = client_at(h, "127.0.0.1:4045");
-	n = nlm_granted_msg(buf, 0x72, a, &at);
+	fs = h_client_at(h, "127.0.0.1:4045");
+	n = h_nlm_granted_msg(buf, 0x72, a, &at);
 	h_send(fs, buf, n);
 	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
 	assert_int_equal(chk_be32(buf), 0x72);
 	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
-	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
-		h_pump(h, 5);
-		cfd = accept(lis, NULL, NULL);
-	}
+	cfd = h_accept(h, lis, 3000);
 	assert_true(cfd >= 0);
 	assert_true(grant_read(h, cfd, buf, n));
 	assert_int_equal(chk_be32(buf + 4), 0x72);
@@ -310,13 +201,13 @@ static void t04_grant_refused(void **state)
 	int32_t a;
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	lis = grant_listener();
 	gw_ng_set_getport(gw_nlm_grants(h->gw->gw_nlm), fake_getport);
-	fa = client_at(h, "127.0.0.2:801");
+	fa = h_client_at(h, "127.0.0.2:801");
 	a = lock_of(e, fa, 0x81);
-	fb = client_at(h, "127.0.0.3:801");
-	h_send(fb, buf, nlm_granted_msg(buf, 0x82, a, &at));
+	fb = h_client_at(h, "127.0.0.3:801");
+	h_send(fb, buf, h_nlm_granted_msg(buf, 0x82, a, &at));
 	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 24);
 	h_pump(h, 200);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_REFUSED], 1);
@@ -324,8 +215,8 @@ static void t04_grant_refused(void **state)
 	assert_true(accept(lis, NULL, NULL) < 0);
 	assert_int_equal(h_server_calls(&e->he_srv), 1);
 	grant_port = 0;		/* rpcbind at A names no NLM */
-	fs = client_at(h, "127.0.0.1:4045");
-	h_send(fs, buf, nlm_granted_msg(buf, 0x83, a, &at));
+	fs = h_client_at(h, "127.0.0.1:4045");
+	h_send(fs, buf, h_nlm_granted_msg(buf, 0x83, a, &at));
 	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
 	for (int i = 0; i < 3000 && !h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED]; i += 5)
 		h_pump(h, 5);
@@ -350,60 +241,9 @@ static void track_a(struct h_env *e, int fs, int32_t a, uint32_t xid)
 
 	grant_port = 0;
 	gw_ng_set_getport(gw_nlm_grants(e->he_gw.gw->gw_nlm), fake_getport);
-	h_send(fs, buf, nlm_granted_msg(buf, xid, a, &at));
+	h_send(fs, buf, h_nlm_granted_msg(buf, xid, a, &at));
 	assert_int_equal(h_reply(&e->he_gw, fs, buf, sizeof(buf), 3000), 24);
 	assert_int_equal(gw_nlm_host_locks(e->he_gw.gw->gw_nlm, "127.0.0.2"), 1);
-}
-
-/* Each client host's statd: a listener on its address, its port as the
- * fake rpcbind names it for NSM (statd_port[0] for 127.0.0.2, [1] .3). */
-static uint16_t statd_port[2];
-static unsigned statd_lookups;
-
-static int statd_getport(const char *host, int family, uint32_t prog, uint32_t vers,
-			 uint16_t *port, char *msg, size_t msglen)
-{
-	(void)family;
-	__atomic_add_fetch(&statd_lookups, 1, __ATOMIC_SEQ_CST);
-	snprintf(msg, msglen, "no program %u/%u at %s", prog, vers, host);
-	*port = prog != NSM || vers != 1 ? 0 : !strcmp(host, "127.0.0.2") ? statd_port[0] :
-		!strcmp(host, "127.0.0.3") ? statd_port[1] : 0;
-	return *port ? 0 : -1;
-}
-
-static int statd_listener(uint32_t addr, unsigned i)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(addr) };
-	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(fd, 4), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-	statd_port[i] = ntohs(a.sin_port);
-	return fd;
-}
-
-/* Record-marked SM_NOTIFY (nsm.x stat_chge) of mon_name, state. */
-static size_t sm_notify(uint8_t *out, uint32_t xid, const char *mon, int32_t state)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NSM);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u32(&xe, 6);		/* SM_NOTIFY */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
-	xdr_put_u32(&xe, (uint32_t)state);
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
 }
 
 /* The SM_NOTIFY a statd listener got (accepted within 3 s): its mon_name
@@ -413,13 +253,9 @@ static bool statd_got(struct h_gw *h, int lis, char *mon, size_t len, int32_t *s
 	uint8_t buf[512];
 	struct xdr_cur xc;
 	struct iovec one;
-	int cfd = -1;
+	int cfd = h_accept(h, lis, 3000);
 	uint32_t n;
 
-	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
-		h_pump(h, 5);
-		cfd = accept(lis, NULL, NULL);
-	}
 	if (cfd < 0)
 		return false;
 	assert_true(grant_read(h, cfd, buf, 4));
@@ -427,7 +263,7 @@ static bool statd_got(struct h_gw *h, int lis, char *mon, size_t len, int32_t *s
 	assert_true(n >= 40 && n <= sizeof(buf));
 	assert_true(grant_read(h, cfd, buf, n));
 	assert_int_equal(chk_be32(buf + 4), RPC_CALL);
-	assert_int_equal(chk_be32(buf + 12), NSM);
+	assert_int_equal(chk_be32(buf + 12), H_NSM);
 	assert_int_equal(chk_be32(buf + 16), 1);
 	assert_int_equal(chk_be32(buf + 20), 6);
 	xdr_cur_init_buf(&xc, &one, buf + 40, n - 40);
@@ -453,16 +289,17 @@ static void t05_server_reboot_relayed(void **state)
 	int32_t st;
 
 	h_env_listen(e);
-	gw_up(e);
-	la = statd_listener(0x7f000002, 0);
-	lb = statd_listener(0x7f000003, 1);
-	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
-	fa = client_at(h, "127.0.0.2:801");
-	fb = client_at(h, "127.0.0.3:801");
-	fs = client_at(h, "127.0.0.1:1021");
+	h_env_nlm_gw(e);
+	la = h_listener(0x7f000002, &h_statd_port[0]);
+	lb = h_listener(0x7f000003, &h_statd_port[1]);
+	assert_true(la >= 0 && lb >= 0);
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), h_statd_getport);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
+	fs = h_client_at(h, "127.0.0.1:1021");
 	track_a(e, fs, lock_of(e, fa, 0x91), 0x94);
 	lock_of(e, fb, 0x92);
-	h_send(fs, buf, sm_notify(buf, 0x93, "nfs-server", 7));
+	h_send(fs, buf, h_sm_notify(buf, 0x93, "nfs-server", 7));
 	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
 	assert_int_equal(chk_be32(buf), 0x93);
 	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
@@ -502,24 +339,25 @@ static void t06_client_notify_not_relayed(void **state)
 	size_t n;
 
 	h_env_listen(e);
-	gw_up(e);
-	la = statd_listener(0x7f000002, 0);
-	statd_lookups = 0;
-	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
-	fa = client_at(h, "127.0.0.2:801");
-	fb = client_at(h, "127.0.0.3:801");
-	fs = client_at(h, "127.0.0.1:1021");
+	h_env_nlm_gw(e);
+	la = h_listener(0x7f000002, &h_statd_port[0]);
+	assert_true(la >= 0);
+	h_statd_lookups = 0;
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), h_statd_getport);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
+	fs = h_client_at(h, "127.0.0.1:1021");
 	track_a(e, fs, lock_of(e, fa, 0xa1), 0xa4);
-	h_send(fb, buf, sm_notify(buf, 0xa2, "nfs-server", 9));
+	h_send(fb, buf, h_sm_notify(buf, 0xa2, "nfs-server", 9));
 	assert_int_equal(h_reply(h, fb, buf, sizeof(buf), 3000), 24);
 	h_pump(h, 300);
 	assert_true(accept(la, NULL, NULL) < 0);
-	assert_int_equal(__atomic_load_n(&statd_lookups, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(__atomic_load_n(&h_statd_lookups, __ATOMIC_SEQ_CST), 0);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 1);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED], 0);
 	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
-	n = sm_notify(buf, 0xa3, "nfs-server", 9);
+	n = h_sm_notify(buf, 0xa3, "nfs-server", 9);
 	n -= 4;				/* the state cut off */
 	rm_encode_hdr(buf, (uint32_t)(n - 4), true);
 	h_send(fs, buf, n);
@@ -548,10 +386,10 @@ static void t07_notify_bounded(void **state)
 	char host[48];
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	sn = gw_nlm_notifier(h->gw->gw_nlm);
-	statd_port[0] = statd_port[1] = 0;
-	gw_sn_set_getport(sn, statd_getport);
+	h_statd_port[0] = h_statd_port[1] = 0;
+	gw_sn_set_getport(sn, h_statd_getport);
 	for (unsigned i = 0; i < total; i++) {
 		snprintf(host, sizeof(host), "127.1.%u.%u", i / 250, i % 250 + 1);
 		assert_int_equal(gw_sn_queue(sn, host, 3), i < total - extra);
@@ -570,24 +408,16 @@ static void t07_notify_bounded(void **state)
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NOTIFY_RELAYED], 0);
 }
 
-
-
-/* Record-marked NLM v4 SHARE (proc 20) of owner oh (ohlen bytes) on "fh";
- * the offset of oh's length word in the record (no mark). */
+/* Record-marked NLM v4 SHARE (proc 20) of owner oh (ohlen bytes) on "fh"
+ * (as the harness's h_nlm_lock()); the offset of oh's length word in the
+ * record (no mark). */
 static size_t nlm_share(uint8_t *out, size_t cap, uint32_t xid, const void *oh, size_t ohlen,
 			size_t *oh_at)
 {
 	struct xdr_enc xe;
 
 	xdr_enc_init(&xe, out + 4, cap - 4);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NLM);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, 20);		/* SHARE */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, xid, H_NLM, 4, 20, NULL);	/* SHARE */
 	xdr_put_opaque(&xe, "ck", 2);
 	xdr_put_opaque(&xe, "guest", 5);
 	xdr_put_opaque(&xe, "fh", 2);
@@ -615,9 +445,9 @@ static void t08_share_owners(void **state)
 	int fa, fb;
 
 	h_env_listen(e);
-	gw_up(e);
-	fa = client_at(h, "127.0.0.2:801");
-	fb = client_at(h, "127.0.0.3:801");
+	h_env_nlm_gw(e);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
 	h_send(fa, buf, nlm_share(buf, sizeof(buf), 0x91, "1@guest", 7, &at));
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
 	n = h_server_last(&e->he_srv, last, sizeof(last));

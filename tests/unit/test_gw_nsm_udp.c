@@ -19,23 +19,6 @@
 #include "nsm_udp.h"
 #include "test_gw_harness.h"
 
-#define NLM 100021u
-#define NSM 100024u
-#define LOCK_SVID_AT	(40 + 8 + 4 + 4 + 12 + 8 + 12)	/* in the LOCK nlm_lock() builds */
-
-static void gw_up(struct h_env *e)
-{
-	char text[1024];
-
-	snprintf(text, sizeof(text),
-		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "log_level = debug\n[backend srv]\naddress = 127.0.0.1\n"
-		 "[route nlm]\nprogram = nlm\ntransport = tcp\nport = %u\n"
-		 "[route nsm]\nprogram = nsm\ntransport = tcp\nport = 9\n",
-		 e->he_srv.port);
-	h_env_gw(e, text);
-}
-
 /* The listener on 127.0.0.1, an ephemeral port; its address in *at. */
 static struct gw_nu *nu_up(struct h_gw *h, struct sockaddr_in *at)
 {
@@ -52,15 +35,6 @@ static struct gw_nu *nu_up(struct h_gw *h, struct sockaddr_in *at)
 	assert_int_equal(gw_nu_sockaddr(nu, 1, &ss) < 0, 1);
 	memcpy(at, &ss, sizeof(*at));
 	return nu;
-}
-
-static int client_at(struct h_gw *h, const char *name)
-{
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || fe_adopt_fd(h->fe, sv[1], name) < 0)
-		abort();
-	return sv[0];
 }
 
 /* A UDP socket of host addr (the sender). */
@@ -82,14 +56,7 @@ static size_t call(uint8_t *out, size_t cap, uint32_t xid, uint32_t prog, uint32
 	struct xdr_enc xe;
 
 	xdr_enc_init(&xe, out, cap);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, prog);
-	xdr_put_u32(&xe, vers);
-	xdr_put_u32(&xe, proc);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, xid, prog, vers, proc, NULL);
 	if (mon) {
 		xdr_put_opaque(&xe, mon, (uint32_t)strlen(mon));
 		xdr_put_u32(&xe, (uint32_t)state);
@@ -124,63 +91,14 @@ static int exchange(struct h_gw *h, int fd, const struct sockaddr_in *to, const 
 	return -1;
 }
 
-/* Record-marked NLM v4 LOCK of owner 1 on "fh" (as test_gw_nlm_e2e.c). */
-static size_t nlm_lock(uint8_t *out, uint32_t xid)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NLM);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, 2);		/* LOCK */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "ck", 2);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 1);
-	xdr_put_opaque(&xe, "guest", 5);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0xa1);		/* the harness server's tag: GRANTED */
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
-}
-
 /* The server (fs, the backend's address) grants svid (GRANTED_MSG), so the
  * gateway tracks that lock (the relay to the client fails: no rpcbind). */
 static void track(struct h_gw *h, int fs, int32_t svid)
 {
 	uint8_t buf[512];
-	struct xdr_enc xe;
+	size_t at;
 
-	xdr_enc_init(&xe, buf + 4, 508);
-	xdr_put_u32(&xe, 0x94);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, NLM);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, 10);		/* GRANTED_MSG */
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "gc", 2);
-	xdr_put_u32(&xe, 1);
-	xdr_put_opaque(&xe, "server", 6);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	xdr_put_u32(&xe, (uint32_t)svid);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(buf, (uint32_t)xe.xe_len, true);
-	h_send(fs, buf, xe.xe_len + 4);
+	h_send(fs, buf, h_nlm_granted_msg(buf, 0x94, svid, &at));
 	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
 }
 
@@ -194,21 +112,21 @@ static void t01_client_reboot(void **state)
 	struct sockaddr_in to;
 	struct gw_nu *nu;
 	uint8_t buf[512];
-	size_t n;
+	size_t n, at;
 	int fa, fs, u;
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	nu = nu_up(h, &to);
-	fa = client_at(h, "127.0.0.2:801");
-	h_send(fa, buf, nlm_lock(buf, 0x51));
+	fa = h_client_at(h, "127.0.0.2:801");
+	h_send(fa, buf, h_nlm_lock(buf, 0x51, 1, &at));
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
 	h_server_last(&e->he_srv, buf, sizeof(buf));
-	fs = client_at(h, "127.0.0.1:1021");
-	track(h, fs, (int32_t)chk_be32(buf + LOCK_SVID_AT));
+	fs = h_client_at(h, "127.0.0.1:1021");
+	track(h, fs, (int32_t)chk_be32(buf + at));
 	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
 	u = udp_from(0x7f000002);
-	n = call(buf, sizeof(buf), 0x61, NSM, 1, 6, "client-a", 3);
+	n = call(buf, sizeof(buf), 0x61, H_NSM, 1, 6, "client-a", 3);
 	assert_int_equal(exchange(h, u, &to, buf, n, 0x61, 3000), RPC_SUCCESS);
 	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 0);
 	for (int i = 0; i < 3000 && h_server_calls(&e->he_srv) < 2; i += 5)
@@ -228,18 +146,6 @@ static void t01_client_reboot(void **state)
 	h_pump(h, 20);
 }
 
-/* rpcbind of the client hosts as the relay asks it: statd at statd_port. */
-static uint16_t statd_port;
-
-static int statd_getport(const char *host, int family, uint32_t prog, uint32_t vers,
-			 uint16_t *port, char *msg, size_t msglen)
-{
-	(void)family;
-	snprintf(msg, msglen, "no program %u/%u at %s", prog, vers, host);
-	*port = prog == NSM && vers == 1 && !strcmp(host, "127.0.0.2") ? statd_port : 0;
-	return *port ? 0 : -1;
-}
-
 /* 2. The backend's address (127.0.0.1) sends SM_NOTIFY over UDP: answered,
  * counted as the server's reboot, and client 127.0.0.2's statd (a TCP
  * listener) is called with SM_NOTIFY. */
@@ -247,34 +153,27 @@ static void t02_server_reboot(void **state)
 {
 	struct h_env *e = *state;
 	struct h_gw *h = &e->he_gw;
-	struct sockaddr_in to, a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
-	socklen_t al = sizeof(a);
+	struct sockaddr_in to;
 	struct gw_nu *nu;
 	uint8_t buf[512];
-	int fa, u, lis, cfd = -1;
-	size_t n;
+	int fa, u, lis, cfd;
+	size_t n, at;
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	nu = nu_up(h, &to);
-	lis = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	assert_int_equal(bind(lis, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(listen(lis, 4), 0);
-	assert_int_equal(getsockname(lis, (struct sockaddr *)&a, &al), 0);
-	statd_port = ntohs(a.sin_port);
-	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), statd_getport);
-	fa = client_at(h, "127.0.0.2:801");
-	h_send(fa, buf, nlm_lock(buf, 0x51));
+	lis = h_listener(0x7f000002, &h_statd_port[0]);	/* 127.0.0.2's statd */
+	assert_true(lis >= 0);
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), h_statd_getport);
+	fa = h_client_at(h, "127.0.0.2:801");
+	h_send(fa, buf, h_nlm_lock(buf, 0x51, 1, &at));
 	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
 	u = udp_from(0x7f000001);
-	n = call(buf, sizeof(buf), 0x71, NSM, 1, 6, "nfs-server", 7);
+	n = call(buf, sizeof(buf), 0x71, H_NSM, 1, 6, "nfs-server", 7);
 	assert_int_equal(exchange(h, u, &to, buf, n, 0x71, 3000), RPC_SUCCESS);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 1);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_REBOOTS], 0);
-	for (int i = 0; i < 3000 && cfd < 0; i += 5) {
-		h_pump(h, 5);
-		cfd = accept(lis, NULL, NULL);
-	}
+	cfd = h_accept(h, lis, 3000);
 	assert_true(cfd >= 0);	/* the relay reached the client's statd */
 	/* a retransmission is not relayed again */
 	assert_int_equal(exchange(h, u, &to, buf, n, 0x71, 3000), RPC_SUCCESS);
@@ -302,29 +201,29 @@ static void t03_hostile(void **state)
 	int u;
 
 	h_env_listen(e);
-	gw_up(e);
+	h_env_nlm_gw(e);
 	nu = nu_up(h, &to);
 	u = udp_from(0x7f000003);
-	n = call(buf, sizeof(buf), 1, NSM, 1, 0, NULL, 0);
+	n = call(buf, sizeof(buf), 1, H_NSM, 1, 0, NULL, 0);
 	assert_int_equal(exchange(h, u, &to, buf, n, 1, 3000), RPC_SUCCESS);
-	n = call(buf, sizeof(buf), 2, NSM, 1, 2, "x", 1);
+	n = call(buf, sizeof(buf), 2, H_NSM, 1, 2, "x", 1);
 	assert_int_equal(exchange(h, u, &to, buf, n, 2, 3000), RPC_PROC_UNAVAIL);
 	n = call(buf, sizeof(buf), 3, 100003, 3, 0, NULL, 0);
 	assert_int_equal(exchange(h, u, &to, buf, n, 3, 3000), RPC_PROG_UNAVAIL);
-	n = call(buf, sizeof(buf), 4, NSM, 2, 6, "x", 1);
+	n = call(buf, sizeof(buf), 4, H_NSM, 2, 6, "x", 1);
 	assert_int_equal(exchange(h, u, &to, buf, n, 4, 3000), RPC_PROG_MISMATCH);
-	n = call(buf, sizeof(buf), 5, NSM, 1, 6, NULL, 0);
+	n = call(buf, sizeof(buf), 5, H_NSM, 1, 6, NULL, 0);
 	assert_int_equal(exchange(h, u, &to, buf, n, 5, 3000), RPC_GARBAGE_ARGS);
-	n = call(buf, sizeof(buf), 6, NSM, 1, 6, "x", 1);
+	n = call(buf, sizeof(buf), 6, H_NSM, 1, 6, "x", 1);
 	buf[11] = 3;	/* rpcvers */
 	assert_int_equal(exchange(h, u, &to, buf, n, 6, 3000), 100 + RPC_MISMATCH);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_REFUSED], 5);
 	assert_int_equal(exchange(h, u, &to, "garbage", 7, 0, 300), -1);
-	n = call(buf, sizeof(buf), 7, NSM, 1, 6, "x", 1);
+	n = call(buf, sizeof(buf), 7, H_NSM, 1, 6, "x", 1);
 	buf[7] = RPC_REPLY;
 	assert_int_equal(exchange(h, u, &to, buf, n, 7, 300), -1);
 	memset(buf, 0, sizeof(buf));
-	n = call(buf, sizeof(buf), 8, NSM, 1, 6, "x", 1);
+	n = call(buf, sizeof(buf), 8, H_NSM, 1, 6, "x", 1);
 	assert_int_equal(exchange(h, u, &to, buf, sizeof(buf), 8, 300), -1);	/* 1500 bytes */
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_DROPPED], 3);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_NSM_UDP_NOTIFY], 0);

@@ -91,6 +91,16 @@ static void r_stop(struct r_gw *g)
 	cfg_free(h->cf);
 }
 
+/* A test's end: its client fd closed, the gateway (no buffer out) and the
+ * tiny server s stopped. */
+static void r_end(struct r_gw *g, struct h_server *s, int fd)
+{
+	close(fd);
+	h_pump(&g->rg_h, 20);
+	r_stop(g);
+	h_server_stop(s, true);
+}
+
 static void conf(char *buf, size_t cap, const char *gateway, const char *host, uint16_t port,
 		 const char *nfs_extra, bool with_mount)
 {
@@ -207,10 +217,7 @@ static void t01_fallback_tcp_answers(void **state)
 	assert_non_null(strstr(r, ",transport=\"rdma\"} 1\n"));
 	assert_null(strstr(r, "reason=\"none\"} 1"));
 	free(r);
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
 /* 2. fallback = none, no RDMA: the route stays down with its reason, its
@@ -270,10 +277,7 @@ static void t02_fallback_none_not_ready(void **state)
 	assert_non_null(strstr(r, " since "));
 	free(r);
 	gw_ctl_free(ct);
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
 /* 3. ready_when: any is satisfied by the MOUNT route, all is not. */
@@ -422,6 +426,20 @@ static void fk_complete(struct fake *f, uint32_t tag)
 	gw_call_complete(c, &f->fk_iov, 1);
 }
 
+/* The tiny server s, started, and the gateway of conf() (nfs_extra in the
+ * NFS route) on the fake RDMA transport f, not up; the route's path. */
+static struct gw_path *r_fake_start(struct h_server *s, struct r_gw *g, struct fake *f,
+				    const char *nfs_extra)
+{
+	char text[1024];
+
+	h_server_init(s);
+	h_server_start(s);
+	conf(text, sizeof(text), "", "127.0.0.1", s->port, nfs_extra, false);
+	r_start(g, text, &fake_ops, f);
+	return gw_ctx_path(g->rg_h.gw, 0);
+}
+
 /* 5. On fallback, a call goes over TCP and waits for its reply there; RDMA
  * comes up: the next call goes over RDMA, the first still ends over TCP. */
 static void t05_back_to_rdma(void **state)
@@ -431,17 +449,12 @@ static void t05_back_to_rdma(void **state)
 	struct h_gw *h = &g.rg_h;
 	struct fake f = { 0 };
 	struct gw_path *pa;
-	char text[1024];
 	uint8_t buf[256];
 	int fd;
 
 	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	h_server_set(&s, true, 0);	/* TCP replies held back */
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "", false);	/* default: tcp */
-	r_start(&g, text, &fake_ops, &f);
-	pa = gw_ctx_path(h->gw, 0);
+	pa = r_fake_start(&s, &g, &f, "");	/* fallback: tcp by default */
+	h_server_set(&s, true, 0);		/* TCP replies held back */
 	assert_false(gw_path_on_fallback(pa));
 	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	assert_true(gw_path_on_fallback(pa));
@@ -466,10 +479,7 @@ static void t05_back_to_rdma(void **state)
 	assert_int_equal(chk_be32(buf), 1);
 	assert_int_equal(chk_be32(buf + 24), 0x11);
 	assert_int_equal(gw_path_ncalls(pa), 0);
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
 /* 6. A server restart: RDMA was up and is lost; failed attempts within the
@@ -481,17 +491,12 @@ static void t06_grace_after_loss(void **state)
 	struct h_gw *h = &g.rg_h;
 	struct fake f = { 0 };
 	struct gw_path *pa;
-	char text[1024];
 	uint8_t buf[256];
 	uint64_t t0;
 	int fd;
 
 	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "", false);
-	r_start(&g, text, &fake_ops, &f);
-	pa = gw_ctx_path(h->gw, 0);
+	pa = r_fake_start(&s, &g, &f, "");
 	gw_path_ready(f.fk_path, true);
 	gw_path_down(f.fk_path, GW_WHY_LOST, "RDMA connection lost: DISCONNECTED");
 	gw_path_ready(f.fk_path, false);
@@ -511,31 +516,29 @@ static void t06_grace_after_loss(void **state)
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);	/* now over TCP */
 	assert_int_equal(chk_be32(buf + 24), 0x33);
 	assert_int_equal(h_server_calls(&s), 1);
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
-static int reload(struct h_gw *h, const char *text)
+/* 7, 7b: server holding replies, the route on its TCP fallback (RDMA
+ * rejected) with one call of xid (tag) out, then reloaded to fallback =
+ * none; the client's socket. */
+static int t07_on_fallback_reload(struct h_server *s, struct r_gw *g, struct fake *f,
+				  uint8_t buf[256], uint32_t xid, uint32_t tag)
 {
-	char err[256];
-	struct cfg *cf = cfg_parse_string(text, "ready", NULL, err, sizeof(err));
-	struct cfg_diff d;
-	int rc;
+	struct h_gw *h = &g->rg_h;
+	char text[1024];
+	int fd;
 
-	if (!cf)
-		fail_msg("config: %s", err);
-	cfg_diff(h->cf, cf, &d);
-	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
-	if (rc < 0) {
-		cfg_free(cf);
-		return rc;
-	}
-	fe_set_cfg(h->fe, cf);
-	cfg_free(h->cf);	/* nothing may point into it any more */
-	h->cf = cf;
-	return 0;
+	r_fake_start(s, g, f, "fallback = tcp");
+	h_server_set(s, true, 0);
+	gw_path_down(f->fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	fd = h_client(h);
+	h_send(fd, buf, null_call(buf, xid, NFS, 3, tag));
+	while (h_server_calls(s) < 1)
+		h_pump(h, 10);
+	conf(text, sizeof(text), "", "127.0.0.1", s->port, "fallback = none", false);
+	assert_int_equal(h_gw_reload(h, text), 0);
+	return fd;
 }
 
 /* 7. Reload while a call is on the TCP fallback of the route it changes. */
@@ -545,23 +548,11 @@ static void t07_reload_while_on_fallback(void **state)
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
 	struct fake f = { 0 };
-	char text[1024];
 	uint8_t buf[256];
 	int fd;
 
 	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	h_server_set(&s, true, 0);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = tcp", false);
-	r_start(&g, text, &fake_ops, &f);
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
-	fd = h_client(h);
-	h_send(fd, buf, null_call(buf, 9, NFS, 3, 0x99));
-	while (h_server_calls(&s) < 1)
-		h_pump(h, 10);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = none", false);
-	assert_int_equal(reload(h, text), 0);
+	fd = t07_on_fallback_reload(&s, &g, &f, buf, 9, 0x99);
 	assert_int_equal(gw_ctx_nretiring(h->gw), 1);	/* its call is still out */
 	assert_false(gw_path_on_fallback(gw_ctx_path(h->gw, 0)));
 	h_pump(h, 300);		/* the TCP transport runs on the new configuration */
@@ -570,10 +561,7 @@ static void t07_reload_while_on_fallback(void **state)
 	assert_int_equal(chk_be32(buf + 24), 0x99);
 	h_pump(h, 50);
 	assert_int_equal(gw_ctx_nretiring(h->gw), 0);	/* then freed */
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
 /* 7b. The same, and the server closes the TCP connection after the reload:
@@ -586,23 +574,11 @@ static void t07b_reload_then_fallback_conn_lost(void **state)
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
 	struct fake f = { 0 };
-	char text[1024];
 	uint8_t buf[256];
 	int fd;
 
 	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	h_server_set(&s, true, 0);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = tcp", false);
-	r_start(&g, text, &fake_ops, &f);
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
-	fd = h_client(h);
-	h_send(fd, buf, null_call(buf, 10, NFS, 3, 0xaa));
-	while (h_server_calls(&s) < 1)
-		h_pump(h, 10);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "fallback = none", false);
-	assert_int_equal(reload(h, text), 0);
+	fd = t07_on_fallback_reload(&s, &g, &f, buf, 10, 0xaa);
 	h_server_stop(&s, true);	/* connection closed, port closed */
 	h_pump(h, 400);			/* lost, then failed reconnects */
 	assert_int_equal(gw_ctx_nretiring(h->gw), 1);
@@ -620,16 +596,11 @@ static void t08_drain_on_fallback(void **state)
 	struct h_gw *h = &g.rg_h;
 	struct fake f = { 0 };
 	struct gw_path *pa;
-	char text[1024];
 	uint8_t buf[256];
 	int fd;
 
 	(void)state;
-	h_server_init(&s);
-	h_server_start(&s);
-	conf(text, sizeof(text), "", "127.0.0.1", s.port, "", false);
-	r_start(&g, text, &fake_ops, &f);
-	pa = gw_ctx_path(h->gw, 0);
+	pa = r_fake_start(&s, &g, &f, "");
 	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	while (!gw_path_fallback_up(pa))
 		h_pump(h, 10);
@@ -646,10 +617,7 @@ static void t08_drain_on_fallback(void **state)
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);
 	assert_int_equal(chk_be32(buf + 24), 0x44);
 	assert_int_equal(h_server_calls(&s), 1);
-	close(fd);
-	h_pump(h, 20);
-	r_stop(&g);
-	h_server_stop(&s, true);
+	r_end(&g, &s, fd);
 }
 
 int main(void)

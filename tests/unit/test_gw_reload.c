@@ -149,28 +149,6 @@ static void conf(char *buf, size_t cap, const char *backends, const char *routes
 		 "bytes_per_client = 1m\nreconnect_interval = 30ms\n%s%s", backends, routes);
 }
 
-/* Reload h's gateway with text: 0 or the negative errno; h->cf follows. */
-static int reload(struct h_gw *h, const char *text)
-{
-	char err[256];
-	struct cfg *cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
-	struct cfg_diff d;
-	int rc;
-
-	if (!cf)
-		fail_msg("config: %s", err);
-	cfg_diff(h->cf, cf, &d);
-	rc = gw_ctx_reload(h->gw, cf, &d, err, sizeof(err));
-	if (rc < 0) {
-		cfg_free(cf);
-		return rc;
-	}
-	fe_set_cfg(h->fe, cf);
-	cfg_free(h->cf);
-	h->cf = cf;
-	return 0;
-}
-
 static uint32_t reply_tag(const uint8_t *r) { return chk_be32(r + 24); }
 
 /* 2. The route moves to a new backend while a call is in flight on the old
@@ -203,7 +181,7 @@ static void t02_route_moves(void **state)
 	snprintf(rt, sizeof(rt), "[route nfs]\nprogram = nfs\ntransport = tcp\nbackend = b\nport = %u\n",
 		 s2.port);
 	conf(text, sizeof(text), "[backend a]\naddress = 127.0.0.1\n[backend b]\naddress = 127.0.0.1\n", rt);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	assert_int_equal(gw_ctx_npaths(h.gw), 1);
 	assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/b");
 	assert_int_equal(gw_ctx_nretiring(h.gw), 1);
@@ -230,16 +208,14 @@ static void t02_route_moves(void **state)
 
 	/* Backend a removed: nothing used it any more. */
 	conf(text, sizeof(text), "[backend b]\naddress = 127.0.0.1\n", rt);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	h_pump(&h, 20);
 	assert_int_equal(gw_ctx_npaths(h.gw), 1);
 	h_send(fd, buf, h_call(buf, 0x103, 2, NFS, 3, 0xb3));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(reply_tag(buf), 0xb3);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CLIENTS_CLOSED], 0);	/* the client stayed */
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	h_server_stop(&s1, true);
 	h_server_stop(&s2, true);
 }
@@ -271,7 +247,7 @@ static void t03_held_move(void **state)
 	snprintf(rt, sizeof(rt), "[route nfs]\nprogram = nfs\ntransport = tcp\nbackend = b\nport = %u\n",
 		 s2.port);
 	conf(text, sizeof(text), "[backend b]\naddress = 127.0.0.1\n", rt);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(chk_be32(buf), 0x201);
 	assert_int_equal(reply_tag(buf), 0xc1);
@@ -284,14 +260,12 @@ static void t03_held_move(void **state)
 	/* The route removed: PROG_UNAVAIL from the gateway itself. */
 	snprintf(rt, sizeof(rt), "[route mount]\nprogram = mount\ntransport = tcp\nport = %u\n", s2.port);
 	conf(text, sizeof(text), "[backend b]\naddress = 127.0.0.1\n", rt);
-	assert_int_equal(reload(&h, text), 0);
+	assert_int_equal(h_gw_reload(&h, text), 0);
 	h_send(fd, buf, h_call(buf, 0x203, 2, NFS, 3, 0xc3));
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 24);
 	assert_int_equal(chk_be32(buf + 20), 1);	/* PROG_UNAVAIL */
 	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_PROG_UNAVAIL], 1);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	h_server_stop(&s1, false);
 	h_server_stop(&s2, true);
 }
@@ -318,7 +292,7 @@ static void t04_refused(void **state)
 
 	snprintf(text, sizeof(text), "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\n"
 		 "max_calls = 65\nbytes_per_client = 1m\n[backend a]\naddress = 127.0.0.1\n%s", rt);
-	assert_int_equal(reload(&h, text), -EINVAL);
+	assert_int_equal(h_gw_reload(&h, text), -EINVAL);
 	assert_int_equal(gw_ctx_npaths(h.gw), 1);
 
 	/* Generation 0 replaces a with 8 backends and keeps a call in flight
@@ -336,10 +310,10 @@ static void t04_refused(void **state)
 			 "port = %u\n", gen, s1.port);
 		conf(text, sizeof(text), bk, rt);
 		if (gen < 2) {
-			assert_int_equal(reload(&h, text), 0);
+			assert_int_equal(h_gw_reload(&h, text), 0);
 			h_pump(&h, 20);
 		} else {
-			assert_int_equal(reload(&h, text), -ENOSPC);
+			assert_int_equal(h_gw_reload(&h, text), -ENOSPC);
 			assert_string_equal(gw_path_name(gw_ctx_path(h.gw, 0)), "nfs/g1_0");
 			assert_int_equal(gw_ctx_nretiring(h.gw), 1);
 		}
@@ -352,9 +326,7 @@ static void t04_refused(void **state)
 	}
 	h_server_set(&s1, false, 0);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	h_server_stop(&s1, true);
 }
 
@@ -431,9 +403,7 @@ static void t05_nfs4_ops(void **state)
 		evbuffer_free(eb);
 		gw_ctl_free(ct);
 	}
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	h_server_stop(&s1, true);
 }
 

@@ -128,25 +128,9 @@ static void start(struct h_gw *h, struct fake *f)
 		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
 		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
 		"[route nfs]\nprogram = nfs\ntransport = rdma\n";
-	char err[256];
-	struct gw_ctx_params gp;
-	struct fe_params fp;
 
-	memset(h, 0, sizeof(*h));
 	memset(f, 0, sizeof(*f));
-	h->cf = cfg_parse_string(text, "seam", NULL, err, sizeof(err));
-	assert_non_null(h->cf);
-	h->log.gl_level = -1;
-	h->base = event_base_new();
-	h->pool = gw_pool_new(h->cf->cf_buffer_size, h->cf->cf_buffers, false);
-	gp = (struct gw_ctx_params){ .gp_base = h->base, .gp_cfg = h->cf, .gp_log = &h->log,
-				     .gp_stats = &h->st, .gp_pool = h->pool, .gp_ncalls = 16,
-				     .gp_rdma_ops = &fake_ops, .gp_rdma_arg = f };
-	h->gw = gw_ctx_new(&gp);
-	fp = (struct fe_params){ .fp_base = h->base, .fp_cfg = h->cf, .fp_gw = h->gw,
-				 .fp_pool = h->pool, .fp_log = &h->log, .fp_stats = &h->st };
-	h->fe = fe_new(&fp);
-	assert_int_equal(gw_ctx_start(h->gw), 0);
+	assert_int_equal(h_gw_start_on(h, text, &fake_ops, f), 0);
 	assert_int_equal(f->ncreate, 1);
 }
 
@@ -173,9 +157,7 @@ static void t01_complete_release(void **state)
 	assert_int_equal(f.nrel, 1);
 	assert_int_equal(f.ncancel, 0);
 	assert_int_equal(gw_ctx_calls_avail(h.gw), 16);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 	assert_int_equal(f.ndestroy, 1);
 }
 
@@ -205,9 +187,7 @@ static void t02_eagain_then_ready(void **state)
 	fk_complete(&f, 0, 20);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), 28);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 
 /* 3. Client gone while the transport owns calls: cancel, one per call,
@@ -247,9 +227,7 @@ static void t03_cancel_and_fail(void **state)
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_SYSTEM_ERR], 1);
 	assert_int_equal(gw_ctx_calls_avail(h.gw), 16);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 
 /* 4. Shutdown with calls still owned by the transport: destroy finalizes
@@ -304,9 +282,7 @@ static void t05_system_err_from_transport(void **state)
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CALLS_FAILED], 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_LOCAL_SYSTEM_ERR], 1);
 	assert_int_equal(gw_ctx_calls_avail(h.gw), 16);
-	close(fd);
-	h_pump(&h, 20);
-	assert_int_equal(h_gw_stop(&h), 0);
+	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 
 int main(void)

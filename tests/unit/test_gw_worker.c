@@ -218,6 +218,28 @@ static bool t04_handoff(void *arg, int fd, const struct sockaddr *sa, socklen_t 
 	return true;
 }
 
+/* Workers 0 (on the test's loop base, counting into st0, handing clients
+ * to worker 1 as main.c does) and 1 (its own thread) of cf, started; worker
+ * 0's listening address into *la. */
+static void t04_workers_up(struct t04_env *e, struct cfg *cf, struct gw_log *lg,
+			   struct gw_stats *st0, struct event_base *base, struct sockaddr_in *la)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		struct gw_worker_params wp = {
+			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = lg,
+			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
+			.wp_main = i ? e->w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
+			.wp_handoff_arg = e,
+		};
+
+		e->w[i] = gw_worker_new(&wp);
+		assert_non_null(e->w[i]);
+	}
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(gw_worker_start(e->w[i]), 0);
+	assert_int_equal(fe_listen_addr(gw_worker_fe(e->w[0]), (struct sockaddr *)la, sizeof(*la)), 0);
+}
+
 /* A client from src (127.0.0.N) connected to port. */
 static int t04_client(uint32_t src, uint16_t port)
 {
@@ -262,20 +284,7 @@ static void t04_live(void **state)
 	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
 	assert_non_null(cf);
 	assert_int_equal(cf->cf_workers, 2);
-	for (unsigned i = 0; i < 2; i++) {
-		struct gw_worker_params wp = {
-			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
-			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
-			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
-			.wp_handoff_arg = &e,
-		};
-
-		e.w[i] = gw_worker_new(&wp);
-		assert_non_null(e.w[i]);
-	}
-	for (unsigned i = 0; i < 2; i++)
-		assert_int_equal(gw_worker_start(e.w[i]), 0);
-	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	t04_workers_up(&e, cf, &lg, st0, base, &la);
 	for (unsigned i = 0; i < 16; i++) {
 		struct sockaddr_in src = { .sin_family = AF_INET,
 					   .sin_addr.s_addr = htonl(0x7f000002u + i) };
@@ -351,40 +360,6 @@ static bool t05_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t sale
 	return rc != 0;
 }
 
-/* Record-marked NLM v4 call of owner svid on "fh": LOCK (proc 2, the
- * harness server's tag 0xa1 last) or GRANTED_MSG (proc 10). */
-static size_t t05_nlm(uint8_t *out, uint32_t xid, uint32_t proc, int32_t svid)
-{
-	struct xdr_enc xe;
-
-	xdr_enc_init(&xe, out + 4, 508);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, 100021);
-	xdr_put_u32(&xe, 4);
-	xdr_put_u32(&xe, proc);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
-	xdr_put_opaque(&xe, "ck", 2);
-	if (proc == 2)
-		xdr_put_u32(&xe, 0);	/* block */
-	xdr_put_u32(&xe, 1);		/* exclusive */
-	xdr_put_opaque(&xe, "guest", 5);
-	xdr_put_opaque(&xe, "fh", 2);
-	xdr_put_opaque(&xe, "1@guest", 7);
-	xdr_put_u32(&xe, (uint32_t)svid);
-	xdr_put_u64(&xe, 0);
-	xdr_put_u64(&xe, 0);
-	if (proc == 2) {
-		xdr_put_u32(&xe, 0);	/* reclaim */
-		xdr_put_u32(&xe, 0xa1);	/* state */
-	}
-	assert_int_equal(xe.xe_err, XDR_OK);
-	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
-	return xe.xe_len + 4;
-}
-
 /* SM_NOTIFY (no record mark) from fd to the UDP socket at to; the reply's
  * accept_stat, -1 when none came (worker 0's loop turning meanwhile). */
 static int t05_notify(struct h_gw *w0, int fd, const struct sockaddr_in *to, uint32_t xid)
@@ -393,14 +368,7 @@ static int t05_notify(struct h_gw *w0, int fd, const struct sockaddr_in *to, uin
 	struct xdr_enc xe;
 
 	xdr_enc_init(&xe, buf, sizeof(buf));
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, 100024);
-	xdr_put_u32(&xe, 1);
-	xdr_put_u32(&xe, 6);
-	for (unsigned i = 0; i < 4; i++)
-		xdr_put_u32(&xe, 0);
+	rpc_call_encode(&xe, xid, H_NSM, 1, 6, NULL);	/* SM_NOTIFY */
 	xdr_put_opaque(&xe, "client", 6);
 	xdr_put_u32(&xe, 3);
 	assert_int_equal(sendto(fd, buf, xe.xe_len, 0, (const struct sockaddr *)to, sizeof(*to)),
@@ -452,6 +420,7 @@ static void t05_nsm_handoff_live(void **state)
 	pthread_t thr2;
 	int fa, fs, ua_fd, uc_fd;
 	unsigned calls;
+	size_t at;
 
 	(void)state;
 	inet_ntop(AF_INET, &(uint32_t){ htonl(a) }, ahost, sizeof(ahost));
@@ -468,20 +437,7 @@ static void t05_nsm_handoff_live(void **state)
 	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
 	if (!cf)
 		fail_msg("%s", err);
-	for (unsigned i = 0; i < 2; i++) {
-		struct gw_worker_params wp = {
-			.wp_index = i, .wp_count = 2, .wp_cfg = cf, .wp_log = &lg,
-			.wp_stats = i ? NULL : st0, .wp_base = i ? NULL : base,
-			.wp_main = i ? e.w[0] : NULL, .wp_handoff = i ? NULL : t04_handoff,
-			.wp_handoff_arg = &e,
-		};
-
-		e.w[i] = gw_worker_new(&wp);
-		assert_non_null(e.w[i]);
-	}
-	for (unsigned i = 0; i < 2; i++)
-		assert_int_equal(gw_worker_start(e.w[i]), 0);
-	assert_int_equal(fe_listen_addr(gw_worker_fe(e.w[0]), (struct sockaddr *)&la, sizeof(la)), 0);
+	t04_workers_up(&e, cf, &lg, st0, base, &la);
 	nu = gw_nu_new(&(struct gw_nu_params){ .np_base = base, .np_gw = gw_worker_ctx(e.w[0]),
 					       .np_st = st0, .np_lg = &lg,
 					       .np_handoff = t05_nsm_handoff, .np_handoff_arg = &e });
@@ -493,11 +449,11 @@ static void t05_nsm_handoff_live(void **state)
 
 	/* A's LOCK through worker 1, then the server's grant of that owner */
 	fa = t04_client(a, fe_listen_port(gw_worker_fe(e.w[0]), 0));
-	h_send(fa, buf, t05_nlm(buf, 0x51, 2, 1));
+	h_send(fa, buf, h_nlm_lock(buf, 0x51, 1, &at));
 	assert_int_equal(h_reply(&w0, fa, buf, sizeof(buf), 5000), 28);
 	h_server_last(&s, buf, sizeof(buf));
 	fs = t04_client(lk, fe_listen_port(gw_worker_fe(e.w[0]), 0));
-	h_send(fs, buf, t05_nlm(buf, 0x94, 10, (int32_t)chk_be32(buf + 40 + 8 + 4 + 4 + 12 + 8 + 12)));
+	h_send(fs, buf, h_nlm_granted_msg(buf, 0x94, (int32_t)chk_be32(buf + at), &at));
 	assert_int_equal(h_reply(&w0, fs, buf, sizeof(buf), 5000), 24);
 	assert_int_equal(t05_locks(&e, 1, ahost), 1);
 	assert_int_equal(t05_locks(&e, 0, ahost), 0);	/* not worker 0's */

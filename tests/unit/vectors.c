@@ -34,8 +34,7 @@ size_t vec_rpc_call_sys(uint8_t *out, size_t cap, uint32_t xid, uint32_t prog, u
 			uint32_t proc, const char *name, unsigned ngids, size_t args_len)
 {
 	struct rpc_auth_sys as = { .as_stamp = 0x5eed, .as_uid = 1000, .as_gid = 100 };
-	uint8_t body[RPC_AUTH_MAX_BODY];
-	struct xdr_enc be, xe;
+	struct xdr_enc xe;
 
 	as.as_namelen = (uint32_t)strlen(name);
 	if (as.as_namelen > RPC_AUTH_SYS_MAX_NAME || ngids > RPC_AUTH_SYS_MAX_GIDS)
@@ -44,21 +43,8 @@ size_t vec_rpc_call_sys(uint8_t *out, size_t cap, uint32_t xid, uint32_t prog, u
 	as.as_ngids = ngids;
 	for (unsigned i = 0; i < ngids; i++)
 		as.as_gids[i] = 100 + i;
-	xdr_enc_init(&be, body, sizeof(body));
-	if (!rpc_auth_sys_encode(&be, &as))
-		return 0;
 	xdr_enc_init(&xe, out, cap);
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_CALL);
-	xdr_put_u32(&xe, RPC_VERS);
-	xdr_put_u32(&xe, prog);
-	xdr_put_u32(&xe, vers);
-	xdr_put_u32(&xe, proc);
-	xdr_put_u32(&xe, RPC_AUTH_SYS);
-	xdr_put_opaque(&xe, body, (uint32_t)be.xe_len);
-	xdr_put_u32(&xe, RPC_AUTH_NONE);
-	xdr_put_u32(&xe, 0);
-	if (xe.xe_err != XDR_OK || xe.xe_cap - xe.xe_len < args_len)
+	if (!rpc_call_encode(&xe, xid, prog, vers, proc, &as) || xe.xe_cap - xe.xe_len < args_len)
 		return 0;
 	memset(xe.xe_buf + xe.xe_len, 0, args_len);
 	return xe.xe_len + args_len;

@@ -432,6 +432,43 @@ gw_start() {
 	gw_run "127.0.0.1:$gw_port (nfs over $gw_nfs_tp, mount over tcp${*:+; $*})" \
 		"path nfs/nfsd: transport $gw_nfs_tp up"
 }
+# gw_start_checked PORT OUT OPT...: gw_start once `rpcrdma-gw --check-config`
+# has said the same configuration is OK; returns when it listens on PORT.
+gw_start_checked() {
+	local port=$1 out=$2
+	gw_conf "$@"
+	step "rpcrdma-gw --check-config"
+	assert_eq "configuration OK" "$("${BUILD:-build}/rpcrdma-gw" --check-config "$out/gw.conf")" \
+		"check-config output"
+	gw_start "$@"
+	bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$port '"
+}
+# gw_rw_files: 4 MiB of random data on the server's tmpfs (server.bin, its
+# sha256 in gw_rw_sum) and 4 MiB for a client to write (/tmp/client.bin).
+gw_rw_files() {
+	step "write $((4)) MiB of random data on the server's tmpfs"
+	head -c $((4 << 20)) /dev/urandom >"$BED_EXPORT/server.bin"
+	gw_rw_sum=$(sha256sum "$BED_EXPORT/server.bin" | cut -d' ' -f1)
+	head -c $((4 << 20)) /dev/urandom >/tmp/client.bin
+}
+# gw_rw_check VERS MNT: a vers=VERS mount of the gateway (nolock) reads
+# gw_rw_files' server.bin with its sha256 and writes /tmp/client.bin, equal
+# on the server once unmounted.
+gw_rw_check() {
+	local vers=$1 mnt=$2
+	gw_mount "$vers" "$mnt" nolock
+	grep " $mnt " /proc/mounts | sed 's/^/  /'
+	assert_mount_opt "$mnt" "vers=$vers" proto=tcp "port=$gw_port"
+
+	step "read through the gateway (vers=$vers)"
+	assert_file_sum "$mnt/server.bin" "$gw_rw_sum"
+
+	step "write through the gateway (vers=$vers), compare on the server side"
+	cp /tmp/client.bin "$mnt/client-v$vers.bin"
+	sync
+	timeout 60 umount "$mnt"
+	assert_same_file /tmp/client.bin "$BED_EXPORT/client-v$vers.bin"
+}
 # gw_run WHAT READY-LINE: rpcrdma-gw -c $gw_out/gw.conf in the background
 # (gw_pid; core dumps into the run folder; gw_stop at exit), until its log
 # shows READY-LINE.
@@ -460,6 +497,19 @@ gw_run() {
 bed_lockd_pin() {
 	modprobe lockd
 	sysctl -qw fs.nfs.nlm_tcpport="$1" fs.nfs.nlm_udpport="$1" fs.nfs.nlm_grace_period=10
+}
+
+# bed_nlm_server PORT [statd]: the server of the raw NLM scenarios (t_77,
+# t_80, t_81, t_82): lockd pinned to PORT, nfsd up and, with statd, the
+# server's rpc.statd registered (its lockd monitors every lock holder through
+# it; no notification at start).
+bed_nlm_server() {
+	bed_lockd_pin "$1"
+	bed_nfsd_up
+	[ "${2:-}" = statd ] || return 0
+	step "rpc.statd (the server's lockd monitors every lock holder through it)"
+	rpc.statd --no-notify
+	bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
 }
 
 # bed_netns NAME ROOT-ADDR NS-ADDR...: network namespace NAME behind a veth

@@ -2,8 +2,9 @@
 # This file contains the raw RPC pieces the NLM scenarios (t_77, t_80, t_81,
 # t_82) run in the guest (copied to $out/rpc.py, imported by their own
 # scripts): XDR helpers, record marking, an RPC client bound to a source
-# address, an RPC server over TCP and UDP, a fake rpcbind, a TCP forwarder.
-import os, socket, struct, threading
+# address, an RPC server over TCP and UDP, a fake rpcbind, a TCP forwarder;
+# NLM results, MOUNT + LOOKUP, SM_NOTIFY, the server's own lock probe.
+import fcntl, os, socket, struct, threading
 
 def opaque(b):
     return struct.pack(">I", len(b)) + b + b"\0" * (-len(b) % 4)
@@ -152,3 +153,42 @@ class Peer:
         acc, res = self.call_any(prog, vers, proc, args)
         assert acc == 0, "proc %d: accept_stat %s" % (proc, ACCEPT.get(acc, acc))
         return res
+
+# ---- what the NLM scenarios' own scripts share ----
+
+NLM_STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
+def nlm_stat(body):
+    """(name, what follows) of an NLM v4 result: the cookie, then its stat."""
+    _, off = get_opaque(body, 0)
+    return NLM_STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?"), body[off + 4:]
+
+def fh_of(peer, export, name):
+    """The NFSv3 file handle of EXPORT/NAME through PEER: MOUNT MNT, LOOKUP."""
+    body = peer.call(100005, 3, 1, opaque(export.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
+    root, _ = get_opaque(body, 4)
+    body = peer.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
+    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
+    return get_opaque(body, 4)[0]
+
+def sm_notify(peer, name, state):
+    """SM_NOTIFY (stat_chge) of NAME, STATE over PEER; its void reply."""
+    peer.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
+    return "answered"
+
+def server_try(path):
+    """The server side's own view: can a local process lock PATH now?"""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return "locked"
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return "free"
+    finally:
+        os.close(fd)
+
+def say(k, v):
+    """One "key: value" line, the form the shell side checks."""
+    print("%s: %s" % (k, v), flush=True)

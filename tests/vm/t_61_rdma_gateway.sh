@@ -12,7 +12,6 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-GW=${BUILD:-build}/rpcrdma-gw
 GW_PORT=20490
 out=/tmp/t61
 mkdir -p "$out"
@@ -21,39 +20,14 @@ bed_nfsd_up
 bed_nfs_client_modules
 
 gw_opts=(gateway.log_level=debug backend.port="$BED_NFS_PORT")
-gw_conf "$GW_PORT" "$out" "${gw_opts[@]}"
-step "rpcrdma-gw --check-config"
-assert_eq "configuration OK" "$("$GW" --check-config "$out/gw.conf")" "check-config output"
+gw_start_checked "$GW_PORT" "$out" "${gw_opts[@]}"
+gw_rw_files
 
-gw_start "$GW_PORT" "$out" "${gw_opts[@]}"
-bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q ':$GW_PORT '"
-
-step "write $((4)) MiB of random data on the server's tmpfs"
-head -c $((4 << 20)) /dev/urandom >"$BED_EXPORT/server.bin"
-sum=$(sha256sum "$BED_EXPORT/server.bin" | cut -d' ' -f1)
-head -c $((4 << 20)) /dev/urandom >/tmp/client.bin
-
-check_version() {
-	local vers=$1 mnt=$2
-	gw_mount "$vers" "$mnt" nolock
-	grep " $mnt " /proc/mounts | sed 's/^/  /'
-	assert_mount_opt "$mnt" "vers=$vers" proto=tcp "port=$GW_PORT"
-
-	step "read through the gateway (vers=$vers)"
-	assert_file_sum "$mnt/server.bin" "$sum"
-
-	step "write through the gateway (vers=$vers), compare on the server side"
-	cp /tmp/client.bin "$mnt/client-v$vers.bin"
-	sync
-	timeout 60 umount "$mnt"
-	assert_same_file /tmp/client.bin "$BED_EXPORT/client-v$vers.bin"
-}
-
-check_version 3 /mnt/gw3
-check_version 4.1 /mnt/gw41
+gw_rw_check 3 /mnt/gw3
+gw_rw_check 4.1 /mnt/gw41
 # NFSv4.2: a TCP client sends READ_PLUS, which is not DDP-eligible: its
 # reply needs a reply chunk sized from the count (docs/chunking.md).
-check_version 4.2 /mnt/gw42
+gw_rw_check 4.2 /mnt/gw42
 
 # Two mounts at once, the writers alternating: with GW_WORKERS=2 the mounts
 # come from two addresses (gw_mount) and so go through both workers at once.

@@ -21,33 +21,25 @@ CTL=${BUILD:-build}/rpcrdma-gwctl
 out=/tmp/t77
 mkdir -p "$out"
 
-bed_lockd_pin "$NLM_PORT"
-bed_nfsd_up
-step "rpc.statd (the server's lockd monitors every lock holder through it)"
-rpc.statd --no-notify
-bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+bed_nlm_server "$NLM_PORT" statd
 
 gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
 	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
 
 cp "$(dirname "$0")/rpcpeer.py" "$out/rpc.py"
 cat >"$out/nlm.py" <<'PY'
-import fcntl, os, socket, struct, sys, time
+import os, socket, struct, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpc
 from rpc import auth_unix, opaque
 Peer = rpc.Peer
 
-STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 T, F = struct.pack(">I", 1), struct.pack(">I", 0)
 COOKIE = opaque(b"c77")
 # Both clients use the same owner: caller_name, oh and svid all equal.
 def alock(fh, svid=1):
     return opaque(b"guest") + opaque(fh) + opaque(b"%d@guest" % svid) + struct.pack(">iQQ", svid, 0, 0)
-def stat_of(body):
-    clen = struct.unpack(">I", body[:4])[0]
-    off = 4 + clen + (-clen % 4)
-    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?"), body[off + 4:]
+stat_of = rpc.nlm_stat
 def lock(p, fh, svid=1):
     end = time.time() + 40
     while True:   # lockd may still be in its grace period
@@ -62,9 +54,7 @@ def test(p, fh, svid=1):
     return st
 def unlock(p, fh, svid=1):
     return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh, svid)))[0]
-def sm_notify(p, name, state):
-    p.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
-    return "answered"
+sm_notify = rpc.sm_notify
 def sm_notify_udp(src, port, name, state):
     """As sm-notify sends it: one datagram from SRC; the void reply."""
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -88,33 +78,15 @@ def wait_free(path):
     return server_try(path)
 
 def fh_of(port, name):
-    p = Peer("127.0.0.1", "127.0.0.1", port)
-    body = p.call(100005, 3, 1, opaque(sys.argv[3].encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
-    n = struct.unpack(">I", body[4:8])[0]
-    root = body[8:8 + n]
-    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
-    n = struct.unpack(">I", body[4:8])[0]
-    return body[8:8 + n]
-
-def server_try(path):
-    """The server side's own view: can a local process lock PATH now?"""
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return "locked"
-    fcntl.lockf(fd, fcntl.LOCK_UN)
-    return "free"
+    return rpc.fh_of(Peer("127.0.0.1", "127.0.0.1", port), sys.argv[3], name)
+server_try = rpc.server_try
 
 # nlm.py GWPORT NLMPORT EXPORT: prints one "key: value" line per check.
 gw, lockd = int(sys.argv[1]), int(sys.argv[2])
 A, B = "127.0.0.3", "127.0.0.2"   # A: worker 1 of 2, B: worker 0
 fh = {n: fh_of(gw, n) for n in ("f0", "f1", "f2")}
 exp = sys.argv[3]
-def say(k, v):
-    print("%s: %s" % (k, v), flush=True)
+say = rpc.say
 step = sys.argv[4]
 if step == "direct":
     a, b = Peer(A, "127.0.0.1", lockd), Peer(B, "127.0.0.1", lockd)

@@ -23,11 +23,7 @@ CTL=${BUILD:-build}/rpcrdma-gwctl
 out=/tmp/t80
 mkdir -p "$out"
 
-bed_lockd_pin "$NLM_PORT"
-bed_nfsd_up
-step "rpc.statd (the server's lockd monitors every lock holder through it)"
-rpc.statd --no-notify
-bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+bed_nlm_server "$NLM_PORT" statd
 
 step "network namespaces cli (10.78.0.2, .3) and gwn (10.77.0.2)"
 bed_netns cli 10.78.0.1 10.78.0.2 10.78.0.3
@@ -58,7 +54,7 @@ gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" "gateway.control_socket=$
 	nlm.port=4001 nsm.transport=tcp nsm.backend=nfsd nfs.backend=nfsd mount.backend=nfsd
 
 cat >"$out/nlm.py" <<'PY'
-import fcntl, os, socket, struct, sys, threading, time
+import socket, struct, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 import rpc
 from rpc import opaque, get_opaque
@@ -92,15 +88,13 @@ class Host:
             time.sleep(0.01)
         return self.got[0] if self.got else None
 
-STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 T, F = struct.pack(">I", 1), struct.pack(">I", 0)
 COOKIE = opaque(b"c80")
 # Both clients use the same owner: caller_name, oh and svid all equal.
 def alock(fh, svid=1):
     return opaque(b"guest") + opaque(fh) + opaque(b"1@guest") + struct.pack(">iQQ", svid, 0, 0)
 def stat_of(body):
-    _, off = get_opaque(body, 0)
-    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+    return rpc.nlm_stat(body)[0]
 def lock(p, fh, block=False):
     end = time.time() + 40
     while True:   # lockd may still be in its grace period
@@ -113,29 +107,8 @@ def unlock(p, fh):
     return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh)))
 
 def fh_of(port, name):
-    p = Peer("10.78.0.2", "10.78.0.1", port)
-    body = p.call(100005, 3, 1, opaque(sys.argv[4].encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
-    root, _ = get_opaque(body, 4)
-    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
-    return get_opaque(body, 4)[0]
-
-def server_try(path):
-    """The server side's own view: can a local process lock PATH now?"""
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return "locked"
-    else:
-        fcntl.lockf(fd, fcntl.LOCK_UN)
-        return "free"
-    finally:
-        os.close(fd)
-
-def say(k, v):
-    print("%s: %s" % (k, v), flush=True)
+    return rpc.fh_of(Peer("10.78.0.2", "10.78.0.1", port), sys.argv[4], name)
+server_try, say = rpc.server_try, rpc.say
 def seen(host, secs):
     g = host.wait(secs)
     if g is None:

@@ -22,11 +22,7 @@ CTL=${BUILD:-build}/rpcrdma-gwctl
 out=/tmp/t81
 mkdir -p "$out"
 
-bed_lockd_pin "$NLM_PORT"
-bed_nfsd_up
-step "rpc.statd (the server's lockd monitors every lock holder through it)"
-rpc.statd --no-notify
-bed_wait 20 "statd registered with rpcbind" sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+bed_nlm_server "$NLM_PORT" statd
 
 step "network namespaces cli (10.78.0.2, .3) and gwn (10.77.0.2)"
 bed_netns cli 10.78.0.1 10.78.0.2 10.78.0.3
@@ -59,7 +55,7 @@ GW_NETNS=gwn gw_start "$PORT" "$out" "gateway.listen=0.0.0.0:$PORT" \
 { grep 'NSM over UDP' "$out/gw.log" || echo 'no "NSM over UDP" in the log'; } | sed 's/^/  /'
 
 cat >"$out/cli.py" <<'PY'
-import fcntl, os, socket, struct, sys, time
+import os, socket, struct, sys, time
 sys.path.insert(0, sys.argv[1])
 import rpc
 from rpc import auth_unix, opaque, get_opaque
@@ -89,14 +85,12 @@ class Host:
         return self.got[0] if self.got else None
 
 GW = "10.77.0.2"   # the gateway's host
-STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 T, F = struct.pack(">I", 1), struct.pack(">I", 0)
 COOKIE = opaque(b"c81")
 def alock(fh, svid=1):
     return opaque(b"guest") + opaque(fh) + opaque(b"1@guest") + struct.pack(">iQQ", svid, 0, 0)
 def stat_of(body):
-    _, off = get_opaque(body, 0)
-    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+    return rpc.nlm_stat(body)[0]
 def lock_once(p, fh, reclaim=False):   # nlm4_lockargs: cookie block exclusive alock reclaim state
     return stat_of(p.call(100021, 4, 2, COOKIE + F + T + alock(fh) + (T if reclaim else F) +
                           struct.pack(">i", 1)))
@@ -111,28 +105,9 @@ def unlock(p, fh):
     return stat_of(p.call(100021, 4, 4, COOKIE + alock(fh)))
 
 def fh_of(port, name):
-    p = Peer("10.78.0.2", GW, port)
-    body = p.call(100005, 3, 1, opaque(exp.encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
-    root, _ = get_opaque(body, 4)
-    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
-    return get_opaque(body, 4)[0]
+    return rpc.fh_of(Peer("10.78.0.2", GW, port), exp, name)
 
-def server_try(path):
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return "locked"
-    else:
-        fcntl.lockf(fd, fcntl.LOCK_UN)
-        return "free"
-    finally:
-        os.close(fd)
-
-def say(k, v):
-    print("%s: %s" % (k, v), flush=True)
+server_try, say = rpc.server_try, rpc.say
 def heard(host, secs):
     g = host.wait(secs)
     return "nothing" if g is None else "mon_name %s state %d" % (g[1], g[2])

@@ -16,8 +16,7 @@ CTL=${BUILD:-build}/rpcrdma-gwctl
 out=/tmp/t82
 mkdir -p "$out"
 
-bed_lockd_pin "$NLM_PORT"
-bed_nfsd_up
+bed_nlm_server "$NLM_PORT"
 gw_start "$PORT" "$out" "gateway.control_socket=$out/control" gateway.log_level=debug \
 	nlm.transport=tcp "nlm.port=$NLM_PORT" nsm.transport=tcp
 
@@ -29,13 +28,10 @@ import rpc
 from rpc import opaque
 Peer = rpc.Peer
 
-STAT = {0: "GRANTED", 1: "DENIED", 2: "DENIED_NOLOCKS", 3: "BLOCKED", 4: "DENIED_GRACE_PERIOD"}
 COOKIE = opaque(b"c82")
 OH = b"1@guest"          # every client's owner handle: the same bytes
 def stat_of(body):
-    clen = struct.unpack(">I", body[:4])[0]
-    off = 4 + clen + (-clen % 4)
-    return STAT.get(struct.unpack(">I", body[off:off + 4])[0], "?")
+    return rpc.nlm_stat(body)[0]
 def nlm(p, proc, args):
     """NLM v4 PROC's stat, or the accept status's name when not SUCCESS."""
     acc, res = p.call_any(100021, 4, proc, args)
@@ -51,27 +47,16 @@ def share(p, fh, access, mode, oh=OH):
         time.sleep(1)
 def unshare(p, fh, oh=OH):
     return nlm(p, 21, share_args(fh, 0, 0, oh))
-def sm_notify(p, name, state):
-    p.call(100024, 1, 6, opaque(name) + struct.pack(">i", state))
-    return "answered"
+sm_notify = rpc.sm_notify
 
 def fh_of(port, name):
-    p = Peer("127.0.0.1", "127.0.0.1", port)
-    body = p.call(100005, 3, 1, opaque(sys.argv[3].encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "MNT"
-    n = struct.unpack(">I", body[4:8])[0]
-    root = body[8:8 + n]
-    body = p.call(100003, 3, 3, opaque(root) + opaque(name.encode()))
-    assert struct.unpack(">I", body[:4])[0] == 0, "LOOKUP"
-    n = struct.unpack(">I", body[4:8])[0]
-    return body[8:8 + n]
+    return rpc.fh_of(Peer("127.0.0.1", "127.0.0.1", port), sys.argv[3], name)
 
 # share.py GWPORT NLMPORT EXPORT STEP: prints one "key: value" line per check.
 gw, lockd = int(sys.argv[1]), int(sys.argv[2])
 fh = {n: fh_of(gw, n) for n in ("s0", "s1", "s2", "s3")}
 R, W, DN, DW = 1, 2, 0, 2
-def say(k, v):
-    print("%s: %s" % (k, v), flush=True)
+say = rpc.say
 if sys.argv[4] == "direct":
     a, b = Peer("127.0.0.2", "127.0.0.1", lockd), Peer("127.0.0.3", "127.0.0.1", lockd)
     say("direct A share s0", share(a, fh["s0"], R, DW))
