@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: the kernel NFS client (vers=3, 4.1 and 4.2, proto=tcp) mounts THROUGH rpcrdma-gw whose NFS route uses RPC-over-RDMA (backend-rdma, rxe0) to nfsd on 10.99.0.1:20049; a 4 MiB random file goes both ways with its sha256 unchanged, 8 parallel writers of odd sizes too, WRITE data travels in read chunks and READ data in write chunks, most call Sends go unsignaled, and the gateway stops cleanly on SIGTERM
+# claim: the kernel NFS client (vers=3, 4.0, 4.1 and 4.2, proto=tcp) mounts THROUGH rpcrdma-gw whose NFS route uses RPC-over-RDMA (backend-rdma, rxe0) to nfsd on 10.99.0.1:20049; a 4 MiB random file goes both ways with its sha256 unchanged, 8 parallel writers of odd sizes too, WRITE data travels in read chunks and READ data in write chunks, most call Sends go unsignaled, and the gateway stops cleanly on SIGTERM
 #
 #   kernel NFS client                rpcrdma-gw                         kernel nfsd
 #   /mnt/gw3  (vers=3)   --tcp-->  127.0.0.1:20490  --rdma 20049 (rxe0)-->  tmpfs /srv/nfs
@@ -24,6 +24,8 @@ gw_start_checked "$GW_PORT" "$out" "${gw_opts[@]}"
 gw_rw_files
 
 gw_rw_check 3 /mnt/gw3
+# NFSv4.0: SETCLIENTID's callback address rewritten (v40_callbacks = relay).
+gw_rw_check 4.0 /mnt/gw40
 gw_rw_check 4.1 /mnt/gw41
 # NFSv4.2: a TCP client sends READ_PLUS, which is not DDP-eligible: its
 # reply needs a reply chunk sized from the count (docs/chunking.md).
