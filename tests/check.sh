@@ -132,7 +132,7 @@ t_64d_gw_fileops_v42 t_64c_gw_fileops_v40 t_64b_gw_fileops_v3 t_67_gw_faults"
 declare -A vm_running=()
 vm_start() {
 	local t=$1 kernel=${2:-} workers=${3:-} name
-	name=$(basename "$t" .sh)${2:+@$2}${3:+@w$3}
+	name=$(vm_job_name "$t:$kernel:$workers")
 	(
 		[ -z "${VM_LOCK:-}" ] || { exec 9>>"$VM_LOCK"; flock 9; }
 		start=$(date +%s)
