@@ -493,7 +493,8 @@ struct be_span {
 };
 /*
  * Bytes [off, off + len) of an iovec stream as contiguous spans: the pieces
- * of each iovec, then each piece cut at max_seg (0: no limit).  Returns the
+ * of each iovec, a piece that starts where the previous one ends joined to
+ * it, each span cut at max_seg (0: no limit).  Returns the
  * number of spans, or -E2BIG when more than cap are needed, -EINVAL when
  * the range is outside the stream.
  */

@@ -45,17 +45,28 @@ static size_t gw_rdma_target_len(const struct be_target *t)
 	return n;
 }
 
-/* piece inside one of the target's buffers */
+/* piece inside the target: in one of its iovecs, or running on through
+ * the ones that follow it in memory (one segment over buffers side by side,
+ * be_spans_from_iov) */
 static bool gw_rdma_in_target(const struct be_target *t, const struct iovec *piece)
 {
 	const uint8_t *p = piece->iov_base;
+	size_t left = piece->iov_len;
 
 	for (unsigned i = 0; i < t->bt_niov; i++) {
 		const uint8_t *b = t->bt_iov[i].iov_base;
+		size_t l = t->bt_iov[i].iov_len;
 
-		if (p >= b && piece->iov_len <= t->bt_iov[i].iov_len &&
-		    (size_t)(p - b) <= t->bt_iov[i].iov_len - piece->iov_len)
-			return true;
+		if (p < b || (size_t)(p - b) >= l)
+			continue;
+		for (size_t have = l - (size_t)(p - b);; have = t->bt_iov[i].iov_len) {
+			if (left <= have)
+				return true;
+			left -= have;
+			if (++i == t->bt_niov || (const uint8_t *)t->bt_iov[i].iov_base !=
+			    (const uint8_t *)t->bt_iov[i - 1].iov_base + t->bt_iov[i - 1].iov_len)
+				return false;
+		}
 	}
 	return false;
 }

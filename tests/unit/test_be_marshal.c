@@ -25,7 +25,8 @@ static void handles(struct be_handle *h, const struct be_span *sp, unsigned n, u
 /* 1. Spans cross iovecs and are cut at max_seg. */
 static void t01_spans(void **state)
 {
-	uint8_t a[10], b[30];
+	static uint8_t m[64];
+	uint8_t *a = m, *b = m + 16;	/* a gap between them: never joined */
 	struct iovec iov[2] = { { a, 10 }, { b, 30 } };
 	struct be_span sp[8];
 	int n;
@@ -41,6 +42,33 @@ static void t01_spans(void **state)
 	assert_int_equal(be_spans_from_iov(iov, 2, 0, 40, 4, sp, 8), -E2BIG);
 	assert_int_equal(be_spans_from_iov(iov, 2, 30, 11, 0, sp, 8), -EINVAL);
 	assert_int_equal(be_spans_from_iov(iov, 2, 0, 40, 0, sp, 8), 2);
+}
+
+/* 1b. Pieces next to each other in memory (pool buffers side by side)
+ * are one span, still cut at max_seg; a gap or a new item starts another. */
+static void t01b_spans_join(void **state)
+{
+	static uint8_t m[64];
+	struct iovec iov[3] = { { m, 16 }, { m + 16, 16 }, { m + 40, 8 } };
+	struct be_span sp[8];
+	int n;
+
+	(void)state;
+	n = be_spans_from_iov(iov, 3, 0, 40, 0, sp, 8);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(sp[0].sp_addr, m);
+	assert_int_equal(sp[0].sp_len, 32);
+	assert_ptr_equal(sp[1].sp_addr, m + 40);
+	assert_int_equal(sp[1].sp_len, 8);
+	n = be_spans_from_iov(iov, 3, 4, 36, 20, sp, 8);	/* m[4..20) m[20..32) m[40..48) */
+	assert_int_equal(n, 3);
+	assert_ptr_equal(sp[0].sp_addr, m + 4);
+	assert_int_equal(sp[0].sp_len, 20);
+	assert_ptr_equal(sp[1].sp_addr, m + 24);
+	assert_int_equal(sp[1].sp_len, 8);
+	assert_int_equal(sp[2].sp_len, 8);
+	/* Two spans suffice where three iovecs would have needed three. */
+	assert_int_equal(be_spans_from_iov(iov, 3, 0, 40, 0, sp, 2), 2);
 }
 
 /* 2. A small call is RDMA_MSG: 28-byte header, body verbatim. */
@@ -400,6 +428,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_spans),
+		cmocka_unit_test(t01b_spans_join),
 		cmocka_unit_test(t02_inline),
 		cmocka_unit_test(t03_read_chunk_pad),
 		cmocka_unit_test(t04_bad_items),

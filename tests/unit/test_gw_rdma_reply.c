@@ -219,6 +219,45 @@ static void t03_reports_more_than_offered(void **state)
 	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_OVERRUN);
 }
 
+/* 3b. One reply chunk segment over pool buffers side by side in memory
+ * (be_spans_from_iov joins them): a body piece may run from one offered
+ * buffer into the next one only where they touch, and never past the
+ * last one offered. */
+static void t03b_reply_chunk_over_neighbours(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_init(&f);
+	f.gc.gc_nwrites = 0;
+	f.gc.gc_riov[0] = (struct iovec){ f.bufs[0], BUF };
+	f.gc.gc_riov[1] = (struct iovec){ f.bufs[1], BUF };
+	f.gc.gc_rt = (struct be_target){ f.gc.gc_riov, 2 };
+	f.r.br_proc = RPCRDMA_NOMSG;
+	f.r.br_nbody = 1;
+	f.r.br_body[0] = (struct iovec){ f.bufs[0] + 100, BUF };	/* into bufs[1] */
+	f.r.br_body_len = BUF;
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_NONE);
+	f.r.br_body[0] = (struct iovec){ f.bufs[0], 2 * BUF };		/* both, exactly */
+	f.r.br_body_len = 2 * BUF;
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_NONE);
+	f.r.br_body[0] = (struct iovec){ f.bufs[1] + 100, BUF };	/* past the last */
+	f.r.br_body_len = BUF;
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_OVERRUN);
+	/* bufs[0] and bufs[2] do not touch: bufs[1] between them is not offered */
+	f.gc.gc_riov[1] = (struct iovec){ f.bufs[2], BUF };
+	f.r.br_body[0] = (struct iovec){ f.bufs[0] + 100, BUF };
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_OVERRUN);
+	/* a short first piece: its end is not where the next one starts */
+	f.gc.gc_riov[0] = (struct iovec){ f.bufs[0], 100 };
+	f.gc.gc_riov[1] = (struct iovec){ f.bufs[1], BUF };
+	f.r.br_body[0] = (struct iovec){ f.bufs[0], 200 };
+	f.r.br_body_len = 200;
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_OVERRUN);
+	f.r.br_body[0] = (struct iovec){ f.bufs[1], 200 };		/* inside bufs[1] */
+	assert_int_equal(gw_rdma_reply_bound(&f.gc, &f.r), GW_RDMA_BAD_NONE);
+}
+
 /* 4. The data item's length is not what the chunk received; an undecodable
  * reply. */
 static void t04_length_mismatch(void **state)
@@ -246,6 +285,7 @@ int main(void)
 		cmocka_unit_test(t01_honest),
 		cmocka_unit_test(t02_reports_more_than_written),
 		cmocka_unit_test(t03_reports_more_than_offered),
+		cmocka_unit_test(t03b_reply_chunk_over_neighbours),
 		cmocka_unit_test(t04_length_mismatch),
 	};
 
