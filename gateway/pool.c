@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * This file contains the buffer pool: one anonymous mapping made at start
- * (huge pages when asked and available), cut into fixed-size buffers kept
- * on a free list.  Buffers are reference counted because one receive
+ * (huge pages when asked and available), cut into fixed-size buffers; the
+ * free ones are bits of a map, and a buffer is always the lowest free one:
+ * the buffers of one large record or chunk, taken one after another, lie
+ * side by side in memory and go to a server as one RDMA segment and one
+ * registration, and small calls keep reusing the same few buffers.  Buffers are reference counted because one receive
  * buffer is shared by every record that landed in it.  The region can be
  * registered with a device once, through a callback (gw_pool_register), so
  * an RDMA transport never registers per call what the pool already covers.
@@ -32,7 +35,8 @@ struct gw_pool {
 	unsigned gpo_promised;		/* <= gpo_avail, always */
 	bool gpo_huge;
 	struct gw_buf *gpo_bufs;		/* descriptors, one per buffer */
-	struct gw_buf *gpo_free;
+	uint64_t *gpo_freemap;		/* bit i set: buffer i is free */
+	unsigned gpo_low;		/* no free bit in the words below it */
 	unsigned gpo_nregs;
 	struct gw_pool_reg gpo_regs[GW_POOL_MAX_REGS];
 };
@@ -67,9 +71,10 @@ struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
 	p->gpo_buf_size = buf_size;
 	p->gpo_nbufs = nbufs;
 	p->gpo_bufs = calloc(nbufs, sizeof(*p->gpo_bufs));
-	if (!p->gpo_bufs)
+	p->gpo_freemap = calloc((nbufs + 63) / 64, sizeof(*p->gpo_freemap));
+	if (!p->gpo_bufs || !p->gpo_freemap)
 		goto err_desc;
-	for (unsigned i = nbufs; i-- > 0;) {
+	for (unsigned i = 0; i < nbufs; i++) {
 		struct gw_buf *b = &p->gpo_bufs[i];
 
 		b->gb_data = p->gpo_base + (size_t)i * buf_size;
@@ -77,13 +82,14 @@ struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
 		b->gb_index = i;
 		b->gb_owner = GW_BUF_CLEAN;	/* a fresh anonymous mapping reads as zeroes */
 		b->gb_own_len = buf_size;
-		b->gb_next_free = p->gpo_free;
-		p->gpo_free = b;
+		p->gpo_freemap[i / 64] |= 1ull << (i % 64);
 	}
 	p->gpo_avail = nbufs;
 	return p;
 
 err_desc:
+	free(p->gpo_bufs);
+	free(p->gpo_freemap);
 	munmap(p->gpo_base, len);
 err_map:
 	free(p);
@@ -102,6 +108,7 @@ void gw_pool_free(struct gw_pool *p)
 	}
 	munmap(p->gpo_base, p->gpo_len);
 	free(p->gpo_bufs);
+	free(p->gpo_freemap);
 	free(p);
 }
 
@@ -158,14 +165,18 @@ unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
 
 static struct gw_buf *gw_buf_take(struct gw_pool *p)
 {
-	struct gw_buf *b = p->gpo_free;
+	struct gw_buf *b;
+	unsigned w = p->gpo_low;
 
 	/* Promised buffers are not for anyone else. */
-	if (!b || p->gpo_avail == p->gpo_promised)
+	if (p->gpo_avail == 0 || p->gpo_avail == p->gpo_promised)
 		return NULL;
-	p->gpo_free = b->gb_next_free;
+	while (p->gpo_freemap[w] == 0)	/* avail > 0: a set bit lies ahead */
+		w++;
+	p->gpo_low = w;
+	b = &p->gpo_bufs[w * 64 + (unsigned)__builtin_ctzll(p->gpo_freemap[w])];
+	p->gpo_freemap[w] &= p->gpo_freemap[w] - 1;	/* the lowest set bit */
 	p->gpo_avail--;
-	b->gb_next_free = NULL;
 	b->gb_refs = 1;
 	b->gb_used = 0;
 	return b;
@@ -252,8 +263,9 @@ void gw_buf_put(struct gw_pool *p, struct gw_buf *b)
 	if (--b->gb_refs > 0)
 		return;
 	b->gb_used = 0;
-	b->gb_next_free = p->gpo_free;
-	p->gpo_free = b;
+	p->gpo_freemap[b->gb_index / 64] |= 1ull << (b->gb_index % 64);
+	if (b->gb_index / 64 < p->gpo_low)
+		p->gpo_low = b->gb_index / 64;
 	p->gpo_avail++;
 }
 

@@ -35,7 +35,6 @@ struct gw_buf {
 	uint32_t gb_index;		/* position in the pool */
 	uint32_t gb_own_len;		/* [0, gb_own_len) holds gb_owner's bytes or zeroes */
 	uint64_t gb_owner;		/* GW_BUF_CLEAN, a client's generation, or GW_BUF_ANYONE */
-	struct gw_buf *gb_next_free;
 };
 /* Owners (gb_owner).  A client's generation (gw_client_gen) is neither. */
 #define GW_BUF_CLEAN	(UINT64_MAX - 1)	/* all zeroes: never written since the map */

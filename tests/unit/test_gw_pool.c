@@ -200,6 +200,42 @@ static void t05_received_extent(void **state)
 	gw_pool_free(p);
 }
 
+/* 6. The lowest free buffer first, whatever order they came back in:
+ * buffers taken one after another lie side by side (one RDMA segment). */
+static void t06_lowest_first(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 130, false);
+	struct gw_buf *b[130];
+
+	(void)state;
+	for (unsigned i = 0; i < 130; i++) {
+		b[i] = gw_buf_get(p);
+		assert_non_null(b[i]);
+		assert_int_equal(b[i]->gb_index, i);
+		if (i > 0)
+			assert_ptr_equal(b[i]->gb_data, b[i - 1]->gb_data + BS);
+	}
+	assert_null(gw_buf_get(p));
+	gw_buf_put(p, b[5]);		/* across the map's words, */
+	gw_buf_put(p, b[129]);		/* in no order */
+	gw_buf_put(p, b[2]);
+	gw_buf_put(p, b[70]);
+	assert_ptr_equal(gw_buf_get(p), b[2]);
+	assert_ptr_equal(gw_buf_get(p), b[5]);
+	assert_ptr_equal(gw_buf_get(p), b[70]);
+	assert_ptr_equal(gw_buf_get(p), b[129]);
+	assert_null(gw_buf_get(p));
+	for (unsigned i = 0; i < 130; i++)
+		gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), 130);
+	/* a promised buffer is not anyone's */
+	assert_true(gw_pool_promise(p, 129, 0));
+	assert_non_null(b[0] = gw_buf_get(p));
+	assert_null(gw_buf_get(p));
+	gw_buf_put(p, b[0]);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +244,7 @@ int main(void)
 		cmocka_unit_test(t03_turns),
 		cmocka_unit_test(t04_receive_buffers),
 		cmocka_unit_test(t05_received_extent),
+		cmocka_unit_test(t06_lowest_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
