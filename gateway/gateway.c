@@ -627,6 +627,7 @@ static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
 {
 	struct gw_ctx *gw = pa->pa_gw;
 
+	c->ca_fresh = false;	/* its hand-off comes later: it reads the clock */
 	if (gw_call_set_state(c, GW_CALL_HELD) < 0)
 		return;
 	if (at_head)
@@ -652,14 +653,18 @@ static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
 static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 {
 	struct gw_ctx *gw = pa->pa_gw;
+	bool fresh = c->ca_fresh && !was_held;
 	int rc;
 
+	c->ca_fresh = false;
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
-	/* One clock read per hand-off, shared with the transport: a precise
-	 * read is a system call where the clocksource has no vDSO (HPET). */
-	c->ca_submit_us = gw_now_us();
+	/* One clock read per hand-off, shared with the transport, and none
+	 * for a call handed off in the pass that read it (its decode is
+	 * microseconds): a precise read is a system call where the
+	 * clocksource has no vDSO (HPET). */
+	c->ca_submit_us = fresh ? c->ca_start_us : gw_now_us();
 	if (!c->ca_sent_us)
 		c->ca_sent_us = c->ca_submit_us;
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
@@ -982,8 +987,10 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	}
 
 	pa->pa_ncalls++;
-	if (gw_call_map_xid(pa, c))
+	if (gw_call_map_xid(pa, c)) {
+		c->ca_fresh = true;	/* gw_path_try or gw_path_hold clears it */
 		gw_call_send(pa, c);
+	}
 	return 0;
 }
 
