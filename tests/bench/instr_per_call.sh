@@ -23,7 +23,10 @@
 # IPC_BASE=PATH/rpcrdma-gw also runs the callgrind phase on that (baseline)
 # build and prints its "IR base" lines, per client NFS call (older builds
 # have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase,
-# IPC_CALLGRIND=0 the instruction phase; IPC_WORKERS="1 2" runs the callgrind
+# IPC_CALLGRIND=0 the instruction phase; IPC_PROFILE=1 samples the whole
+# guest during the native phase's workloads (perf record -e cpu-clock for
+# IPC_PROFILE_S, 4 s: CPU time by task and object, the gateway's by
+# function, Soft-RoCE's work included); IPC_WORKERS="1 2" runs the callgrind
 # phase once per `workers =` value (labels w1, w2: the cost per call of
 # running two event loops, the mount's calls on one of them).
 set -u
@@ -37,7 +40,8 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${IPC_BASE:-}" ] || base="IPC_BASE=$(realpath "$IPC_BASE")"
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
-		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" ${base:+"$base"}
+		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
+		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_PROFILE_S=${IPC_PROFILE_S:-4}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -120,7 +124,7 @@ nfs_calls() { nfs_ops | tr ' ' '\n' | awk -F= '{ s += $2 } END { printf "%.0f\n"
 # native counts system calls with perf, MODE callgrind zeroes and dumps the
 # instruction counts around it.
 phase() {
-	local mode=$1 name=$2 calls sys c0 ps=
+	local mode=$1 name=$2 calls sys c0 ps= pr=
 	step "$mode: $name"
 	metrics "$W/m0"
 	case $mode in
@@ -131,7 +135,15 @@ phase() {
 			-e syscalls:sys_enter_epoll_ctl -e syscalls:sys_enter_ioctl \
 			-p "$gw_pid" -x ';' -o "$W/pstat.$name" >/dev/null 2>&1 &
 		ps=$!
-		sleep 1 ;;
+		sleep 1
+		if [ "${IPC_PROFILE:-0}" = 1 ]; then	# where the CPU time goes, whole guest
+			echo 0 >/proc/sys/kernel/kptr_restrict
+			# a fixed span: perf record stopped by a signal here kept
+			# almost no samples
+			perf record -e cpu-clock -F 999 -a -o "$W/prof.$name" -- sleep "${IPC_PROFILE_S:-4}" \
+				>/dev/null 2>&1 &
+			pr=$!
+		fi ;;
 	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
 	esac
 	c0=$(nfs_calls)
@@ -142,12 +154,26 @@ phase() {
 	fi
 	echo "  client NFS calls so far on this mount: $(nfs_ops)"
 	case $mode in
-	native) kill -INT "$ps"; wait "$ps" 2>/dev/null || true ;;
+	native)
+		kill -INT "$ps"; wait "$ps" 2>/dev/null || true
+		if [ -n "$pr" ]; then
+			wait "$pr" 2>/dev/null || true
+			echo "PROF $name: the guest's CPU samples (${IPC_PROFILE_S:-4} s, both vCPUs) by task and object,"
+			echo "  then the gateway's own by object and function (shares of all samples)"
+			perf report -i "$W/prof.$name" --stdio --sort comm,dso 2>/dev/null |
+				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,14p
+			perf report -i "$W/prof.$name" --stdio --comm rpcrdma-gw --sort dso,sym 2>/dev/null |
+				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,30p
+		fi ;;
 	callgrind) callgrind_control -d "$name" "$gw_pid" >/dev/null 2>&1 ;;
 	esac
 	metrics "$W/m1"
 	calls=$(delta "$W/m0" "$W/m1" '^rpcrdma_gw_calls_forwarded_total')
 	sys=$(delta "$W/m0" "$W/m1" '^rpcrdma_gw_syscalls_total')
+	# RDMA work per call: window binds and LOCAL_INVs (one per segment offered)
+	[ "$calls" -gt 0 ] 2>/dev/null && echo "REG $mode $name calls=$calls $(for k in mw_bind local_inv remote_inv; do
+		printf '%s/call=%s ' "$k" "$(delta "$W/m0" "$W/m1" "^rpcrdma_gw_rdma_registrations_total.*kind=\"$k\"" |
+			awk -v c="$calls" '{ printf "%.2f", $1 / c }')"; done)"
 	if [ "$mode" = native ]; then
 		awk -F';' -v c="$calls" -v s="$sys" -v n="$name" '$3 ~ /raw_syscalls/ && c > 0 {
 			printf "SYS %s calls=%d all_syscalls/call=%.2f counted(syscalls_total)/call=%.2f\n", n, c, $1 / c, s / c }
