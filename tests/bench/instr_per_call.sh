@@ -24,8 +24,8 @@
 # build and prints its "IR base" lines, per client NFS call (older builds
 # have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase,
 # IPC_CALLGRIND=0 the instruction phase; IPC_PROFILE=1 samples the whole
-# guest during the native phase's workloads (perf record -e cpu-clock for
-# IPC_PROFILE_S, 4 s: CPU time by task and object, the gateway's by
+# guest over each native workload (perf record -a -e cpu-clock: CPU time
+# by task and object, the gateway's by function, the whole guest's by
 # function, Soft-RoCE's work included); IPC_WORKERS="1 2" runs the callgrind
 # phase once per `workers =` value (labels w1, w2: the cost per call of
 # running two event loops, the mount's calls on one of them).
@@ -41,7 +41,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
-		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_PROFILE_S=${IPC_PROFILE_S:-4}" ${base:+"$base"}
+		"IPC_PROFILE=${IPC_PROFILE:-0}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -138,11 +138,12 @@ phase() {
 		sleep 1
 		if [ "${IPC_PROFILE:-0}" = 1 ]; then	# where the CPU time goes, whole guest
 			echo 0 >/proc/sys/kernel/kptr_restrict
-			# a fixed span: perf record stopped by a signal here kept
-			# almost no samples
-			perf record -e cpu-clock -F 999 -a -o "$W/prof.$name" -- sleep "${IPC_PROFILE_S:-4}" \
-				>/dev/null 2>&1 &
+			# Stopped by ending its child: perf record stopped by a
+			# signal here kept almost no samples.  Its start-up takes
+			# seconds under TCG: the workload waits for the child.
+			perf record -e cpu-clock -F 999 -a -o "$W/prof.$name" -- sleep 900 >/dev/null 2>&1 &
 			pr=$!
+			bed_wait 60 "perf record running" pgrep -P "$pr" -x sleep
 		fi ;;
 	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
 	esac
@@ -157,13 +158,17 @@ phase() {
 	native)
 		kill -INT "$ps"; wait "$ps" 2>/dev/null || true
 		if [ -n "$pr" ]; then
+			pkill -P "$pr" -x sleep
 			wait "$pr" 2>/dev/null || true
-			echo "PROF $name: the guest's CPU samples (${IPC_PROFILE_S:-4} s, both vCPUs) by task and object,"
+			echo "PROF $name: the guest's CPU samples over the workload (all vCPUs) by task and object,"
 			echo "  then the gateway's own by object and function (shares of all samples)"
 			perf report -i "$W/prof.$name" --stdio --sort comm,dso 2>/dev/null |
 				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,14p
 			perf report -i "$W/prof.$name" --stdio --comm rpcrdma-gw --sort dso,sym 2>/dev/null |
 				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,30p
+			echo "  the whole guest by function:"
+			perf report -i "$W/prof.$name" --stdio --sort sym 2>/dev/null |
+				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,40p
 		fi ;;
 	callgrind) callgrind_control -d "$name" "$gw_pid" >/dev/null 2>&1 ;;
 	esac
