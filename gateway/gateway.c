@@ -165,24 +165,19 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 }
 
 /*
- * call_timeout.  A server that never answers a call (nfsd dropped it, or
- * lost it) would keep the call, its RDMA windows and its XID mapping for
- * ever, and the client's every retransmission would be dropped as "in
- * flight".  The gateway does what nfsd does when it drops a request on a
- * connection-oriented transport: it closes the client's connection (RFC
- * 7530 section 3.1.1: a server must not drop a request without closing
- * the connection; NFSv3 clients over TCP recover the same way).  The call
- * is cancelled in its transport (RDMA: windows invalidated before its
- * buffers go back) with the rest of the client's calls, and the client
- * reconnects and retransmits them, on the same gateway XIDs within
- * drc_window, except the timed-out call: it gets a fresh one, since its
- * old one may stay bound in the server's transport (RDMA: refused until
- * the original's windows are invalidated, which would hold the whole
- * path) or in the server's DRC as "in progress" (dropped again).  Its
- * original got no reply: the DRC has nothing to replay for it.  A
- * SYSTEM_ERR reply instead would be an EIO to the application for what
- * may be a server's transient trouble.  One sweep a GW_SWEEP_MS from the
- * oldest SENT call on (call.c keeps them in order), no timer per call.
+ * call_timeout.  A call a server never answers (dropped, lost) would keep
+ * its RDMA windows and XID mapping for ever, and every retransmission
+ * would be dropped as "in flight".  The gateway does what nfsd does when
+ * it drops a request on a connection-oriented transport: it closes the
+ * client's connection (RFC 7530 section 3.1.1; NFSv3 clients over TCP
+ * recover the same way).  The client's calls are cancelled in their
+ * transport (RDMA: windows invalidated before the buffers go back) and
+ * retransmitted on the same gateway XIDs within drc_window, except the
+ * timed-out one: its old XID may stay bound in the server's transport or
+ * DRC ("in progress", dropped again), so it gets a fresh one.  SYSTEM_ERR
+ * instead would be an EIO for what may be a transient server trouble.
+ * One sweep a GW_SWEEP_MS from the oldest SENT call (call.c keeps them in
+ * order), no timer per call.
  */
 static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 {
@@ -660,10 +655,8 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
-	/* One clock read per hand-off, shared with the transport, and none
-	 * for a call handed off in the pass that read it (its decode is
-	 * microseconds): a precise read is a system call where the
-	 * clocksource has no vDSO (HPET). */
+	/* A precise clock read is a system call under HPET: one per hand-off
+	 * (the transport's too), none in the pass that read the call. */
 	c->ca_submit_us = fresh ? c->ca_start_us : gw_now_us();
 	if (!c->ca_sent_us)
 		c->ca_sent_us = c->ca_submit_us;
