@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * This file contains the rpcbind lookup of the TCP transport: libtirpc's
- * rpcb_getaddr() (RPCBIND v4/v3 GETADDR, falling back to PMAP GETPORT).
- * It blocks, so the TCP transport runs it in its resolver thread.  Also
+ * This file contains the rpcbind lookup of the TCP transport and of the
+ * NLM callbacks (RPCBIND v3 GETADDR, falling back to PMAP GETPORT, over a
+ * libtirpc client of our own).  It blocks, so its callers run it in their
+ * resolver threads.  Also
  * the local registrations of rpcbind_register (rpcb_reg.c), at start and
  * exit; and bindresvport_sa() for the TCP transport's source port.
  */
@@ -13,7 +14,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
+#include <netdb.h>
 #include <rpc/rpc.h>
+#include <rpc/pmap_prot.h>
 
 #include "rpcbind.h"
 
@@ -22,49 +25,108 @@ void gw_rpcbind_init(void)
 	(void)authnone_create();
 }
 
+/* The rpcbind at rb (port 111) over nc's transport: the port of (prog,
+ * vers, nc's netid).  RPCBPROC_GETADDR, version 3 (RFC 1833 section 2.2.1);
+ * an rpcbind that speaks only the portmapper gets PMAPPROC_GETPORT
+ * (version 2, section 3; IPv4 only).  1 found, 0 not registered, -1 not
+ * answered (why).  Not rpcb_getaddr(): libtirpc 1.3.3 leaks an entry of
+ * its address cache per call (LeakSanitizer: t_68, t_77, t_82). */
+static int gw_rpcbind_ask(struct netconfig *nc, struct netbuf *rb, uint32_t prog, uint32_t vers,
+			  uint16_t *port, char *why, size_t whylen)
+{
+	struct timeval tv = { 5, 0 };
+	RPCB parms = { .r_prog = prog, .r_vers = vers, .r_netid = nc->nc_netid, .r_addr = "",
+		       .r_owner = "" };
+	struct pmap pm = { .pm_prog = prog, .pm_vers = vers, .pm_prot = IPPROTO_TCP };
+	char *uaddr = NULL;
+	u_long pport = 0;
+	enum clnt_stat st;
+	CLIENT *cl;
+	int rc = -1;
+
+	*port = 0;
+	cl = clnt_tli_create(RPC_ANYFD, nc, rb, RPCBPROG, RPCBVERS, 0, 0);
+	if (!cl) {
+		snprintf(why, whylen, "%s", clnt_sperrno(rpc_createerr.cf_stat));
+		return -1;
+	}
+	st = clnt_call(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, (char *)&parms,
+		       (xdrproc_t)xdr_wrapstring, (char *)&uaddr, tv);
+	if (st == RPC_SUCCESS) {
+		struct netbuf *t = uaddr && *uaddr ? uaddr2taddr(nc, uaddr) : NULL;
+
+		if (t) {
+			struct sockaddr_storage *a = t->buf;
+
+			*port = a->ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)a)->sin6_port)
+							 : ntohs(((struct sockaddr_in *)a)->sin_port);
+			free(t->buf);
+			free(t);
+		}
+		rc = *port != 0;
+	} else if (st == RPC_PROGVERSMISMATCH && !strcmp(nc->nc_netid, "tcp")) {
+		clnt_destroy(cl);
+		cl = clnt_tli_create(RPC_ANYFD, nc, rb, PMAPPROG, PMAPVERS, 0, 0);
+		st = cl ? clnt_call(cl, PMAPPROC_GETPORT, (xdrproc_t)xdr_pmap, (char *)&pm,
+				    (xdrproc_t)xdr_u_long, (char *)&pport, tv)
+			: rpc_createerr.cf_stat;
+		if (st == RPC_SUCCESS) {
+			*port = pport <= 65535 ? (uint16_t)pport : 0;
+			rc = *port != 0;
+		}
+	}
+	if (rc < 0)
+		snprintf(why, whylen, "%s", clnt_sperrno(st));
+	if (uaddr)
+		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
+	if (cl)
+		clnt_destroy(cl);
+	return rc;
+}
+
 int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t vers, uint16_t *port,
 		       char *msg, size_t msglen)
 {
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	struct netconfig *nc = getnetconfigent(family == AF_INET6 ? "tcp6" : "tcp");
 	struct sockaddr_storage ss;
-	struct netbuf nb = { .maxlen = sizeof(ss), .len = 0, .buf = &ss };
-	bool_t ok;
+	struct netbuf nb = { .maxlen = sizeof(ss), .buf = &ss };
+	char why[128] = "program not registered";
+	int rc;
 
 	if (!nc) {
 		snprintf(msg, msglen, "no netconfig entry for tcp");
 		return -1;
 	}
-	memset(&ss, 0, sizeof(ss));
-	ok = rpcb_getaddr(prog, vers, nc, &nb, host);
+	rc = getaddrinfo(host, "111", &hints, &ai);
+	if (rc != 0 || !ai || ai->ai_addrlen > sizeof(ss)) {
+		snprintf(msg, msglen, "rpcbind on %s: %s", host, rc ? gai_strerror(rc) : "no address");
+		if (ai)
+			freeaddrinfo(ai);
+		freenetconfigent(nc);
+		return -1;
+	}
+	memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+	nb.len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	rc = gw_rpcbind_ask(nc, &nb, prog, vers, port, why, sizeof(why));
 	freenetconfigent(nc);
-	if (!ok) {
-		const char *why = clnt_spcreateerror("");
-
-		while (*why == ':' || *why == ' ')	/* it starts with ": " */
-			why++;
+	if (rc <= 0) {
 		snprintf(msg, msglen, "rpcbind on %s: no program %u version %u over tcp (%s)", host, prog,
 			 vers, why);
 		return -1;
 	}
-	*port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
-					 : ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	return *port ? 0 : -1;
+	return 0;
 }
 
-/* Port the local rpcbind maps (prog, vers, netid) to; 0 when none.  An
- * RPCBPROC_GETADDR (RFC 1833 section 2.2.1, version 3) to 127.0.0.1:111 or
- * [::1]:111 over a client of our own, not rpcb_getaddr(): libtirpc 1.3.3
- * leaks an entry of its address cache per call (LeakSanitizer, t_68). */
+/* Port the local rpcbind maps (prog, vers, netid) to; 0 when none: asked
+ * at 127.0.0.1:111 or [::1]:111. */
 static uint16_t gw_rpcbind_local_port(uint32_t prog, uint32_t vers, struct netconfig *nc)
 {
 	struct sockaddr_storage ss;
 	struct netbuf nb = { .maxlen = sizeof(ss), .buf = &ss };
-	struct timeval tv = { 5, 0 };
-	RPCB parms = { .r_prog = prog, .r_vers = vers, .r_netid = nc->nc_netid, .r_addr = "",
-		       .r_owner = "" };
-	char *uaddr = NULL;
 	uint16_t port = 0;
-	CLIENT *cl;
+	char why[128];
 
 	memset(&ss, 0, sizeof(ss));
 	if (!strcmp(nc->nc_netid, "tcp6") || !strcmp(nc->nc_netid, "udp6")) {
@@ -82,25 +144,7 @@ static uint16_t gw_rpcbind_local_port(uint32_t prog, uint32_t vers, struct netco
 		s4->sin_port = htons(111);
 		nb.len = sizeof(*s4);
 	}
-	cl = clnt_tli_create(RPC_ANYFD, nc, &nb, RPCBPROG, RPCBVERS, 0, 0);
-	if (!cl)
-		return 0;
-	if (clnt_call(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, (char *)&parms,
-		      (xdrproc_t)xdr_wrapstring, (char *)&uaddr, tv) == RPC_SUCCESS && uaddr && *uaddr) {
-		struct netbuf *t = uaddr2taddr(nc, uaddr);
-
-		if (t) {
-			struct sockaddr_storage *a = t->buf;
-
-			port = a->ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)a)->sin6_port)
-							: ntohs(((struct sockaddr_in *)a)->sin_port);
-			free(t->buf);
-			free(t);
-		}
-	}
-	if (uaddr)
-		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
-	clnt_destroy(cl);
+	gw_rpcbind_ask(nc, &nb, prog, vers, &port, why, sizeof(why));
 	return port;
 }
 

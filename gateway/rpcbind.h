@@ -11,13 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* TCP port of (prog, vers) on host, asked with rpcb_getaddr(); 0, or -1
- * with a reason in msg. */
 /* Once, on the main thread, before any thread may call libtirpc: libtirpc
  * 1.3.3 creates its AUTH_NONE handle on first use and tests for it outside
  * its lock, so two threads' first calls (a lookup and an rpcbind
  * registration) may both allocate it and one copy leaks (LeakSanitizer). */
 void gw_rpcbind_init(void);
+/* TCP port of (prog, vers) on host, asked of host's rpcbind (GETADDR,
+ * else PMAP GETPORT); 0, or -1 with a reason in msg. */
 int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t vers, uint16_t *port,
 		       char *msg, size_t msglen);
 
