@@ -5,8 +5,9 @@
  * free ones are bits of a map, and a buffer is always the lowest free one:
  * the buffers of one large record or chunk, taken one after another, lie
  * side by side in memory and go to a server as one RDMA segment and one
- * registration, and small calls keep reusing the same few buffers.  Buffers are reference counted because one receive
- * buffer is shared by every record that landed in it.  The region can be
+ * registration, and small calls keep reusing the same few buffers.
+ * Buffers are reference counted because one receive buffer is shared by
+ * every record that landed in it.  The region can be
  * registered with a device once, through a callback (gw_pool_register), so
  * an RDMA transport never registers per call what the pool already covers.
  * Each buffer also remembers whose bytes it may hold (gw_buf_get_for), so
