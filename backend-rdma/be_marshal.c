@@ -42,27 +42,24 @@ int be_spans_from_iov(const struct iovec *iov, unsigned niov, size_t off, size_t
 		while (take > 0) {
 			uint8_t *at = (uint8_t *)iov[i].iov_base + start;
 			size_t piece = take, room = max_seg ? max_seg : UINT32_MAX & ~(size_t)3;
-
 			/* Pool buffers next to each other in memory: one segment,
 			 * one registration (fewer binds, Read WRs, invalidations). */
-			if (n > 0 && out[n - 1].sp_addr + out[n - 1].sp_len == at &&
-			    out[n - 1].sp_len < room) {
-				if (piece > room - out[n - 1].sp_len)
-					piece = room - out[n - 1].sp_len;
-				out[n - 1].sp_len += (uint32_t)piece;
-				start += piece;
-				take -= piece;
-				len -= piece;
-				off += piece;
-				continue;
-			}
+			bool join = n > 0 && out[n - 1].sp_addr + out[n - 1].sp_len == at &&
+				    out[n - 1].sp_len < room;
+
+			if (join)
+				room -= out[n - 1].sp_len;
 			if (piece > room)
 				piece = room;
-			if (n >= cap)
-				return -E2BIG;
-			out[n].sp_addr = at;
-			out[n].sp_len = (uint32_t)piece;
-			n++;
+			if (join) {
+				out[n - 1].sp_len += (uint32_t)piece;
+			} else {
+				if (n >= cap)
+					return -E2BIG;
+				out[n].sp_addr = at;
+				out[n].sp_len = (uint32_t)piece;
+				n++;
+			}
 			start += piece;
 			take -= piece;
 			len -= piece;

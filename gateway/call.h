@@ -79,7 +79,6 @@ struct gw_call {
 	uint64_t ca_sent_ms;		/* last submitted to its transport (call_timeout) */
 	uint64_t ca_sent_us;		/* first hand-off to the path's transport; 0 before */
 	uint64_t ca_submit_us;		/* this hand-off (transports time their leg from it) */
-	bool ca_fresh;			/* handed off in the pass that read it: ca_start_us will do */
 	bool ca_tp_owned;		/* the transport holds a reference */
 	bool ca_timed_out;		/* ended by call_timeout: the transport revokes its memory */
 	bool ca_on_sent;		/* on the pool's SENT list (ca_sent_link) */

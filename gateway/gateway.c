@@ -622,7 +622,6 @@ static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
 {
 	struct gw_ctx *gw = pa->pa_gw;
 
-	c->ca_fresh = false;	/* its hand-off comes later: it reads the clock */
 	if (gw_call_set_state(c, GW_CALL_HELD) < 0)
 		return;
 	if (at_head)
@@ -645,19 +644,17 @@ static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
 
 /* Try the transport; false when it refused with -EAGAIN (call back in HELD
  * at the head of the queue, or the tail when new). */
-static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
+static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held, uint64_t now_us)
 {
 	struct gw_ctx *gw = pa->pa_gw;
-	bool fresh = c->ca_fresh && !was_held;
 	int rc;
 
-	c->ca_fresh = false;
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
 	/* A precise clock read is a system call under HPET: one per hand-off
 	 * (the transport's too), none in the pass that read the call. */
-	c->ca_submit_us = fresh ? c->ca_start_us : gw_now_us();
+	c->ca_submit_us = now_us ? now_us : gw_now_us();
 	if (!c->ca_sent_us)
 		c->ca_sent_us = c->ca_submit_us;
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
@@ -673,7 +670,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 	return true;
 }
 
-static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
+static void gw_path_submit(struct gw_path *pa, struct gw_call *c, uint64_t now_us)
 {
 	if (pa->pa_fb_on && !pa->pa_draining) {
 		pa = pa->pa_fb;
@@ -683,7 +680,7 @@ static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
 	if (!pa->pa_up || pa->pa_draining || !TAILQ_EMPTY(&pa->pa_held))
 		gw_path_hold(pa, c, false);
 	else
-		gw_path_try(pa, c, false);
+		gw_path_try(pa, c, false, now_us);
 }
 
 static void gw_path_note(struct gw_path *pa, enum gw_why why, const char *text)
@@ -745,7 +742,7 @@ void gw_path_ready(struct gw_path *pa, bool up)
 	while (pa->pa_up && !pa->pa_draining && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
-		if (!gw_path_try(pa, c, true))
+		if (!gw_path_try(pa, c, true, 0))
 			break;
 	}
 	if (pa->pa_blocking && pa->pa_nheld <= gw->gw_p.gp_cfg->cf_held_calls / 2) {
@@ -980,14 +977,12 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	}
 
 	pa->pa_ncalls++;
-	if (gw_call_map_xid(pa, c)) {
-		c->ca_fresh = true;	/* gw_path_try or gw_path_hold clears it */
-		gw_call_send(pa, c);
-	}
+	if (gw_call_map_xid(pa, c))
+		gw_call_send(pa, c, c->ca_start_us);	/* read in this pass */
 	return 0;
 }
 
-void gw_call_send(struct gw_path *pa, struct gw_call *c)
+void gw_call_send(struct gw_path *pa, struct gw_call *c, uint64_t now_us)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
 
@@ -995,5 +990,5 @@ void gw_call_send(struct gw_path *pa, struct gw_call *c)
 		 c->ca_cxid, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, gw_client_name(c->ca_cl),
 		 c->ca_gxid, pa->pa_name);
 	gw_stats_nfs4_ops(ST(pa->pa_gw), &c->ca_walk);	/* once per call, not per submit */
-	gw_path_submit(pa, c);
+	gw_path_submit(pa, c, now_us);
 }
