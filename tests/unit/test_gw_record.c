@@ -389,6 +389,19 @@ static void t07_too_many_buffers(void **state)
 	gw_pool_free(p);
 }
 
+/* A send buffer the whole 1 MiB record fits in: root may exceed
+ * wmem_max (SO_SNDBUFFORCE); else the case is skipped, loudly. */
+static void big_sndbuf(int fd, const char *test, const char *what)
+{
+	int big = 4 << 20;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0) {
+		print_error("SKIPPED %s: SO_SNDBUFFORCE needs root (make check runs as root): "
+			    "%s NOT tested\n", test, what);
+		skip();
+	}
+}
+
 /* 8. A 1 MiB WRITE-sized record already waiting in the socket: a few
  * readv() calls over several buffers, not one recv() per 64 KiB buffer;
  * the record is whole and every buffer comes back.  Also on the client
@@ -401,7 +414,7 @@ static void t08_batched_reads(void **state)
 	struct gw_pool *p = gw_pool_new(65536, 64, false);
 	struct gw_rx rx;
 	struct gw_rec rec;
-	int sv[2], big = 4 << 20;
+	int sv[2];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(data); i++)
@@ -411,12 +424,7 @@ static void t08_batched_reads(void **state)
 			size_t n = frame(wire, data, sizeof(data), frags[f]), off = 0;
 
 			pair(sv);
-			/* root may exceed wmem_max: the whole record fits in the socket */
-			if (setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0) {
-				print_error("SKIPPED t08_batched_reads: SO_SNDBUFFORCE needs root "
-					    "(make check runs as root): batched reads NOT tested\n");
-				skip();
-			}
+			big_sndbuf(sv[0], "t08_batched_reads", "batched reads");
 			while (off < n) {
 				ssize_t w = write(sv[0], wire + off, n - off);
 
@@ -518,15 +526,11 @@ static void t10_records_contiguous(void **state)
 	size_t n = frame(wire, data, sizeof(data), sizeof(data));
 	struct gw_rx rx;
 	struct gw_rec rec;
-	int sv[2], big = 4 << 20;
+	int sv[2];
 
 	(void)state;
 	pair(sv);
-	if (setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0) {
-		print_error("SKIPPED t10_records_contiguous: SO_SNDBUFFORCE needs root "
-			    "(make check runs as root): NOT tested\n");
-		skip();
-	}
+	big_sndbuf(sv[0], "t10_records_contiguous", "buffers side by side");
 	gw_rx_init_client(&rx, p, 2 << 20, 4, 4);
 	for (unsigned r = 0; r < 6; r++) {
 		gw_rec_init(&rec);
