@@ -2,10 +2,11 @@
 /*
  * This file contains the buffer pool: one anonymous mapping made at start
  * (huge pages when asked and available), cut into fixed-size buffers; the
- * free ones are bits of a map, and a buffer is always the lowest free one:
- * the buffers of one large record or chunk, taken one after another, lie
- * side by side in memory and go to a server as one RDMA segment and one
- * registration, and small calls keep reusing the same few buffers.
+ * free ones are bits of a map, and a buffer is the lowest free one, or for
+ * a record running on, the one right after its last when that is free:
+ * the buffers of one large record or chunk lie side by side in memory and
+ * go to a server as one RDMA segment and one registration, and small calls
+ * keep reusing the same few buffers.
  * Buffers are reference counted because one receive buffer is shared by
  * every record that landed in it.  The region can be
  * registered with a device once, through a callback (gw_pool_register), so
@@ -164,19 +165,26 @@ uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->gpo_buf_size; }
 unsigned gw_pool_avail(const struct gw_pool *p) { return p->gpo_avail; }
 unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
 
-static struct gw_buf *gw_buf_take(struct gw_pool *p)
+/* Buffer `want` when it is free (a record's next buffer, right after its
+ * last one), else the lowest free one. */
+static struct gw_buf *gw_buf_take(struct gw_pool *p, unsigned want)
 {
 	struct gw_buf *b;
-	unsigned w = p->gpo_low;
+	unsigned w = p->gpo_low, i;
 
 	/* Promised buffers are not for anyone else. */
 	if (p->gpo_avail == 0 || p->gpo_avail == p->gpo_promised)
 		return NULL;
-	while (p->gpo_freemap[w] == 0)	/* avail > 0: a set bit lies ahead */
-		w++;
-	p->gpo_low = w;
-	b = &p->gpo_bufs[w * 64 + (unsigned)__builtin_ctzll(p->gpo_freemap[w])];
-	p->gpo_freemap[w] &= p->gpo_freemap[w] - 1;	/* the lowest set bit */
+	if (want < p->gpo_nbufs && (p->gpo_freemap[want / 64] >> (want % 64) & 1)) {
+		i = want;
+	} else {
+		while (p->gpo_freemap[w] == 0)	/* avail > 0: a set bit lies ahead */
+			w++;
+		p->gpo_low = w;
+		i = w * 64 + (unsigned)__builtin_ctzll(p->gpo_freemap[w]);
+	}
+	b = &p->gpo_bufs[i];
+	p->gpo_freemap[i / 64] &= ~(1ull << (i % 64));
 	p->gpo_avail--;
 	b->gb_refs = 1;
 	b->gb_used = 0;
@@ -205,17 +213,23 @@ static struct gw_buf *gw_buf_mark(struct gw_buf *b, uint64_t owner)
 
 struct gw_buf *gw_buf_get(struct gw_pool *p)
 {
-	return gw_buf_mark(gw_buf_take(p), GW_BUF_ANYONE);
+	return gw_buf_mark(gw_buf_take(p, UINT32_MAX), GW_BUF_ANYONE);
 }
 
 struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised)
+{
+	return gw_buf_get_own_after(p, owner, promised, NULL);
+}
+
+struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool promised,
+				    const struct gw_buf *prev)
 {
 	if (promised) {
 		if (p->gpo_promised == 0)
 			abort();	/* broken invariant: no promise held */
 		p->gpo_promised--;
 	}
-	return gw_buf_mark(gw_buf_take(p), owner);
+	return gw_buf_mark(gw_buf_take(p, prev ? prev->gb_index + 1 : UINT32_MAX), owner);
 }
 
 void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
@@ -232,7 +246,7 @@ void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
 struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared)
 {
-	struct gw_buf *b = gw_buf_mark(gw_buf_take(p), owner);
+	struct gw_buf *b = gw_buf_mark(gw_buf_take(p, UINT32_MAX), owner);
 
 	*cleared = 0;
 	if (!b)

@@ -75,6 +75,10 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
  * owner's.  promised: take one of the caller's promised buffers (never
  * NULL while the promise is held). */
 struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised);
+/* The same, but the buffer right after prev in memory when it is free: a
+ * record that runs on into it stays one RDMA segment and one window. */
+struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool promised,
+				    const struct gw_buf *prev);
 /* [0, len) of b now holds owner's bytes only (its receiver filled them);
  * nothing changes unless b is owner's (gw_buf_get_own). */
 void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len);

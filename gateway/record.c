@@ -9,10 +9,12 @@
  * The receiver fills one buffer at a time.  Bytes received beyond the end
  * of a record stay in the buffer and are parsed on the next call, so one
  * recv() may carry several small records, all pointing into the same
- * buffer (each iovec holds a reference).  When the buffer has less than
- * rx_lowat free bytes and everything in it has been parsed, the receiver
- * moves to a fresh buffer; the old one returns to the pool when the last
- * record in it is released.
+ * buffer (each iovec holds a reference).  When everything in the buffer
+ * has been parsed and it is full, or has less than rx_lowat free bytes
+ * between records, the receiver moves to a fresh buffer: inside a record
+ * the one right after it in memory when free, so that a large record is
+ * one run of memory (one RDMA segment and one window).  The old one
+ * returns to the pool when the last record in it is released.
  *
  * Deadlock avoidance.  The pool is finite and shared: if every buffer held
  * a part of an unfinished record, no record could finish and nothing would
@@ -335,8 +337,9 @@ static enum gw_rx_status gw_rx_wait(struct gw_rx *rx, enum gw_rx_status st)
 
 /* A buffer for more received bytes: a promised one first (*promised
  * says which, when asked), else one above the reserve (client side) or any
- * (server side); NULL when none. */
-static struct gw_buf *gw_rx_take(struct gw_rx *rx, bool *promised)
+ * (server side); NULL when none.  prev: the buffer the record runs on
+ * from (the pool then tries the one right after it), or NULL. */
+static struct gw_buf *gw_rx_take(struct gw_rx *rx, bool *promised, const struct gw_buf *prev)
 {
 	/* Only this connection's bytes land here: owned by it (pool.c: a
 	 * later READ target of the same connection need not be cleared); no
@@ -347,10 +350,10 @@ static struct gw_buf *gw_rx_take(struct gw_rx *rx, bool *promised)
 		*promised = rx->rx_promised > 0;
 	if (rx->rx_promised > 0) {
 		rx->rx_promised--;
-		return gw_buf_get_own(rx->rx_pool, own, true);
+		return gw_buf_get_own_after(rx->rx_pool, own, true, prev);
 	}
 	if (!rx->rx_promise || gw_pool_unpromised(rx->rx_pool) > rx->rx_reserve)
-		return gw_buf_get_own(rx->rx_pool, own, false);
+		return gw_buf_get_own_after(rx->rx_pool, own, false, prev);
 	return NULL;
 }
 
@@ -378,7 +381,8 @@ static ssize_t gw_rx_readv(struct gw_rx *rx, int fd, struct gw_buf *b)
 
 	iov[0] = (struct iovec){ b->gb_data + b->gb_used, b->gb_size - b->gb_used };
 	want = iov[0].iov_len;
-	while (left > 0 && k < GW_RX_BATCH && (nb[k] = gw_rx_take(rx, &prom[k]))) {
+	while (left > 0 && k < GW_RX_BATCH &&
+	       (nb[k] = gw_rx_take(rx, &prom[k], k == 1 ? b : nb[k - 1]))) {
 		iov[k].iov_base = nb[k]->gb_data;
 		iov[k].iov_len = left < nb[k]->gb_size ? left : nb[k]->gb_size;
 		left -= iov[k].iov_len;
@@ -440,10 +444,15 @@ enum gw_rx_status gw_rx_read(struct gw_rx *rx, int fd, struct gw_rec *out)
 			rx->rx_drained = false;
 			return gw_rx_wait(rx, GW_RX_AGAIN);
 		}
-		/* Everything received is parsed: make room for more. */
+		/* Everything received is parsed: make room for more.  Inside
+		 * a record the buffer is filled to its end and the next one
+		 * is its neighbour if free, so the record's bytes stay one
+		 * run (one RDMA segment, one window); between records a
+		 * nearly full buffer is left for the lowest free one. */
 		b = rx->rx_buf;
-		if (!b || b->gb_size - b->gb_used < rx->rx_lowat) {
-			struct gw_buf *nb = gw_rx_take(rx, NULL);
+		if (!b || b->gb_used == b->gb_size ||
+		    (!rx->rx_in_record && b->gb_size - b->gb_used < rx->rx_lowat)) {
+			struct gw_buf *nb = gw_rx_take(rx, NULL, rx->rx_in_record ? b : NULL);
 
 			if (nb) {
 				gw_buf_put(rx->rx_pool, b);

@@ -236,6 +236,43 @@ static void t06_lowest_first(void **state)
 	gw_pool_free(p);
 }
 
+/* 7. A record running on takes the buffer right after its last one when
+ * that is free, across the map's words; else the lowest free; never past
+ * the pool's end; a promise still holds the buffers back from others. */
+static void t07_next_to_prev(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 130, false);
+	struct gw_buf *b[130], *x;
+
+	(void)state;
+	for (unsigned i = 0; i < 130; i++)
+		b[i] = gw_buf_get(p);
+	gw_buf_put(p, b[1]);
+	gw_buf_put(p, b[64]);
+	gw_buf_put(p, b[65]);
+	x = gw_buf_get_own_after(p, 9, false, b[63]);	/* 64, not the lowest (1) */
+	assert_ptr_equal(x, b[64]);
+	assert_int_equal(x->gb_owner, 9);
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, false, x), b[65]);
+	gw_buf_put(p, b[128]);
+	gw_buf_put(p, b[129]);
+	/* 67 is taken: the lowest free (1) */
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, false, b[66]), b[1]);
+	/* past the last buffer: the lowest free */
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, false, b[129]), b[128]);
+	assert_ptr_equal(gw_buf_get(p), b[129]);
+	/* the one promised buffer left: only the promise takes it */
+	gw_buf_put(p, b[10]);
+	assert_true(gw_pool_promise(p, 1, 0));
+	assert_null(gw_buf_get_own_after(p, 9, false, b[9]));
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, true, b[9]), b[10]);
+	assert_int_equal(gw_pool_avail(p), 0);
+	for (unsigned i = 0; i < 130; i++)
+		gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), 130);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +282,7 @@ int main(void)
 		cmocka_unit_test(t04_receive_buffers),
 		cmocka_unit_test(t05_received_extent),
 		cmocka_unit_test(t06_lowest_first),
+		cmocka_unit_test(t07_next_to_prev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
