@@ -2,8 +2,9 @@
 /*
  * This file contains the buffer pool: one anonymous mapping made at start
  * (huge pages when asked and available), cut into fixed-size buffers; the
- * free ones are bits of a map, and a buffer is the lowest free one, or for
- * a record running on, the one right after its last when that is free:
+ * free ones are bits of a map, and a buffer is the lowest free one; for a
+ * record running on, the one right after its last when that is free, and
+ * for a receiver's fresh buffer, the lowest with a free one after it:
  * the buffers of one large record or chunk lie side by side in memory and
  * go to a server as one RDMA segment and one registration, and small calls
  * keep reusing the same few buffers.
@@ -165,6 +166,23 @@ uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->gpo_buf_size; }
 unsigned gw_pool_avail(const struct gw_pool *p) { return p->gpo_avail; }
 unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
 
+/* The lowest free buffer whose right neighbour is free too (a record
+ * that starts there can run on), or UINT32_MAX.  Only valid bits are
+ * ever set, so a pool's last buffer has no free neighbour. */
+static unsigned gw_pool_low_pair(const struct gw_pool *p)
+{
+	unsigned nw = (p->gpo_nbufs + 63) / 64;
+
+	for (unsigned w = p->gpo_low; w < nw; w++) {
+		uint64_t m = p->gpo_freemap[w], next = w + 1 < nw ? p->gpo_freemap[w + 1] : 0;
+		uint64_t pair = m & ((m >> 1) | (next << 63));
+
+		if (pair)
+			return w * 64 + (unsigned)__builtin_ctzll(pair);
+	}
+	return UINT32_MAX;
+}
+
 /* Buffer `want` when it is free (a record's next buffer, right after its
  * last one), else the lowest free one. */
 static struct gw_buf *gw_buf_take(struct gw_pool *p, unsigned want)
@@ -229,7 +247,7 @@ struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool prom
 			abort();	/* broken invariant: no promise held */
 		p->gpo_promised--;
 	}
-	return gw_buf_mark(gw_buf_take(p, prev ? prev->gb_index + 1 : UINT32_MAX), owner);
+	return gw_buf_mark(gw_buf_take(p, prev ? prev->gb_index + 1 : gw_pool_low_pair(p)), owner);
 }
 
 void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)

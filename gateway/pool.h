@@ -76,7 +76,10 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
  * NULL while the promise is held). */
 struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised);
 /* The same, but the buffer right after prev in memory when it is free: a
- * record that runs on into it stays one RDMA segment and one window. */
+ * record that runs on into it stays one RDMA segment and one window.
+ * prev NULL (a receiver's fresh buffer, where a record may start): the
+ * lowest free buffer with a free one after it, so that a buffer some idle
+ * connection keeps does not split the next large record. */
 struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool promised,
 				    const struct gw_buf *prev);
 /* [0, len) of b now holds owner's bytes only (its receiver filled them);

@@ -238,7 +238,8 @@ static void t06_lowest_first(void **state)
 
 /* 7. A record running on takes the buffer right after its last one when
  * that is free, across the map's words; else the lowest free; never past
- * the pool's end; a promise still holds the buffers back from others. */
+ * the pool's end; a promise still holds the buffers back from others.
+ * A fresh receive buffer is the lowest free one with a free neighbour. */
 static void t07_next_to_prev(void **state)
 {
 	struct gw_pool *p = gw_pool_new(BS, 130, false);
@@ -269,6 +270,22 @@ static void t07_next_to_prev(void **state)
 	assert_int_equal(gw_pool_avail(p), 0);
 	for (unsigned i = 0; i < 130; i++)
 		gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), 130);
+	/* no prev (a fresh receive buffer): the lowest free one with a free
+	 * neighbour; a pair across the map's words counts; none: the lowest */
+	for (unsigned i = 0; i < 130; i++)
+		b[i] = gw_buf_get(p);
+	gw_buf_put(p, b[0]);
+	gw_buf_put(p, b[2]);
+	gw_buf_put(p, b[63]);
+	gw_buf_put(p, b[64]);
+	gw_buf_put(p, b[100]);
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, false, NULL), b[63]);
+	assert_ptr_equal(gw_buf_get_own(p, 9, false), b[0]);	/* plain: the lowest */
+	assert_ptr_equal(gw_buf_get_own_after(p, 9, false, NULL), b[2]);	/* no pair left */
+	for (unsigned i = 0; i < 130; i++)
+		if (i != 64 && i != 100)	/* still free */
+			gw_buf_put(p, b[i]);
 	assert_int_equal(gw_pool_avail(p), 130);
 	gw_pool_free(p);
 }

@@ -582,7 +582,9 @@ static enum gw_rx_status send_read(int sv[2], struct gw_rx *rx, struct gw_rec *r
  *     the lowest free buffers lie before the one it started in: it runs
  *     on into that buffer's neighbour, not back to the lowest;
  *  b. a read that stops less than 4 KiB before a buffer's end, inside
- *     the record: the rest of that buffer is filled, not skipped. */
+ *     the record: the rest of that buffer is filled, not skipped;
+ *  c. a buffer held by someone else right after the lowest free one: the
+ *     record starts after it, not before. */
 static void t11_record_one_run(void **state)
 {
 	static uint8_t wire[2 * ((1 << 20) + 4)], data[1 << 20];
@@ -590,6 +592,7 @@ static void t11_record_one_run(void **state)
 	size_t n, off = 0;
 	struct gw_rx rx;
 	struct gw_rec rec, first;
+	struct gw_buf *held, *lowest;
 	int sv[2];
 
 	(void)state;
@@ -631,6 +634,23 @@ static void t11_record_one_run(void **state)
 	gw_rx_destroy(&rx);
 	assert_int_equal(gw_pool_avail(p), 64);
 	assert_int_equal(gw_pool_unpromised(p), 64);
+
+	/* c: another connection keeps buffer 1 (an idle server connection's
+	 * receive buffer): the record starts where it can run on */
+	assert_non_null(lowest = gw_buf_get(p));
+	held = gw_buf_get(p);
+	assert_int_equal(held->gb_index, 1);
+	gw_buf_put(p, lowest);
+	gw_rx_init_client(&rx, p, 2 << 20, 4, 4);
+	off = 0;
+	gw_rec_init(&rec);
+	assert_int_equal(send_read(sv, &rx, &rec, wire, &off, n / 2, 60000), GW_RX_RECORD);
+	assert_int_equal(rec.rcd_len, sizeof(data));
+	assert_int_equal(runs(&rec), 1);
+	gw_rec_release(p, &rec);
+	gw_rx_destroy(&rx);
+	gw_buf_put(p, held);
+	assert_int_equal(gw_pool_avail(p), 64);
 	close(sv[0]);
 	close(sv[1]);
 	gw_pool_free(p);
