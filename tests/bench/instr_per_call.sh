@@ -5,7 +5,8 @@
 # This file contains the per-call cost benchmark of the gateway.
 # On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
 # guest and runs itself inside.  The guest runs the gateway twice, one after
-# the other, and the same three workloads against each on a vers=3 mount:
+# the other, and the same three workloads against each on a vers=3 mount
+# (IPC_VERS=4.1: a vers=4.1 mount of the pseudo root):
 #
 #   GETATTR   IPC_GA stat() calls of one file on a noac mount
 #   WRITE     IPC_MIB MiB with dd bs=1M oflag=direct (1 MiB WRITE calls)
@@ -19,7 +20,7 @@
 #    after each workload (callgrind_control), so each dump holds the
 #    instructions (Ir) of that workload only; Ir / forwarded calls and the
 #    top functions (self cost) are printed.
-# Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16);
+# Settings (host environment or NAME=value arguments): IPC_GA (300), IPC_MIB (16), IPC_VERS (3);
 # IPC_BASE=PATH/rpcrdma-gw also runs the callgrind phase on that (baseline)
 # build and prints its "IR base" lines, per client NFS call (older builds
 # have no calls_forwarded_total); IPC_NATIVE=0 skips the system call phase,
@@ -41,7 +42,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
-		"IPC_PROFILE=${IPC_PROFILE:-0}" ${base:+"$base"}
+		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" ${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -53,6 +54,7 @@ done
 
 IPC_GA=${IPC_GA:-300}
 IPC_MIB=${IPC_MIB:-16}
+IPC_VERS=${IPC_VERS:-3}
 GW_PORT=20490
 W=/tmp/ipc
 M=/mnt/ipc
@@ -99,9 +101,14 @@ delta() {
 }
 
 do_mount() { # extra options
-	step "mount${1:+ -o $1}"
-	timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock,soft,timeo=150,retrans=2${1:+,$1}" \
-		"$BED_IP:$BED_EXPORT" "$M"
+	step "mount vers=$IPC_VERS${1:+ -o $1}"
+	if [ "$IPC_VERS" = 3 ]; then
+		timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock,soft,timeo=150,retrans=2${1:+,$1}" \
+			"$BED_IP:$BED_EXPORT" "$M"
+	else	# NFSv4.x: the pseudo root (the export is fsid=0), no MOUNT protocol
+		timeout 120 mount -t nfs -o "vers=$IPC_VERS,proto=tcp,port=$GW_PORT,soft,timeo=150,retrans=2${1:+,$1}" \
+			"$BED_IP:/" "$M"
+	fi
 }
 
 # The three workloads; each leaves the mount as it found it (unmounted).
