@@ -261,11 +261,10 @@ void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
  * writer only): every offered byte that may hold another client's data is
  * zeroed.  Bytes of the same client (same connection) may stay: they are
  * its own. */
-struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
-			      uint32_t *cleared)
+static struct gw_buf *gw_buf_offer(struct gw_buf *b, uint64_t owner, uint32_t offer,
+				   uint32_t *cleared)
 {
-	struct gw_buf *b = gw_buf_mark(gw_buf_take(p, UINT32_MAX), owner);
-
+	b = gw_buf_mark(b, owner);
 	*cleared = 0;
 	if (!b)
 		return NULL;
@@ -280,6 +279,20 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			b->gb_own_len = offer;
 	}
 	return b;
+}
+
+struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
+			      uint32_t *cleared)
+{
+	return gw_buf_offer(gw_buf_take(p, UINT32_MAX), owner, offer, cleared);
+}
+
+struct gw_buf *gw_buf_get_for_after(struct gw_pool *p, uint64_t owner, uint32_t offer,
+				    uint32_t *cleared, const struct gw_buf *prev)
+{
+	unsigned want = prev ? prev->gb_index + 1 : gw_pool_low_pair(p);
+
+	return gw_buf_offer(gw_buf_take(p, want), owner, offer, cleared);
 }
 
 void gw_buf_ref(struct gw_buf *b)

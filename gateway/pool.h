@@ -70,6 +70,11 @@ struct gw_buf *gw_buf_get(struct gw_pool *p);
  * the bytes are the same client's own is what this bookkeeping is for. */
 struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared);
+/* The same for a target of several buffers: the one right after prev when
+ * free, the first (prev NULL) where a run can start (gw_buf_get_own_after),
+ * so the target is one RDMA segment and one window. */
+struct gw_buf *gw_buf_get_for_after(struct gw_pool *p, uint64_t owner, uint32_t offer,
+				    uint32_t *cleared, const struct gw_buf *prev);
 /* A buffer the caller fills with owner's bytes only (a client
  * connection's receive buffer): what it held of owner's stays counted as
  * owner's.  promised: take one of the caller's promised buffers (never

@@ -318,8 +318,10 @@ static void gr_call_drop_bufs(struct gr_path *rp, struct gw_rdma_call *gc)
 }
 
 /* len bytes of pool buffers as an iovec list, zeroed where they might hold
- * another client's bytes (gw_buf_get_for); false when the pool is dry
- * (buffers taken so far stay listed in gc_bufs). */
+ * another client's bytes (gw_buf_get_for); several buffers are taken as one
+ * run of memory where the pool allows (one segment, one window, which the
+ * server can invalidate); false when the pool is dry (buffers taken so far
+ * stay listed in gc_bufs). */
 static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len, struct iovec *iov,
 		      unsigned *niov)
 {
@@ -327,19 +329,22 @@ static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len,
 	uint32_t bs = gw_pool_buf_size(pool);
 	uint64_t owner = gr_call_of(gc)->ca_owner;
 	uint32_t scrubbed = 0;
-	bool ok = true;
+	bool ok = true, run = len > bs;
+	struct gw_buf *prev = NULL;
 
 	*niov = 0;
 	while (len > 0 && *niov < BE_MAX_TARGET_IOV) {
 		uint32_t n = len < bs ? len : bs, cleared;
-		struct gw_buf *b = gc->gc_nbufs < GW_RDMA_MAX_BUFS ?
-				   gw_buf_get_for(pool, owner, n, &cleared) : NULL;
+		struct gw_buf *b = gc->gc_nbufs >= GW_RDMA_MAX_BUFS ? NULL :
+				   run ? gw_buf_get_for_after(pool, owner, n, &cleared, prev) :
+					 gw_buf_get_for(pool, owner, n, &cleared);
 
 		if (!b) {
 			ok = false;
 			break;
 		}
 		scrubbed += cleared;
+		prev = b;
 		gc->gc_bufs[gc->gc_nbufs++] = b;
 		iov[(*niov)++] = (struct iovec){ b->gb_data, n };
 		len -= n;

@@ -239,7 +239,8 @@ static void t06_lowest_first(void **state)
 /* 7. A record running on takes the buffer right after its last one when
  * that is free, across the map's words; else the lowest free; never past
  * the pool's end; a promise still holds the buffers back from others.
- * A fresh receive buffer is the lowest free one with a free neighbour. */
+ * A fresh receive buffer is the lowest free one with a free neighbour,
+ * and a server's target of several buffers is one run the same way. */
 static void t07_next_to_prev(void **state)
 {
 	struct gw_pool *p = gw_pool_new(BS, 130, false);
@@ -286,6 +287,30 @@ static void t07_next_to_prev(void **state)
 	for (unsigned i = 0; i < 130; i++)
 		if (i != 64 && i != 100)	/* still free */
 			gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), 130);
+	/* a server's target of three buffers with buffer 1 kept by someone
+	 * else: 2, 3, 4 (one run), zeroed for its owner like gw_buf_get_for */
+	b[0] = gw_buf_get(p);
+	b[1] = gw_buf_get(p);
+	memset(b[0]->gb_data, 0xab, BS);
+	gw_buf_put(p, b[0]);
+	{
+		struct gw_buf *t[3];
+		uint32_t c;
+
+		for (unsigned i = 0; i < 3; i++) {
+			t[i] = gw_buf_get_for_after(p, 9, BS, &c, i ? t[i - 1] : NULL);
+			assert_int_equal(t[i]->gb_index, 2 + i);
+			assert_int_equal(t[i]->gb_owner, 9);
+		}
+		assert_ptr_equal(gw_buf_get_for(p, 9, BS, &c), b[0]);	/* plain: the lowest, */
+		assert_int_equal(c, BS);				/* zeroed */
+		assert_int_equal(b[0]->gb_data[BS - 1], 0);
+		for (unsigned i = 0; i < 3; i++)
+			gw_buf_put(p, t[i]);
+		gw_buf_put(p, b[0]);
+	}
+	gw_buf_put(p, b[1]);
 	assert_int_equal(gw_pool_avail(p), 130);
 	gw_pool_free(p);
 }
