@@ -183,6 +183,12 @@ static unsigned gw_pool_low_pair(const struct gw_pool *p)
 	return UINT32_MAX;
 }
 
+/* Where a run goes on: right after prev, or (NULL) where one can start. */
+static unsigned gw_pool_next(const struct gw_pool *p, const struct gw_buf *prev)
+{
+	return prev ? prev->gb_index + 1 : gw_pool_low_pair(p);
+}
+
 /* Buffer `want` when it is free (a record's next buffer, right after its
  * last one), else the lowest free one. */
 static struct gw_buf *gw_buf_take(struct gw_pool *p, unsigned want)
@@ -234,20 +240,25 @@ struct gw_buf *gw_buf_get(struct gw_pool *p)
 	return gw_buf_mark(gw_buf_take(p, UINT32_MAX), GW_BUF_ANYONE);
 }
 
-struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised)
-{
-	return gw_buf_get_own_after(p, owner, promised, NULL);
-}
-
-struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool promised,
-				    const struct gw_buf *prev)
+static struct gw_buf *gw_buf_own(struct gw_pool *p, uint64_t owner, bool promised, unsigned want)
 {
 	if (promised) {
 		if (p->gpo_promised == 0)
 			abort();	/* broken invariant: no promise held */
 		p->gpo_promised--;
 	}
-	return gw_buf_mark(gw_buf_take(p, prev ? prev->gb_index + 1 : gw_pool_low_pair(p)), owner);
+	return gw_buf_mark(gw_buf_take(p, want), owner);
+}
+
+struct gw_buf *gw_buf_get_own(struct gw_pool *p, uint64_t owner, bool promised)
+{
+	return gw_buf_own(p, owner, promised, UINT32_MAX);
+}
+
+struct gw_buf *gw_buf_get_own_after(struct gw_pool *p, uint64_t owner, bool promised,
+				    const struct gw_buf *prev)
+{
+	return gw_buf_own(p, owner, promised, gw_pool_next(p, prev));
 }
 
 void gw_buf_owned(struct gw_buf *b, uint64_t owner, uint32_t len)
@@ -290,9 +301,7 @@ struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 struct gw_buf *gw_buf_get_for_after(struct gw_pool *p, uint64_t owner, uint32_t offer,
 				    uint32_t *cleared, const struct gw_buf *prev)
 {
-	unsigned want = prev ? prev->gb_index + 1 : gw_pool_low_pair(p);
-
-	return gw_buf_offer(gw_buf_take(p, want), owner, offer, cleared);
+	return gw_buf_offer(gw_buf_take(p, gw_pool_next(p, prev)), owner, offer, cleared);
 }
 
 void gw_buf_ref(struct gw_buf *b)
