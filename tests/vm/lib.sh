@@ -57,10 +57,31 @@ BED_CLAIM=$(sed -n '2s/^# *claim: *//p' "$0")
 : "${BED_CLAIM:=${0##*/} (no claim line)}"
 
 # Guest uptime in seconds: cheap, monotonic, the same clock as the kernel log.
-bed_now() { cut -d' ' -f1 /proc/uptime; }
+# The helpers below that run often (step, bed_wait, bed_sleep, gw_running)
+# use shell builtins only: under TCG one fork and exec costs 40-100 ms, and a
+# scenario calls them hundreds of times.
+bed_now() { local s; read -r s _ </proc/uptime; echo "$s"; }
+# bed_now_cs: the uptime in centiseconds (/proc/uptime has two decimals) in
+# BED_NOW_CS, without a subshell.
+bed_now_cs() {
+	local s
+	read -r s _ </proc/uptime
+	BED_NOW_CS=$((10#${s%.*} * 100 + 10#${s#*.}))
+}
+bed_now_cs
+BED_T0_CS=$BED_NOW_CS
 BED_T0=$(bed_now)
+# bed_sleep SECS: sleep without starting a process (a read that times out on
+# a pipe that nobody writes: this shell holds its only write end).
+exec {BED_SLEEP_FD}<> <(:)
+bed_sleep() { read -r -t "$1" -u "$BED_SLEEP_FD" _ || true; }
 
-step() { printf '[%7.2f s] %s\n' "$(awk -v a="$BED_T0" -v b="$(bed_now)" 'BEGIN { print b - a }')" "$*"; }
+step() {
+	local d
+	bed_now_cs
+	d=$((BED_NOW_CS - BED_T0_CS))
+	printf '[%4d.%02d s] %s\n' $((d / 100)) $((d % 100)) "$*"
+}
 
 bed_fail() {
 	echo "FAIL: $*" >&2
@@ -103,13 +124,15 @@ echo "claim: $BED_CLAIM"
 bed_wait() {
 	local secs=$1 what=$2 end
 	shift 2
-	end=$(awk -v n="$(bed_now)" -v s="$secs" 'BEGIN { print n + s }')
+	bed_now_cs
+	end=$((BED_NOW_CS + secs * 100))
 	until "$@" >/dev/null 2>&1; do
-		if awk -v n="$(bed_now)" -v e="$end" 'BEGIN { exit !(n > e) }'; then
+		bed_now_cs
+		if [ "$BED_NOW_CS" -gt "$end" ]; then
 			bed_fail "timed out after $secs s waiting for $what"
 			return 1
 		fi
-		sleep 0.2
+		bed_sleep 0.2
 	done
 }
 
@@ -191,8 +214,7 @@ bed_nfsd_up() {
 	mkdir -p "$BED_EXPORT"
 	mount -t tmpfs -o size=512m,mode=0777 bed-nfs "$BED_EXPORT"
 	echo "$BED_EXPORT *(rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync)" >/etc/exports
-	modprobe nfsd
-	modprobe rpcrdma
+	modprobe -a nfsd rpcrdma
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
 	# Short NFSv4 lease and grace (only settable before nfsd starts): a
 	# fresh server otherwise holds OPENs back for 90 s.
@@ -217,10 +239,7 @@ bed_nfsd_up() {
 
 # Without these, mount -t nfs fails with "No such device".
 bed_nfs_client_modules() {
-	modprobe nfs
-	modprobe nfsv3
-	modprobe nfsv4
-	modprobe rpcrdma
+	modprobe -a nfs nfsv3 nfsv4 rpcrdma
 }
 
 # ---- the gateway of the end-to-end scenarios --------------------------------
@@ -251,7 +270,10 @@ gw_running() {
 	local st
 	kill -0 "$gw_pid" 2>/dev/null || return 1
 	# kill -0 succeeds on a zombie: a crashed child not yet reaped
-	st=$(sed 's/^.*) //' "/proc/$gw_pid/stat" 2>/dev/null | cut -d' ' -f1) || true
+	st=
+	{ read -r st <"/proc/$gw_pid/stat"; } 2>/dev/null || true
+	st=${st##*) }	# the state follows the command name's ")"
+	st=${st%% *}
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 # Explains a status of the gateway; returns 1.
@@ -294,7 +316,7 @@ gw_stop() {
 	kill -TERM "$gw_pid" 2>/dev/null || true
 	for ((i = 0; i < 150; i++)); do
 		gw_running || break
-		sleep 0.2
+		bed_sleep 0.2
 	done
 	if gw_running; then
 		kill -KILL "$gw_pid" 2>/dev/null || true

@@ -58,13 +58,19 @@ deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states
 	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -q "$1"
 }
 
-queued() { # SECS: a "->" waiter in /proc/locks within SECS
-	local i
-	for i in $(seq $(($1 * 5))); do
-		grep -q -- '->' /proc/locks && return 0
-		sleep 0.2
+queued() { # SECS: a "->" waiter in /proc/locks within SECS (by the clock:
+	# with a grep and a sleep started per try, 50 tries took 22 s under TCG)
+	local end line
+	bed_now_cs
+	end=$((BED_NOW_CS + $1 * 100))
+	while :; do
+		while read -r line; do
+			[[ "$line" != *'->'* ]] || return 0
+		done </proc/locks
+		bed_now_cs
+		[ "$BED_NOW_CS" -le "$end" ] || return 1
+		bed_sleep 0.2
 	done
-	return 1
 }
 # notify_ctl FILE: where the gateway's blocked LOCK was not queued, the same
 # blocked lock from a direct RDMA v4.1 mount must not be queued either
@@ -78,7 +84,7 @@ notify_ctl() {
 	mkdir -p "$d"
 	timeout 60 mount -t nfs -o "vers=4.1,proto=rdma,port=$BED_RDMA_PORT" "$BED_IP:/" "$d" ||
 		bed_fail "control: direct RDMA v4.1 mount"
-	timeout 90 python3 "$out/cb.py" try "$d/grace-direct" >/dev/null
+	step "control: a direct RDMA v4.1 mount, out of grace after $(timeout 90 python3 "$out/cb.py" try "$d/grace-direct") s"
 	timeout 90 python3 "$out/cb.py" wait "$d/$1" >/dev/null &
 	w=$!
 	if queued 10; then
@@ -86,6 +92,7 @@ notify_ctl() {
 	fi
 	kill "$w" 2>/dev/null || true
 	wait "$w" 2>/dev/null || true
+	step "control: no waiter queued in 10 s; unmount"
 	timeout 60 umount "$d" || umount -f -l "$d"
 	step "control: no blocked LOCK queued on a direct RDMA mount either"
 }
@@ -122,8 +129,10 @@ for vers in 4.1 4.2; do
 		# then this step is not a callback case on this server.
 		kill "$waiter" 2>/dev/null || true
 		wait "$waiter" 2>/dev/null || true
+		step "[$vers] no waiter queued in 10 s; the client's waiter stopped"
 		notify_ctl "$f"
 		touch "$out/release"; wait "$holder"
+		step "[$vers] the server-side holder let go"
 		echo "!!! NOTE: [$vers] nfsd $(uname -r) queues no blocked LOCK, with or without the gateway: CB_NOTIFY_LOCK not sent, step not applicable"
 		no_notify=$((no_notify + 1))
 		rm -f "$mnt/$f"
