@@ -70,7 +70,6 @@ bed_now_cs() {
 }
 bed_now_cs
 BED_T0_CS=$BED_NOW_CS
-BED_T0=$(bed_now)
 # bed_sleep SECS: sleep without starting a process (a read that times out on
 # a pipe that nobody writes: this shell holds its only write end).
 exec {BED_SLEEP_FD}<> <(:)
