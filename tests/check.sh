@@ -104,11 +104,12 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_69_gw_callbacks t
 # gw_conf adds it), each counted as NAME@w2: v3/4.1/4.2 over RDMA, and the
 # metrics summed over the workers, an NLM grant that lands on another
 # worker than its client's, and a client's SM_NOTIFY datagram handed from
-# worker 0's UDP socket to its worker (t_77).  Their mounts come from one
+# worker 0's UDP socket to its worker (t_77), NFSv4.1/4.2 callbacks relayed
+# by both workers (t_69: its 4.1 and 4.2 mounts land on two).  Their mounts come from one
 # loopback address per worker in turn (lib.sh, gw_mount), and
 # gw_spread_check fails unless every worker forwarded calls.
 # VM_WORKERS_SCENARIOS="..." runs others.
-VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot}
+VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot t_69_gw_callbacks}
 
 # VM_LANES=N runs N guests side by side (default 1).  On the 2-core
 # machine two lanes saved next to nothing: each guest ran 2-2.5x slower

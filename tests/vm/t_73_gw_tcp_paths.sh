@@ -17,11 +17,15 @@ gw_start "$PORT" "$out" gateway.secure_port=yes gateway.log_level=info backend.p
 	nfs_acl.transport=tcp
 bed_wait 10 "the nfs_acl path up too" grep -q 'path nfs_acl/nfsd: transport tcp up' "$out/gw.log"
 
-step "two connections from the gateway to $BED_IP:$BED_NFS_PORT, reserved source ports, distinct"
+# Two per worker: every worker has its own connection per route.
+nconn=$((2 * ${GW_WORKERS:-1}))
+step "$nconn connections from the gateway to $BED_IP:$BED_NFS_PORT, reserved source ports, distinct"
+bed_wait 10 "$nconn connections to $BED_IP:$BED_NFS_PORT" \
+	sh -c "[ \$(ss -tnH state established 'dst $BED_IP:$BED_NFS_PORT' | wc -l) -ge $nconn ]"
 ss -tnH state established "dst $BED_IP:$BED_NFS_PORT" | awk '{ print $3 }' | sed 's/.*://' | sort -n >"$out/ports"
 sed 's/^/  source port /' "$out/ports"
-assert_eq 2 "$(wc -l <"$out/ports")" "gateway connections to nfsd's port"
-assert_eq 2 "$(sort -u "$out/ports" | awk '$1 < 1024' | wc -l)" "distinct reserved source ports"
+assert_eq "$nconn" "$(wc -l <"$out/ports")" "gateway connections to nfsd's port"
+assert_eq "$nconn" "$(sort -u "$out/ports" | awk '$1 < 1024' | wc -l)" "distinct reserved source ports"
 
 step "vers=3 mount through the gateway: read a file, its ACL"
 echo "acl test" >"$BED_EXPORT/acl.txt"

@@ -126,7 +126,10 @@ print("%d replies, each to its call, in %.1f s" % (got, time.time() - t0))
 PY
 
 # start_case NAME MODE [ENV=VALUE...]: the peer in MODE, then a gateway
-# whose NFS route goes to it.
+# whose NFS route goes to it.  One worker whatever GW_WORKERS says:
+# rpcrdma-peer answers one RDMA connection, and each worker opens its own
+# (with workers = 2 the second worker's connect times out and a client on
+# that worker waits for it).  What is checked here is per connection.
 start_case() {
 	local name=$1 mode=$2
 	shift 2
@@ -138,7 +141,7 @@ start_case() {
 	bed_wait 20 "rpcrdma-peer listening" \
 		sh -c "rdma resource show cm_id | grep -q 'state LISTEN.*src-addr $BED_IP:$PEER_PORT'"
 	gw_start "$PORT" "$out/$name" "backend.rdma_port=$PEER_PORT" nfs.fallback=none \
-		gateway.call_timeout=1500ms
+		gateway.call_timeout=1500ms gateway.workers=1
 }
 
 # end_case NAME: the gateway still serves /metrics and stops cleanly; the
