@@ -29,7 +29,13 @@
 # by task and object, the gateway's by function, the whole guest's by
 # function, Soft-RoCE's work included); IPC_WORKERS="1 2" runs the callgrind
 # phase once per `workers =` value (labels w1, w2: the cost per call of
-# running two event loops, the mount's calls on one of them).
+# running two event loops, the mount's calls on one of them);
+# IPC_SYSTIME=1 samples the gateway process alone with call graphs over each
+# native workload (perf record -g -p) and splits its CPU time by the system
+# call it was spent in, user space apart: how much of it is Soft-RoCE run in
+# the doorbell's write (work an RDMA device does in hardware) and how much TCP;
+# IPC_HAPROXY=1 then runs the GETATTR workload through HAProxy (mode tcp, to
+# nfsd's TCP port) with the same counts and samples, for comparison.
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -42,7 +48,9 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
-		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" ${base:+"$base"}
+		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
+		"IPC_HAPROXY=${IPC_HAPROXY:-0}" \
+		${base:+"$base"}
 fi
 
 # --- inside the guest ---------------------------------------------------------
@@ -131,7 +139,7 @@ nfs_calls() { nfs_ops | tr ' ' '\n' | awk -F= '{ s += $2 } END { printf "%.0f\n"
 # native counts system calls with perf, MODE callgrind zeroes and dumps the
 # instruction counts around it.
 phase() {
-	local mode=$1 name=$2 calls sys c0 ps= pr=
+	local mode=$1 name=$2 calls sys c0 ps='' pr='' st=''
 	step "$mode: $name"
 	metrics "$W/m0"
 	case $mode in
@@ -151,6 +159,12 @@ phase() {
 			perf record -e cpu-clock -F 999 -a -o "$W/prof.$name" -- sleep 900 >/dev/null 2>&1 &
 			pr=$!
 			bed_wait 60 "perf record running" pgrep -P "$pr" -x sleep
+		fi
+		if [ "${IPC_SYSTIME:-0}" = 1 ]; then	# the gateway alone, by system call
+			echo 0 >/proc/sys/kernel/kptr_restrict
+			perf record -g -e cpu-clock -F 999 -p "$gw_pid" -o "$W/st.$name" -- sleep 900 >/dev/null 2>&1 &
+			st=$!
+			bed_wait 60 "perf record -p running" pgrep -P "$st" -x sleep
 		fi ;;
 	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
 	esac
@@ -176,7 +190,8 @@ phase() {
 			echo "  the whole guest by function:"
 			perf report -i "$W/prof.$name" --stdio --sort sym 2>/dev/null |
 				awk '/^ *[0-9.]+%/ { print "    " $0 }' | sed -n 1,40p
-		fi ;;
+		fi
+		[ -z "$st" ] || systime "$name" "$st" ;;
 	callgrind) callgrind_control -d "$name" "$gw_pid" >/dev/null 2>&1 ;;
 	esac
 	metrics "$W/m1"
@@ -200,9 +215,50 @@ phase() {
 	fi
 }
 
+# proc_cpu PID VAR: utime + stime of process PID (all threads), in clock
+# ticks (10 ms), into VAR.
+proc_cpu() {
+	local line utime stime
+	read -r line <"/proc/$1/stat"
+	line=${line##*) }	# fields from the state on: utime is the 12th, stime the 13th
+	read -r _ _ _ _ _ _ _ _ _ _ _ utime stime _ <<<"$line"
+	printf -v "$2" '%s' $((utime + stime))
+}
+
+# cpu_getattr PID LABEL: the GETATTR workload once more with nothing
+# attached (perf's tracepoints and samples cost more CPU than the call under
+# TCG): CPU of process PID per client NFS call.
+cpu_getattr() {
+	local c0 t0 t1
+	c0=$(nfs_calls); proc_cpu "$1" t0
+	wl_getattr || echo "  getattr ($2) FAILED"
+	proc_cpu "$1" t1
+	echo "CPU $2 getattr: $(((t1 - t0) * 10000 / ($(nfs_calls) - c0))) µs per client NFS call (utime + stime, all threads, nothing attached)"
+}
+
+# systime NAME PID: ends perf record PID (IPC_SYSTIME) and prints the
+# gateway's samples of workload NAME: all, in user space, and under each
+# system call's kernel entry (__x64_sys_*; children included: the share of
+# all samples taken inside that call).
+systime() {
+	local name=$1 pid=$2 f=$W/st.$1
+	pkill -P "$pid" -x sleep || echo "  (perf record had ended before the workload did)"
+	wait "$pid" 2>/dev/null || true
+	echo "SYSTIME $name: the process's CPU samples (cpu-clock, call graphs), $(perf report -i "$f" --stdio \
+		--sort dso 2>/dev/null | awk '/^# Samples:/ && !n++ { print $3 " samples" }')"
+	perf report -i "$f" --stdio --no-children --sort dso 2>/dev/null |
+		awk '/^ *[0-9.]+%/ { if ($2 ~ /kernel/) k += $1; else u += $1 } END { printf "  user space %.1f%%, kernel %.1f%%\n", u, k }'
+	perf report -i "$f" --stdio --children --sort sym -g none 2>/dev/null |
+		awk '/^ *[0-9.]+% +[0-9.]+% +\[k\] __x64_sys_/ { printf "  in %-28s %6s\n", $4, $1 }' | sed -n 1,12p
+	echo "  top symbols, children included:"
+	perf report -i "$f" --stdio --children --sort sym -g none 2>/dev/null |
+		awk '/^ *[0-9.]+% +[0-9.]+% +\[/ { print "    " $0 }' | sed -n 1,30p
+}
+
 run_all() { # mode
 	do_mount noac
 	wl_getattr >/dev/null	# warm-up: lookups, attribute paths, TCG translations
+	[ "$1" != native ] || cpu_getattr "$gw_pid" gateway
 	phase "$1" getattr
 	umount "$M"
 	do_mount
@@ -222,6 +278,44 @@ if [ "${IPC_NATIVE:-1}" != 0 ]; then
 	run_all native
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 fi
+
+# HAProxy (mode tcp) between the client and nfsd's TCP port: the GETATTR
+# workload with the same system call counts, CPU per call and samples.
+haproxy_getattr() {
+	local hp ps st='' c0 c1
+	step "HAProxy (mode tcp) on $BED_IP:20491 -> nfsd tcp $BED_NFS_PORT: getattr"
+	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:20491\n\tserver nfsd %s:%s\n' \
+		"$BED_IP" "$BED_IP" "$BED_NFS_PORT" >"$W/haproxy.cfg"
+	haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid" || { echo "  haproxy did not start"; return 1; }
+	bed_wait 10 "haproxy's pid file" test -s "$W/haproxy.pid"
+	hp=$(cat "$W/haproxy.pid")
+	timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=20491,nolock,soft,timeo=150,retrans=2,noac" \
+		"$BED_IP:$BED_EXPORT" "$M"
+	wl_getattr >/dev/null	# warm-up, as for the gateway
+	cpu_getattr "$hp" haproxy
+	perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_wait \
+		-e syscalls:sys_enter_clock_gettime -e syscalls:sys_enter_recvfrom \
+		-e syscalls:sys_enter_sendto -e syscalls:sys_enter_read -e syscalls:sys_enter_write \
+		-e syscalls:sys_enter_epoll_ctl -p "$hp" -x ';' -o "$W/pstat.haproxy" >/dev/null 2>&1 &
+	ps=$!
+	sleep 1
+	if [ "${IPC_SYSTIME:-0}" = 1 ]; then
+		perf record -g -e cpu-clock -F 999 -p "$hp" -o "$W/st.haproxy" -- sleep 900 >/dev/null 2>&1 &
+		st=$!
+		bed_wait 60 "perf record -p running" pgrep -P "$st" -x sleep
+	fi
+	c0=$(nfs_calls)
+	wl_getattr || echo "  getattr through HAProxy FAILED"
+	c1=$(nfs_calls)
+	kill -INT "$ps"; wait "$ps" 2>/dev/null || true
+	awk -F';' -v c="$((c1 - c0))" '$3 ~ /raw_syscalls/ && c > 0 { printf "SYS haproxy-getattr client_calls=%d all_syscalls/call=%.2f\n", c, $1 / c }
+		$3 ~ /sys_enter_/ && c > 0 { sub(/.*sys_enter_/, "", $3); printf "  %s/call %.2f\n", $3, $1 / c }' "$W/pstat.haproxy"
+	[ -z "$st" ] || systime haproxy "$st"
+	umount "$M"
+	kill "$hp" 2>/dev/null || true
+}
+
+[ "${IPC_HAPROXY:-0}" != 1 ] || haproxy_getattr
 
 # callgrind LABEL BINARY: the three workloads under callgrind; "IR LABEL
 # workload ..." lines (per forwarded call when the build counts them, else
