@@ -35,7 +35,8 @@
 # call it was spent in, user space apart: how much of it is Soft-RoCE run in
 # the doorbell's write (work an RDMA device does in hardware) and how much TCP;
 # IPC_HAPROXY=1 then runs the GETATTR workload through HAProxy (mode tcp, to
-# nfsd's TCP port) with the same counts and samples, for comparison.
+# nfsd's TCP port) with the same counts and samples, for comparison;
+# IPC_TRANSPORT=tcp sends the gateway's NFS route over TCP instead of RDMA.
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -49,6 +50,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
 		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
+		"IPC_TRANSPORT=${IPC_TRANSPORT:-rdma}" \
 		"IPC_HAPROXY=${IPC_HAPROXY:-0}" \
 		${base:+"$base"}
 fi
@@ -90,7 +92,7 @@ address = $BED_IP
 port = $BED_NFS_PORT
 [route nfs]
 program = nfs
-transport = rdma
+transport = ${IPC_TRANSPORT:-rdma}
 [route mount]
 program = mount
 transport = tcp
@@ -274,7 +276,7 @@ if [ "${IPC_NATIVE:-1}" != 0 ]; then
 	step "native gateway: system calls per forwarded call"
 	"$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw-native.log" 2>&1 &
 	gw_pid=$!
-	bed_wait 30 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw-native.log"
+	bed_wait 30 "the gateway's NFS path" grep -q "transport ${IPC_TRANSPORT:-rdma} up" "$W/gw-native.log"
 	run_all native
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 fi
@@ -331,7 +333,7 @@ callgrind() {
 		"$bin" -c "$W/gw.conf" >"$W/gw-cg.log" 2>&1 &
 	gw_pid=$!
 	cd "$OLDPWD" || exit 1
-	bed_wait 300 "the gateway's RDMA path under valgrind" grep -q 'transport rdma up' "$W/gw-cg.log"
+	bed_wait 300 "the gateway's NFS path under valgrind" grep -q "transport ${IPC_TRANSPORT:-rdma} up" "$W/gw-cg.log"
 	run_all callgrind
 	for name in getattr write read; do
 		f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
