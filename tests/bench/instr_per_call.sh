@@ -137,6 +137,28 @@ nfs_ops() {
 # NFS calls the client made on $M, all procedures
 nfs_calls() { nfs_ops | tr ' ' '\n' | awk -F= '{ s += $2 } END { printf "%.0f\n", s }'; }
 
+# sys_count_start PID NAME VAR: perf stat of process PID's system calls
+# into $W/pstat.NAME, in the background (its pid in VAR; stop it with INT).
+sys_count_start() {
+	perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_wait \
+		-e syscalls:sys_enter_clock_gettime -e syscalls:sys_enter_recvfrom \
+		-e syscalls:sys_enter_sendto -e syscalls:sys_enter_read -e syscalls:sys_enter_write \
+		-e syscalls:sys_enter_writev -e syscalls:sys_enter_epoll_ctl -e syscalls:sys_enter_ioctl \
+		-p "$1" -x ';' -o "$W/pstat.$2" >/dev/null 2>&1 &
+	printf -v "$3" '%s' "$!"
+	sleep 1
+}
+# samples_start PID NAME VAR: with IPC_SYSTIME=1, process PID alone sampled
+# with call graphs into $W/st.NAME until its child sleep ends (systime);
+# its pid in VAR, left empty otherwise.
+samples_start() {
+	[ "${IPC_SYSTIME:-0}" = 1 ] || return 0
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	perf record -g -e cpu-clock -F 999 -p "$1" -o "$W/st.$2" -- sleep 900 >/dev/null 2>&1 &
+	printf -v "$3" '%s' "$!"
+	bed_wait 60 "perf record -p running" pgrep -P "${!3}" -x sleep
+}
+
 # phase MODE NAME: run workload NAME against the running gateway; MODE
 # native counts system calls with perf, MODE callgrind zeroes and dumps the
 # instruction counts around it.
@@ -146,13 +168,7 @@ phase() {
 	metrics "$W/m0"
 	case $mode in
 	native)
-		perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_wait \
-			-e syscalls:sys_enter_clock_gettime -e syscalls:sys_enter_recvfrom \
-			-e syscalls:sys_enter_read -e syscalls:sys_enter_write -e syscalls:sys_enter_writev \
-			-e syscalls:sys_enter_epoll_ctl -e syscalls:sys_enter_ioctl \
-			-p "$gw_pid" -x ';' -o "$W/pstat.$name" >/dev/null 2>&1 &
-		ps=$!
-		sleep 1
+		sys_count_start "$gw_pid" "$name" ps
 		if [ "${IPC_PROFILE:-0}" = 1 ]; then	# where the CPU time goes, whole guest
 			echo 0 >/proc/sys/kernel/kptr_restrict
 			# Stopped by ending its child: perf record stopped by a
@@ -162,12 +178,7 @@ phase() {
 			pr=$!
 			bed_wait 60 "perf record running" pgrep -P "$pr" -x sleep
 		fi
-		if [ "${IPC_SYSTIME:-0}" = 1 ]; then	# the gateway alone, by system call
-			echo 0 >/proc/sys/kernel/kptr_restrict
-			perf record -g -e cpu-clock -F 999 -p "$gw_pid" -o "$W/st.$name" -- sleep 900 >/dev/null 2>&1 &
-			st=$!
-			bed_wait 60 "perf record -p running" pgrep -P "$st" -x sleep
-		fi ;;
+		samples_start "$gw_pid" "$name" st ;;
 	callgrind) callgrind_control -z "$gw_pid" >/dev/null 2>&1 ;;
 	esac
 	c0=$(nfs_calls)
@@ -284,7 +295,7 @@ fi
 # HAProxy (mode tcp) between the client and nfsd's TCP port: the GETATTR
 # workload with the same system call counts, CPU per call and samples.
 haproxy_getattr() {
-	local hp ps st='' c0 c1
+	local hp ps='' st='' c0 c1
 	step "HAProxy (mode tcp) on $BED_IP:20491 -> nfsd tcp $BED_NFS_PORT: getattr"
 	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:20491\n\tserver nfsd %s:%s\n' \
 		"$BED_IP" "$BED_IP" "$BED_NFS_PORT" >"$W/haproxy.cfg"
@@ -295,17 +306,8 @@ haproxy_getattr() {
 		"$BED_IP:$BED_EXPORT" "$M"
 	wl_getattr >/dev/null	# warm-up, as for the gateway
 	cpu_getattr "$hp" haproxy
-	perf stat -e raw_syscalls:sys_enter -e syscalls:sys_enter_epoll_wait \
-		-e syscalls:sys_enter_clock_gettime -e syscalls:sys_enter_recvfrom \
-		-e syscalls:sys_enter_sendto -e syscalls:sys_enter_read -e syscalls:sys_enter_write \
-		-e syscalls:sys_enter_epoll_ctl -p "$hp" -x ';' -o "$W/pstat.haproxy" >/dev/null 2>&1 &
-	ps=$!
-	sleep 1
-	if [ "${IPC_SYSTIME:-0}" = 1 ]; then
-		perf record -g -e cpu-clock -F 999 -p "$hp" -o "$W/st.haproxy" -- sleep 900 >/dev/null 2>&1 &
-		st=$!
-		bed_wait 60 "perf record -p running" pgrep -P "$st" -x sleep
-	fi
+	sys_count_start "$hp" haproxy ps
+	samples_start "$hp" haproxy st
 	c0=$(nfs_calls)
 	wl_getattr || echo "  getattr through HAProxy FAILED"
 	c1=$(nfs_calls)

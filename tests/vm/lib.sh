@@ -23,6 +23,7 @@
 #   bed_nfsd_up            bed_rdma_up + nfsd on tcp 2049 and rdma 20049
 #   bed_nfs_client_modules load the kernel NFS client (nfs, nfsv3, nfsv4)
 #   bed_wait SECS DESC CMD...   retry CMD every 0.2 s until it succeeds
+#   bed_poll SECS CMD...   the same, quiet, 1 on timeout; bed_gone PID for it
 #   step MSG               print MSG with the guest uptime (timing in logs)
 #   assert_eq EXPECTED ACTUAL WHAT
 #   assert_file_sum FILE SHA256
@@ -121,19 +122,25 @@ echo "claim: $BED_CLAIM"
 
 # bed_wait SECS DESC CMD... : retries CMD (quietly) until it succeeds.
 bed_wait() {
-	local secs=$1 what=$2 end
+	local secs=$1 what=$2
 	shift 2
+	bed_poll "$secs" "$@" || bed_fail "timed out after $secs s waiting for $what"
+}
+# bed_poll SECS CMD... : the same retries, quiet: 1 when SECS pass first
+# (for a wait whose timeout is an answer, not a failure).
+bed_poll() {
+	local end
 	bed_now_cs
-	end=$((BED_NOW_CS + secs * 100))
+	end=$((BED_NOW_CS + $1 * 100))
+	shift
 	until "$@" >/dev/null 2>&1; do
 		bed_now_cs
-		if [ "$BED_NOW_CS" -gt "$end" ]; then
-			bed_fail "timed out after $secs s waiting for $what"
-			return 1
-		fi
+		[ "$BED_NOW_CS" -le "$end" ] || return 1
 		bed_sleep 0.2
 	done
 }
+# bed_gone PID: process PID has ended (for bed_poll).
+bed_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # --- assertions -------------------------------------------------------------
 

@@ -32,7 +32,7 @@ run_case() {
 	opts=()
 	peer_rc=0
 	# The peer ends by itself on DISCONNECTED; give it a moment first.
-	for _ in $(seq 50); do kill -0 "$peer" 2>/dev/null || break; bed_sleep 0.1; done
+	bed_poll 5 bed_gone "$peer" || true
 	kill "$peer" 2>/dev/null || true
 	wait "$peer" || peer_rc=$?
 	sed 's/^/  peer: /' "$out/$name.peer"

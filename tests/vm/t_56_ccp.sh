@@ -31,7 +31,7 @@ peer_case() {
 	tool_rc=0
 	timeout 60 "$TOOL" --timeout 8 "$@" "$BED_IP" "$PORT" null 3 >"$out/$name.tool" 2>&1 ||
 		tool_rc=$?
-	for _ in $(seq 50); do kill -0 "$peer" 2>/dev/null || break; bed_sleep 0.1; done
+	bed_poll 5 bed_gone "$peer" || true
 	kill "$peer" 2>/dev/null || true
 	wait "$peer" || true
 	sed 's/^/  peer: /' "$out/$name.peer"

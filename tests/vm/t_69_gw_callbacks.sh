@@ -58,20 +58,14 @@ deleg_of() {	# FILE NAME: a delegation on it in nfsd's client states
 	cat /proc/fs/nfsd/clients/*/states 2>/dev/null | grep 'type: deleg' | grep -q "$1"
 }
 
-queued() { # SECS: a "->" waiter in /proc/locks within SECS (by the clock:
-	# with a grep and a sleep started per try, 50 tries took 22 s under TCG)
-	local end line
-	bed_now_cs
-	end=$((BED_NOW_CS + $1 * 100))
-	while :; do
-		while read -r line; do
-			[[ "$line" != *'->'* ]] || return 0
-		done </proc/locks
-		bed_now_cs
-		[ "$BED_NOW_CS" -le "$end" ] || return 1
-		bed_sleep 0.2
-	done
+waiter_queued() { # a "->" waiter in /proc/locks (read by the shell: no grep per try)
+	local line
+	while read -r line; do
+		[[ "$line" != *'->'* ]] || return 0
+	done </proc/locks
+	return 1
 }
+queued() { bed_poll "$1" waiter_queued; } # SECS: a waiter queued within SECS
 # notify_ctl FILE: where the gateway's blocked LOCK was not queued, the same
 # blocked lock from a direct RDMA v4.1 mount must not be queued either
 # (checked once), or the gateway is at fault.  Mounted only then: made

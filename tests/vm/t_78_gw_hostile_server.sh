@@ -150,7 +150,7 @@ end_case() {
 	gw_alive
 	metric_sum . >/dev/null		# /metrics still served
 	gw_stop
-	for _ in $(seq 50); do kill -0 "$peer_pid" 2>/dev/null || break; bed_sleep 0.1; done
+	bed_poll 5 bed_gone "$peer_pid" || true
 	kill "$peer_pid" 2>/dev/null || true
 	peer_rc=0
 	wait "$peer_pid" || peer_rc=$?
