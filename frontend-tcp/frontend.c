@@ -102,7 +102,8 @@ struct fe_conn {
 	size_t fc_out_bytes;		/* bytes of the items queued */
 	size_t fc_out_off;		/* bytes of the head item written */
 	uint64_t fc_out_ms;		/* output queued and no byte written since (write_timeout) */
-	bool fc_blocked;		/* on fe_blocked */
+	uint64_t fc_timer_at;		/* ms fc_timer fires at; 0: not armed */
+	bool fc_blocked;		/* on fe_blocked; the write event is added */
 	TAILQ_ENTRY(fe_conn) fc_blink;	/* fe_blocked */
 	bool fc_reading;		/* read event added */
 	bool fc_starved;		/* no buffer / call object: retry timer */
@@ -269,14 +270,16 @@ static uint64_t fe_write_deadline(const struct fe_conn *c)
 	return c->fc_out_ms + cf->cf_write_timeout_ms;
 }
 
+/* Only ever moved earlier (evtimer_add per call is a heap update): a timer
+ * that fires before the nearest deadline finds nothing due and re-arms. */
 static void fe_timer_arm(struct fe_conn *c)
 {
 	const struct cfg *cf = fe_cfg(c);
-	uint64_t now = gw_now_ms(), deadline = 0, wd = fe_write_deadline(c);
+	uint64_t deadline = 0, wd = fe_write_deadline(c), now;
 	struct timeval tv;
 
 	if (c->fc_starved) {
-		deadline = now + FE_STARVED_RETRY_MS;
+		deadline = gw_now_ms() + FE_STARVED_RETRY_MS;
 	} else if (gw_rx_partial(&c->fc_rx) && c->fc_reading) {
 		if (cf->cf_record_timeout_ms)
 			deadline = c->fc_rec_start_ms + cf->cf_record_timeout_ms;
@@ -285,10 +288,10 @@ static void fe_timer_arm(struct fe_conn *c)
 	}
 	if (wd && (!deadline || wd < deadline))
 		deadline = wd;
-	if (!deadline) {
-		evtimer_del(c->fc_timer);
+	if (!deadline || (c->fc_timer_at && c->fc_timer_at <= deadline))
 		return;
-	}
+	c->fc_timer_at = deadline;
+	now = gw_now_ms();
 	deadline = deadline > now ? deadline - now : 0;
 	tv.tv_sec = deadline / 1000;
 	tv.tv_usec = (deadline % 1000) * 1000;
@@ -409,6 +412,7 @@ static void fe_conn_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	c->fc_timer_at = 0;
 	/* A record stuck for want of buffers counts too: records beyond
 	 * receive_ahead buffers take them as bytes arrive, and should
 	 * the pool run dry under such records, ending the oldest frees it. */
@@ -549,9 +553,10 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 		if (w > 0 && TAILQ_EMPTY(&c->fc_outq))
 			break;	/* cannot happen: writev wrote what it was given */
 	}
-	event_del(c->fc_wev);
-	if (c->fc_blocked)
+	if (c->fc_blocked) {	/* the event was added: not when only activated */
+		event_del(c->fc_wev);
 		fe_conn_set_blocked(c, false);
+	}
 	/* The calls just answered may have been the last users of the
 	 * receive buffer: an idle connection holds none. */
 	gw_rx_park(&c->fc_rx);
@@ -615,14 +620,10 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	c->fc_li = li;
 	gw_client_set_policy(c->fc_cl, li, -1);
 	c->fc_rev = event_new(base, fd, EV_READ | EV_PERSIST, fe_conn_on_read, c);
-	if (!c->fc_rev)
-		goto err_rev;
 	c->fc_wev = event_new(base, fd, EV_WRITE | EV_PERSIST, fe_conn_on_write, c);
-	if (!c->fc_wev)
-		goto err_wev;
 	c->fc_timer = evtimer_new(base, fe_conn_on_timer, c);
-	if (!c->fc_timer)
-		goto err_timer;
+	if (!c->fc_rev || !c->fc_wev || !c->fc_timer)
+		goto err_ev;
 	gw_rx_init_client(&c->fc_rx, fe->fe_p.fp_pool, fe->fe_p.fp_cfg->cf_max_record,
 			  fe->fe_reserve, fe->fe_p.fp_cfg->cf_receive_ahead);
 	c->fc_rx.rx_owner = gw_client_gen(c->fc_cl);
@@ -630,7 +631,7 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	if (fe->fe_tls[li]) {
 		c->fc_tls = fe_tls_conn_new(fe->fe_tls[li], fd, c->fc_name, c->fc_rev);
 		if (!c->fc_tls)
-			goto err_tls;
+			goto err_ev;
 		c->fc_rx.rx_src = fe_tls_recv;
 		c->fc_rx.rx_src_arg = c->fc_tls;
 	}
@@ -641,7 +642,6 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_ACCEPTED);
 	{
 		struct gw_log_ev ev = { .le_client = c->fc_name };
-
 		char lis[CFG_NAME_MAX + 16];
 
 		gw_log_ev(fe->fe_p.fp_log, CFG_LOG_INFO, &ev, "client %s connected%s", c->fc_name,
@@ -651,13 +651,13 @@ static struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *n
 	fe_listen_update(fe);
 	return c;
 
-err_tls:
-	event_free(c->fc_timer);
-err_timer:
-	event_free(c->fc_wev);
-err_wev:
-	event_free(c->fc_rev);
-err_rev:
+err_ev:
+	if (c->fc_timer)
+		event_free(c->fc_timer);
+	if (c->fc_wev)
+		event_free(c->fc_wev);
+	if (c->fc_rev)
+		event_free(c->fc_rev);
 	gw_client_close(c->fc_cl);
 err_cl:
 	free(c);
