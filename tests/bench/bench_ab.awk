@@ -3,14 +3,19 @@
 #
 # This file contains the table of the before/after benchmark (BENCH_AB=N in
 # tests/bench/vm_nfs_bench.sh): it reads the guest's "AB ROUND WORKLOAD SIDE
-# VALUE NFS-CALLS PROXY-CPU-TICKS" lines (side gw = this build, gwbase = the
-# baseline), forms one ratio per round (mean of this build's two runs over the
-# mean of the baseline's two) and prints per workload the median ratio, its
-# quartiles and range over the rounds, and each side's CPU microseconds per
-# NFS call over all rounds.  Ratios above 1 mean this build is faster.
+# VALUE NFS-CALLS PROXY-CPU-TICKS" lines (side gw = this build, side -v vs =
+# the other: gwbase, the baseline build, by default; proxy, HAProxy; gw2, this
+# build at workers = 2), forms one ratio per round (mean of this build's two
+# runs over the mean of the other side's two) and prints per workload the
+# median ratio, its quartiles and range over the rounds, and each side's CPU
+# microseconds per NFS call over all rounds.  Ratios above 1 mean this build
+# is faster.
 BEGIN {
-	nw = split("ga rr sw sr", wk, " ")
+	if (vs == "") vs = "gwbase"
+	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : "baseline"
+	nw = split("ga mix rr sw sr", wk, " ")
 	lab["ga"] = "GETATTR/s (noac, 1 process)"; lab["rr"] = "4 KiB rand read IOPS (iodepth 8)"
+	lab["mix"] = "small-op mix calls/s (8 processes)"
 	lab["sw"] = "seq write MB/s (O_DIRECT 1 MiB)"; lab["sr"] = "seq read MB/s (O_DIRECT 1 MiB)"
 	hz = 100	# USER_HZ of /proc/PID/stat
 }
@@ -31,15 +36,15 @@ function sortn(a, n,   i, j, t) {
 }
 function us(w, s) { return calls[w, s] > 0 ? sprintf("%.0f", ticks[w, s] / hz * 1e6 / calls[w, s]) : "-" }
 END {
-	print "| workload | rounds | this build (median) | baseline (median) | ratio median | quartiles | range | CPU µs/call this / base |"
+	printf "| workload | rounds | this build (median) | %s (median) | ratio median | quartiles | range | CPU µs/call this / %s |\n", other, other
 	print "|---|---:|---:|---:|---:|---:|---:|---:|"
 	for (k = 1; k <= nw; k++) {
 		w = wk[k]; n = split(rounds[w], rl, " "); m = 0
 		delete ra; delete va; delete vb
 		for (i = 1; i <= n; i++) {
 			r = rl[i]
-			if (cnt[w, r, "gw"] == 0 || cnt[w, r, "gwbase"] == 0) continue
-			a = sum[w, r, "gw"] / cnt[w, r, "gw"]; b = sum[w, r, "gwbase"] / cnt[w, r, "gwbase"]
+			if (cnt[w, r, "gw"] == 0 || cnt[w, r, vs] == 0) continue
+			a = sum[w, r, "gw"] / cnt[w, r, "gw"]; b = sum[w, r, vs] / cnt[w, r, vs]
 			if (b <= 0) continue
 			m++; ra[m] = a / b; va[m] = a; vb[m] = b
 		}
@@ -47,6 +52,6 @@ END {
 		sortn(ra, m); sortn(va, m); sortn(vb, m)
 		printf "| %s | %d | %.1f | %.1f | %.3f | %.3f – %.3f | %.3f – %.3f | %s / %s |\n", lab[w], m,
 			quant(va, m, 0.5), quant(vb, m, 0.5), quant(ra, m, 0.5), quant(ra, m, 0.25),
-			quant(ra, m, 0.75), ra[1], ra[m], us(w, "gw"), us(w, "gwbase")
+			quant(ra, m, 0.75), ra[1], ra[m], us(w, "gw"), us(w, vs)
 	}
 }

@@ -34,6 +34,8 @@
 # baseline, both mounted at once, in ROUNDS rounds of short alternating runs
 # (A B B A, then B A A B): slow drift of the shared host cancels out of each
 # round's ratio; tests/bench/bench_ab.awk prints the median ratio per workload.
+# BENCH_AB_VS=proxy pairs this build with HAProxy the same way (no baseline
+# build needed), BENCH_AB_VS=gw2 with this build at workers = 2.
 set -u
 
 BENCH_SEQ_MIB=128
@@ -61,13 +63,20 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
 	fi
 	if [ -n "${BENCH_AB:-}" ]; then
-		[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE" >&2; exit 1; }
+		vs=${BENCH_AB_VS:-gwbase}
+		case $vs in
+		gwbase)
+			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2)" >&2; exit 1; }
+			abargs=(--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")") ;;
+		proxy | gw2) abargs=(--paths "gw $vs") ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy or gw2, not '$vs'" >&2; exit 1 ;;
+		esac
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
-			--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")" --ab "$BENCH_AB" | tee "$out"
+			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
 		echo
 		echo "host load average before: $load0; after: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - t0)) s"
-		tests/bench/bench_ab.awk "$out"
+		tests/bench/bench_ab.awk -v vs="$vs" "$out"
 		rm -f "$out"
 		exit "$rc"
 	fi
@@ -137,6 +146,7 @@ GW2_PORT=20493
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
+AB_VS=gwbase
 SPREAD=1
 WORKLOADS=
 while [ $# -gt 0 ]; do
@@ -147,6 +157,7 @@ while [ $# -gt 0 ]; do
 	--vers) BENCH_VERS=$2; shift 2 ;;
 	--gw-base) GW_BASE=$2; shift 2 ;;
 	--ab) AB_ROUNDS=$2; shift 2 ;;
+	--ab-vs) AB_VS=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -213,7 +224,7 @@ if [ -n "$GW_BASE" ]; then
 	gwbase_pid=$!
 fi
 
-if [ -z "$AB_ROUNDS" ]; then	# --ab measures the two gateways only
+if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sides only
 	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
 	cat >"$W/haproxy.cfg" <<CONF
 global
@@ -228,7 +239,8 @@ listen nfs
 	server nfsd $BED_IP:$BED_NFS_PORT
 CONF
 	haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid"
-
+fi
+if [ -z "$AB_ROUNDS" ]; then
 	step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
 	mkdir -p "$REEXP"
 	timeout 60 mount -t nfs -o "vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" "$BED_IP:$BED_EXPORT" "$REEXP"
@@ -402,11 +414,12 @@ wl() {
 	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1"
 }
 
-# --ab ROUNDS: this build (side gw, /mnt/ab-gw) against the baseline (side
-# gwbase, /mnt/ab-gwbase), both mounted at once (vers=3, noac), 2 s per timed
-# run, 32 MiB per O_DIRECT dd (no client cache on either side).  Each round
-# runs every workload four times, A B B A on odd rounds and B A A B on even
-# ones, so a drift of the shared host within a round hits both sides alike.
+# --ab ROUNDS: this build (side gw, /mnt/ab-gw) against side $AB_VS (--ab-vs:
+# gwbase, the baseline build, by default; proxy, HAProxy; gw2, this build at
+# workers = 2), both mounted at once (vers=3, noac), 2 s per timed run, 32 MiB
+# per O_DIRECT dd (no client cache on either side).  Each round runs every
+# workload four times, A B B A on odd rounds and B A A B on even ones, so a
+# drift of the shared host within a round hits both sides alike.
 AB_MIB=32
 ab_dd() { # write|read -> MB/s on $M
 	local t0 t1
@@ -426,6 +439,7 @@ ab_one() { # round side workload: "AB round workload side value nfs-calls proxy-
 	o0=$(nfs_ops); c0=$(cpu_ticks "$pid")
 	case $3 in
 	ga) v=$(getattr_rate) ;;
+	mix) v=$(mix_rate) ;;
 	rr) v=$(fio_iops) ;;
 	sw) v=$(ab_dd write) ;;
 	sr) v=$(ab_dd read) ;;
@@ -436,33 +450,34 @@ ab_one() { # round side workload: "AB round workload side value nfs-calls proxy-
 ab_run() {
 	local r w s order
 	head -c $((AB_MIB << 20)) /dev/urandom >"$W/seq.src"
-	for s in gw gwbase; do
+	for s in gw "$AB_VS"; do
 		M=/mnt/ab-$s; mkdir -p "$M"
 		do_mount "$s" noac || bed_fail "mount through $s"
 	done
 	BENCH_SECS=2
 	step "warm-up round (not reported)"
-	for w in ga rr sw sr; do ab_one 0 gw "$w" >/dev/null; ab_one 0 gwbase "$w" >/dev/null; done
+	for w in ga mix rr sw sr; do ab_one 0 gw "$w" >/dev/null; ab_one 0 "$AB_VS" "$w" >/dev/null; done
 	for r in $(seq 1 "$AB_ROUNDS"); do
-		order="gw gwbase gwbase gw"
-		[ $((r % 2)) = 1 ] || order="gwbase gw gw gwbase"
+		order="gw $AB_VS $AB_VS gw"
+		[ $((r % 2)) = 1 ] || order="$AB_VS gw gw $AB_VS"
 		step "round $r of $AB_ROUNDS: $order"
-		for w in ga rr sw sr; do
+		for w in ga mix rr sw sr; do
 			for s in $order; do ab_one "$r" "$s" "$w"; done
 		done
 	done
-	for s in gw gwbase; do M=/mnt/ab-$s; rm -f "$M/ab-$s.bin"; do_umount; done
+	for s in gw "$AB_VS"; do M=/mnt/ab-$s; rm -f "$M/ab-$s.bin"; do_umount; done
 }
+# The small-op mix's tree: BENCH_JOBS directories of 40 files.
+for j in $(seq 0 $((BENCH_JOBS - 1))); do
+	mkdir -p "$BED_EXPORT/tree/d$j"
+	for f in $(seq 1 40); do echo "$f" >"$BED_EXPORT/tree/d$j/f$f"; done
+done
 if [ -n "$AB_ROUNDS" ]; then
 	ab_run
 	exit 0
 fi
 
 head -c $((BENCH_SEQ_MIB << 20)) /dev/urandom >"$W/seq.src"
-for j in $(seq 0 $((BENCH_JOBS - 1))); do
-	mkdir -p "$BED_EXPORT/tree/d$j"
-	for f in $(seq 1 40); do echo "$f" >"$BED_EXPORT/tree/d$j/f$f"; done
-done
 
 want() { # KEY...: one of them is measured (BENCH_WORKLOADS, default all)
 	local k
