@@ -297,10 +297,7 @@ fi
 haproxy_getattr() {
 	local hp ps='' st='' c0 c1
 	step "HAProxy (mode tcp) on $BED_IP:20491 -> nfsd tcp $BED_NFS_PORT: getattr"
-	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:20491\n\tserver nfsd %s:%s\n' \
-		"$BED_IP" "$BED_IP" "$BED_NFS_PORT" >"$W/haproxy.cfg"
-	haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid" || { echo "  haproxy did not start"; return 1; }
-	bed_wait 10 "haproxy's pid file" test -s "$W/haproxy.pid"
+	bed_haproxy 20491 "$W" || return 1
 	hp=$(cat "$W/haproxy.pid")
 	timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=20491,nolock,soft,timeo=150,retrans=2,noac" \
 		"$BED_IP:$BED_EXPORT" "$M"

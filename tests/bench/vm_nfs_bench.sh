@@ -36,6 +36,9 @@
 # round's ratio; tests/bench/bench_ab.awk prints the median ratio per workload.
 # BENCH_AB_VS=proxy pairs this build with HAProxy the same way (no baseline
 # build needed), BENCH_AB_VS=gw2 with this build at workers = 2.
+# BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
+# (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
+# inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
 set -u
 
 BENCH_SEQ_MIB=128
@@ -58,6 +61,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw proxy reexp}" --spread "${BENCH_SPREAD:-4}")
 	[ -z "${BENCH_WORKLOADS:-}" ] || gargs+=(--workloads "$BENCH_WORKLOADS")
 	[ -z "${BENCH_VERS_ONLY:-}" ] || gargs+=(--vers "$BENCH_VERS_ONLY")
+	[ -z "${BENCH_INLINE:-}" ] || gargs+=(--inline "$BENCH_INLINE")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -71,6 +75,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		proxy | gw2) abargs=(--paths "gw $vs") ;;
 		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy or gw2, not '$vs'" >&2; exit 1 ;;
 		esac
+		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
@@ -147,6 +152,7 @@ PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
 AB_VS=gwbase
+INLINE=
 SPREAD=1
 WORKLOADS=
 while [ $# -gt 0 ]; do
@@ -158,6 +164,7 @@ while [ $# -gt 0 ]; do
 	--gw-base) GW_BASE=$2; shift 2 ;;
 	--ab) AB_ROUNDS=$2; shift 2 ;;
 	--ab-vs) AB_VS=$2; shift 2 ;;
+	--inline) INLINE=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -170,6 +177,10 @@ W=/tmp/bench
 mkdir -p "$W"
 echo "guest kernel: $(uname -r)"
 
+if [ -n "$INLINE" ]; then	# before the first RDMA connection: nfsd reads it per connection
+	modprobe -a nfsd rpcrdma
+	echo "$INLINE" >/proc/sys/sunrpc/svc_rdma/max_req_size || { echo "vm_nfs_bench: max_req_size $INLINE refused" >&2; exit 2; }
+fi
 bed_nfsd_up
 bed_nfs_client_modules
 echo 16 >/proc/fs/nfsd/threads	# the re-export's client calls need nfsd threads of their own
@@ -197,6 +208,7 @@ admin_listen =
 [backend nfsd]
 address = $BED_IP
 port = $BED_NFS_PORT
+$([ -z "$INLINE" ] || printf 'inline_send = %s\ninline_recv = %s\n' "$INLINE" "$INLINE")
 [route nfs]
 program = nfs
 transport = rdma
@@ -226,19 +238,7 @@ fi
 
 if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sides only
 	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
-	cat >"$W/haproxy.cfg" <<CONF
-global
-	maxconn 256
-defaults
-	mode tcp
-	timeout connect 5s
-	timeout client 1h
-	timeout server 1h
-listen nfs
-	bind $BED_IP:$PROXY_PORT
-	server nfsd $BED_IP:$BED_NFS_PORT
-CONF
-	haproxy -D -f "$W/haproxy.cfg" -p "$W/haproxy.pid"
+	bed_haproxy "$PROXY_PORT" "$W" || exit 1
 fi
 if [ -z "$AB_ROUNDS" ]; then
 	step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
