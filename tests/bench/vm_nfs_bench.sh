@@ -35,7 +35,10 @@
 # (A B B A, then B A A B): slow drift of the shared host cancels out of each
 # round's ratio; tests/bench/bench_ab.awk prints the median ratio per workload.
 # BENCH_AB_VS=proxy pairs this build with HAProxy the same way (no baseline
-# build needed), BENCH_AB_VS=gw2 with this build at workers = 2.
+# build needed), BENCH_AB_VS=gw2 with this build at workers = 2,
+# BENCH_AB_VS=gwinline with this build at BENCH_INLINE (default 16384) inline
+# size while side gw keeps the default 4096 (nfsd's max_req_size raised for
+# both; each side's window binds and LOCAL_INVs per call are printed).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
 # (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
 # inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
@@ -70,10 +73,11 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		vs=${BENCH_AB_VS:-gwbase}
 		case $vs in
 		gwbase)
-			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2)" >&2; exit 1; }
+			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline)" >&2; exit 1; }
 			abargs=(--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")") ;;
 		proxy | gw2) abargs=(--paths "gw $vs") ;;
-		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy or gw2, not '$vs'" >&2; exit 1 ;;
+		gwinline) abargs=(--paths "gw $vs"); BENCH_INLINE=${BENCH_INLINE:-16384} ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2 or gwinline, not '$vs'" >&2; exit 1 ;;
 		esac
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
@@ -148,6 +152,7 @@ GW_PORT=20490
 PROXY_PORT=20491
 GW_BASE_PORT=20492
 GW2_PORT=20493
+GWI_PORT=20494
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
@@ -196,7 +201,7 @@ spread_addrs=()
 for k in $(seq 1 "$SPREAD"); do spread_addrs+=("127.0.0.$k"); done
 gw_addrs=("${spread_addrs[@]}")
 gw_spread_up
-gw_conf() { # port control-socket [workers]
+gw_conf() { # port control-socket [workers [inline-size]]
 	cat <<CONF
 [gateway]
 listen = $BED_IP:$1
@@ -208,7 +213,7 @@ admin_listen =
 [backend nfsd]
 address = $BED_IP
 port = $BED_NFS_PORT
-$([ -z "$INLINE" ] || printf 'inline_send = %s\ninline_recv = %s\n' "$INLINE" "$INLINE")
+$([ -z "${4:-}" ] || printf 'inline_send = %s\ninline_recv = %s\n' "$4" "$4")
 [route nfs]
 program = nfs
 transport = rdma
@@ -218,20 +223,29 @@ transport = tcp
 CONF
 }
 step "rpcrdma-gw on tcp $BED_IP:$GW_PORT (nfs over rdma, mount over tcp)"
-gw_conf "$GW_PORT" "$W/gw.control" >"$W/gw.conf"
+gw_inline=$INLINE	# --ab-vs gwinline: only that side's gateway
+[ "$AB_VS" != gwinline ] || gw_inline=
+gw_conf "$GW_PORT" "$W/gw.control" 1 "$gw_inline" >"$W/gw.conf"
 "$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw.log" 2>&1 &
 gw_pid=$!
 gwbase_pid=
 gw2_pid=
 case " $PATHS " in *" gw2 "*)
 	step "rpcrdma-gw with workers = 2 on tcp $BED_IP:$GW2_PORT, same setup"
-	gw_conf "$GW2_PORT" "$W/gw2.control" 2 >"$W/gw2.conf"
+	gw_conf "$GW2_PORT" "$W/gw2.control" 2 "$gw_inline" >"$W/gw2.conf"
 	"$BUILD/rpcrdma-gw" -c "$W/gw2.conf" >"$W/gw2.log" 2>&1 &
 	gw2_pid=$!
 esac
+gwinline_pid=
+case " $PATHS " in *" gwinline "*)
+	step "rpcrdma-gw with inline_send = inline_recv = $INLINE on tcp $BED_IP:$GWI_PORT, same setup"
+	gw_conf "$GWI_PORT" "$W/gwinline.control" 1 "$INLINE" >"$W/gwinline.conf"
+	"$BUILD/rpcrdma-gw" -c "$W/gwinline.conf" >"$W/gwinline.log" 2>&1 &
+	gwinline_pid=$!
+esac
 if [ -n "$GW_BASE" ]; then
 	step "baseline rpcrdma-gw ($GW_BASE) on tcp $BED_IP:$GW_BASE_PORT, same setup"
-	gw_conf "$GW_BASE_PORT" "$W/gwbase.control" >"$W/gwbase.conf"
+	gw_conf "$GW_BASE_PORT" "$W/gwbase.control" 1 "$gw_inline" >"$W/gwbase.conf"
 	"$GW_BASE" -c "$W/gwbase.conf" >"$W/gwbase.log" 2>&1 &
 	gwbase_pid=$!
 fi
@@ -249,7 +263,7 @@ fi
 
 on_exit() {
 	local rc=$?
-	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid 2>/dev/null || true
+	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid $gwinline_pid 2>/dev/null || true
 	[ -f "$W/haproxy.pid" ] && kill "$(cat "$W/haproxy.pid")" 2>/dev/null
 	(exit "$rc")
 	bed_on_exit
@@ -258,6 +272,7 @@ trap on_exit EXIT
 bed_wait 20 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw.log"
 [ -z "$GW_BASE" ] || bed_wait 20 "the baseline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwbase.log"
 [ -z "$gw2_pid" ] || bed_wait 20 "the 2-worker gateway's RDMA path" grep -q 'transport rdma up' "$W/gw2.log"
+[ -z "$gwinline_pid" ] || bed_wait 20 "the inline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwinline.log"
 
 # name | mount source | options ; $1 extra options (noac)
 mnt_opts() {
@@ -269,6 +284,7 @@ mnt_opts() {
 	# want the same reserved source port to mountd.
 	gwbase) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_BASE_PORT,mountproto=tcp,nolock" ;;
 	gw2) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW2_PORT,mountproto=tcp,nolock" ;;
+	gwinline) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GWI_PORT,mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	esac
@@ -280,6 +296,7 @@ desc_of() {
 	gw) echo "kernel client → rpcrdma-gw (TCP) → nfsd (RDMA)" ;;
 	gwbase) echo "kernel client → rpcrdma-gw baseline build (TCP) → nfsd (RDMA)" ;;
 	gw2) echo "kernel client → rpcrdma-gw, workers = 2 (TCP) → nfsd (RDMA)" ;;
+	gwinline) echo "kernel client → rpcrdma-gw, inline $INLINE (TCP) → nfsd (RDMA)" ;;
 	proxy) echo "kernel client → HAProxy mode tcp → nfsd (TCP)" ;;
 	reexp) echo "kernel client → knfsd re-export (TCP) → nfsd (RDMA)" ;;
 	esac
@@ -393,6 +410,7 @@ proxy_pid() { # the user-space proxy of path $1 (none for the direct paths)
 	gw) echo "$gw_pid" ;;
 	gwbase) echo "$gwbase_pid" ;;
 	gw2) echo "$gw2_pid" ;;
+	gwinline) echo "$gwinline_pid" ;;
 	proxy) cat "$W/haproxy.pid" ;;
 	esac
 }
@@ -466,6 +484,13 @@ ab_run() {
 		done
 	done
 	for s in gw "$AB_VS"; do M=/mnt/ab-$s; rm -f "$M/ab-$s.bin"; do_umount; done
+	for s in gw "$AB_VS"; do	# RDMA work per call of each gateway side, all rounds
+		[ -S "$W/$s.control" ] || continue
+		"$BUILD/rpcrdma-gwctl" -s "$W/$s.control" metrics 2>/dev/null | awk -v s="$s" '
+			/^rpcrdma_gw_calls_forwarded_total/ { c += $NF }
+			/^rpcrdma_gw_rdma_registrations_total/ && match($0, /kind="[a-z_]+"/) { k[substr($0, RSTART + 6, RLENGTH - 7)] += $NF }
+			END { if (c > 0) printf "AB-REG %s calls=%d mw_bind/call=%.3f local_inv/call=%.3f remote_inv/call=%.3f\n", s, c, k["mw_bind"] / c, k["local_inv"] / c, k["remote_inv"] / c }'
+	done
 }
 # The small-op mix's tree: BENCH_JOBS directories of 40 files.
 for j in $(seq 0 $((BENCH_JOBS - 1))); do
