@@ -17,7 +17,7 @@
  *      the allocator, the calls run and the count is not asserted (said
  *      on stderr);
  *   4. no timer moved per call: with the client timeouts on, calls over
- *      40 ms leave every one-shot timer where it was (a client's idle
+ *      50 ms leave every one-shot timer where it was (a client's idle
  *      timer re-armed per call is a timer-heap update and a clock read
  *      each time).
  */
@@ -55,7 +55,8 @@ static void gw_up_timeouts(struct h_gw *h, struct h_server *s, const char *timeo
 	h_gw_start(h, text);
 }
 
-/* No client timer: an idle timer armed for the first time allocates. */
+/* Client timeouts off for tests 1-3, which count sockets, events and
+ * allocations; test 4 turns them on. */
 static void gw_up(struct h_gw *h, struct h_server *s)
 {
 	gw_up_timeouts(h, s, "idle_timeout = 0\nwrite_timeout = 0\n");
