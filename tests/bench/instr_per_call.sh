@@ -61,6 +61,8 @@ for a in "$@"; do	# run-vm.sh passes arguments, not the environment
 done
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=tests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 IPC_GA=${IPC_GA:-300}
 IPC_MIB=${IPC_MIB:-16}
@@ -148,6 +150,13 @@ sys_count_start() {
 	printf -v "$3" '%s' "$!"
 	sleep 1
 }
+sys_count_stop() { kill -INT "$1"; wait "$1" 2>/dev/null || true; }	# PID
+# sys_count_print NAME CALLS LABEL: "SYS LABEL all_syscalls/call=..." and a
+# line per counted system call, per call, from $W/pstat.NAME.
+sys_count_print() {
+	awk -F';' -v c="$2" -v l="$3" '$3 ~ /raw_syscalls/ && c > 0 { printf "SYS %s all_syscalls/call=%.2f\n", l, $1 / c }
+		$3 ~ /sys_enter_/ && c > 0 { sub(/.*sys_enter_/, "", $3); printf "  %s/call %.2f\n", $3, $1 / c }' "$W/pstat.$1"
+}
 # samples_start PID NAME VAR: with IPC_SYSTIME=1, process PID alone sampled
 # with call graphs into $W/st.NAME until its child sleep ends (systime);
 # its pid in VAR, left empty otherwise.
@@ -190,7 +199,7 @@ phase() {
 	echo "  client NFS calls so far on this mount: $(nfs_ops)"
 	case $mode in
 	native)
-		kill -INT "$ps"; wait "$ps" 2>/dev/null || true
+		sys_count_stop "$ps"
 		if [ -n "$pr" ]; then
 			pkill -P "$pr" -x sleep
 			wait "$pr" 2>/dev/null || true
@@ -215,9 +224,7 @@ phase() {
 		printf '%s/call=%s ' "$k" "$(delta "$W/m0" "$W/m1" "^rpcrdma_gw_rdma_registrations_total.*kind=\"$k\"" |
 			awk -v c="$calls" '{ printf "%.2f", $1 / c }')"; done)"
 	if [ "$mode" = native ]; then
-		awk -F';' -v c="$calls" -v s="$sys" -v n="$name" '$3 ~ /raw_syscalls/ && c > 0 {
-			printf "SYS %s calls=%d all_syscalls/call=%.2f counted(syscalls_total)/call=%.2f\n", n, c, $1 / c, s / c }
-			$3 ~ /sys_enter_/ && c > 0 { sub(/.*sys_enter_/, "", $3); printf "  %s/call %.2f\n", $3, $1 / c }' "$W/pstat.$name"
+		sys_count_print "$name" "$calls" "$name calls=$calls counted(syscalls_total)/call=$(awk -v c="$calls" -v s="$sys" 'BEGIN { if (c > 0) printf "%.2f", s / c }')"
 		grep '^rpcrdma_gw_syscalls_total' "$W/m1" >"$W/sys1"
 		grep '^rpcrdma_gw_syscalls_total' "$W/m0" >"$W/sys0"
 		awk -v c="$calls" 'FNR == 1 { f++ } { v[f, $1] = $2; k[$1] = 1 }
@@ -228,24 +235,14 @@ phase() {
 	fi
 }
 
-# proc_cpu PID VAR: utime + stime of process PID (all threads), in clock
-# ticks (10 ms), into VAR.
-proc_cpu() {
-	local line utime stime
-	read -r line <"/proc/$1/stat"
-	line=${line##*) }	# fields from the state on: utime is the 12th, stime the 13th
-	read -r _ _ _ _ _ _ _ _ _ _ _ utime stime _ <<<"$line"
-	printf -v "$2" '%s' $((utime + stime))
-}
-
 # cpu_getattr PID LABEL: the GETATTR workload once more with nothing
 # attached (perf's tracepoints and samples cost more CPU than the call under
 # TCG): CPU of process PID per client NFS call.
 cpu_getattr() {
 	local c0 t0 t1
-	c0=$(nfs_calls); proc_cpu "$1" t0
+	c0=$(nfs_calls); bench_cpu_ticks "$1" t0
 	wl_getattr || echo "  getattr ($2) FAILED"
-	proc_cpu "$1" t1
+	bench_cpu_ticks "$1" t1
 	echo "CPU $2 getattr: $(((t1 - t0) * 10000 / ($(nfs_calls) - c0))) µs per client NFS call (utime + stime, all threads, nothing attached)"
 }
 
@@ -308,9 +305,8 @@ haproxy_getattr() {
 	c0=$(nfs_calls)
 	wl_getattr || echo "  getattr through HAProxy FAILED"
 	c1=$(nfs_calls)
-	kill -INT "$ps"; wait "$ps" 2>/dev/null || true
-	awk -F';' -v c="$((c1 - c0))" '$3 ~ /raw_syscalls/ && c > 0 { printf "SYS haproxy-getattr client_calls=%d all_syscalls/call=%.2f\n", c, $1 / c }
-		$3 ~ /sys_enter_/ && c > 0 { sub(/.*sys_enter_/, "", $3); printf "  %s/call %.2f\n", $3, $1 / c }' "$W/pstat.haproxy"
+	sys_count_stop "$ps"
+	sys_count_print haproxy "$((c1 - c0))" "haproxy-getattr client_calls=$((c1 - c0))"
 	[ -z "$st" ] || systime haproxy "$st"
 	umount "$M"
 	kill "$hp" 2>/dev/null || true

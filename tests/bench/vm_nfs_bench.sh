@@ -147,6 +147,8 @@ fi
 # --- inside the guest ---------------------------------------------------------
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=tests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 GW_PORT=20490
 PROXY_PORT=20491
@@ -222,31 +224,22 @@ program = mount
 transport = tcp
 CONF
 }
-step "rpcrdma-gw on tcp $BED_IP:$GW_PORT (nfs over rdma, mount over tcp)"
+# gw_side PATH PORT WORKERS INLINE [BINARY]: the gateway of PATH (nfs over
+# rdma, mount over tcp), config and log in $W/PATH.*; $! is its pid.
+gw_side() {
+	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}${5:+, binary $5})"
+	gw_conf "$2" "$W/$1.control" "$3" "$4" >"$W/$1.conf"
+	"${5:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
+}
 gw_inline=$INLINE	# --ab-vs gwinline: only that side's gateway
 [ "$AB_VS" != gwinline ] || gw_inline=
-gw_conf "$GW_PORT" "$W/gw.control" 1 "$gw_inline" >"$W/gw.conf"
-"$BUILD/rpcrdma-gw" -c "$W/gw.conf" >"$W/gw.log" 2>&1 &
+gw_side gw "$GW_PORT" 1 "$gw_inline"
 gw_pid=$!
-gwbase_pid=
-gw2_pid=
-case " $PATHS " in *" gw2 "*)
-	step "rpcrdma-gw with workers = 2 on tcp $BED_IP:$GW2_PORT, same setup"
-	gw_conf "$GW2_PORT" "$W/gw2.control" 2 "$gw_inline" >"$W/gw2.conf"
-	"$BUILD/rpcrdma-gw" -c "$W/gw2.conf" >"$W/gw2.log" 2>&1 &
-	gw2_pid=$!
-esac
-gwinline_pid=
-case " $PATHS " in *" gwinline "*)
-	step "rpcrdma-gw with inline_send = inline_recv = $INLINE on tcp $BED_IP:$GWI_PORT, same setup"
-	gw_conf "$GWI_PORT" "$W/gwinline.control" 1 "$INLINE" >"$W/gwinline.conf"
-	"$BUILD/rpcrdma-gw" -c "$W/gwinline.conf" >"$W/gwinline.log" 2>&1 &
-	gwinline_pid=$!
-esac
-if [ -n "$GW_BASE" ]; then
-	step "baseline rpcrdma-gw ($GW_BASE) on tcp $BED_IP:$GW_BASE_PORT, same setup"
-	gw_conf "$GW_BASE_PORT" "$W/gwbase.control" 1 "$gw_inline" >"$W/gwbase.conf"
-	"$GW_BASE" -c "$W/gwbase.conf" >"$W/gwbase.log" 2>&1 &
+gwbase_pid='' gw2_pid='' gwinline_pid=''
+case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline"; gw2_pid=$! ;; esac
+case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE"; gwinline_pid=$! ;; esac
+if [ -n "$GW_BASE" ]; then	# the baseline build, same setup
+	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" "$GW_BASE"
 	gwbase_pid=$!
 fi
 
@@ -269,10 +262,9 @@ on_exit() {
 	bed_on_exit
 }
 trap on_exit EXIT
-bed_wait 20 "the gateway's RDMA path" grep -q 'transport rdma up' "$W/gw.log"
-[ -z "$GW_BASE" ] || bed_wait 20 "the baseline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwbase.log"
-[ -z "$gw2_pid" ] || bed_wait 20 "the 2-worker gateway's RDMA path" grep -q 'transport rdma up' "$W/gw2.log"
-[ -z "$gwinline_pid" ] || bed_wait 20 "the inline gateway's RDMA path" grep -q 'transport rdma up' "$W/gwinline.log"
+for s in gw gwbase gw2 gwinline; do
+	[ ! -e "$W/$s.conf" ] || bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
+done
 
 # name | mount source | options ; $1 extra options (noac)
 mnt_opts() {
@@ -414,8 +406,10 @@ proxy_pid() { # the user-space proxy of path $1 (none for the direct paths)
 	proxy) cat "$W/haproxy.pid" ;;
 	esac
 }
-cpu_ticks() { # pid: utime + stime (all threads) in clock ticks
-	[ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo -
+cpu_ticks() { # pid: utime + stime (all threads) in clock ticks, or -
+	local t
+	bench_cpu_ticks "$1" t
+	echo "$t"
 }
 # wl KEY FUNCTION [ARGS]: one workload on path $p (mounted): prints and
 # emits "ROW vers path key value nfs-calls proxy-cpu-ticks"
