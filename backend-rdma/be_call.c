@@ -395,37 +395,76 @@ unreg:
 	return rc;
 }
 
-/* Move queued calls onto connections with room. */
+/* Can cn take a call now? */
+static bool conn_can_send(const struct be_conn *c)
+{
+	return c && c->cn_state == BC_UP && c->cn_ccp != BE_CCP_PENDING &&
+	       be_credits_can_send(&c->cn_cr) && c->cn_nsfree > 0 && c->cn_sfree_calls;
+}
+
+/*
+ * The connection for a call with this XID, or NULL: it waits.  A call
+ * goes on its XID's own slot while that slot's connection is up, even if
+ * it must wait there for credit: the server's duplicate request cache keys
+ * on XID, address and port (nfsd), so a retransmission re-sent under the
+ * same gateway XID must come from the same connection as the original to
+ * be answered from the cache and not executed twice (RFC 5531 section 5:
+ * the server's test is on the XID).  Only when that slot has no connection
+ * up does the call take any that can send, round robin.
+ */
+static struct be_conn *pool_pick(struct be_pool *pool, uint32_t xid)
+{
+	struct be_conn *own = pool->bp_slots[xid % pool->bp_nslots].sl_conn;
+	unsigned k;
+
+	if (own && own->cn_state == BC_UP)
+		return conn_can_send(own) ? own : NULL;
+	for (k = 0; k < pool->bp_nslots; k++) {
+		struct be_conn *c = pool->bp_slots[(pool->bp_rr + k) % pool->bp_nslots].sl_conn;
+
+		if (conn_can_send(c)) {
+			pool->bp_rr = (pool->bp_rr + k + 1) % pool->bp_nslots;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static bool pool_any_can_send(const struct be_pool *pool)
+{
+	unsigned k;
+
+	for (k = 0; k < pool->bp_nslots; k++)
+		if (conn_can_send(pool->bp_slots[k].sl_conn))
+			return true;
+	return false;
+}
+
+/* Move queued calls onto connections with room, in queue order; a call
+ * whose connection has none waits without holding up the others. */
 void be_pool_pump(struct be_pool *pool)
 {
 	struct be_ctx *ctx = pool->bp_ctx;
-	struct be_req *rq;
+	struct be_req *rq, *next;
 
 	if (pool->bp_pumping)
 		return;
 	pool->bp_pumping = true;
-	while ((rq = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
-		struct be_conn *cn = NULL;
-		unsigned k;
+	for (rq = TAILQ_FIRST(&pool->bp_queue); rq && pool_any_can_send(pool); rq = next) {
+		struct be_conn *cn = pool_pick(pool, rq->bq_desc.cd_xid);
 		int rc;
 
-		for (k = 0; k < pool->bp_nslots; k++) {
-			struct be_conn *c = pool->bp_slots[(pool->bp_rr + k) % pool->bp_nslots].sl_conn;
-
-			if (c && c->cn_state == BC_UP && c->cn_ccp != BE_CCP_PENDING &&
-			    be_credits_can_send(&c->cn_cr) && c->cn_nsfree > 0 && c->cn_sfree_calls) {
-				cn = c;
-				pool->bp_rr = (pool->bp_rr + k + 1) % pool->bp_nslots;
-				break;
-			}
-		}
+		next = TAILQ_NEXT(rq, bq_link);
 		if (!cn)
-			break;
+			continue;
 		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
 		pool->bp_nqueued--;
 		rc = be_call_post(cn, rq);
 		if (rc == -EAGAIN) {
-			TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
+			if (next)
+				TAILQ_INSERT_BEFORE(next, rq, bq_link);
+			else
+				TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
 			pool->bp_nqueued++;
 			break;
 		}

@@ -377,7 +377,7 @@ struct be_pool {
 	struct be_req_list bp_failed;	/* FAILING: callbacks from bp_fail_ev */
 	struct event *bp_fail_ev;
 	unsigned bp_ninflight;
-	unsigned bp_rr;
+	unsigned bp_rr;		/* next try when a call's own slot is down */
 	bool bp_pumping;
 	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
 	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */

@@ -11,7 +11,8 @@
  * destination (be_pool_set_addr) taken by the next connection only; a
  * registration refused for locked memory names RLIMIT_MEMLOCK; an
  * unanswered call abandoned at the caller's timeout (windows invalidated
- * without a reply, credit back, late reply dropped).
+ * without a reply, credit back, late reply dropped); with two connections
+ * a call goes on its XID's own (t19).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,6 +75,7 @@ static struct {
 	struct fconn *conns[16];
 	unsigned nconns;
 	bool no_establish;		/* connect() does not answer */
+	struct fconn *ev_fc;		/* whose CM event is being handled */
 	uint8_t peer_pd[RPCRDMA_PD_LEN];
 	int nmr;
 	uint32_t next_key;
@@ -198,6 +200,7 @@ static int f_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **
 		errno = EAGAIN;
 		return -1;
 	}
+	F.ev_fc = fc;
 	e = malloc(sizeof(*e));
 	*e = fc->ev[0];
 	memmove(fc->ev, fc->ev + 1, --fc->nev * sizeof(fc->ev[0]));
@@ -264,10 +267,12 @@ static struct ibv_mw *f_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type t)
 	return mw;
 }
 static int f_dealloc_mw(struct ibv_mw *mw) { free(mw); return 0; }
+/* The backend makes it on ROUTE_RESOLVED: the channel of the connection
+ * whose event that is (with several connections, not always the newest). */
 static struct ibv_comp_channel *f_create_comp_channel(struct ibv_context *v)
 {
 	(void)v;
-	return &cur()->cc;
+	return &(F.ev_fc ? F.ev_fc : cur())->cc;
 }
 static int f_destroy_comp_channel(struct ibv_comp_channel *cc) { close(cc->fd); return 0; }
 static struct ibv_cq *f_create_cq(struct ibv_context *v, int cqe, void *ctx,
@@ -1618,6 +1623,88 @@ static void t18_signal_rule(void **state)
 	assert_true(be_send_signal(&cn, 1));
 }
 
+/* Sends of fc that carry xid. */
+static unsigned sends_of(struct fconn *fc, uint32_t xid)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < fc->nsends; i++)
+		n += fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
+		     chk_be32(fc->sends[i].addr) == xid;
+	return n;
+}
+
+/* 19. Two connections: a call goes on its XID's own connection, so a
+ * gateway XID sent again reaches the server from the address and port of
+ * the original (nfsd's duplicate request cache keys on XID, address and
+ * port); while that connection has no credit the call waits for it and
+ * calls of the other connection pass; with it down, the call takes the
+ * other. */
+static void t19_xid_keeps_its_connection(void **state)
+{
+	static const uint32_t x10[1] = { 10 }, x11[1] = { 11 }, x12[1] = { 12 };
+	struct be_config cfg;
+	struct bench b;
+	struct fconn *home, *other;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_conns = 2;
+	cfg.bc_credits = 8;
+	bench_up(&b, &cfg);
+	spin(&b, 5);
+	assert_int_equal(F.nconns, 2);
+
+	assert_non_null(submit(&b, 0, 10));
+	spin(&b, 2);
+	home = sends_of(F.conns[0], 10) ? F.conns[0] : F.conns[1];
+	other = home == F.conns[0] ? F.conns[1] : F.conns[0];
+	assert_int_equal(sends_of(home, 10), 1);
+	answer_all(&b, home, x10, 1);
+	assert_int_equal(cb_count(&b, 10), 1);
+
+	/* Sent again (a retransmission under the same gateway XID): same
+	 * connection, whatever went before it. */
+	assert_non_null(submit(&b, 1, 10));
+	spin(&b, 2);
+	assert_int_equal(sends_of(home, 10), 2);
+	assert_int_equal(sends_of(other, 10), 0);
+	b.ncb = 0;
+	answer_all(&b, home, x10, 1);
+
+	/* XID 12 belongs to home too.  home's grant is 8; hold it with 8
+	 * calls of XIDs of its own, then 12 waits and 11 goes on other. */
+	for (unsigned i = 0; i < 8; i++)
+		assert_non_null(submit(&b, 2 + i, 100 + 2 * i));
+	spin(&b, 2);
+	assert_non_null(submit(&b, 10, 12));
+	assert_non_null(submit(&b, 11, 11));
+	spin(&b, 2);
+	assert_int_equal(sends_of(home, 12) + sends_of(other, 12), 0);
+	assert_int_equal(sends_of(other, 11), 1);
+	answer_all(&b, other, x11, 1);
+	{
+		uint32_t held[8];
+
+		for (unsigned i = 0; i < 8; i++)
+			held[i] = 100 + 2 * i;
+		answer_all(&b, home, held, 8);
+	}
+	spin(&b, 2);
+	assert_int_equal(sends_of(home, 12), 1);	/* its own, once it had room */
+	answer_all(&b, home, x12, 1);
+
+	/* home down: XID 10 goes on other rather than wait for a reconnect
+	 * (a new connection has a new port: the cache would not know it). */
+	F.no_establish = true;
+	queue_cm(home, RDMA_CM_EVENT_DISCONNECTED);
+	spin(&b, 5);
+	assert_non_null(submit(&b, 12, 10));
+	spin(&b, 2);
+	assert_int_equal(sends_of(other, 10), 1);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1639,6 +1726,7 @@ int main(void)
 		cmocka_unit_test(t16_unsignaled_flush),
 		cmocka_unit_test(t17_local_inv_covers),
 		cmocka_unit_test(t18_signal_rule),
+		cmocka_unit_test(t19_xid_keeps_its_connection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
