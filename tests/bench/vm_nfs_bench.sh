@@ -20,7 +20,7 @@
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
 # A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2.
-# The gateway paths' (gw, gwbase, gw2) BENCH_JOBS-stream rows spread their
+# The gateway paths' (gw, gwbase, gw2, gwconn) BENCH_JOBS-stream rows spread their
 # clients: BENCH_SPREAD (4) mounts at once, each of another loopback address
 # (127.0.0.1, .2, ...; a local route per address makes it the source too),
 # nconnect and fio jobs split among them, so gw2's workers (which a hash of
@@ -39,6 +39,8 @@
 # BENCH_AB_VS=gwinline with this build at BENCH_INLINE (default 16384) inline
 # size while side gw keeps the default 4096 (nfsd's max_req_size raised for
 # both; each side's window binds and LOCAL_INVs per call are printed).
+# BENCH_AB_VS=gwconn pairs it with this build at BENCH_CONNS (default 2)
+# RDMA connections to nfsd (path gwconn; BENCH_PATHS may name it too).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
 # (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
 # inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
@@ -65,6 +67,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_WORKLOADS:-}" ] || gargs+=(--workloads "$BENCH_WORKLOADS")
 	[ -z "${BENCH_VERS_ONLY:-}" ] || gargs+=(--vers "$BENCH_VERS_ONLY")
 	[ -z "${BENCH_INLINE:-}" ] || gargs+=(--inline "$BENCH_INLINE")
+	[ -z "${BENCH_CONNS:-}" ] || gargs+=(--conns "$BENCH_CONNS")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -73,11 +76,12 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		vs=${BENCH_AB_VS:-gwbase}
 		case $vs in
 		gwbase)
-			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline)" >&2; exit 1; }
+			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline|gwconn)" >&2; exit 1; }
 			abargs=(--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")") ;;
 		proxy | gw2) abargs=(--paths "gw $vs") ;;
+		gwconn) abargs=(--paths "gw $vs" --conns "${BENCH_CONNS:-2}") ;;
 		gwinline) abargs=(--paths "gw $vs"); BENCH_INLINE=${BENCH_INLINE:-16384} ;;
-		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2 or gwinline, not '$vs'" >&2; exit 1 ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline or gwconn, not '$vs'" >&2; exit 1 ;;
 		esac
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
@@ -155,11 +159,13 @@ PROXY_PORT=20491
 GW_BASE_PORT=20492
 GW2_PORT=20493
 GWI_PORT=20494
+GWC_PORT=20495
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
 AB_VS=gwbase
 INLINE=
+CONNS=2
 SPREAD=1
 WORKLOADS=
 while [ $# -gt 0 ]; do
@@ -172,6 +178,7 @@ while [ $# -gt 0 ]; do
 	--ab) AB_ROUNDS=$2; shift 2 ;;
 	--ab-vs) AB_VS=$2; shift 2 ;;
 	--inline) INLINE=$2; shift 2 ;;
+	--conns) CONNS=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -203,7 +210,7 @@ spread_addrs=()
 for k in $(seq 1 "$SPREAD"); do spread_addrs+=("127.0.0.$k"); done
 gw_addrs=("${spread_addrs[@]}")
 gw_spread_up
-gw_conf() { # port control-socket [workers [inline-size]]
+gw_conf() { # port control-socket [workers [inline-size [connections]]]
 	cat <<CONF
 [gateway]
 listen = $BED_IP:$1
@@ -215,6 +222,7 @@ admin_listen =
 [backend nfsd]
 address = $BED_IP
 port = $BED_NFS_PORT
+connections = ${5:-1}
 $([ -z "${4:-}" ] || printf 'inline_send = %s\ninline_recv = %s\n' "$4" "$4")
 [route nfs]
 program = nfs
@@ -224,22 +232,23 @@ program = mount
 transport = tcp
 CONF
 }
-# gw_side PATH PORT WORKERS INLINE [BINARY]: the gateway of PATH (nfs over
-# rdma, mount over tcp), config and log in $W/PATH.*; $! is its pid.
+# gw_side PATH PORT WORKERS INLINE CONNECTIONS [BINARY]: the gateway of PATH
+# (nfs over rdma, mount over tcp), config and log in $W/PATH.*; $! is its pid.
 gw_side() {
-	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}${5:+, binary $5})"
-	gw_conf "$2" "$W/$1.control" "$3" "$4" >"$W/$1.conf"
-	"${5:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
+	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}, connections $5${6:+, binary $6})"
+	gw_conf "$2" "$W/$1.control" "$3" "$4" "$5" >"$W/$1.conf"
+	"${6:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
 }
 gw_inline=$INLINE	# --ab-vs gwinline: only that side's gateway
 [ "$AB_VS" != gwinline ] || gw_inline=
-gw_side gw "$GW_PORT" 1 "$gw_inline"
+gw_side gw "$GW_PORT" 1 "$gw_inline" 1
 gw_pid=$!
-gwbase_pid='' gw2_pid='' gwinline_pid=''
-case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline"; gw2_pid=$! ;; esac
-case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE"; gwinline_pid=$! ;; esac
+gwbase_pid='' gw2_pid='' gwinline_pid='' gwconn_pid=''
+case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline" 1; gw2_pid=$! ;; esac
+case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE" 1; gwinline_pid=$! ;; esac
+case " $PATHS " in *" gwconn "*) gw_side gwconn "$GWC_PORT" 1 "$gw_inline" "$CONNS"; gwconn_pid=$! ;; esac
 if [ -n "$GW_BASE" ]; then	# the baseline build, same setup
-	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" "$GW_BASE"
+	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" 1 "$GW_BASE"
 	gwbase_pid=$!
 fi
 
@@ -256,13 +265,13 @@ fi
 
 on_exit() {
 	local rc=$?
-	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid $gwinline_pid 2>/dev/null || true
+	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid $gwinline_pid $gwconn_pid 2>/dev/null || true
 	[ -f "$W/haproxy.pid" ] && kill "$(cat "$W/haproxy.pid")" 2>/dev/null
 	(exit "$rc")
 	bed_on_exit
 }
 trap on_exit EXIT
-for s in gw gwbase gw2 gwinline; do
+for s in gw gwbase gw2 gwinline gwconn; do
 	[ ! -e "$W/$s.conf" ] || bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
 done
 
@@ -277,6 +286,7 @@ mnt_opts() {
 	gwbase) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_BASE_PORT,mountproto=tcp,nolock" ;;
 	gw2) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW2_PORT,mountproto=tcp,nolock" ;;
 	gwinline) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GWI_PORT,mountproto=tcp,nolock" ;;
+	gwconn) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GWC_PORT,mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	esac
@@ -289,6 +299,7 @@ desc_of() {
 	gwbase) echo "kernel client → rpcrdma-gw baseline build (TCP) → nfsd (RDMA)" ;;
 	gw2) echo "kernel client → rpcrdma-gw, workers = 2 (TCP) → nfsd (RDMA)" ;;
 	gwinline) echo "kernel client → rpcrdma-gw, inline $INLINE (TCP) → nfsd (RDMA)" ;;
+	gwconn) echo "kernel client → rpcrdma-gw (TCP) → nfsd ($CONNS RDMA connections)" ;;
 	proxy) echo "kernel client → HAProxy mode tcp → nfsd (TCP)" ;;
 	reexp) echo "kernel client → knfsd re-export (TCP) → nfsd (RDMA)" ;;
 	esac
@@ -403,6 +414,7 @@ proxy_pid() { # the user-space proxy of path $1 (none for the direct paths)
 	gwbase) echo "$gwbase_pid" ;;
 	gw2) echo "$gw2_pid" ;;
 	gwinline) echo "$gwinline_pid" ;;
+	gwconn) echo "$gwconn_pid" ;;
 	proxy) cat "$W/haproxy.pid" ;;
 	esac
 }
@@ -511,7 +523,7 @@ want() { # KEY...: one of them is measured (BENCH_WORKLOADS, default all)
 # nconnect split among them.  Sets nmnt.
 spread_mount() {
 	local k src opts nc=$((BENCH_JOBS / SPREAD)) host
-	case $1 in gw | gwbase | gw2) nmnt=$SPREAD ;; *) nmnt=1 ;; esac
+	case $1 in gw | gwbase | gw2 | gwconn) nmnt=$SPREAD ;; *) nmnt=1 ;; esac
 	[ "$nmnt" -gt 1 ] || { nmnt=1; do_mount "$1" "$2"; return; }
 	read -r src opts <<<"$(mnt_opts "$1")"
 	[ "$VERS" = 3 ] ||
@@ -579,7 +591,7 @@ run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
 	# mount's retries, 7+ min per workload, 2026-11-24): not measured there.
 	[ "$p" != reexp ] || return 0
 	want rr8 rw8 sw8 sr8 || return 0
-	if [ "$SPREAD" -gt 1 ] && case $p in gw | gwbase | gw2) true ;; *) false ;; esac; then
+	if [ "$SPREAD" -gt 1 ] && case $p in gw | gwbase | gw2 | gwconn) true ;; *) false ;; esac; then
 		spread_mount "$p" || { echo "  $p: spread mounts failed"; return 1; }
 		echo "  $p: $BENCH_JOBS streams over $nmnt mounts from ${spread_addrs[*]}"
 	else
