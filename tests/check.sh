@@ -107,9 +107,12 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_69_gw_callbacks t
 # worker 0's UDP socket to its worker (t_77), NFSv4.1/4.2 callbacks relayed
 # by both workers (t_69: its 4.1 and 4.2 mounts land on two).  Their mounts come from one
 # loopback address per worker in turn (lib.sh, gw_mount), and
-# gw_spread_check fails unless every worker forwarded calls.
+# gw_spread_check fails unless every worker forwarded calls.  The hostile
+# server (t_78) too: each worker opens its own RDMA connection to
+# tests/peer/rpcrdma-peer, which answers them all; its clients come from
+# 127.0.0.1, so one worker carries them and the other's connection idles.
 # VM_WORKERS_SCENARIOS="..." runs others.
-VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot t_69_gw_callbacks}
+VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot t_69_gw_callbacks t_78_gw_hostile_server}
 
 # VM_LANES=N runs N guests side by side (default 1).  On the 2-core
 # machine two lanes saved next to nothing: each guest ran 2-2.5x slower

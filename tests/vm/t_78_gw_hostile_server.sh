@@ -126,10 +126,14 @@ print("%d replies, each to its call, in %.1f s" % (got, time.time() - t0))
 PY
 
 # start_case NAME MODE [ENV=VALUE...]: the peer in MODE, then a gateway
-# whose NFS route goes to it.  One worker whatever GW_WORKERS says:
-# rpcrdma-peer answers one RDMA connection, and each worker opens its own
-# (with workers = 2 the second worker's connect times out and a client on
-# that worker waits for it).  What is checked here is per connection.
+# whose NFS route goes to it, with as many workers as GW_WORKERS says
+# (lib.sh's gw_conf).  Each worker opens its own RDMA connection to the
+# peer, and rpcrdma-peer serves each with its own state, MODE applied per
+# connection; its status is the worst of its connections' verdicts.  The
+# python clients all connect from 127.0.0.1, so with workers = N they land
+# on one worker (gw_worker_pick hashes the source address) and the other
+# workers' connections stay idle: victim and stranger of "short" share a
+# worker and its buffers.  What is checked here is per connection.
 start_case() {
 	local name=$1 mode=$2
 	shift 2
@@ -141,7 +145,7 @@ start_case() {
 	bed_wait 20 "rpcrdma-peer listening" \
 		sh -c "rdma resource show cm_id | grep -q 'state LISTEN.*src-addr $BED_IP:$PEER_PORT'"
 	gw_start "$PORT" "$out/$name" "backend.rdma_port=$PEER_PORT" nfs.fallback=none \
-		gateway.call_timeout=1500ms gateway.workers=1
+		gateway.call_timeout=1500ms
 }
 
 # end_case NAME: the gateway still serves /metrics and stops cleanly; the
