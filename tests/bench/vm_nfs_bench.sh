@@ -39,8 +39,9 @@
 # BENCH_AB_VS=gwinline with this build at BENCH_INLINE (default 16384) inline
 # size while side gw keeps the default 4096 (nfsd's max_req_size raised for
 # both; each side's window binds and LOCAL_INVs per call are printed).
-# BENCH_AB_VS=gwconn pairs it with this build at BENCH_CONNS (default 2)
-# RDMA connections to nfsd (path gwconn; BENCH_PATHS may name it too).
+# BENCH_AB_VS=gwconn pairs it with this build at BENCH_CONNS (default 1;
+# side gw has the default, 2) RDMA connections to nfsd (path gwconn;
+# BENCH_PATHS may name it too).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
 # (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
 # inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
@@ -79,7 +80,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline|gwconn)" >&2; exit 1; }
 			abargs=(--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")") ;;
 		proxy | gw2) abargs=(--paths "gw $vs") ;;
-		gwconn) abargs=(--paths "gw $vs" --conns "${BENCH_CONNS:-2}") ;;
+		gwconn) abargs=(--paths "gw $vs" --conns "${BENCH_CONNS:-1}") ;;
 		gwinline) abargs=(--paths "gw $vs"); BENCH_INLINE=${BENCH_INLINE:-16384} ;;
 		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline or gwconn, not '$vs'" >&2; exit 1 ;;
 		esac
@@ -136,8 +137,8 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo
 			echo "![gateway and HAProxy over direct RDMA, per workload](bench.png)"
 			echo
-			echo "Gateway configuration in the run: one RDMA connection, one worker, defaults of"
-			echo "docs/configuration.md (credits, inline thresholds, MW registration), \`log_level = info\`."
+			echo "Gateway configuration in the run: one worker, defaults of docs/configuration.md"
+			echo "(two RDMA connections, credits, inline thresholds, MW registration), \`log_level = info\`."
 			[ -z "$notes" ] || printf '\n%s\n' "$notes"
 		} >"$doc"
 		cp "${out}.dat" "$(dirname "$doc")/bench.dat"
@@ -165,7 +166,7 @@ GW_BASE=
 AB_ROUNDS=
 AB_VS=gwbase
 INLINE=
-CONNS=2
+CONNS=1
 SPREAD=1
 WORKLOADS=
 while [ $# -gt 0 ]; do
@@ -210,7 +211,7 @@ spread_addrs=()
 for k in $(seq 1 "$SPREAD"); do spread_addrs+=("127.0.0.$k"); done
 gw_addrs=("${spread_addrs[@]}")
 gw_spread_up
-gw_conf() { # port control-socket [workers [inline-size [connections]]]
+gw_conf() { # port control-socket [workers [inline-size [connections, or the default]]]
 	cat <<CONF
 [gateway]
 listen = $BED_IP:$1
@@ -222,7 +223,7 @@ admin_listen =
 [backend nfsd]
 address = $BED_IP
 port = $BED_NFS_PORT
-connections = ${5:-1}
+$([ -z "${5:-}" ] || echo "connections = $5")
 $([ -z "${4:-}" ] || printf 'inline_send = %s\ninline_recv = %s\n' "$4" "$4")
 [route nfs]
 program = nfs
@@ -235,20 +236,20 @@ CONF
 # gw_side PATH PORT WORKERS INLINE CONNECTIONS [BINARY]: the gateway of PATH
 # (nfs over rdma, mount over tcp), config and log in $W/PATH.*; $! is its pid.
 gw_side() {
-	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}, connections $5${6:+, binary $6})"
+	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}${5:+, connections $5}${6:+, binary $6})"
 	gw_conf "$2" "$W/$1.control" "$3" "$4" "$5" >"$W/$1.conf"
 	"${6:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
 }
 gw_inline=$INLINE	# --ab-vs gwinline: only that side's gateway
 [ "$AB_VS" != gwinline ] || gw_inline=
-gw_side gw "$GW_PORT" 1 "$gw_inline" 1
+gw_side gw "$GW_PORT" 1 "$gw_inline" ""
 gw_pid=$!
 gwbase_pid='' gw2_pid='' gwinline_pid='' gwconn_pid=''
-case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline" 1; gw2_pid=$! ;; esac
-case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE" 1; gwinline_pid=$! ;; esac
+case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline" ""; gw2_pid=$! ;; esac
+case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE" ""; gwinline_pid=$! ;; esac
 case " $PATHS " in *" gwconn "*) gw_side gwconn "$GWC_PORT" 1 "$gw_inline" "$CONNS"; gwconn_pid=$! ;; esac
 if [ -n "$GW_BASE" ]; then	# the baseline build, same setup
-	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" 1 "$GW_BASE"
+	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" "" "$GW_BASE"
 	gwbase_pid=$!
 fi
 
