@@ -292,6 +292,7 @@ gw_running() {
 	st=${st%% *}
 	[ -n "$st" ] && [ "$st" != Z ]
 }
+gw_exited() { ! gw_running; }	# for bed_poll
 # Explains a status of the gateway; returns 1.
 gw_died() {
 	local st=$1 what=$2 sig core
@@ -316,7 +317,7 @@ gw_alive() {
 	gw_died "$st" "died before it was asked to stop"
 }
 gw_stop() {
-	local rc=$? want=${gw_expect:-0} st=0 i
+	local rc=$? want=${gw_expect:-0} st=0
 	if [ "$rc" != 0 ] && [ -n "$gw_out" ]; then
 		echo w >/proc/sysrq-trigger 2>/dev/null || true
 		grep -h 'xprt:\|mounted on' /proc/self/mountstats 2>/dev/null | sed 's/^/  /' || true
@@ -330,11 +331,7 @@ gw_stop() {
 		return "$rc"
 	fi
 	kill -TERM "$gw_pid" 2>/dev/null || true
-	for ((i = 0; i < 150; i++)); do
-		gw_running || break
-		bed_sleep 0.2
-	done
-	if gw_running; then
+	if ! bed_poll 30 gw_exited; then
 		kill -KILL "$gw_pid" 2>/dev/null || true
 		wait "$gw_pid" 2>/dev/null || true
 		gw_pid=
