@@ -108,9 +108,9 @@ VM_SECOND_SCENARIOS=${VM_SECOND_SCENARIOS:-t_61_rdma_gateway t_69_gw_callbacks t
 # by both workers (t_69: its 4.1 and 4.2 mounts land on two).  Their mounts come from one
 # loopback address per worker in turn (lib.sh, gw_mount), and
 # gw_spread_check fails unless every worker forwarded calls.  The hostile
-# server (t_78) too: each worker opens its own RDMA connection to
+# server (t_78) too: each worker opens its own RDMA connections to
 # tests/peer/rpcrdma-peer, which answers them all; its clients come from
-# 127.0.0.1, so one worker carries them and the other's connection idles.
+# 127.0.0.1, so one worker carries them and the other's connections idle.
 # VM_WORKERS_SCENARIOS="..." runs others.
 VM_WORKERS_SCENARIOS=${VM_WORKERS_SCENARIOS:-t_61_rdma_gateway t_70_metrics t_77_gw_nlm_clients t_80_gw_nlm_granted t_81_gw_nlm_server_reboot t_69_gw_callbacks t_78_gw_hostile_server}
 
