@@ -5,7 +5,8 @@
 # tests/bench/vm_nfs_bench.sh): it reads the guest's "AB ROUND WORKLOAD SIDE
 # VALUE NFS-CALLS PROXY-CPU-TICKS" lines (side gw = this build, side -v vs =
 # the other: gwbase, the baseline build, by default; proxy, HAProxy; gw2, this
-# build at workers = 2; gwinline, this build with its inline sizes raised),
+# build at workers = 2; gwinline, this build with its inline sizes raised;
+# gwconn, this build at BENCH_CONNS RDMA connections),
 # forms one ratio per round (mean of this build's two runs over the mean of
 # the other side's two) and prints per workload the median ratio, its
 # quartiles and range over the rounds, and each side's CPU microseconds per
@@ -13,7 +14,7 @@
 # "AB-REG" lines (RDMA registrations per call of a gateway side) go to stderr.
 BEGIN {
 	if (vs == "") vs = "gwbase"
-	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : "baseline"
+	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : vs == "gwconn" ? "BENCH_CONNS connections" : "baseline"
 	nw = split("ga mix rr sw sr", wk, " ")
 	lab["ga"] = "GETATTR/s (noac, 1 process)"; lab["rr"] = "4 KiB rand read IOPS (iodepth 8)"
 	lab["mix"] = "small-op mix calls/s (8 processes)"

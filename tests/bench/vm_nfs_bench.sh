@@ -20,7 +20,7 @@
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
 # A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2.
-# The gateway paths' (gw, gwbase, gw2, gwconn) BENCH_JOBS-stream rows spread their
+# The gateway paths' (gw, gwbase, gw2, gwinline, gwconn) BENCH_JOBS-stream rows spread their
 # clients: BENCH_SPREAD (4) mounts at once, each of another loopback address
 # (127.0.0.1, .2, ...; a local route per address makes it the source too),
 # nconnect and fio jobs split among them, so gw2's workers (which a hash of
@@ -155,12 +155,11 @@ fi
 # shellcheck source=tests/bench/bench_lib.sh
 . "$(dirname "$0")/bench_lib.sh"
 
-GW_PORT=20490
 PROXY_PORT=20491
-GW_BASE_PORT=20492
-GW2_PORT=20493
-GWI_PORT=20494
-GWC_PORT=20495
+# The gateway paths, each a gateway of its own on its TCP port; gw_pids
+# holds the pid of each one started (gw_side).
+declare -A gw_port=([gw]=20490 [gwbase]=20492 [gw2]=20493 [gwinline]=20494 [gwconn]=20495)
+declare -A gw_pids=()
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
 AB_ROUNDS=
@@ -233,25 +232,24 @@ program = mount
 transport = tcp
 CONF
 }
-# gw_side PATH PORT WORKERS INLINE CONNECTIONS [BINARY]: the gateway of PATH
-# (nfs over rdma, mount over tcp), config and log in $W/PATH.*; $! is its pid.
+# gw_side PATH WORKERS INLINE CONNECTIONS [BINARY]: the gateway of PATH
+# (nfs over rdma, mount over tcp) on its port, config and log in $W/PATH.*,
+# its pid in gw_pids[PATH].
 gw_side() {
-	step "rpcrdma-gw for path $1 on tcp $BED_IP:$2 (workers $3${4:+, inline $4}${5:+, connections $5}${6:+, binary $6})"
-	gw_conf "$2" "$W/$1.control" "$3" "$4" "$5" >"$W/$1.conf"
-	"${6:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
+	local port=${gw_port[$1]}
+	step "rpcrdma-gw for path $1 on tcp $BED_IP:$port (workers $2${3:+, inline $3}${4:+, connections $4}${5:+, binary $5})"
+	gw_conf "$port" "$W/$1.control" "$2" "$3" "$4" >"$W/$1.conf"
+	"${5:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
+	gw_pids[$1]=$!
 }
+is_gw_path() { [ -n "${gw_port[$1]:-}" ]; }
 gw_inline=$INLINE	# --ab-vs gwinline: only that side's gateway
 [ "$AB_VS" != gwinline ] || gw_inline=
-gw_side gw "$GW_PORT" 1 "$gw_inline" ""
-gw_pid=$!
-gwbase_pid='' gw2_pid='' gwinline_pid='' gwconn_pid=''
-case " $PATHS " in *" gw2 "*) gw_side gw2 "$GW2_PORT" 2 "$gw_inline" ""; gw2_pid=$! ;; esac
-case " $PATHS " in *" gwinline "*) gw_side gwinline "$GWI_PORT" 1 "$INLINE" ""; gwinline_pid=$! ;; esac
-case " $PATHS " in *" gwconn "*) gw_side gwconn "$GWC_PORT" 1 "$gw_inline" "$CONNS"; gwconn_pid=$! ;; esac
-if [ -n "$GW_BASE" ]; then	# the baseline build, same setup
-	gw_side gwbase "$GW_BASE_PORT" 1 "$gw_inline" "" "$GW_BASE"
-	gwbase_pid=$!
-fi
+gw_side gw 1 "$gw_inline" ""
+case " $PATHS " in *" gw2 "*) gw_side gw2 2 "$gw_inline" "" ;; esac
+case " $PATHS " in *" gwinline "*) gw_side gwinline 1 "$INLINE" "" ;; esac
+case " $PATHS " in *" gwconn "*) gw_side gwconn 1 "$gw_inline" "$CONNS" ;; esac
+[ -z "$GW_BASE" ] || gw_side gwbase 1 "$gw_inline" "" "$GW_BASE"	# the baseline build
 
 if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sides only
 	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
@@ -266,14 +264,14 @@ fi
 
 on_exit() {
 	local rc=$?
-	kill -TERM "$gw_pid" $gwbase_pid $gw2_pid $gwinline_pid $gwconn_pid 2>/dev/null || true
+	kill -TERM "${gw_pids[@]}" 2>/dev/null || true
 	[ -f "$W/haproxy.pid" ] && kill "$(cat "$W/haproxy.pid")" 2>/dev/null
 	(exit "$rc")
 	bed_on_exit
 }
 trap on_exit EXIT
-for s in gw gwbase gw2 gwinline gwconn; do
-	[ ! -e "$W/$s.conf" ] || bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
+for s in "${!gw_pids[@]}"; do
+	bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
 done
 
 # name | mount source | options ; $1 extra options (noac)
@@ -281,13 +279,10 @@ mnt_opts() {
 	case $1 in
 	tcp) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	rdma) echo "$BED_IP:$BED_EXPORT vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" ;;
-	gw) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_PORT,mountport=$GW_PORT,mountproto=tcp,nolock" ;;
+	gw) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=${gw_port[gw]},mountport=${gw_port[gw]},mountproto=tcp,nolock" ;;
 	# MOUNT from mountd directly: two gateways' MOUNT routes would both
 	# want the same reserved source port to mountd.
-	gwbase) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW_BASE_PORT,mountproto=tcp,nolock" ;;
-	gw2) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GW2_PORT,mountproto=tcp,nolock" ;;
-	gwinline) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GWI_PORT,mountproto=tcp,nolock" ;;
-	gwconn) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$GWC_PORT,mountproto=tcp,nolock" ;;
+	gwbase | gw2 | gwinline | gwconn) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=${gw_port[$1]},mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	esac
@@ -411,12 +406,8 @@ seq_mbs() { # write|read
 
 proxy_pid() { # the user-space proxy of path $1 (none for the direct paths)
 	case $1 in
-	gw) echo "$gw_pid" ;;
-	gwbase) echo "$gwbase_pid" ;;
-	gw2) echo "$gw2_pid" ;;
-	gwinline) echo "$gwinline_pid" ;;
-	gwconn) echo "$gwconn_pid" ;;
 	proxy) cat "$W/haproxy.pid" ;;
+	*) echo "${gw_pids[$1]:-}" ;;
 	esac
 }
 cpu_ticks() { # pid: utime + stime (all threads) in clock ticks, or -
@@ -524,7 +515,7 @@ want() { # KEY...: one of them is measured (BENCH_WORKLOADS, default all)
 # nconnect split among them.  Sets nmnt.
 spread_mount() {
 	local k src opts nc=$((BENCH_JOBS / SPREAD)) host
-	case $1 in gw | gwbase | gw2 | gwconn) nmnt=$SPREAD ;; *) nmnt=1 ;; esac
+	if is_gw_path "$1"; then nmnt=$SPREAD; else nmnt=1; fi
 	[ "$nmnt" -gt 1 ] || { nmnt=1; do_mount "$1" "$2"; return; }
 	read -r src opts <<<"$(mnt_opts "$1")"
 	[ "$VERS" = 3 ] ||
@@ -592,7 +583,7 @@ run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
 	# mount's retries, 7+ min per workload, 2026-11-24): not measured there.
 	[ "$p" != reexp ] || return 0
 	want rr8 rw8 sw8 sr8 || return 0
-	if [ "$SPREAD" -gt 1 ] && case $p in gw | gwbase | gw2 | gwconn) true ;; *) false ;; esac; then
+	if [ "$SPREAD" -gt 1 ] && is_gw_path "$p"; then
 		spread_mount "$p" || { echo "  $p: spread mounts failed"; return 1; }
 		echo "  $p: $BENCH_JOBS streams over $nmnt mounts from ${spread_addrs[*]}"
 	else
@@ -632,7 +623,7 @@ for VERS in $BENCH_VERS; do
 		[ "$VERS" = 3 ] || [ "$p" != reexp ] || continue
 		step "NFS $VERS, path $p: $(desc_of "$p")"
 		run_path
-		if [ "$p" = gw ] && ! kill -0 "$gw_pid" 2>/dev/null; then
+		if [ "$p" = gw ] && ! kill -0 "${gw_pids[gw]}" 2>/dev/null; then
 			echo "  rpcrdma-gw DIED during this path; its log:"
 			tail -20 "$W/gw.log" | sed 's/^/    /'
 		fi

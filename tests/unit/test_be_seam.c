@@ -1643,6 +1643,7 @@ static unsigned sends_of(struct fconn *fc, uint32_t xid)
 static void t19_xid_keeps_its_connection(void **state)
 {
 	static const uint32_t x10[1] = { 10 }, x11[1] = { 11 }, x12[1] = { 12 };
+	static const uint32_t held[8] = { 100, 102, 104, 106, 108, 110, 112, 114 };
 	struct be_config cfg;
 	struct bench b;
 	struct fconn *home, *other;
@@ -1652,7 +1653,6 @@ static void t19_xid_keeps_its_connection(void **state)
 	cfg.bc_conns = 2;
 	cfg.bc_credits = 8;
 	bench_up(&b, &cfg);
-	spin(&b, 5);
 	assert_int_equal(F.nconns, 2);
 
 	assert_non_null(submit(&b, 0, 10));
@@ -1675,7 +1675,7 @@ static void t19_xid_keeps_its_connection(void **state)
 	/* XID 12 belongs to home too.  home's grant is 8; hold it with 8
 	 * calls of XIDs of its own, then 12 waits and 11 goes on other. */
 	for (unsigned i = 0; i < 8; i++)
-		assert_non_null(submit(&b, 2 + i, 100 + 2 * i));
+		assert_non_null(submit(&b, 2 + i, held[i]));
 	spin(&b, 2);
 	assert_non_null(submit(&b, 10, 12));
 	assert_non_null(submit(&b, 11, 11));
@@ -1683,13 +1683,7 @@ static void t19_xid_keeps_its_connection(void **state)
 	assert_int_equal(sends_of(home, 12) + sends_of(other, 12), 0);
 	assert_int_equal(sends_of(other, 11), 1);
 	answer_all(&b, other, x11, 1);
-	{
-		uint32_t held[8];
-
-		for (unsigned i = 0; i < 8; i++)
-			held[i] = 100 + 2 * i;
-		answer_all(&b, home, held, 8);
-	}
+	answer_all(&b, home, held, 8);
 	spin(&b, 2);
 	assert_int_equal(sends_of(home, 12), 1);	/* its own, once it had room */
 	answer_all(&b, home, x12, 1);
