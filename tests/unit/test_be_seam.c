@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of backend-rdma at its verbs seam (be_internal.h): a
- * fake device -- rdma_cm events, a CQ fed by the test, posted WRs recorded
- * -- drives real connections of the backend on a libevent loop, without
- * RDMA.  Covered: flush completions after a disconnect give back what they
- * hold once and every call is settled once (re-sent, one callback each);
- * the drain before the reap and its time bound; be_pool_free() letting a
- * posted Send complete before the QP goes; the CCP exchange (first call,
- * others held, answer applied, timeout fallback); BE_POOL_ROOM; a new
- * destination (be_pool_set_addr) taken by the next connection only; a
- * registration refused for locked memory names RLIMIT_MEMLOCK; an
- * unanswered call abandoned at the caller's timeout (windows invalidated
- * without a reply, credit back, late reply dropped); with two connections
- * a call goes on its XID's own (t19).
+ * Unit tests of backend-rdma at its verbs seam (be_internal.h), on the
+ * fake device of fake/be_fake.c: real connections of the backend on a
+ * libevent loop, without RDMA.  Covered: flush completions after a
+ * disconnect give back what they hold once and every call is settled once
+ * (re-sent, one callback each); the drain before the reap and its time
+ * bound; be_pool_free() letting a posted Send complete before the QP goes;
+ * the CCP exchange (first call, others held, answer applied, timeout
+ * fallback); BE_POOL_ROOM; a new destination (be_pool_set_addr) taken by
+ * the next connection only; a registration refused for locked memory names
+ * RLIMIT_MEMLOCK; an unanswered call abandoned at the caller's timeout
+ * (windows invalidated without a reply, credit back, late reply dropped).
+ * The send ring and the choice of connection are in test_be_send.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <netinet/in.h>
 #include <cmocka.h>
@@ -33,563 +31,7 @@
 #include "alloc_count.h"
 #include "backend.h"
 #include "be_internal.h"
-
-/* ---- the fake device ------------------------------------------------- */
-
-#define MAXQ 1024
-
-struct fsend {
-	uint64_t wr_id;
-	enum ibv_wr_opcode op;
-	unsigned flags;
-	uint8_t *addr;
-	uint32_t len;
-	bool answered;			/* answer_all() gave it a reply */
-};
-
-struct fconn {
-	struct rdma_event_channel ch;
-	struct rdma_cm_id id;
-	struct ibv_comp_channel cc;
-	struct ibv_cq cq;
-	struct ibv_qp qp;
-	struct rdma_cm_event ev[8];
-	unsigned nev;
-	struct ibv_wc wc[MAXQ];
-	unsigned nwc, npolled;
-	bool armed;
-	struct fsend sends[MAXQ];
-	unsigned nsends;
-	struct { uint64_t wr_id; uint8_t *addr; uint32_t len; } recvs[MAXQ];
-	unsigned nrecvs, recv_head;
-	int qp_state;
-	int polled_at_err;		/* completions polled when the QP went to ERR */
-	bool qp_destroyed;
-	struct timespec t_err, t_destroyed;
-	struct sockaddr_in dst;		/* where rdma_resolve_addr was sent */
-};
-
-static struct {
-	struct ibv_context ctx;
-	struct ibv_pd pd;
-	struct fconn *conns[16];
-	unsigned nconns;
-	bool no_establish;		/* connect() does not answer */
-	struct fconn *ev_fc;		/* whose CM event is being handled */
-	uint8_t peer_pd[RPCRDMA_PD_LEN];
-	int nmr;
-	uint32_t next_key;
-} F;
-
-static struct fconn *cur(void)
-{
-	return F.nconns ? F.conns[F.nconns - 1] : NULL;
-}
-
-static void kick(int fd)
-{
-	uint64_t one = 1;
-
-	assert_int_equal(write(fd, &one, 8), 8);
-}
-
-static void drain_fd(int fd)
-{
-	uint64_t v;
-
-	while (read(fd, &v, 8) == 8)
-		;
-}
-
-static void queue_cm(struct fconn *fc, enum rdma_cm_event_type t)
-{
-	struct rdma_cm_event *e = &fc->ev[fc->nev++];
-
-	memset(e, 0, sizeof(*e));
-	e->event = t;
-	e->id = &fc->id;
-	if (t == RDMA_CM_EVENT_ESTABLISHED) {
-		e->param.conn.private_data = F.peer_pd;
-		e->param.conn.private_data_len = sizeof(F.peer_pd);
-	}
-	kick(fc->ch.fd);
-}
-
-static void queue_wc(struct fconn *fc, uint64_t wr_id, enum ibv_wc_status st,
-		     enum ibv_wc_opcode op, uint32_t len)
-{
-	struct ibv_wc *w = &fc->wc[fc->nwc++];
-
-	assert_true(fc->nwc < MAXQ);
-	memset(w, 0, sizeof(*w));
-	w->wr_id = wr_id;
-	w->status = st;
-	w->opcode = op;
-	w->byte_len = len;
-	if (fc->armed) {
-		fc->armed = false;
-		kick(fc->cc.fd);
-	}
-}
-
-static struct rdma_event_channel *f_create_event_channel(void)
-{
-	struct fconn *fc = calloc(1, sizeof(*fc));
-
-	fc->ch.fd = eventfd(0, EFD_NONBLOCK);
-	fc->cc.fd = eventfd(0, EFD_NONBLOCK);
-	fc->qp_state = IBV_QPS_RTS;
-	fc->polled_at_err = -1;
-	F.conns[F.nconns++] = fc;
-	return &fc->ch;
-}
-
-static void f_destroy_event_channel(struct rdma_event_channel *ch)
-{
-	close(ch->fd);	/* the fconn stays for the test to look at */
-}
-
-static int f_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *ctx,
-		       enum rdma_port_space ps)
-{
-	struct fconn *fc = (struct fconn *)((char *)ch - offsetof(struct fconn, ch));
-
-	(void)ps;
-	fc->id.verbs = &F.ctx;
-	fc->id.context = ctx;
-	fc->id.channel = ch;
-	*id = &fc->id;
-	return 0;
-}
-
-#define FC_OF(p, m) ((struct fconn *)((char *)(p) - offsetof(struct fconn, m)))
-
-static int f_destroy_id(struct rdma_cm_id *id) { (void)id; return 0; }
-static int f_resolve_addr(struct rdma_cm_id *id, struct sockaddr *s, struct sockaddr *d, int t)
-{
-	(void)s; (void)t;
-	memcpy(&FC_OF(id, id)->dst, d, sizeof(struct sockaddr_in));
-	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ADDR_RESOLVED);
-	return 0;
-}
-static int f_resolve_route(struct rdma_cm_id *id, int t)
-{
-	(void)t;
-	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ROUTE_RESOLVED);
-	return 0;
-}
-static int f_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
-{
-	(void)p;
-	if (!F.no_establish)
-		queue_cm(FC_OF(id, id), RDMA_CM_EVENT_ESTABLISHED);
-	return 0;
-}
-static int f_disconnect(struct rdma_cm_id *id)
-{
-	queue_cm(FC_OF(id, id), RDMA_CM_EVENT_DISCONNECTED);
-	return 0;
-}
-static int f_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
-{
-	struct fconn *fc = FC_OF(ch, ch);
-	struct rdma_cm_event *e;
-
-	if (fc->nev == 0) {
-		drain_fd(ch->fd);
-		errno = EAGAIN;
-		return -1;
-	}
-	F.ev_fc = fc;
-	e = malloc(sizeof(*e));
-	*e = fc->ev[0];
-	memmove(fc->ev, fc->ev + 1, --fc->nev * sizeof(fc->ev[0]));
-	*ev = e;
-	return 0;
-}
-static int f_ack_cm_event(struct rdma_cm_event *ev) { free(ev); return 0; }
-static int f_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *a)
-{
-	struct fconn *fc = FC_OF(id, id);
-
-	(void)pd;
-	(void)a;
-	fc->qp.context = &F.ctx;
-	id->qp = &fc->qp;
-	return 0;
-}
-static void f_destroy_qp(struct rdma_cm_id *id)
-{
-	FC_OF(id, id)->qp_destroyed = true;
-	clock_gettime(CLOCK_MONOTONIC, &FC_OF(id, id)->t_destroyed);
-	id->qp = NULL;
-}
-static int f_query_device(struct ibv_context *v, struct ibv_device_attr *a)
-{
-	(void)v;
-	memset(a, 0, sizeof(*a));
-	a->max_qp_wr = 16384;
-	a->max_cqe = 65536;
-	a->max_qp_rd_atom = 16;
-	a->max_qp_init_rd_atom = 16;
-	return 0;
-}
-static struct ibv_pd *f_alloc_pd(struct ibv_context *v) { (void)v; return &F.pd; }
-static int f_dealloc_pd(struct ibv_pd *pd) { (void)pd; return 0; }
-/* reg_mr of this many bytes (SIZE_MAX: of any) fails as past RLIMIT_MEMLOCK;
- * 0: none (survives bench_up). */
-static size_t f_reg_enomem;
-static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int acc)
-{
-	struct ibv_mr *mr;
-
-	(void)pd;
-	(void)acc;
-	if (f_reg_enomem == SIZE_MAX || f_reg_enomem == len) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	mr = calloc(1, sizeof(*mr));
-	mr->addr = addr;
-	mr->length = len;
-	mr->lkey = mr->rkey = ++F.next_key << 8;
-	F.nmr++;
-	return mr;
-}
-static int f_dereg_mr(struct ibv_mr *mr) { free(mr); F.nmr--; return 0; }
-static struct ibv_mw *f_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type t)
-{
-	struct ibv_mw *mw = calloc(1, sizeof(*mw));
-
-	(void)pd;
-	mw->type = t;
-	mw->rkey = ++F.next_key << 8;
-	return mw;
-}
-static int f_dealloc_mw(struct ibv_mw *mw) { free(mw); return 0; }
-/* The backend makes it on ROUTE_RESOLVED: the channel of the connection
- * whose event that is (with several connections, not always the newest). */
-static struct ibv_comp_channel *f_create_comp_channel(struct ibv_context *v)
-{
-	(void)v;
-	return &(F.ev_fc ? F.ev_fc : cur())->cc;
-}
-static int f_destroy_comp_channel(struct ibv_comp_channel *cc) { close(cc->fd); return 0; }
-static struct ibv_cq *f_create_cq(struct ibv_context *v, int cqe, void *ctx,
-				  struct ibv_comp_channel *cc, int vec)
-{
-	struct fconn *fc = FC_OF(cc, cc);
-
-	(void)v; (void)cqe; (void)vec;
-	fc->cq.channel = cc;
-	fc->cq.cq_context = ctx;
-	return &fc->cq;
-}
-static int f_destroy_cq(struct ibv_cq *cq) { (void)cq; return 0; }
-static int f_req_notify_cq(struct ibv_cq *cq, int so)
-{
-	struct fconn *fc = FC_OF(cq, cq);
-
-	(void)so;
-	fc->armed = true;
-	if (fc->nwc) {
-		fc->armed = false;
-		kick(fc->cc.fd);
-	}
-	return 0;
-}
-static int f_get_cq_event(struct ibv_comp_channel *cc, struct ibv_cq **cq, void **ctx)
-{
-	struct fconn *fc = FC_OF(cc, cc);
-	uint64_t v;
-
-	if (read(cc->fd, &v, 8) != 8) {
-		errno = EAGAIN;
-		return -1;
-	}
-	*cq = &fc->cq;
-	*ctx = fc->cq.cq_context;
-	return 0;
-}
-static void f_ack_cq_events(struct ibv_cq *cq, unsigned n) { (void)cq; (void)n; }
-static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	struct fconn *fc = FC_OF(cq, cq);
-	int k = 0;
-
-	while (k < n && fc->nwc) {
-		wc[k++] = fc->wc[0];
-		memmove(fc->wc, fc->wc + 1, --fc->nwc * sizeof(fc->wc[0]));
-		fc->npolled++;
-	}
-	return k;
-}
-static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
-{
-	struct fconn *fc = FC_OF(qp, qp);
-
-	(void)bad;
-	for (; wr; wr = wr->next) {
-		struct fsend *s = &fc->sends[fc->nsends++];
-
-		assert_true(fc->nsends < MAXQ);
-		s->wr_id = wr->wr_id;
-		s->op = wr->opcode;
-		s->flags = wr->send_flags;
-		s->answered = false;
-		s->addr = wr->num_sge ? (uint8_t *)(uintptr_t)wr->sg_list[0].addr : NULL;
-		s->len = wr->num_sge ? wr->sg_list[0].length : 0;
-	}
-	return 0;
-}
-static int f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	struct fconn *fc = FC_OF(qp, qp);
-
-	(void)bad;
-	for (; wr; wr = wr->next) {
-		fc->recvs[fc->nrecvs].wr_id = wr->wr_id;
-		fc->recvs[fc->nrecvs].addr = (uint8_t *)(uintptr_t)wr->sg_list[0].addr;
-		fc->recvs[fc->nrecvs].len = wr->sg_list[0].length;
-		fc->nrecvs++;
-		assert_true(fc->nrecvs < MAXQ);
-	}
-	return 0;
-}
-static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
-{
-	struct fconn *fc = FC_OF(qp, qp);
-
-	(void)mask;
-	if (a->qp_state == IBV_QPS_ERR && fc->qp_state != IBV_QPS_ERR) {
-		fc->polled_at_err = (int)fc->npolled;
-		clock_gettime(CLOCK_MONOTONIC, &fc->t_err);
-	}
-	fc->qp_state = a->qp_state;
-	return 0;
-}
-
-static const struct be_verbs fake_verbs = {
-	f_create_event_channel, f_destroy_event_channel, f_create_id, f_destroy_id,
-	f_resolve_addr, f_resolve_route, f_connect, f_disconnect, f_get_cm_event, f_ack_cm_event,
-	f_create_qp, f_destroy_qp, f_query_device, f_alloc_pd, f_dealloc_pd, f_reg_mr, f_dereg_mr,
-	f_alloc_mw, f_dealloc_mw, f_create_comp_channel, f_destroy_comp_channel, f_create_cq,
-	f_destroy_cq, f_req_notify_cq, f_get_cq_event, f_ack_cq_events, f_poll_cq, f_post_send,
-	f_post_recv, f_modify_qp,
-};
-
-/* ---- the test bench --------------------------------------------------- */
-
-#define MAXCALLS 16
-
-struct bench {
-	struct event_base *base;
-	struct be_ctx *ctx;
-	struct be_pool *pool;
-	unsigned ev[4];				/* pool events by type */
-	unsigned ncb;
-	uint32_t cb_xid[64];
-	enum be_err cb_err[64];
-	int cb_qp_state[64];			/* the QP's state at each callback */
-	uint8_t msg[MAXCALLS][40];
-	struct iovec iov[MAXCALLS];
-	struct be_req req[MAXCALLS];		/* the calls, embedded as a caller does */
-};
-
-static void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg)
-{
-	struct bench *b = arg;
-
-	(void)pool;
-	b->ev[ev]++;
-}
-
-static void on_reply(struct be_req *call, const struct be_reply *r, void *arg)
-{
-	struct bench *b = arg;
-
-	b->cb_qp_state[b->ncb] = F.nconns ? F.conns[F.nconns - 1]->qp_state : -1;
-	b->cb_xid[b->ncb] = r->br_xid;
-	b->cb_err[b->ncb++] = r->br_err;
-	be_call_release(call);
-}
-
-static unsigned cb_count(const struct bench *b, uint32_t xid)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < b->ncb; i++)
-		n += b->cb_xid[i] == xid;
-	return n;
-}
-
-/* Run the loop for ms.  (Not EVLOOP_NONBLOCK in a loop: in some sandboxes
- * a zero epoll timeout waits for the next timer.) */
-static void spin(struct bench *b, unsigned ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(b->base, &tv);
-	event_base_dispatch(b->base);
-}
-
-static void bench_up(struct bench *b, struct be_config *cfg)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
-	struct rpcrdma_pd pd = { .pd_send_size = 4096, .pd_recv_size = 4096 };
-
-	memset(&F, 0, sizeof(F));
-	rpcrdma_pd_encode(&pd, F.peer_pd);
-	be_verbs_set(&fake_verbs);
-	memset(b, 0, sizeof(*b));
-	b->base = event_base_new();
-	cfg->bc_keepalive_ms = 0;
-	if (cfg->bc_drain_ms == 2000)
-		cfg->bc_drain_ms = 200;	/* the cases leave Sends out at the end */
-	cfg->bc_retry_min_ms = 1;
-	cfg->bc_retry_max_ms = 2;
-	b->ctx = be_ctx_new(b->base, cfg);
-	b->pool = be_pool_new(b->ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, b);
-	assert_non_null(b->pool);
-	spin(b, 5);
-}
-
-static void bench_down(struct bench *b)
-{
-	if (b->pool)
-		be_pool_free(b->pool);
-	be_ctx_free(b->ctx);
-	event_base_free(b->base);
-	for (unsigned i = 0; i < F.nconns; i++)
-		free(F.conns[i]);
-	F.nconns = 0;
-	be_verbs_set(NULL);
-}
-
-/* The call in b->req[i], or NULL with errno set. */
-static struct be_req *submit(struct bench *b, unsigned i, uint32_t xid)
-{
-	uint8_t *m = b->msg[i];
-	struct be_call_desc d;
-	int rc;
-
-	memset(m, 0, 40);
-	chk_put_be32(m, xid);
-	chk_put_be32(m + 8, RPC_VERS);
-	chk_put_be32(m + 12, 100003);
-	chk_put_be32(m + 16, 3);
-	b->iov[i] = (struct iovec){ m, 40 };
-	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1 };
-	rc = be_call_submit(b->pool, &b->req[i], &d, on_reply, b);
-	if (rc < 0) {
-		errno = -rc;
-		return NULL;
-	}
-	return &b->req[i];
-}
-
-/* The latest Send WR carrying xid (its transport header starts with the
- * XID; send buffers are reused, so older records may show a newer call). */
-static int send_of(struct fconn *fc, uint32_t xid)
-{
-	for (unsigned i = fc->nsends; i-- > 0;)
-		if (fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
-		    chk_be32(fc->sends[i].addr) == xid)
-			return (int)i;
-	return -1;
-}
-
-static unsigned nsends_op(struct fconn *fc, enum ibv_wr_opcode op)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < fc->nsends; i++)
-		n += fc->sends[i].op == op;
-	return n;
-}
-
-/* The device completes xid's Send: a completion comes if it was signaled
- * or it ended in error (a flush included), as on a real RC QP. */
-static void complete_send(struct fconn *fc, uint32_t xid, enum ibv_wc_status st)
-{
-	int i = send_of(fc, xid);
-
-	assert_true(i >= 0);
-	if (st != IBV_WC_SUCCESS || (fc->sends[i].flags & IBV_SEND_SIGNALED))
-		queue_wc(fc, fc->sends[i].wr_id, st, IBV_WC_SEND, 0);
-}
-
-/* An RDMA_MSG reply to xid in the next posted receive: accepted with stat
- * and nres result words. */
-static void deliver_reply(struct fconn *fc, uint32_t xid, uint32_t credits, uint32_t stat,
-			  const uint32_t *res, unsigned nres)
-{
-	struct rpcrdma_hdr h;
-	struct xdr_enc xe;
-	unsigned r = fc->recv_head++;
-
-	assert_true(r < fc->nrecvs);
-	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_vers = 1;
-	h.rh_credit = credits;
-	h.rh_proc = RPCRDMA_MSG;
-	xdr_enc_init(&xe, fc->recvs[r].addr, fc->recvs[r].len);
-	assert_true(rpcrdma_hdr_encode(&xe, &h));
-	xdr_put_u32(&xe, xid);
-	xdr_put_u32(&xe, RPC_REPLY);
-	xdr_put_u32(&xe, RPC_MSG_ACCEPTED);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, 0);
-	xdr_put_u32(&xe, stat);
-	for (unsigned i = 0; i < nres; i++)
-		xdr_put_u32(&xe, res[i]);
-	queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, (uint32_t)xe.xe_len);
-}
-
-/* Answer every call of fc that has a Send and no reply yet. */
-static void answer_all(struct bench *b, struct fconn *fc, const uint32_t *xids, unsigned n)
-{
-	for (unsigned k = 0; k < 40; k++) {
-		unsigned left = 0;
-
-		for (unsigned i = 0; i < n; i++)
-			left += !cb_count(b, xids[i]);
-		if (!left)
-			break;
-		for (unsigned i = 0; i < n; i++) {
-			int s = send_of(fc, xids[i]);
-
-			if (s >= 0 && !cb_count(b, xids[i]) && !fc->sends[s].answered) {
-				complete_send(fc, xids[i], IBV_WC_SUCCESS);
-				deliver_reply(fc, xids[i], 8, 0, NULL, 0);
-				fc->sends[s].answered = true;
-			}
-		}
-		spin(b, 2);
-	}
-}
-
-/* A long reply (RFC 5666 / draft-08): RDMA_NOMSG, nothing inline, the RPC
- * reply in a position-zero Read list of nseg segments of 100 bytes. */
-static void deliver_long_reply(struct fconn *fc, uint32_t xid, unsigned nseg)
-{
-	struct rpcrdma_hdr h;
-	struct xdr_enc xe;
-	unsigned r = fc->recv_head++;
-
-	memset(&h, 0, sizeof(h));
-	h.rh_xid = xid;
-	h.rh_vers = 1;
-	h.rh_credit = 8;
-	h.rh_proc = RPCRDMA_NOMSG;
-	h.rh_nreads = nseg;
-	for (unsigned i = 0; i < nseg; i++)
-		h.rh_reads[i] = (struct rpcrdma_read_seg){ 0, { 0x77, 100, 0x10000 + 100 * i } };
-	xdr_enc_init(&xe, fc->recvs[r].addr, fc->recvs[r].len);
-	assert_true(rpcrdma_hdr_encode(&xe, &h));
-	queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, (uint32_t)xe.xe_len);
-}
+#include "be_fake.h"
 
 /* ---- the cases -------------------------------------------------------- */
 
@@ -652,17 +94,17 @@ static void t01_flush_exactly_once(void **state)
 	assert_int_equal(st->bs_disconnects, 1);
 
 	/* Reconnected: the three go again with their XIDs, one callback each. */
-	for (unsigned i = 0; i < 100 && F.nconns < 2; i++)
+	for (unsigned i = 0; i < 100 && fdev.nconns < 2; i++)
 		spin(&b, 10);
 	spin(&b, 10);
-	assert_int_equal(F.nconns, 2);
+	assert_int_equal(fdev.nconns, 2);
 	answer_all(&b, cur(), x, 4);
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(cb_count(&b, x[i]), 1);
 	for (unsigned i = 0; i < b.ncb; i++)
 		assert_int_equal(b.cb_err[i], BE_OK);
 	bench_down(&b);
-	assert_int_equal(F.nmr, 0);		/* every MR of both connections went */
+	assert_int_equal(fdev.nmr, 0);		/* every MR of both connections went */
 }
 
 /* 2. A flush that never comes: the reap goes ahead after bc_drain_ms. */
@@ -826,8 +268,8 @@ static void t06_room_event(void **state)
 	(void)state;
 	be_config_default(&cfg);
 	cfg.bc_max_queue = 2;
-	memset(&F, 0, sizeof(F));
-	F.no_establish = true;
+	memset(&fdev, 0, sizeof(fdev));
+	fdev.no_establish = true;
 	{
 		/* bench_up without the ESTABLISHED answer */
 		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
@@ -988,8 +430,8 @@ static void t09_cancel_queued(void **state)
 	(void)state;
 	be_config_default(&cfg);
 	cfg.bc_keepalive_ms = 0;
-	memset(&F, 0, sizeof(F));
-	F.no_establish = true;
+	memset(&fdev, 0, sizeof(fdev));
+	fdev.no_establish = true;
 	be_verbs_set(&fake_verbs);
 	memset(&b, 0, sizeof(b));
 	b.base = event_base_new();
@@ -1115,17 +557,17 @@ static void t12_set_addr_next_connection(void **state)
 	assert_int_equal(be_pool_set_addr(b.pool, (struct sockaddr *)&b_addr, 4096), -EINVAL);
 	spin(&b, 5);
 	assert_true(be_pool_up(b.pool));	/* the live connection is not touched */
-	assert_int_equal(F.nconns, 1);
+	assert_int_equal(fdev.nconns, 1);
 	assert_int_equal(b.ncb, 0);
 
 	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
 	complete_send(fc, x[0], IBV_WC_WR_FLUSH_ERR);
 	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
 		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
-	for (unsigned i = 0; i < 100 && F.nconns < 2; i++)
+	for (unsigned i = 0; i < 100 && fdev.nconns < 2; i++)
 		spin(&b, 10);
 	spin(&b, 10);
-	assert_int_equal(F.nconns, 2);
+	assert_int_equal(fdev.nconns, 2);
 	assert_int_equal(cur()->dst.sin_addr.s_addr, b_addr.sin_addr.s_addr);
 	assert_int_equal(cur()->dst.sin_port, b_addr.sin_port);
 	assert_int_equal(be_ctx_stats(b.ctx)->bs_resent, 1);
@@ -1159,7 +601,7 @@ static void abandon_case(enum be_reg_mode mode)
 	fc = cur();
 	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
 	assert_non_null(rg);
-	nmr = F.nmr;
+	nmr = fdev.nmr;
 	memset(b.msg[0], 0, 40);
 	chk_put_be32(b.msg[0], 91);
 	b.iov[0] = (struct iovec){ b.msg[0], 40 };
@@ -1175,7 +617,7 @@ static void abandon_case(enum be_reg_mode mode)
 	complete_send(fc, 91, IBV_WC_SUCCESS);
 	spin(&b, 2);
 	if (mode == BE_REG_MR)
-		assert_int_equal(F.nmr, nmr + 1);	/* the read chunk's MR */
+		assert_int_equal(fdev.nmr, nmr + 1);	/* the read chunk's MR */
 	CANCEL_ON_WIRE(ca);
 	be_call_abandon(ca);
 	spin(&b, 2);
@@ -1188,7 +630,7 @@ static void abandon_case(enum be_reg_mode mode)
 		queue_wc(fc, fc->sends[inv].wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
 		spin(&b, 5);
 	} else {
-		assert_int_equal(F.nmr, nmr);		/* deregistered: access gone */
+		assert_int_equal(fdev.nmr, nmr);		/* deregistered: access gone */
 	}
 	assert_int_equal(cb_count(&b, 91), 1);
 	assert_int_equal(b.cb_err[0], BE_ERR_CANCELLED);
@@ -1316,7 +758,7 @@ static void t13_memlock_named(void **state)
 	/* a region, with the device open (a connection up) */
 	bench_up(&b, &cfg);
 	LG.n = 0;
-	f_reg_enomem = sizeof(buf);
+	fdev.reg_enomem = sizeof(buf);
 	assert_null(be_region_register(b.ctx, buf, sizeof(buf)));
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(memlock_lines(), 1);
@@ -1328,10 +770,10 @@ static void t13_memlock_named(void **state)
 
 	/* registered while it fits; the connection lost; the device opened
 	 * again cannot register it: no connection comes up */
-	f_reg_enomem = 0;
+	fdev.reg_enomem = 0;
 	rg = be_region_register(b.ctx, buf, sizeof(buf));
 	assert_non_null(rg);
-	f_reg_enomem = sizeof(buf);
+	fdev.reg_enomem = sizeof(buf);
 	fc = cur();
 	LG.n = 0;
 	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
@@ -1348,354 +790,12 @@ static void t13_memlock_named(void **state)
 
 	/* a connection's send and receive buffers */
 	memset(&LG, 0, sizeof(LG));
-	f_reg_enomem = SIZE_MAX;
+	fdev.reg_enomem = SIZE_MAX;
 	bench_up(&b, &cfg);
 	assert_true(memlock_lines() >= 1);
 	assert_false(be_pool_up(b.pool));
-	f_reg_enomem = 0;
+	fdev.reg_enomem = 0;
 	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &old), 0);
-	bench_down(&b);
-}
-
-/* ---- unsignaled Sends (the send ring) ---------------------------------- */
-
-static struct be_conn *conn0(struct bench *b)
-{
-	return b->pool->bp_slots[0].sl_conn;
-}
-
-/* 15. Every call Send but each cn_send_batch-th goes unsignaled; a reply
- * that comes before anything says its Send completed finishes the call at
- * once, while its send buffer stays held (never reused under a Send that
- * may still be in flight); one signaled completion gives back the buffers
- * and send-queue room of every Send before it. */
-static void t15_unsignaled_sends(void **state)
-{
-	static const uint32_t x[6] = { 101, 102, 103, 104, 105, 106 };
-	const struct be_stats *st;
-	struct be_config cfg;
-	struct be_conn *cn;
-	struct bench b;
-	struct fconn *fc;
-	int s0;
-
-	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_credits = 8;			/* 12 send buffers: a batch of 6 */
-	bench_up(&b, &cfg);
-	fc = cur();
-	cn = conn0(&b);
-	st = be_ctx_stats(b.ctx);
-	assert_int_equal(cn->cn_nsend, 12);
-	assert_int_equal(cn->cn_send_batch, 6);
-
-	/* The first call: unsignaled; its reply alone finishes it. */
-	assert_non_null(submit(&b, 0, x[0]));
-	spin(&b, 2);
-	s0 = send_of(fc, x[0]);
-	assert_true(s0 >= 0);
-	assert_int_equal(fc->sends[s0].flags & IBV_SEND_SIGNALED, 0);
-	complete_send(fc, x[0], IBV_WC_SUCCESS);	/* no completion: unsignaled */
-	deliver_reply(fc, x[0], 8, 0, NULL, 0);
-	spin(&b, 5);
-	assert_int_equal(cb_count(&b, x[0]), 1);
-	assert_int_equal(b.cb_err[0], BE_OK);
-	assert_int_equal(be_pool_inflight(b.pool), 0);
-	assert_int_equal(cn->cn_nsfree, 12 - 1);	/* its buffer: not known free */
-
-	/* Five more: four unsignaled, the sixth Send signaled. */
-	for (unsigned i = 1; i < 6; i++)
-		assert_non_null(submit(&b, i, x[i]));
-	spin(&b, 2);
-	for (unsigned i = 1; i < 6; i++) {
-		int si = send_of(fc, x[i]);
-
-		assert_true(si >= 0);
-		assert_int_equal(fc->sends[si].flags & IBV_SEND_SIGNALED,
-				 i == 5 ? IBV_SEND_SIGNALED : 0);
-		assert_ptr_not_equal(fc->sends[si].addr, fc->sends[s0].addr);
-	}
-	assert_int_equal(cn->cn_nsfree, 12 - 6);
-	assert_int_equal(cn->cn_sig_out, 1);
-	for (unsigned i = 1; i < 6; i++)
-		deliver_reply(fc, x[i], 8, 0, NULL, 0);
-	spin(&b, 5);
-	for (unsigned i = 1; i < 6; i++)
-		assert_int_equal(cb_count(&b, x[i]), 1);
-	assert_int_equal(cn->cn_nsfree, 12 - 6);	/* replies free no send buffer */
-
-	/* The sixth Send's completion: all six are done. */
-	complete_send(fc, x[5], IBV_WC_SUCCESS);
-	spin(&b, 5);
-	assert_int_equal(cn->cn_nsfree, 12);
-	assert_int_equal(cn->cn_sq_used, 0);
-	assert_int_equal(cn->cn_sig_out, 0);
-	assert_int_equal(st->bs_sends_unsignaled, 5);
-	assert_int_equal(st->bs_sends_signaled, 1);
-	assert_int_equal(st->bs_sq_completions, 1);	/* one for six calls */
-	assert_int_equal(st->bs_rq_completions, 6);
-	bench_down(&b);
-}
-
-/* 16. Flushes: in the error state every outstanding WR completes, signaled
- * or not.  A flushed unsignaled Send gives back itself and the Sends before
- * it, once, and does not end the drain, which waits for the signaled one;
- * every call is then re-sent once and called back once. */
-static void t16_unsignaled_flush(void **state)
-{
-	static const uint32_t x[5] = { 201, 202, 203, 204, 205 };
-	const struct be_stats *st;
-	struct be_config cfg;
-	struct be_conn *cn;
-	struct bench b;
-	struct fconn *fc;
-
-	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_credits = 8;
-	cfg.bc_send_batch = 4;
-	cfg.bc_drain_ms = 5000;			/* the flushes end the drain */
-	bench_up(&b, &cfg);
-	fc = cur();
-	cn = conn0(&b);
-	st = be_ctx_stats(b.ctx);
-	cn->cn_refs++;				/* look at it after the reap */
-
-	assert_non_null(submit(&b, 0, x[0]));
-	spin(&b, 2);
-	deliver_reply(fc, x[0], 8, 0, NULL, 0);
-	spin(&b, 5);
-	assert_int_equal(cb_count(&b, x[0]), 1);
-	for (unsigned i = 1; i < 5; i++)
-		assert_non_null(submit(&b, i, x[i]));
-	spin(&b, 2);
-	/* x0..x2 unsignaled, x3 the fourth: signaled, x4 unsignaled again */
-	for (unsigned i = 0; i < 5; i++)
-		assert_int_equal(fc->sends[send_of(fc, x[i])].flags & IBV_SEND_SIGNALED,
-				 i == 3 ? IBV_SEND_SIGNALED : 0);
-	assert_int_equal(cn->cn_sig_out, 1);
-	assert_int_equal(cn->cn_nsfree, 12 - 5);
-
-	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
-	spin(&b, 5);
-	assert_int_equal(fc->qp_state, IBV_QPS_ERR);
-	assert_false(fc->qp_destroyed);		/* draining: x3 is signaled */
-	complete_send(fc, x[1], IBV_WC_WR_FLUSH_ERR);
-	complete_send(fc, x[2], IBV_WC_WR_FLUSH_ERR);
-	spin(&b, 5);
-	assert_false(fc->qp_destroyed);		/* unsignaled flushes: still draining */
-	assert_int_equal(cn->cn_sig_out, 1);
-	assert_int_equal(cn->cn_nsfree, 12 - 2);	/* x0..x2 back, x3 and x4 held */
-	complete_send(fc, x[3], IBV_WC_WR_FLUSH_ERR);
-	complete_send(fc, x[4], IBV_WC_WR_FLUSH_ERR);
-	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
-		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
-	for (unsigned i = 0; i < 100 && !fc->qp_destroyed; i++)
-		spin(&b, 5);
-	assert_true(fc->qp_destroyed);
-	assert_int_equal(cn->cn_nsfree, 12);	/* each buffer back once */
-	assert_int_equal(cn->cn_sq_used, 0);
-	assert_int_equal(st->bs_drain_timeouts, 0);
-	assert_int_equal(st->bs_resent, 4);
-	assert_int_equal(b.ncb, 1);
-	be_conn_put(cn);
-
-	for (unsigned i = 0; i < 100 && F.nconns < 2; i++)
-		spin(&b, 10);
-	spin(&b, 10);
-	assert_int_equal(F.nconns, 2);
-	answer_all(&b, cur(), x, 5);
-	for (unsigned i = 0; i < 5; i++)
-		assert_int_equal(cb_count(&b, x[i]), 1);
-	for (unsigned i = 0; i < b.ncb; i++)
-		assert_int_equal(b.cb_err[i], BE_OK);
-	bench_down(&b);
-}
-
-/* 17. A LOCAL_INV chain: only its last WR is signaled.  Its completion
- * also proves the (unsignaled) Send before it complete; flushed, the
- * chain's first, unsignaled WR must not end the drain. */
-static void t17_local_inv_covers(void **state)
-{
-	struct be_read_item ri = { 32, 8 };
-	struct iovec wiov;
-	struct be_target wt = { &wiov, 1 };
-	struct be_config cfg;
-	struct be_call_desc d;
-	struct be_region *rg;
-	struct be_conn *cn;
-	struct bench b;
-	struct fconn *fc;
-	int inv[2], n = 0;
-
-	(void)state;
-	be_config_default(&cfg);		/* memory windows */
-	cfg.bc_drain_ms = 5000;
-	bench_up(&b, &cfg);
-	fc = cur();
-	cn = conn0(&b);
-	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
-	assert_non_null(rg);
-	memset(b.msg[0], 0, 40);
-	chk_put_be32(b.msg[0], 301);
-	b.iov[0] = (struct iovec){ b.msg[0], 40 };
-	wiov = (struct iovec){ b.msg[1], 40 };
-	d = (struct be_call_desc){ .cd_xid = 301, .cd_msg = &b.iov[0], .cd_msg_niov = 1,
-				   .cd_reads = &ri, .cd_nreads = 1, .cd_writes = &wt,
-				   .cd_nwrites = 1 };
-	assert_int_equal(be_call_submit(b.pool, &b.req[0], &d, on_reply, &b), 0);
-	spin(&b, 2);
-	assert_int_equal(nsends_op(fc, IBV_WR_BIND_MW), 2);
-	complete_send(fc, 301, IBV_WC_SUCCESS);
-	deliver_reply(fc, 301, 8, 0, NULL, 0);
-	spin(&b, 5);
-	for (unsigned i = 0; i < fc->nsends; i++)
-		if (fc->sends[i].op == IBV_WR_LOCAL_INV)
-			inv[n++] = (int)i;
-	assert_int_equal(n, 2);
-	assert_int_equal(fc->sends[inv[0]].flags & IBV_SEND_SIGNALED, 0);
-	assert_int_equal(fc->sends[inv[1]].flags & IBV_SEND_SIGNALED, IBV_SEND_SIGNALED);
-	assert_int_equal(cn->cn_sig_out, 1);	/* the chain's last WR only */
-	assert_int_equal(cb_count(&b, 301), 0);
-	queue_wc(fc, fc->sends[inv[1]].wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
-	spin(&b, 5);
-	assert_int_equal(cb_count(&b, 301), 1);
-	assert_int_equal(cn->cn_nsfree, cn->cn_nsend);	/* the Send is known done */
-	assert_int_equal(cn->cn_sq_used, 0);
-
-	/* Again, and the connection dies with the chain outstanding. */
-	chk_put_be32(b.msg[0], 302);
-	d.cd_xid = 302;
-	assert_int_equal(be_call_submit(b.pool, &b.req[0], &d, on_reply, &b), 0);
-	spin(&b, 2);
-	complete_send(fc, 302, IBV_WC_SUCCESS);
-	deliver_reply(fc, 302, 8, 0, NULL, 0);
-	spin(&b, 5);
-	n = 0;
-	for (unsigned i = 0; i < fc->nsends; i++)
-		if (fc->sends[i].op == IBV_WR_LOCAL_INV)
-			inv[n++ % 2] = (int)i;
-	assert_int_equal(n, 4);
-	assert_int_equal(cn->cn_sig_out, 1);
-	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
-	spin(&b, 5);
-	queue_wc(fc, fc->sends[inv[0]].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_LOCAL_INV, 0);
-	spin(&b, 5);
-	assert_false(fc->qp_destroyed);		/* the signaled one is still out */
-	queue_wc(fc, fc->sends[inv[1]].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_LOCAL_INV, 0);
-	for (unsigned i = 0; i < 100 && !fc->qp_destroyed; i++)
-		spin(&b, 5);
-	assert_true(fc->qp_destroyed);
-	assert_int_equal(be_ctx_stats(b.ctx)->bs_drain_timeouts, 0);
-	assert_int_equal(cb_count(&b, 302), 1);	/* good reply: completed at the reap */
-	be_region_unregister(rg);
-	bench_down(&b);
-}
-
-/* 18. When a Send is signaled although its batch is not full: the Sends
- * no signaled WR covers must never hold the room a largest call needs, nor
- * reach a batch (an idle connection then holds fewer than a batch of send
- * buffers, and no call waits for them: t15). */
-static void t18_signal_rule(void **state)
-{
-	struct be_conn cn;
-
-	(void)state;
-	memset(&cn, 0, sizeof(cn));
-	cn.cn_send_batch = 6;
-	cn.cn_sq_max = 204;			/* 12 send buffers x (1 + 2 x 8) */
-	cn.cn_sq_call_max = 1 + 2 * BE_MAX_CALL_SEGS;
-	assert_false(be_send_signal(&cn, 1));
-	cn.cn_unsig = 4;
-	assert_false(be_send_signal(&cn, 1));
-	cn.cn_unsig = 5;			/* the sixth */
-	assert_true(be_send_signal(&cn, 1));
-	cn.cn_unsig = 1;
-	cn.cn_unsig_wrs = 70;
-	assert_false(be_send_signal(&cn, 5));	/* 75 + 129 = 204: fits */
-	assert_true(be_send_signal(&cn, 6));	/* a largest call would not */
-	cn.cn_sq_max = 129;			/* MR mode's floor, MW windows */
-	cn.cn_unsig = cn.cn_unsig_wrs = 0;
-	assert_true(be_send_signal(&cn, 1));
-	cn.cn_sq_call_max = 1;			/* no binds: MR or persistent mode */
-	assert_false(be_send_signal(&cn, 1));
-	cn.cn_send_batch = 1;			/* bc_send_batch = 1: every Send */
-	assert_true(be_send_signal(&cn, 1));
-}
-
-/* Sends of fc that carry xid. */
-static unsigned sends_of(struct fconn *fc, uint32_t xid)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < fc->nsends; i++)
-		n += fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
-		     chk_be32(fc->sends[i].addr) == xid;
-	return n;
-}
-
-/* 19. Two connections: a call goes on its XID's own connection, so a
- * gateway XID sent again reaches the server from the address and port of
- * the original (nfsd's duplicate request cache keys on XID, address and
- * port); while that connection has no credit the call waits for it and
- * calls of the other connection pass; with it down, the call takes the
- * other. */
-static void t19_xid_keeps_its_connection(void **state)
-{
-	static const uint32_t x10[1] = { 10 }, x11[1] = { 11 }, x12[1] = { 12 };
-	static const uint32_t held[8] = { 100, 102, 104, 106, 108, 110, 112, 114 };
-	struct be_config cfg;
-	struct bench b;
-	struct fconn *home, *other;
-
-	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_conns = 2;
-	cfg.bc_credits = 8;
-	bench_up(&b, &cfg);
-	assert_int_equal(F.nconns, 2);
-
-	assert_non_null(submit(&b, 0, 10));
-	spin(&b, 2);
-	home = sends_of(F.conns[0], 10) ? F.conns[0] : F.conns[1];
-	other = home == F.conns[0] ? F.conns[1] : F.conns[0];
-	assert_int_equal(sends_of(home, 10), 1);
-	answer_all(&b, home, x10, 1);
-	assert_int_equal(cb_count(&b, 10), 1);
-
-	/* Sent again (a retransmission under the same gateway XID): same
-	 * connection, whatever went before it. */
-	assert_non_null(submit(&b, 1, 10));
-	spin(&b, 2);
-	assert_int_equal(sends_of(home, 10), 2);
-	assert_int_equal(sends_of(other, 10), 0);
-	b.ncb = 0;
-	answer_all(&b, home, x10, 1);
-
-	/* XID 12 belongs to home too.  home's grant is 8; hold it with 8
-	 * calls of XIDs of its own, then 12 waits and 11 goes on other. */
-	for (unsigned i = 0; i < 8; i++)
-		assert_non_null(submit(&b, 2 + i, held[i]));
-	spin(&b, 2);
-	assert_non_null(submit(&b, 10, 12));
-	assert_non_null(submit(&b, 11, 11));
-	spin(&b, 2);
-	assert_int_equal(sends_of(home, 12) + sends_of(other, 12), 0);
-	assert_int_equal(sends_of(other, 11), 1);
-	answer_all(&b, other, x11, 1);
-	answer_all(&b, home, held, 8);
-	spin(&b, 2);
-	assert_int_equal(sends_of(home, 12), 1);	/* its own, once it had room */
-	answer_all(&b, home, x12, 1);
-
-	/* home down: XID 10 goes on other rather than wait for a reconnect
-	 * (a new connection has a new port: the cache would not know it). */
-	F.no_establish = true;
-	queue_cm(home, RDMA_CM_EVENT_DISCONNECTED);
-	spin(&b, 5);
-	assert_non_null(submit(&b, 12, 10));
-	spin(&b, 2);
-	assert_int_equal(sends_of(other, 10), 1);
 	bench_down(&b);
 }
 
@@ -1716,11 +816,6 @@ int main(void)
 		cmocka_unit_test(t12_set_addr_next_connection),
 		cmocka_unit_test(t13_memlock_named),
 		cmocka_unit_test(t14_abandon_unanswered),
-		cmocka_unit_test(t15_unsignaled_sends),
-		cmocka_unit_test(t16_unsignaled_flush),
-		cmocka_unit_test(t17_local_inv_covers),
-		cmocka_unit_test(t18_signal_rule),
-		cmocka_unit_test(t19_xid_keeps_its_connection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
