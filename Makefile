@@ -49,8 +49,9 @@ DAEMON    := $(BUILD)/rpcrdma-gw
 CTL       := $(BUILD)/rpcrdma-gwctl
 # A tool's own parts (tests/tools/TOOL-PART.c of a tests/tools/TOOL.c) are
 # not tools: gw-tlsclient-v41.c (its NFSv4.1 client), gw-xdrbuf.c (the XDR
-# buffer and RPC framing of gw-fragclient and gw-tlsclient).
-TOOLS_PARTS := tests/tools/gw-tlsclient-v41.c tests/tools/gw-xdrbuf.c
+# buffer and RPC framing of gw-fragclient and gw-tlsclient), rpcrdma-call-nfs.c
+# (rpcrdma-call's MOUNT and NFSv3 commands).
+TOOLS_PARTS := tests/tools/gw-tlsclient-v41.c tests/tools/gw-xdrbuf.c tests/tools/rpcrdma-call-nfs.c
 TOOLS_SRC := $(filter-out $(TOOLS_PARTS),$(wildcard tests/peer/*.c tests/tools/*.c))
 TOOLS     := $(patsubst tests/%.c,$(BUILD)/%,$(TOOLS_SRC))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -93,9 +94,10 @@ $(CTL): $(BUILD)/tools/rpcrdma-gwctl.o $(LIB)
 tools: $(TOOLS)
 $(TOOLS): $(BUILD)/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
 $(BUILD)/tools/gw-tlsclient: $(BUILD)/tests/tools/gw-tlsclient-v41.o $(BUILD)/tests/tools/gw-xdrbuf.o
 $(BUILD)/tools/gw-fragclient: $(BUILD)/tests/tools/gw-xdrbuf.o
+$(BUILD)/tools/rpcrdma-call: $(BUILD)/tests/tools/rpcrdma-call-nfs.o
 
 UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
 # The backend's seam tests share a fake RDMA device (tests/unit/fake/): it
