@@ -174,8 +174,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg_backend, cb_port), PATH("port") },
 	{ KEY(BACKEND, "rdma_port", UINT), RANGE(1, 65535), .ky_def = 20049,
 	  MEMBER(cfg_backend, cb_rdma_port), PATH("rdma_port") },
-	/* Two: a QP carries its work requests in order, so one connection
-	 * can queue a call's RDMA work behind the last one's; a Linux server
+	/* Two: a client's large block comes as several calls of the server's
+	 * largest I/O, and two connections move two at once; a Linux server
 	 * grants 64 credits per connection (docs/benchmarks.md). */
 	{ KEY(BACKEND, "connections", UINT), RANGE(1, 64), .ky_def = 2,
 	  MEMBER(cfg_backend, cb_connections), PATH("connections") },

@@ -42,6 +42,8 @@
 # BENCH_AB_VS=gwconn pairs it with this build at BENCH_CONNS (default 1;
 # side gw has the default, 2) RDMA connections to nfsd (path gwconn;
 # BENCH_PATHS may name it too).
+# BENCH_NFSD_MAX_BLOCK=BYTES sets nfsd's largest READ/WRITE (default: sized
+# from the guest's memory, 256 KiB at 2 GiB: a 1 MiB block is then 4 calls).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
 # (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
 # inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
@@ -69,6 +71,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_VERS_ONLY:-}" ] || gargs+=(--vers "$BENCH_VERS_ONLY")
 	[ -z "${BENCH_INLINE:-}" ] || gargs+=(--inline "$BENCH_INLINE")
 	[ -z "${BENCH_CONNS:-}" ] || gargs+=(--conns "$BENCH_CONNS")
+	[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || gargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -85,6 +88,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline or gwconn, not '$vs'" >&2; exit 1 ;;
 		esac
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
+		[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || abargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
@@ -179,6 +183,7 @@ while [ $# -gt 0 ]; do
 	--ab-vs) AB_VS=$2; shift 2 ;;
 	--inline) INLINE=$2; shift 2 ;;
 	--conns) CONNS=$2; shift 2 ;;
+	--max-block) BED_NFSD_MAX_BLOCK=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -196,6 +201,7 @@ if [ -n "$INLINE" ]; then	# before the first RDMA connection: nfsd reads it per 
 	echo "$INLINE" >/proc/sys/sunrpc/svc_rdma/max_req_size || { echo "vm_nfs_bench: max_req_size $INLINE refused" >&2; exit 2; }
 fi
 bed_nfsd_up
+echo "nfsd max_block_size: $(cat /proc/fs/nfsd/max_block_size)"
 bed_nfs_client_modules
 echo 16 >/proc/fs/nfsd/threads	# the re-export's client calls need nfsd threads of their own
 
