@@ -286,11 +286,11 @@ mnt_opts() {
 	tcp) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
 	rdma) echo "$BED_IP:$BED_EXPORT vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" ;;
 	gw) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=${gw_port[gw]},mountport=${gw_port[gw]},mountproto=tcp,nolock" ;;
-	# MOUNT from mountd directly: two gateways' MOUNT routes would both
-	# want the same reserved source port to mountd.
-	gwbase | gw2 | gwinline | gwconn) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=${gw_port[$1]},mountproto=tcp,nolock" ;;
 	proxy) echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=$PROXY_PORT,nolock" ;;
 	reexp) echo "$BED_IP:$REEXP vers=3,proto=tcp,port=$BED_NFS_PORT,nolock" ;;
+	# The other gateway paths MOUNT from mountd directly: two gateways'
+	# MOUNT routes would both want the same reserved source port to mountd.
+	*) ! is_gw_path "$1" || echo "$BED_IP:$BED_EXPORT vers=3,proto=tcp,port=${gw_port[$1]},mountproto=tcp,nolock" ;;
 	esac
 }
 desc_of() {

@@ -25,13 +25,15 @@ static void get_fh(struct xdr_cur *xc, uint8_t *fh, unsigned *len, const char *w
  * NFSv3 replies (raw XDR)
  * --------------------------------------------------------------------- */
 
-static uint32_t nfs_status(struct xdr_cur *xc, const char *what)
+/* The reply's nfsstat3 must be NFS3_OK; else the tool fails. */
+static void nfs_ok(struct xdr_cur *xc, const char *what)
 {
 	uint32_t st;
 
 	if (!xdr_get_u32(xc, &st))
 		die("%s: short reply", what);
-	return st;
+	if (st != 0)
+		die("%s: NFS status %u", what, st);
 }
 
 static void skip_post_op_attr(struct xdr_cur *xc)
@@ -166,8 +168,8 @@ static void nfs_lookup_or_create(struct tool *t, const char *name, bool create, 
 	struct iovec iov;
 	struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1 };
 	const char *what = create ? "CREATE" : "LOOKUP";
+	char what_name[300];
 	bool follows;
-	uint32_t st;
 
 	xdr_enc_init(&xe, t->mem, 4096);
 	rpc_call_hdr(&xe, d.cd_xid, NFS_PROG, NFS_VERS, create ? NFSPROC3_CREATE : NFSPROC3_LOOKUP);
@@ -187,9 +189,8 @@ static void nfs_lookup_or_create(struct tool *t, const char *name, bool create, 
 	iov = (struct iovec){ t->mem, xe.xe_len };
 	call_sync(t, &d, &sc);
 	reply_cursor(&sc.reply, &xc, what);
-	st = nfs_status(&xc, what);
-	if (st != 0)
-		die("%s %s: NFS status %u", what, name, st);
+	snprintf(what_name, sizeof(what_name), "%s %s", what, name);
+	nfs_ok(&xc, what_name);
 	if (create) {
 		if (!xdr_get_bool(&xc, &follows) || !follows)
 			die("CREATE: no fh returned");
@@ -206,7 +207,7 @@ static uint32_t nfs_fsinfo_max_io(struct tool *t)
 	struct xdr_enc xe;
 	struct iovec iov;
 	struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1 };
-	uint32_t st, rtmax, rtpref, rtmult, wtmax;
+	uint32_t rtmax, rtpref, rtmult, wtmax;
 
 	xdr_enc_init(&xe, t->mem, 4096);
 	rpc_call_hdr(&xe, d.cd_xid, NFS_PROG, NFS_VERS, 19);
@@ -214,9 +215,7 @@ static uint32_t nfs_fsinfo_max_io(struct tool *t)
 	iov = (struct iovec){ t->mem, xe.xe_len };
 	call_sync(t, &d, &sc);
 	reply_cursor(&sc.reply, &xc, "FSINFO");
-	st = nfs_status(&xc, "FSINFO");
-	if (st != 0)
-		die("FSINFO: NFS status %u", st);
+	nfs_ok(&xc, "FSINFO");
 	skip_post_op_attr(&xc);
 	if (!xdr_get_u32(&xc, &rtmax) || !xdr_get_u32(&xc, &rtpref) || !xdr_get_u32(&xc, &rtmult) ||
 	    !xdr_get_u32(&xc, &wtmax))
@@ -242,7 +241,7 @@ void cmd_rw(struct tool *t, const char *export, const char *name, size_t size)
 	unsigned fhlen, i;
 	size_t off;
 	char s1[65], s2[65];
-	uint32_t st, cnt, hdrlen, max_io;
+	uint32_t cnt, hdrlen, max_io;
 	static const uint8_t zero[4];
 	double t0;
 
@@ -292,9 +291,7 @@ void cmd_rw(struct tool *t, const char *export, const char *name, size_t size)
 		t0 = now_s();
 		call_sync(t, &d, &sc);
 		reply_cursor(&sc.reply, &xc, "WRITE");
-		st = nfs_status(&xc, "WRITE");
-		if (st != 0)
-			die("WRITE: NFS status %u", st);
+		nfs_ok(&xc, "WRITE");
 		skip_wcc(&xc);
 		if (!xdr_get_u32(&xc, &cnt) || cnt != piece)
 			die("WRITE: count %u, expected %zu", cnt, piece);
@@ -327,9 +324,7 @@ void cmd_rw(struct tool *t, const char *export, const char *name, size_t size)
 		t0 = now_s();
 		call_sync(t, &d, &sc);
 		reply_cursor(&sc.reply, &xc, "READ");
-		st = nfs_status(&xc, "READ");
-		if (st != 0)
-			die("READ: NFS status %u", st);
+		nfs_ok(&xc, "READ");
 		skip_post_op_attr(&xc);
 		if (!xdr_get_u32(&xc, &cnt) || !xdr_get_bool(&xc, &eof) || !xdr_get_u32(&xc, &dlen))
 			die("READ: short reply");
@@ -377,7 +372,6 @@ void cmd_readdir(struct tool *t, const char *export, const char *dir, unsigned e
 		struct be_call_desc d = { .cd_xid = ++t->xid, .cd_msg = &iov, .cd_msg_niov = 1,
 					  .cd_reply = &rt };
 		bool follows;
-		uint32_t st;
 		char nm[256];
 
 		xdr_enc_init(&xe, msg, 4096);
@@ -394,9 +388,7 @@ void cmd_readdir(struct tool *t, const char *export, const char *dir, unsigned e
 			printf("READDIR reply: rdma proc %s, body %zu bytes\n",
 			       sc.reply.br_proc == RPCRDMA_NOMSG ? "NOMSG (reply chunk)" : "MSG",
 			       sc.reply.br_body_len);
-		st = nfs_status(&xc, "READDIR");
-		if (st != 0)
-			die("READDIR: NFS status %u", st);
+		nfs_ok(&xc, "READDIR");
 		skip_post_op_attr(&xc);
 		if (!xdr_get_fixed(&xc, &sp, 8))
 			die("READDIR: short");

@@ -31,7 +31,7 @@
 #include "alloc_count.h"
 #include "backend.h"
 #include "be_internal.h"
-#include "be_fake.h"
+#include "fake/be_fake.h"
 
 /* ---- the cases -------------------------------------------------------- */
 
@@ -94,10 +94,7 @@ static void t01_flush_exactly_once(void **state)
 	assert_int_equal(st->bs_disconnects, 1);
 
 	/* Reconnected: the three go again with their XIDs, one callback each. */
-	for (unsigned i = 0; i < 100 && fdev.nconns < 2; i++)
-		spin(&b, 10);
-	spin(&b, 10);
-	assert_int_equal(fdev.nconns, 2);
+	wait_conns(&b, 2);
 	answer_all(&b, cur(), x, 4);
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(cb_count(&b, x[i]), 1);
@@ -268,20 +265,7 @@ static void t06_room_event(void **state)
 	(void)state;
 	be_config_default(&cfg);
 	cfg.bc_max_queue = 2;
-	memset(&fdev, 0, sizeof(fdev));
-	fdev.no_establish = true;
-	{
-		/* bench_up without the ESTABLISHED answer */
-		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
-
-		be_verbs_set(&fake_verbs);
-		memset(&b, 0, sizeof(b));
-		b.base = event_base_new();
-		cfg.bc_keepalive_ms = 0;
-		b.ctx = be_ctx_new(b.base, &cfg);
-		b.pool = be_pool_new(b.ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, &b);
-		spin(&b, 5);
-	}
+	bench_up_unanswered(&b, &cfg);
 	fc = cur();
 	assert_non_null(submit(&b, 0, x[0]));
 	assert_non_null(submit(&b, 1, x[1]));
@@ -421,7 +405,6 @@ static void t08_log_callback(void **state)
  * no callback, and it is never posted once the connection comes up. */
 static void t09_cancel_queued(void **state)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
 	struct be_config cfg;
 	struct be_req *ca;
 	struct bench b;
@@ -429,15 +412,7 @@ static void t09_cancel_queued(void **state)
 
 	(void)state;
 	be_config_default(&cfg);
-	cfg.bc_keepalive_ms = 0;
-	memset(&fdev, 0, sizeof(fdev));
-	fdev.no_establish = true;
-	be_verbs_set(&fake_verbs);
-	memset(&b, 0, sizeof(b));
-	b.base = event_base_new();
-	b.ctx = be_ctx_new(b.base, &cfg);
-	b.pool = be_pool_new(b.ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, &b);
-	spin(&b, 5);
+	bench_up_unanswered(&b, &cfg);
 	fc = cur();
 	ca = submit(&b, 0, 71);
 	assert_non_null(ca);
@@ -564,10 +539,7 @@ static void t12_set_addr_next_connection(void **state)
 	complete_send(fc, x[0], IBV_WC_WR_FLUSH_ERR);
 	for (unsigned r = fc->recv_head; r < fc->nrecvs; r++)
 		queue_wc(fc, fc->recvs[r].wr_id, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
-	for (unsigned i = 0; i < 100 && fdev.nconns < 2; i++)
-		spin(&b, 10);
-	spin(&b, 10);
-	assert_int_equal(fdev.nconns, 2);
+	wait_conns(&b, 2);
 	assert_int_equal(cur()->dst.sin_addr.s_addr, b_addr.sin_addr.s_addr);
 	assert_int_equal(cur()->dst.sin_port, b_addr.sin_port);
 	assert_int_equal(be_ctx_stats(b.ctx)->bs_resent, 1);

@@ -23,7 +23,7 @@
 
 #include "backend.h"
 #include "be_internal.h"
-#include "be_fake.h"
+#include "fake/be_fake.h"
 
 static struct be_conn *conn0(struct bench *b)
 {
@@ -166,10 +166,7 @@ static void t16_unsignaled_flush(void **state)
 	assert_int_equal(b.ncb, 1);
 	be_conn_put(cn);
 
-	for (unsigned i = 0; i < 100 && fdev.nconns < 2; i++)
-		spin(&b, 10);
-	spin(&b, 10);
-	assert_int_equal(fdev.nconns, 2);
+	wait_conns(&b, 2);
 	answer_all(&b, cur(), x, 5);
 	for (unsigned i = 0; i < 5; i++)
 		assert_int_equal(cb_count(&b, x[i]), 1);

@@ -357,15 +357,26 @@ void spin(struct bench *b, unsigned ms)
 	event_base_dispatch(b->base);
 }
 
-void bench_up(struct bench *b, struct be_config *cfg)
+/* Run the loop until the backend has made its n-th connection (1 s at most). */
+void wait_conns(struct bench *b, unsigned n)
+{
+	for (unsigned i = 0; i < 100 && fdev.nconns < n; i++)
+		spin(b, 10);
+	spin(b, 10);
+	assert_int_equal(fdev.nconns, n);
+}
+
+/* A pool on a fresh device; connect() answers with ESTABLISHED or, with
+ * establish false, not at all (the test queues it). */
+static void bench_start(struct bench *b, struct be_config *cfg, bool establish)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(20049) };
 	struct rpcrdma_pd pd = { .pd_send_size = 4096, .pd_recv_size = 4096 };
-
 	size_t enomem = fdev.reg_enomem;
 
 	memset(&fdev, 0, sizeof(fdev));
 	fdev.reg_enomem = enomem;
+	fdev.no_establish = !establish;
 	rpcrdma_pd_encode(&pd, fdev.peer_pd);
 	be_verbs_set(&fake_verbs);
 	memset(b, 0, sizeof(*b));
@@ -379,6 +390,16 @@ void bench_up(struct bench *b, struct be_config *cfg)
 	b->pool = be_pool_new(b->ctx, (struct sockaddr *)&sin, sizeof(sin), on_event, b);
 	assert_non_null(b->pool);
 	spin(b, 5);
+}
+
+void bench_up(struct bench *b, struct be_config *cfg)
+{
+	bench_start(b, cfg, true);
+}
+
+void bench_up_unanswered(struct bench *b, struct be_config *cfg)
+{
+	bench_start(b, cfg, false);
 }
 
 void bench_down(struct bench *b)

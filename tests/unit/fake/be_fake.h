@@ -96,8 +96,11 @@ void queue_wc(struct fconn *fc, uint64_t wr_id, enum ibv_wc_status st,
 
 /* The bench: a pool on the device, calls b->req[i], callbacks recorded. */
 void bench_up(struct bench *b, struct be_config *cfg);
+/* The same, but the device leaves connect() unanswered: queue_cm() it. */
+void bench_up_unanswered(struct bench *b, struct be_config *cfg);
 void bench_down(struct bench *b);
 void spin(struct bench *b, unsigned ms);	/* run the loop for ms */
+void wait_conns(struct bench *b, unsigned n);
 void on_event(struct be_pool *pool, enum be_pool_event ev, void *arg);
 void on_reply(struct be_req *call, const struct be_reply *r, void *arg);
 unsigned cb_count(const struct bench *b, uint32_t xid);
