@@ -156,6 +156,7 @@ struct cfg {
 	unsigned cf_max_clients;
 	unsigned cf_max_calls;		/* call objects (calls in flight, all clients) */
 	unsigned cf_workers;		/* event loops, each with its own pool and calls; 0 auto */
+	unsigned cf_rt_priority;	/* SCHED_RR priority of every thread; 0: normal scheduling */
 	unsigned cf_calls_per_client;	/* calls in flight per client */
 	size_t cf_bytes_per_client;	/* bytes of calls+replies queued per client */
 	unsigned cf_held_calls;		/* calls held per backend while it is down */

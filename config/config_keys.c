@@ -86,6 +86,9 @@ static const struct cfg_key cfg_key_table[] = {
 	 * are each worker's.  0: one per CPU of the RDMA device's NUMA node. */
 	{ KEY(GATEWAY, "workers", UINT), RANGE(0, CFG_MAX_WORKERS), .ky_def = 1,
 	  MEMBER(cfg, cf_workers), RESTART(NULL) },
+	/* Set once at start (gateway/main.c), before any thread exists. */
+	{ KEY(GATEWAY, "realtime_priority", UINT), RANGE(0, 99), .ky_def = 0,
+	  MEMBER(cfg, cf_rt_priority), RESTART(NULL) },
 	{ KEY(GATEWAY, "calls_per_client", UINT), RANGE(1, 65536), .ky_def = 128,
 	  MEMBER(cfg, cf_calls_per_client) },
 	{ KEY(GATEWAY, "bytes_per_client", SIZE), RANGE(1, 1ull << 40), .ky_def = 16u << 20,

@@ -435,6 +435,7 @@ static const char *const dump_cases[] = {
 	"buffers = 300\nhugepages = yes\nmax_record = 300000\nmax_calls = 77\nmax_clients = 99\n"
 	"calls_per_client = 3\nbytes_per_client = 1000001\nheld_calls = 0\nidle_timeout = 0\n"
 	"record_timeout = 1500ms\nwrite_timeout = 7s\nevict_timeout = 3s\nreceive_ahead = 9\n"
+	"realtime_priority = 3\n"
 	"reconnect_interval = 90s\ndrc_window = 5m\nadmin_listen =\n"
 	"control_socket =\nrpcbind_register = on\nallow = 10.0.0.0/8 ::1\ndeny = 10.1.0.0/16\n"
 	"secure_port = no\nmax_conns_per_source = 3\nproxy_protocol = yes\nsquash = all\n"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: rpcrdma-gw runs as nobody with CAP_NET_BIND_SERVICE as its only capability and RLIMIT_MEMLOCK set to what docs/operations.md (Locked memory) says its configuration needs: it listens on a port below 1024, its NFS route comes up over RDMA (rxe0), a NULL call and a kernel NFSv3 mount through it work (sha256 of a 1 MiB file read back), its Unix admin socket answers only with the bearer token; with a memlock limit below the pool the route does not come up, the daemon stays alive and its log names RLIMIT_MEMLOCK and LimitMEMLOCK=
+# claim: rpcrdma-gw runs as nobody with CAP_NET_BIND_SERVICE as its only capability and RLIMIT_MEMLOCK set to what docs/operations.md (Locked memory) says its configuration needs: it listens on a port below 1024, its NFS route comes up over RDMA (rxe0), a NULL call and a kernel NFSv3 mount through it work (sha256 of a 1 MiB file read back), its Unix admin socket answers only with the bearer token; with a memlock limit below the pool the route does not come up, the daemon stays alive and its log names RLIMIT_MEMLOCK and LimitMEMLOCK=; realtime_priority = 1 without RLIMIT_RTPRIO fails the start (status 1) with a line naming LimitRTPRIO= and RestrictRealtime=no, and with RLIMIT_RTPRIO 1 every thread of the gateway runs SCHED_RR at priority 1 and a NULL call goes through
 #
 #   kernel NFS client ──tcp:<1024─▶ rpcrdma-gw (uid nobody, caps: net_bind_service,
 #   ops-helpers.py call              memlock = pool + connection buffers + 10 %)
@@ -43,7 +43,8 @@ for p in range(1023, 600, -1):
 ')
 
 # unpriv MEMLOCK [SECTION.KEY=VALUE...]: the gateway on $low_port as nobody
-# with only CAP_NET_BIND_SERVICE and RLIMIT_MEMLOCK = MEMLOCK bytes.
+# with only CAP_NET_BIND_SERVICE and RLIMIT_MEMLOCK = MEMLOCK bytes
+# (RTPRIO=N: RLIMIT_RTPRIO N too, else 0).
 unpriv() {
 	local memlock=$1
 	shift
@@ -51,8 +52,9 @@ unpriv() {
 	gw_out=$out
 	gw_conf "$gw_port" "$out" "${gw_opts[@]}" "$@"
 	chmod 644 "$out/gw.conf"
-	step "start rpcrdma-gw as nobody, CAP_NET_BIND_SERVICE only, memlock $memlock bytes"
-	prlimit --memlock="$memlock:$memlock" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	step "start rpcrdma-gw as nobody, CAP_NET_BIND_SERVICE only, memlock $memlock bytes, rtprio ${RTPRIO:-0}"
+	prlimit --memlock="$memlock:$memlock" --rtprio="${RTPRIO:-0}:${RTPRIO:-0}" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		--inh-caps=-all,+net_bind_service --ambient-caps=+net_bind_service -- \
 		"$GW" -c "$out/gw.conf" --log stderr >"$out/gw.log" 2>&1 &
 	gw_pid=$!
@@ -106,4 +108,32 @@ if grep -q "path nfs/nfsd: transport rdma up" "$out/gw.log"; then
 	bed_fail "the RDMA route came up under a 1 MiB memlock limit"
 fi
 assert_eq 503 "$(admin "$tok" /readyz)" "/readyz with the pool unregistered"
+gw_stop
+
+step "realtime_priority = 1 without RLIMIT_RTPRIO: the start fails, a clear line"
+unpriv "$memlock" gateway.realtime_priority=1
+bed_poll 30 gw_exited || bed_fail "the gateway still runs with realtime_priority it cannot have"
+st=0
+wait "$gw_pid" || st=$?
+gw_pid=
+assert_eq 1 "$st" "exit status"
+assert_grep "realtime_priority = 1: cannot switch to SCHED_RR: Operation not permitted .*LimitRTPRIO=1" "$out/gw.log"
+assert_grep "RestrictRealtime=no" "$out/gw.log"
+
+step "realtime_priority = 1 with RLIMIT_RTPRIO 1, two workers: every thread SCHED_RR at 1, a NULL call"
+RTPRIO=1 unpriv "$memlock" gateway.realtime_priority=1 gateway.workers=2
+bed_wait 30 "the NFS path up over RDMA" grep -q "path nfs/nfsd: transport rdma up" "$out/gw.log"
+gw_alive
+assert_grep "realtime_priority = 1: every thread runs SCHED_RR" "$out/gw.log"
+# /proc/PID/task/TID/stat after the command: field 40 rt_priority, 41
+# policy (2 = SCHED_RR), counted from the state (field 3).
+rt=$(for t in /proc/"$gw_pid"/task/*/stat; do
+	line=$(cat "$t"); line=${line##*) }
+	read -r -a f <<<"$line"
+	echo "${f[38]}/${f[37]}"
+done | sort | uniq -c | awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $2, $1 }')
+echo "  threads (policy/priority:count): $rt"
+case $rt in *,*) bed_fail "threads differ in scheduling: $rt" ;; esac
+case $rt in 2/1:*) ;; *) bed_fail "threads not SCHED_RR at priority 1: $rt" ;; esac
+assert_eq 0 "$(python3 "$H" call "$low_port" 100003 3 0 1)" "NULL accept_stat (SCHED_RR)"
 gw_stop
