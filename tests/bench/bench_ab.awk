@@ -6,7 +6,8 @@
 # VALUE NFS-CALLS PROXY-CPU-TICKS" lines (side gw = this build, side -v vs =
 # the other: gwbase, the baseline build, by default; proxy, HAProxy; gw2, this
 # build at workers = 2; gwinline, this build with its inline sizes raised;
-# gwconn, this build at BENCH_CONNS RDMA connections),
+# gwconn, this build at BENCH_CONNS RDMA connections; rdma, the kernel
+# client's own RDMA mount, no proxy: no CPU figure; -v vers, the NFS version),
 # forms one ratio per round (mean of this build's two runs over the mean of
 # the other side's two) and prints per workload the median ratio, its
 # quartiles and range over the rounds, and each side's CPU microseconds per
@@ -14,7 +15,8 @@
 # "AB-REG" lines (RDMA registrations per call of a gateway side) go to stderr.
 BEGIN {
 	if (vs == "") vs = "gwbase"
-	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : vs == "gwconn" ? "BENCH_CONNS connections" : "baseline"
+	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : vs == "gwconn" ? "BENCH_CONNS connections" : vs == "rdma" ? "direct RDMA" : "baseline"
+	if (vers != "") print "NFS version " vers
 	nw = split("ga mix rr sw sr", wk, " ")
 	lab["ga"] = "GETATTR/s (noac, 1 process)"; lab["rr"] = "4 KiB rand read IOPS (iodepth 8)"
 	lab["mix"] = "small-op mix calls/s (8 processes)"
@@ -36,7 +38,7 @@ function quant(a, n, q,   h, lo) {
 function sortn(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 }
-function us(w, s) { return calls[w, s] > 0 ? sprintf("%.0f", ticks[w, s] / hz * 1e6 / calls[w, s]) : "-" }
+function us(w, s) { return s == "rdma" ? "-" : calls[w, s] > 0 ? sprintf("%.0f", ticks[w, s] / hz * 1e6 / calls[w, s]) : "-" }
 $1 == "AB-REG" { print > "/dev/stderr" }
 END {
 	printf "| workload | rounds | this build (median) | %s (median) | ratio median | quartiles | range | CPU µs/call this / %s |\n", other, other

@@ -41,7 +41,12 @@
 # both; each side's window binds and LOCAL_INVs per call are printed).
 # BENCH_AB_VS=gwconn pairs it with this build at BENCH_CONNS (default 1;
 # side gw has the default, 2) RDMA connections to nfsd (path gwconn;
-# BENCH_PATHS may name it too).
+# BENCH_PATHS may name it too).  BENCH_AB_VS=rdma pairs it with the kernel
+# client's own RDMA mount (direct, no proxy).  BENCH_AB_VERS=4.1 runs the
+# pairing over NFSv4.1 (default 3); each side then mounts under a hostname
+# of its own, as the spread mounts do.
+# BENCH_RT=N runs every gateway at realtime_priority = N and HAProxy at
+# SCHED_RR N too (chrt), the same for both proxies.
 # BENCH_NFSD_MAX_BLOCK=BYTES sets nfsd's largest READ/WRITE (default: sized
 # from the guest's memory, 256 KiB at 2 GiB: a 1 MiB block is then 4 calls).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
@@ -72,6 +77,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_INLINE:-}" ] || gargs+=(--inline "$BENCH_INLINE")
 	[ -z "${BENCH_CONNS:-}" ] || gargs+=(--conns "$BENCH_CONNS")
 	[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || gargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
+	[ -z "${BENCH_RT:-}" ] || gargs+=(--rt "$BENCH_RT")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -85,16 +91,22 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		proxy | gw2) abargs=(--paths "gw $vs") ;;
 		gwconn) abargs=(--paths "gw $vs" --conns "${BENCH_CONNS:-1}") ;;
 		gwinline) abargs=(--paths "gw $vs"); BENCH_INLINE=${BENCH_INLINE:-16384} ;;
-		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline or gwconn, not '$vs'" >&2; exit 1 ;;
+		rdma) abargs=(--paths gw) ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline, gwconn or rdma, not '$vs'" >&2; exit 1 ;;
+		esac
+		case ${BENCH_AB_VERS:-3} in
+		3 | 4.1 | 4.2) abargs+=(--vers "${BENCH_AB_VERS:-3}") ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VERS must be 3, 4.1 or 4.2, not '$BENCH_AB_VERS'" >&2; exit 1 ;;
 		esac
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || abargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
+		[ -z "${BENCH_RT:-}" ] || abargs+=(--rt "$BENCH_RT")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
 		echo
 		echo "host load average before: $load0; after: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - t0)) s"
-		tests/bench/bench_ab.awk -v vs="$vs" "$out"
+		tests/bench/bench_ab.awk -v vs="$vs" -v vers="${BENCH_AB_VERS:-3}" "$out"
 		rm -f "$out"
 		exit "$rc"
 	fi
@@ -172,6 +184,7 @@ INLINE=
 CONNS=1
 SPREAD=1
 WORKLOADS=
+RT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--paths) PATHS=$2; shift 2 ;;
@@ -184,6 +197,7 @@ while [ $# -gt 0 ]; do
 	--inline) INLINE=$2; shift 2 ;;
 	--conns) CONNS=$2; shift 2 ;;
 	--max-block) BED_NFSD_MAX_BLOCK=$2; shift 2 ;;
+	--rt) RT=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -222,6 +236,7 @@ gw_conf() { # port control-socket [workers [inline-size [connections, or the def
 listen = $BED_IP:$1
 $(for a in "${spread_addrs[@]}"; do echo "listen = $a:$1"; done)
 workers = ${3:-1}
+$([ -z "$RT" ] || echo "realtime_priority = $RT")
 log_level = info
 control_socket = $2
 admin_listen =
@@ -260,6 +275,7 @@ case " $PATHS " in *" gwconn "*) gw_side gwconn 1 "$gw_inline" "$CONNS" ;; esac
 if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sides only
 	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
 	bed_haproxy "$PROXY_PORT" "$W" || exit 1
+	[ -z "$RT" ] || chrt -a -r -p "$RT" "$(cat "$W/haproxy.pid")" || exit 1
 fi
 if [ -z "$AB_ROUNDS" ]; then
 	step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
@@ -310,7 +326,7 @@ desc_of() {
 M=/mnt/bench
 mkdir -p "$M"
 VERS=3
-do_mount() { # path extra-opts
+do_mount() { # path extra-opts [hostname: the client identity, NFSv4.x]
 	local src opts
 	read -r src opts <<<"$(mnt_opts "$1")"
 	if [ "$VERS" != 3 ]; then	# NFSv4.1: the pseudo root (fsid=0), no MOUNT protocol
@@ -319,7 +335,14 @@ do_mount() { # path extra-opts
 	fi
 	# soft: a path that dies (gateway crash) fails the workload instead of
 	# hanging the guest; the same options on every path.
-	timeout 60 mount -t nfs -o "$opts,soft,timeo=100,retrans=2${2:+,$2}" "$src" "$M"
+	opts="$opts,soft,timeo=100,retrans=2${2:+,$2}"
+	if [ -n "${3:-}" ]; then	# see spread_mount: no trunking onto another mount
+		# shellcheck disable=SC2016 # $1.. are sh -c's arguments
+		timeout 60 unshare --uts sh -c 'hostname "$1" && exec mount -t nfs -o "$2" "$3" "$4"' \
+			_ "$3" "$opts" "$src" "$M"
+	else
+		timeout 60 mount -t nfs -o "$opts" "$src" "$M"
+	fi
 }
 do_umount() { timeout 60 umount "$M" || umount -f -l "$M"; }
 
@@ -459,6 +482,7 @@ ab_one() { # round side workload: "AB round workload side value nfs-calls proxy-
 	p=$2; M=/mnt/ab-$2
 	pid=$(proxy_pid "$p")
 	o0=$(nfs_ops); c0=$(cpu_ticks "$pid")
+	[ "$c0" != - ] || c0=0	# a direct path: no proxy
 	case $3 in
 	ga) v=$(getattr_rate) ;;
 	mix) v=$(mix_rate) ;;
@@ -467,6 +491,7 @@ ab_one() { # round side workload: "AB round workload side value nfs-calls proxy-
 	sr) v=$(ab_dd read) ;;
 	esac
 	o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
+	[ "$c1" != - ] || c1=0
 	echo "AB $1 $3 $p ${v:-0} $((o1 - o0)) $((c1 - c0))"
 }
 ab_run() {
@@ -474,7 +499,7 @@ ab_run() {
 	head -c $((AB_MIB << 20)) /dev/urandom >"$W/seq.src"
 	for s in gw "$AB_VS"; do
 		M=/mnt/ab-$s; mkdir -p "$M"
-		do_mount "$s" noac || bed_fail "mount through $s"
+		do_mount "$s" noac "$([ "$VERS" = 3 ] || echo "ab-$s")" || bed_fail "mount through $s"
 	done
 	BENCH_SECS=2
 	step "warm-up round (not reported)"
@@ -502,6 +527,8 @@ for j in $(seq 0 $((BENCH_JOBS - 1))); do
 	for f in $(seq 1 40); do echo "$f" >"$BED_EXPORT/tree/d$j/f$f"; done
 done
 if [ -n "$AB_ROUNDS" ]; then
+	VERS=${BENCH_VERS%% *}
+	echo "AB-VERS $VERS"
 	ab_run
 	exit 0
 fi

@@ -1,0 +1,185 @@
+#!/bin/bash
+# claim: benchmark (not a test): what one RPC over Soft-RoCE costs a process with no TCP side at all (rpcrdma-call, sequential NULLs to nfsd) against what HAProxy and the gateway spend per forwarded GETATTR, user and system time apart, in one guest boot
+# SPDX-License-Identifier: MIT
+#
+# Host: tests/vm/run-vm.sh tests/bench/vm_rdma_floor.sh [FL_N=calls] [FL_ROUNDS=n]
+#
+# The question: can any user-space work make the gateway's CPU per small call
+# reach HAProxy's on this bed?  Soft-RoCE does the adapter's work in the
+# kernel, much of it inside the system calls of the process that posts
+# (the Send doorbell runs the requester and, over the loopback, the peer's
+# responder).  rpcrdma-call is the gateway's own RDMA transport with nothing
+# else: its CPU per NULL is the RDMA leg's cost to the process that drives
+# it, and its system time per call is the part no user-space change removes.
+# Each round: the tool (FL_N NULLs, less the same tool's run of 1 NULL for
+# setup), then FL_N stat() on a noac mount through HAProxy and through the
+# gateway; CPU from /proc/PID/stat, calls from the client's mountstats.
+set -u
+for a in "$@"; do	# run-vm.sh passes arguments, not the environment
+	case $a in FL_*=*) export "${a?}" ;; esac
+done
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh"
+
+FL_N=${FL_N:-3000}
+FL_ROUNDS=${FL_ROUNDS:-3}
+TOOL=$BUILD/tools/rpcrdma-call
+PROXY_PORT=20491
+W=/tmp/floor
+M=/mnt/floor
+mkdir -p "$W" "$M"
+HZ=$(getconf CLK_TCK)
+
+bed_nfsd_up
+bed_nfs_client_modules
+echo x >"$BED_EXPORT/small"
+bed_haproxy "$PROXY_PORT" "$W" || exit 1
+# FL_RT=1: both proxies run SCHED_RR at priority 1 (the gateway by its
+# realtime_priority, HAProxy by chrt), so that no kernel thread (ksoftirqd
+# above all) preempts them: what their preemptions cost them.
+if [ "${FL_RT:-0}" = 1 ]; then
+	gw_start 20490 "$W" gateway.log_level=info gateway.realtime_priority=1
+	chrt -a -r -p 1 "$(cat "$W/haproxy.pid")" || bed_fail "chrt haproxy"
+else
+	gw_start 20490 "$W" gateway.log_level=info
+fi
+trap 'rc=$?; kill "$(cat "$W/haproxy.pid")" 2>/dev/null; (exit $rc); gw_stop; bed_on_exit' EXIT
+
+ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }	# utime stime, all threads
+switches() { # context switches of all of PID's threads: "voluntary involuntary"
+	cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { v += $2 }
+		/^nonvoluntary_ctxt_switches/ { n += $2 } END { print v, n }'
+}
+calls_on() { # NFS calls the client made on mount $1 so far
+	awk -v m="$1" '$1 == "device" { inb = ($5 == m); po = 0; next }
+		inb && /per-op statistics/ { po = 1; next }
+		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
+		END { printf "%d\n", s }' /proc/self/mountstats
+}
+# tool N -> "user_seconds sys_seconds real_seconds voluntary involuntary" of
+# one rpcrdma-call run (context switches from GNU time)
+tool() {
+	local TIMEFORMAT='%U %S %R' t
+	t=$({ time /usr/bin/time -f '%w %c' -o "$W/tool.sw" "$TOOL" "$BED_IP" "$BED_RDMA_PORT" null "$1" \
+		>"$W/tool.out" 2>&1; } 2>&1) ||
+		{ sed 's/^/  rpcrdma-call: /' "$W/tool.out" >&2; bed_fail "rpcrdma-call null $1"; }
+	echo "$t $(tail -1 "$W/tool.sw")"
+}
+floor_round() { # round
+	local u1 s1 r1 v1 i1 un sn rn vn in
+	read -r u1 s1 r1 v1 i1 <<<"$(tool 1)"
+	read -r un sn rn vn in <<<"$(tool "$FL_N")"
+	echo "  rdma-null: per call $(awk -v v=$((vn - v1)) -v n=$((in - i1)) -v c=$((FL_N - 1)) 'BEGIN { printf "%.2f voluntary + %.2f involuntary context switches", v / c, n / c }')" >&2
+	awk -v r="$1" -v n="$FL_N" -v u1="$u1" -v s1="$s1" -v r1="$r1" -v un="$un" -v sn="$sn" -v rn="$rn" 'BEGIN {
+		c = n - 1; printf "FLOOR %d rdma-null %.0f %.0f %d %.0f\n", r,
+			(un - u1) * 1e6 / c, (sn - s1) * 1e6 / c, c, c / (rn - r1) }'
+}
+proxy_round() { # round side pid server-address mount-options
+	local r=$1 side=$2 pid=$3 u0 s0 u1 s1 c0 c1 t0 t1 v0 n0 v1 n1
+	timeout 60 mount -t nfs -o "$5,soft,timeo=100,retrans=2,noac" "$4:$BED_EXPORT" "$M" ||
+		bed_fail "mount through $side"
+	stat "$M/small" >/dev/null
+	read -r u0 s0 <<<"$(ticks "$pid")"; c0=$(calls_on "$M"); t0=$(bed_now)
+	read -r v0 n0 <<<"$(switches "$pid")"
+	perf_on "$r" "$side" "$pid"
+	perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$FL_N"
+	read -r u1 s1 <<<"$(ticks "$pid")"; c1=$(calls_on "$M"); t1=$(bed_now)
+	read -r v1 n1 <<<"$(switches "$pid")"
+	echo "  $side: $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads, per call $(awk -v v=$((v1 - v0)) -v n=$((n1 - n0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.2f voluntary + %.2f involuntary context switches", v / c, n / c }')" >&2
+	perf_off
+	timeout 60 umount "$M" || umount -f -l "$M"
+	awk -v r="$r" -v s="$side" -v hz="$HZ" -v du=$((u1 - u0)) -v ds=$((s1 - s0)) -v c=$((c1 - c0)) \
+		-v dt="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN {
+		if (c > 0) printf "FLOOR %d %s %.0f %.0f %d %.0f\n", r, s, du / hz * 1e6 / c, ds / hz * 1e6 / c, c, c / dt }'
+}
+
+# FL_PERF=1: a profile of the proxy (cpu-clock samples, call graphs) in round
+# 1, the sample share of each system call's whole path printed per proxy.
+perf_pid=
+# FL_PERF=sched: the proxy's context switches instead (who takes its CPU
+# when it is preempted, and in which system call).
+perf_on() { # round side pid
+	[ "${FL_PERF:-0}" != 0 ] && [ "$1" = 1 ] || return 0
+	if [ "$FL_PERF" = sched ]; then
+		perf record -q -g -e sched:sched_switch -p "$3" -o "$W/sched.$2" >/dev/null 2>&1 &
+	else
+		perf record -q -g -e cpu-clock -p "$3" -o "$W/perf.$2" >/dev/null 2>&1 &
+	fi
+	perf_pid=$!
+	sleep 1
+}
+perf_off() {
+	[ -n "$perf_pid" ] || return 0
+	kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true; perf_pid=
+}
+sched_show() { # side: its preemptions (prev_state R) by next task and by system call
+	[ -f "$W/sched.$1" ] || return 0
+	echo "  $1: preemptions (switched out runnable): the task that ran next, and the system call"
+	perf script -i "$W/sched.$1" -F trace,ip,sym 2>/dev/null | awk '
+		function flush(   i, sc) {
+			if (!pre) return
+			sc = "?"; for (i = 1; i <= ns; i++) if (st[i] ~ /^(__x64_sys_|ksys_|__sys_|sock_write_iter|ib_uverbs_write|do_epoll_wait)/) { sc = st[i]; break }
+			by[nx " in " sc]++; tot++; pre = 0
+		}
+		/^\t/ { ns++; st[ns] = $2; next }
+		{ flush(); ns = 0; pre = 0
+		  if (match($0, /prev_state=[A-Z+]+/) && substr($0, RSTART + 11, 1) == "R") {
+			pre = 1; nx = $0; sub(/.*next_comm=/, "", nx); sub(/ next_pid=.*/, "", nx); sub(/:[0-9]+$/, "", nx); sub(/[0-9]+$/, "N", nx) } }
+		END { flush(); for (k in by) printf "    %5.1f %%  %s\n", 100 * by[k] / tot, k | "sort -rn | head -12"; close("sort -rn | head -12"); printf "    (%d preemptions)\n", tot }'
+}
+perf_show() { # side
+	sched_show "$1"
+	[ -f "$W/perf.$1" ] || return 0
+	echo "  $1: whole paths (children), top entries"
+	perf report -i "$W/perf.$1" --stdio --children --sort sym -g none 2>/dev/null |
+		grep -E '^ +[0-9]' | sed -n 1,45p | sed 's/^/    /'
+	echo "  $1: per system call path (samples with it on the stack): share, its context-switch share, top leaves"
+	perf script -i "$W/perf.$1" -F comm,ip,sym 2>/dev/null | awk '
+		function flush(   i, k, leaf) {
+			if (!ns) return
+			tot++
+			for (k in want) for (i = 1; i <= ns; i++) if (st[i] == k) {
+				hit[k]++; leaf = st[1]
+				for (i = 1; i <= ns; i++) if (st[i] == "finish_task_switch.isra.0") { sw[k]++; break }
+				lf[k, leaf]++; break
+			}
+			ns = 0
+		}
+		BEGIN { split("sock_write_iter __sys_sendto __sys_recvfrom ib_uverbs_write do_epoll_wait __x64_sys_clock_gettime __x64_sys_gettimeofday __x64_sys_ioctl ksys_read", w, " "); for (i in w) want[w[i]] = 1 }
+		/^\t/ { ns++; st[ns] = $2; next }
+		{ flush() }
+		END { flush()
+			for (k in hit) {
+				printf "    %-26s %5.1f %% of samples, %4.1f %% of them in a context switch;", k, 100 * hit[k] / tot, 100 * sw[k] / hit[k]
+				n = 0; for (x in lf) { split(x, kk, SUBSEP); if (kk[1] == k) { n++; nm[n] = kk[2]; ct[n] = lf[x] } }
+				for (i = 1; i <= 4 && i <= n; i++) { b = i; for (j = i + 1; j <= n; j++) if (ct[j] > ct[b]) b = j
+					t = nm[i]; nm[i] = nm[b]; nm[b] = t; t = ct[i]; ct[i] = ct[b]; ct[b] = t
+					printf " %s %.0f%%", nm[i], 100 * ct[i] / hit[k] }
+				printf "\n"
+			} }'
+	echo "  $1: self, top entries"
+	perf report -i "$W/perf.$1" --stdio --no-children --sort dso,sym -g none 2>/dev/null |
+		grep -E '^ +[0-9]' | sed -n 1,30p | sed 's/^/    /'
+}
+
+step "warm-up (TCG translation caches, nfsd threads)"
+tool 200 >/dev/null
+FL_N=300 proxy_round 0 haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock" >/dev/null
+FL_N=300 proxy_round 0 gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock" >/dev/null
+for r in $(seq 1 "$FL_ROUNDS"); do
+	step "round $r of $FL_ROUNDS"
+	floor_round "$r" | tee -a "$W/rows"
+	proxy_round "$r" haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock" | tee -a "$W/rows"
+	proxy_round "$r" gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock" | tee -a "$W/rows"
+done
+[ -s "$W/rows" ] || bed_fail "no rows"
+echo
+echo "| process | rounds | user µs/call | system µs/call | total µs/call | calls/s | calls per round |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for s in rdma-null haproxy gateway; do	# the median of the rounds, each column
+	awk -v s="$s" '$1 == "FLOOR" && $3 == s { n++; u[n] = $4; y[n] = $5; t[n] = $4 + $5; q[n] = $7; c = $6 }
+		function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+		END { if (n) printf "| %s | %d | %.0f | %.0f | %.0f | %.0f | %d |\n", s, n, med(u, n), med(y, n), med(t, n), med(q, n), c }' "$W/rows"
+done
+for s in haproxy gateway; do perf_show "$s"; done
