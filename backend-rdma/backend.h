@@ -501,7 +501,8 @@ struct be_span {
 int be_spans_from_iov(const struct iovec *iov, unsigned niov, size_t off, size_t len,
 		      uint32_t max_seg, struct be_span *out, unsigned cap);
 
-/* What marshalling decided. */
+/* What marshalling decided.  Each array is valid up to its count only: a
+ * plan is reused from call to call and its arrays are not cleared. */
 struct be_plan {
 	uint32_t pl_proc;		/* RPCRDMA_MSG or RPCRDMA_NOMSG */
 	size_t pl_inline_len;		/* RPC bytes sent inline (MSG) */

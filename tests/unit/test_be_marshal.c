@@ -424,6 +424,76 @@ static void t13_backchannel(void **state)
 	assert_true(chunks);
 }
 
+/* 14. A plan object is reused call after call and only its counts are
+ * reset: planning into one left over from a bigger call (every byte then
+ * scribbled over) must marshal exactly what planning into a zeroed one
+ * does, for each shape: inline, a read item, write + reply chunks, long. */
+static void plan_both(const struct be_call_desc *d, uint32_t thresh)
+{
+	static uint8_t big[8192];
+	struct iovec biov = { big, sizeof(big) };
+	struct be_call_desc bd = { .cd_xid = 9, .cd_msg = &biov, .cd_msg_niov = 1 };
+	struct be_plan *z = calloc(1, sizeof(*z)), *u = calloc(1, sizeof(*u));
+	struct be_handle rd[BE_MAX_CALL_SEGS], wr[BE_MAX_CALL_SEGS], rp[BE_MAX_CALL_SEGS];
+	static uint8_t oz[8192], ou[8192];
+	long nz, nu;
+
+	assert_int_equal(be_plan_call(&bd, 1024, 512, u), 0);	/* 16 read spans */
+	assert_int_equal(u->pl_nreadspans, 16);
+	memset(u, 0xa5, sizeof(*u));
+	assert_int_equal(be_plan_call(d, thresh, 4096, z), 0);
+	assert_int_equal(be_plan_call(d, thresh, 4096, u), 0);
+	assert_int_equal(u->pl_proc, z->pl_proc);
+	assert_int_equal(u->pl_inline_len, z->pl_inline_len);
+	assert_int_equal(u->pl_hdr_len, z->pl_hdr_len);
+	assert_int_equal(u->pl_nreadspans, z->pl_nreadspans);
+	assert_int_equal(u->pl_nwrites, z->pl_nwrites);
+	assert_int_equal(u->pl_nwspans, z->pl_nwspans);
+	assert_int_equal(u->pl_nrspans, z->pl_nrspans);
+	assert_int_equal(u->pl_has_reply, z->pl_has_reply);
+	handles(rd, z->pl_read, z->pl_nreadspans, 0x100);
+	handles(wr, z->pl_wspan, z->pl_nwspans, 0x300);
+	handles(rp, z->pl_rspan, z->pl_nrspans, 0x400);
+	nz = be_marshal_call(d, z, 64, rd, wr, rp, &rh, oz, sizeof(oz));
+	nu = be_marshal_call(d, u, 64, rd, wr, rp, &rh, ou, sizeof(ou));
+	assert_true(nz > 0);
+	assert_int_equal(nu, nz);
+	assert_memory_equal(ou, oz, (size_t)nz);
+	free(z);
+	free(u);
+}
+
+static void t14_plan_reuse(void **state)
+{
+	static uint8_t msg[200], lng[6000];
+	struct iovec iov = { msg, sizeof(msg) }, liov = { lng, sizeof(lng) };
+	struct be_read_item ri = { .ri_pos = 20, .ri_len = 5 };
+	struct be_call_desc d = { .cd_xid = 7, .cd_msg = &iov, .cd_msg_niov = 1 };
+	struct be_handle wr[4], rp[4];
+	struct be_plan *p = offer(wr, rp);
+	struct iovec wiov = { wbuf, sizeof(wbuf) }, riov = { rbuf, sizeof(rbuf) };
+	struct be_target wt = { &wiov, 1 }, rt = { &riov, 1 };
+
+	(void)state;
+	free(p);
+	for (unsigned i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	chk_put_be32(msg, 7);
+	chk_put_be32(lng, 7);
+	plan_both(&d, 4096);				/* inline, no chunk */
+	d.cd_reads = &ri;
+	d.cd_nreads = 1;
+	plan_both(&d, 4096);				/* one read item */
+	d.cd_reads = NULL;
+	d.cd_nreads = 0;
+	d.cd_writes = &wt;
+	d.cd_nwrites = 1;
+	d.cd_reply = &rt;
+	plan_both(&d, 4096);				/* write list and reply chunk */
+	d = (struct be_call_desc){ .cd_xid = 7, .cd_msg = &liov, .cd_msg_niov = 1 };
+	plan_both(&d, 1024);				/* long: position-zero read chunk */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +511,7 @@ int main(void)
 		cmocka_unit_test(t11_read_list_reply),
 		cmocka_unit_test(t12_extra_chunk),
 		cmocka_unit_test(t13_backchannel),
+		cmocka_unit_test(t14_plan_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
