@@ -6,7 +6,8 @@
 # VALUE NFS-CALLS PROXY-CPU-TICKS" lines (side gw = this build, side -v vs =
 # the other: gwbase, the baseline build, by default; proxy, HAProxy; gw2, this
 # build at workers = 2; gwinline, this build with its inline sizes raised;
-# gwconn, this build at BENCH_CONNS RDMA connections; rdma, the kernel
+# gwconn, this build at BENCH_CONNS RDMA connections; gwrt, this build at
+# realtime_priority = 1; rdma, the kernel
 # client's own RDMA mount, no proxy: no CPU figure; -v vers, the NFS version),
 # forms one ratio per round (mean of this build's two runs over the mean of
 # the other side's two) and prints per workload the median ratio, its
@@ -15,7 +16,7 @@
 # "AB-REG" lines (RDMA registrations per call of a gateway side) go to stderr.
 BEGIN {
 	if (vs == "") vs = "gwbase"
-	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : vs == "gwconn" ? "BENCH_CONNS connections" : vs == "rdma" ? "direct RDMA" : "baseline"
+	other = vs == "proxy" ? "HAProxy" : vs == "gw2" ? "workers = 2" : vs == "gwinline" ? "inline raised" : vs == "gwconn" ? "BENCH_CONNS connections" : vs == "rdma" ? "direct RDMA" : vs == "gwrt" ? "realtime_priority = 1" : "baseline"
 	if (vers != "") print "NFS version " vers
 	nw = split("ga mix rr sw sr", wk, " ")
 	lab["ga"] = "GETATTR/s (noac, 1 process)"; lab["rr"] = "4 KiB rand read IOPS (iodepth 8)"

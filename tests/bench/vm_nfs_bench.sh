@@ -20,7 +20,7 @@
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
 # A path "gw2" (BENCH_PATHS="gw gw2 ...") is the gateway with workers = 2.
-# The gateway paths' (gw, gwbase, gw2, gwinline, gwconn) BENCH_JOBS-stream rows spread their
+# The gateway paths' (gw, gwbase, gw2, gwinline, gwconn, gwrt) BENCH_JOBS-stream rows spread their
 # clients: BENCH_SPREAD (4) mounts at once, each of another loopback address
 # (127.0.0.1, .2, ...; a local route per address makes it the source too),
 # nconnect and fio jobs split among them, so gw2's workers (which a hash of
@@ -46,7 +46,9 @@
 # pairing over NFSv4.1 (default 3); each side then mounts under a hostname
 # of its own, as the spread mounts do.
 # BENCH_RT=N runs every gateway at realtime_priority = N and HAProxy at
-# SCHED_RR N too (chrt), the same for both proxies.
+# SCHED_RR N too (chrt), the same for both proxies.  BENCH_AB_VS=gwrt pairs
+# this build with itself at realtime_priority = 1 (path gwrt; side gw keeps
+# the default, normal scheduling).
 # BENCH_NFSD_MAX_BLOCK=BYTES sets nfsd's largest READ/WRITE (default: sized
 # from the guest's memory, 256 KiB at 2 GiB: a 1 MiB block is then 4 calls).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
@@ -86,13 +88,13 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		vs=${BENCH_AB_VS:-gwbase}
 		case $vs in
 		gwbase)
-			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline|gwconn)" >&2; exit 1; }
+			[ -n "${BENCH_GW_BASE:-}" ] || { echo "vm_nfs_bench: BENCH_AB needs BENCH_GW_BASE (or BENCH_AB_VS=proxy|gw2|gwinline|gwconn|gwrt|rdma)" >&2; exit 1; }
 			abargs=(--paths gw --gw-base "$(realpath "$BENCH_GW_BASE")") ;;
-		proxy | gw2) abargs=(--paths "gw $vs") ;;
+		proxy | gw2 | gwrt) abargs=(--paths "gw $vs") ;;
 		gwconn) abargs=(--paths "gw $vs" --conns "${BENCH_CONNS:-1}") ;;
 		gwinline) abargs=(--paths "gw $vs"); BENCH_INLINE=${BENCH_INLINE:-16384} ;;
 		rdma) abargs=(--paths gw) ;;
-		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline, gwconn or rdma, not '$vs'" >&2; exit 1 ;;
+		*) echo "vm_nfs_bench: BENCH_AB_VS must be gwbase, proxy, gw2, gwinline, gwconn, gwrt or rdma, not '$vs'" >&2; exit 1 ;;
 		esac
 		case ${BENCH_AB_VERS:-3} in
 		3 | 4.1 | 4.2) abargs+=(--vers "${BENCH_AB_VERS:-3}") ;;
@@ -174,7 +176,7 @@ fi
 PROXY_PORT=20491
 # The gateway paths, each a gateway of its own on its TCP port; gw_pids
 # holds the pid of each one started (gw_side).
-declare -A gw_port=([gw]=20490 [gwbase]=20492 [gw2]=20493 [gwinline]=20494 [gwconn]=20495)
+declare -A gw_port=([gw]=20490 [gwbase]=20492 [gw2]=20493 [gwinline]=20494 [gwconn]=20495 [gwrt]=20496)
 declare -A gw_pids=()
 PATHS="tcp rdma gw proxy reexp"
 GW_BASE=
@@ -258,7 +260,7 @@ CONF
 # its pid in gw_pids[PATH].
 gw_side() {
 	local port=${gw_port[$1]}
-	step "rpcrdma-gw for path $1 on tcp $BED_IP:$port (workers $2${3:+, inline $3}${4:+, connections $4}${5:+, binary $5})"
+	step "rpcrdma-gw for path $1 on tcp $BED_IP:$port (workers $2${3:+, inline $3}${4:+, connections $4}${5:+, binary $5}${RT:+, realtime_priority $RT})"
 	gw_conf "$port" "$W/$1.control" "$2" "$3" "$4" >"$W/$1.conf"
 	"${5:-$BUILD/rpcrdma-gw}" -c "$W/$1.conf" >"$W/$1.log" 2>&1 &
 	gw_pids[$1]=$!
@@ -270,6 +272,7 @@ gw_side gw 1 "$gw_inline" ""
 case " $PATHS " in *" gw2 "*) gw_side gw2 2 "$gw_inline" "" ;; esac
 case " $PATHS " in *" gwinline "*) gw_side gwinline 1 "$INLINE" "" ;; esac
 case " $PATHS " in *" gwconn "*) gw_side gwconn 1 "$gw_inline" "$CONNS" ;; esac
+case " $PATHS " in *" gwrt "*) RT=${RT:-1} gw_side gwrt 1 "$gw_inline" "" ;; esac
 [ -z "$GW_BASE" ] || gw_side gwbase 1 "$gw_inline" "" "$GW_BASE"	# the baseline build
 
 if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sides only
@@ -318,6 +321,7 @@ desc_of() {
 	gw2) echo "kernel client → rpcrdma-gw, workers = 2 (TCP) → nfsd (RDMA)" ;;
 	gwinline) echo "kernel client → rpcrdma-gw, inline $INLINE (TCP) → nfsd (RDMA)" ;;
 	gwconn) echo "kernel client → rpcrdma-gw (TCP) → nfsd ($CONNS RDMA connections)" ;;
+	gwrt) echo "kernel client → rpcrdma-gw at realtime_priority = ${RT:-1} (TCP) → nfsd (RDMA)" ;;
 	proxy) echo "kernel client → HAProxy mode tcp → nfsd (TCP)" ;;
 	reexp) echo "kernel client → knfsd re-export (TCP) → nfsd (RDMA)" ;;
 	esac
