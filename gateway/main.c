@@ -505,10 +505,10 @@ static int gw_main_workers(struct gw_main *m)
 }
 
 /* realtime_priority: SCHED_RR for the process's threads, set here before
- * any exists so that workers and helpers inherit it.  Why: a kernel thread
- * woken by a system call of the gateway preempts it there (Soft-RoCE's
- * completion tasklet wakes ksoftirqd inside the Send doorbell, once per
- * call), and each preemption is two context switches the call pays for. */
+ * any exists so that workers and helpers inherit it.  Kernel threads woken
+ * by the gateway's own system calls then wait until it sleeps instead of
+ * preempting it (with Soft-RoCE, ksoftirqd in every Send doorbell); a trade
+ * against ordinary processes on the same CPUs (docs/operations.md 3.5). */
 static int gw_main_realtime(struct gw_main *m)
 {
 	unsigned prio = m->m_cfg->cf_rt_priority;

@@ -16,3 +16,13 @@ bench_cpu_ticks() {
 	read -r _ _ _ _ _ _ _ _ _ _ _ utime stime _ <<<"$line"
 	printf -v "$2" '%s' $((utime + stime))
 }
+
+# bench_nfs_calls MOUNT: NFS calls the client made so far on MOUNT and on
+# MOUNT2, MOUNT3, ... (a spread set), all procedures, from
+# /proc/self/mountstats.
+bench_nfs_calls() {
+	awk -v m="$1" '$1 == "device" { inb = ($5 == m || index($5, m) == 1 && substr($5, length(m) + 1) ~ /^[0-9]+$/); po = 0; next }
+		inb && /per-op statistics/ { po = 1; next }
+		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
+		END { printf "%.0f\n", s }' /proc/self/mountstats
+}

@@ -361,12 +361,7 @@ getattr_rate() {
 
 # NFS calls the client made on $M so far (all procedures, /proc/self/mountstats);
 # a spread set's mounts $M, ${M}2, ... summed
-nfs_ops() {
-	awk -v m="$M" '$1 == "device" { inb = ($5 == m || index($5, m) == 1 && substr($5, length(m) + 1) ~ /^[0-9]+$/); po = 0; next }
-		inb && /per-op statistics/ { po = 1; next }
-		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
-		END { printf "%.0f\n", s }' /proc/self/mountstats
-}
+nfs_ops() { bench_nfs_calls "$M"; }
 # Small-op mix: BENCH_JOBS processes, each in its own directory of the tree:
 # readdir (READDIR/READDIRPLUS), stat (LOOKUP/GETATTR) and access(R_OK)
 # (ACCESS) of every entry, in a loop; prints NFS calls/s from mountstats.
@@ -532,7 +527,6 @@ for j in $(seq 0 $((BENCH_JOBS - 1))); do
 done
 if [ -n "$AB_ROUNDS" ]; then
 	VERS=${BENCH_VERS%% *}
-	echo "AB-VERS $VERS"
 	ab_run
 	exit 0
 fi

@@ -20,6 +20,8 @@ for a in "$@"; do	# run-vm.sh passes arguments, not the environment
 done
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=tests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 FL_N=${FL_N:-3000}
 FL_ROUNDS=${FL_ROUNDS:-3}
@@ -50,11 +52,8 @@ switches() { # context switches of all of PID's threads: "voluntary involuntary"
 	cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { v += $2 }
 		/^nonvoluntary_ctxt_switches/ { n += $2 } END { print v, n }'
 }
-calls_on() { # NFS calls the client made on mount $1 so far
-	awk -v m="$1" '$1 == "device" { inb = ($5 == m); po = 0; next }
-		inb && /per-op statistics/ { po = 1; next }
-		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
-		END { printf "%d\n", s }' /proc/self/mountstats
+per_call_switches() { # voluntary involuntary calls
+	awk -v v="$1" -v n="$2" -v c="$3" 'BEGIN { printf "%.2f voluntary + %.2f involuntary context switches", v / c, n / c }'
 }
 # tool N -> "user_seconds sys_seconds real_seconds voluntary involuntary" of
 # one rpcrdma-call run (context switches from GNU time)
@@ -69,7 +68,7 @@ floor_round() { # round
 	local u1 s1 r1 v1 i1 un sn rn vn in
 	read -r u1 s1 r1 v1 i1 <<<"$(tool 1)"
 	read -r un sn rn vn in <<<"$(tool "$FL_N")"
-	echo "  rdma-null: per call $(awk -v v=$((vn - v1)) -v n=$((in - i1)) -v c=$((FL_N - 1)) 'BEGIN { printf "%.2f voluntary + %.2f involuntary context switches", v / c, n / c }')" >&2
+	echo "  rdma-null: per call $(per_call_switches $((vn - v1)) $((in - i1)) $((FL_N - 1)))" >&2
 	awk -v r="$1" -v n="$FL_N" -v u1="$u1" -v s1="$s1" -v r1="$r1" -v un="$un" -v sn="$sn" -v rn="$rn" 'BEGIN {
 		c = n - 1; printf "FLOOR %d rdma-null %.0f %.0f %d %.0f\n", r,
 			(un - u1) * 1e6 / c, (sn - s1) * 1e6 / c, c, c / (rn - r1) }'
@@ -79,13 +78,13 @@ proxy_round() { # round side pid server-address mount-options
 	timeout 60 mount -t nfs -o "$5,soft,timeo=100,retrans=2,noac" "$4:$BED_EXPORT" "$M" ||
 		bed_fail "mount through $side"
 	stat "$M/small" >/dev/null
-	read -r u0 s0 <<<"$(ticks "$pid")"; c0=$(calls_on "$M"); t0=$(bed_now)
+	read -r u0 s0 <<<"$(ticks "$pid")"; c0=$(bench_nfs_calls "$M"); t0=$(bed_now)
 	read -r v0 n0 <<<"$(switches "$pid")"
 	perf_on "$r" "$side" "$pid"
 	perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$FL_N"
-	read -r u1 s1 <<<"$(ticks "$pid")"; c1=$(calls_on "$M"); t1=$(bed_now)
+	read -r u1 s1 <<<"$(ticks "$pid")"; c1=$(bench_nfs_calls "$M"); t1=$(bed_now)
 	read -r v1 n1 <<<"$(switches "$pid")"
-	echo "  $side: $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads, per call $(awk -v v=$((v1 - v0)) -v n=$((n1 - n0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.2f voluntary + %.2f involuntary context switches", v / c, n / c }')" >&2
+	echo "  $side: $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads, per call $(per_call_switches $((v1 - v0)) $((n1 - n0)) $((c1 - c0)))" >&2
 	perf_off
 	timeout 60 umount "$M" || umount -f -l "$M"
 	awk -v r="$r" -v s="$side" -v hz="$HZ" -v du=$((u1 - u0)) -v ds=$((s1 - s0)) -v c=$((c1 - c0)) \
@@ -135,12 +134,12 @@ perf_show() { # side
 		grep -E '^ +[0-9]' | sed -n 1,45p | sed 's/^/    /'
 	echo "  $1: per system call path (samples with it on the stack): share, its context-switch share, top leaves"
 	perf script -i "$W/perf.$1" -F comm,ip,sym 2>/dev/null | awk '
-		function flush(   i, k, leaf) {
+		function flush(   i, j, k, leaf) {
 			if (!ns) return
 			tot++
 			for (k in want) for (i = 1; i <= ns; i++) if (st[i] == k) {
 				hit[k]++; leaf = st[1]
-				for (i = 1; i <= ns; i++) if (st[i] == "finish_task_switch.isra.0") { sw[k]++; break }
+				for (j = 1; j <= ns; j++) if (st[j] == "finish_task_switch.isra.0") { sw[k]++; break }
 				lf[k, leaf]++; break
 			}
 			ns = 0
@@ -162,15 +161,18 @@ perf_show() { # side
 		grep -E '^ +[0-9]' | sed -n 1,30p | sed 's/^/    /'
 }
 
+# both proxies' rounds: ROUND
+proxies_round() {
+	proxy_round "$1" haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock"
+	proxy_round "$1" gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock"
+}
+
 step "warm-up (TCG translation caches, nfsd threads)"
 tool 200 >/dev/null
-FL_N=300 proxy_round 0 haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock" >/dev/null
-FL_N=300 proxy_round 0 gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock" >/dev/null
+FL_N=300 proxies_round 0 >/dev/null
 for r in $(seq 1 "$FL_ROUNDS"); do
 	step "round $r of $FL_ROUNDS"
-	floor_round "$r" | tee -a "$W/rows"
-	proxy_round "$r" haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock" | tee -a "$W/rows"
-	proxy_round "$r" gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock" | tee -a "$W/rows"
+	{ floor_round "$r"; proxies_round "$r"; } | tee -a "$W/rows"
 done
 [ -s "$W/rows" ] || bed_fail "no rows"
 echo

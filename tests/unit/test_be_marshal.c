@@ -425,21 +425,18 @@ static void t13_backchannel(void **state)
 }
 
 /* 14. A plan object is reused call after call and only its counts are
- * reset: planning into one left over from a bigger call (every byte then
- * scribbled over) must marshal exactly what planning into a zeroed one
- * does, for each shape: inline, a read item, write + reply chunks, long. */
+ * reset: planning into one whose every byte is left over (scribbled over
+ * here) must marshal exactly what planning into a zeroed one does, for
+ * each shape: inline, a read item, write + reply chunks, long. */
 static void plan_both(const struct be_call_desc *d, uint32_t thresh)
 {
-	static uint8_t big[8192];
-	struct iovec biov = { big, sizeof(big) };
-	struct be_call_desc bd = { .cd_xid = 9, .cd_msg = &biov, .cd_msg_niov = 1 };
-	struct be_plan *z = calloc(1, sizeof(*z)), *u = calloc(1, sizeof(*u));
+	struct be_plan *z = calloc(1, sizeof(*z)), *u = malloc(sizeof(*u));
 	struct be_handle rd[BE_MAX_CALL_SEGS], wr[BE_MAX_CALL_SEGS], rp[BE_MAX_CALL_SEGS];
 	static uint8_t oz[8192], ou[8192];
 	long nz, nu;
 
-	assert_int_equal(be_plan_call(&bd, 1024, 512, u), 0);	/* 16 read spans */
-	assert_int_equal(u->pl_nreadspans, 16);
+	assert_non_null(z);
+	assert_non_null(u);
 	memset(u, 0xa5, sizeof(*u));
 	assert_int_equal(be_plan_call(d, thresh, 4096, z), 0);
 	assert_int_equal(be_plan_call(d, thresh, 4096, u), 0);
@@ -469,13 +466,10 @@ static void t14_plan_reuse(void **state)
 	struct iovec iov = { msg, sizeof(msg) }, liov = { lng, sizeof(lng) };
 	struct be_read_item ri = { .ri_pos = 20, .ri_len = 5 };
 	struct be_call_desc d = { .cd_xid = 7, .cd_msg = &iov, .cd_msg_niov = 1 };
-	struct be_handle wr[4], rp[4];
-	struct be_plan *p = offer(wr, rp);
 	struct iovec wiov = { wbuf, sizeof(wbuf) }, riov = { rbuf, sizeof(rbuf) };
 	struct be_target wt = { &wiov, 1 }, rt = { &riov, 1 };
 
 	(void)state;
-	free(p);
 	for (unsigned i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)i;
 	chk_put_be32(msg, 7);
