@@ -152,6 +152,9 @@ void be_config_default(struct be_config *cfg);
 	X(SQ_COMPLETIONS, sq_completions, "rdma_work_completions_total", "queue", "send", \
 	  "Work completions polled, by queue (send: Sends, LOCAL_INV, RDMA Reads, flushes).") \
 	X(RQ_COMPLETIONS, rq_completions, "rdma_work_completions_total", "queue", "recv", NULL) \
+	X(SEND_DOORBELLS, send_doorbells, "rdma_send_doorbells_total", NULL, NULL, \
+	  "ibv_post_send() calls that carried call Sends, one doorbell each (a loop pass's " \
+	  "calls for one connection share one).") \
 	X(CQ_WAKEUPS, cq_wakeups, "rdma_cq_wakeups_total", NULL, NULL, \
 	  "Completion channel events handled (a read and a re-arm each).") \
 	X(CALLS, calls, NULL, NULL, NULL, "calls submitted") \
@@ -381,6 +384,7 @@ struct be_req {
 	void *bq_arg;
 	struct be_call_desc bq_desc;	/* arrays: the caller's */
 	struct be_call *bq_post;	/* POSTED..DONE: its post on a connection */
+	bool bq_waited;			/* counted in bs_queued */
 	TAILQ_ENTRY(be_req) bq_link;	/* pool wait queue or failed list */
 };
 

@@ -291,22 +291,37 @@ static struct be_call *slot_take(struct be_conn *cn, struct be_req *rq)
 	return ca;
 }
 
-/* Windows first, then the Send: one ibv_post_send().  0, -EAGAIN (no room:
- * stays queued), or another -errno (call failed). */
-int be_call_post(struct be_conn *cn, struct be_req *rq)
+/* Give back what a call not posted holds: windows unbound (their keys
+ * unchanged), MRs, the element. */
+static void call_drop(struct be_call *ca)
 {
-	struct be_pool *pool = cn->cn_pool;
-	struct be_ctx *ctx = pool->bp_ctx;
-	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1], *send, *bad;
-	struct ibv_sge sge;
-	unsigned nbinds = 0, i, nspans, need, sbuf;
+	unsigned i;
+
+	for (i = 0; i < ca->rq_nreg; i++)
+		if (ca->rq_reg[i].rk_mw)
+			ca->rq_reg[i].rk_mw->mw_rkey = ca->rq_reg[i].rk_mw->mw_mw->rkey;
+	be_call_dereg_mrs(ca);
+	be_call_free_mws(ca);
+	be_call_slot_put(ca);
+}
+
+/* Marshal rq for cn: its slot, plan, registrations (window binds into
+ * binds[]), send buffer, header and credit, with its Send's WR in
+ * ca->rq_swr; the send-queue room of cn's batch counts as taken.  0,
+ * -EAGAIN (no room: stays queued) or another -errno; on error nothing is
+ * held. */
+static int call_prepare(struct be_conn *cn, struct be_req *rq, struct ibv_send_wr *binds,
+			unsigned *nbinds, struct be_call **out)
+{
+	struct be_ctx *ctx = cn->cn_pool->bp_ctx;
+	unsigned i, nspans, need;
 	struct be_call *ca;
 	struct be_plan *p;
 	uint8_t *sb;
 	long len;
-	bool sig;
 	int rc;
 
+	*nbinds = 0;
 	ca = slot_take(cn, rq);
 	if (!ca)
 		return -EAGAIN;
@@ -316,83 +331,248 @@ int be_call_post(struct be_conn *cn, struct be_req *rq)
 		goto unreg;
 	nspans = p->pl_nreadspans + p->pl_nwspans + p->pl_nrspans;
 	need = 1 + (ctx->cx_cfg.bc_reg_mode == BE_REG_MW ? 2 * nspans : 0);
-	if (cn->cn_nsfree == 0 || cn->cn_sq_used + need > cn->cn_sq_max) {
+	if (cn->cn_nsfree == 0 || cn->cn_sq_used + cn->cn_tx_room + need > cn->cn_sq_max) {
 		rc = -EAGAIN;
 		goto unreg;
 	}
 
 	for (i = 0; i < p->pl_nreadspans; i++)
 		if ((rc = be_reg_span(cn, ca, &p->pl_read[i], IBV_ACCESS_REMOTE_READ, &ca->rq_rd[i],
-				   binds, &nbinds)) < 0)
+				   binds, nbinds)) < 0)
 			goto unreg;
 	for (i = 0; i < p->pl_nwspans; i++)
 		if ((rc = be_reg_span(cn, ca, &p->pl_wspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->rq_wr[i],
-				   binds, &nbinds)) < 0)
+				   binds, nbinds)) < 0)
 			goto unreg;
 	for (i = 0; i < p->pl_nrspans; i++)
 		if ((rc = be_reg_span(cn, ca, &p->pl_rspan[i], IBV_ACCESS_REMOTE_WRITE, &ca->rq_rp[i],
-				   binds, &nbinds)) < 0)
+				   binds, nbinds)) < 0)
 			goto unreg;
 
-	sbuf = cn->cn_sfree[--cn->cn_nsfree];
+	ca->rq_sbuf = cn->cn_sfree[--cn->cn_nsfree];
 	sb = cn->cn_mem + (size_t)cn->cn_nrecv * ctx->cx_cfg.bc_inline_recv +
-	     (size_t)sbuf * ctx->cx_cfg.bc_inline_send;
+	     (size_t)ca->rq_sbuf * ctx->cx_cfg.bc_inline_send;
 	len = be_marshal_call(&rq->bq_desc, p, ctx->cx_cfg.bc_credits, ca->rq_rd, ca->rq_wr,
 			      ca->rq_rp, &ctx->cx_tx, sb, cn->cn_send_thresh);
 	if (len < 0) {
 		rc = (int)len;
 		goto unsbuf;
 	}
-	send = &binds[nbinds];
-	memset(send, 0, sizeof(*send));
-	sge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
-	sig = be_send_signal(cn, nbinds + 1);
-	send->wr_id = (uint64_t)sbuf << 48 | (uintptr_t)cn | WR_SEND | (sig ? WR_SIG : 0);
-	send->opcode = IBV_WR_SEND;
-	send->send_flags = sig ? IBV_SEND_SIGNALED : 0;
-	send->sg_list = &sge;
-	send->num_sge = 1;
-	if (nbinds > 0)
-		binds[nbinds - 1].next = send;
-	rc = be_vx()->post_send(cn->cn_qp, binds, &bad);
-	if (rc) {
-		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", ca->rq_xid, strerror(rc));
-		rc = -rc;
-		goto unsbuf;
-	}
+	ca->rq_ssge = (struct ibv_sge){ (uintptr_t)sb, (uint32_t)len, cn->cn_mr->lkey };
+	ca->rq_swr = (struct ibv_send_wr){ .opcode = IBV_WR_SEND, .sg_list = &ca->rq_ssge,
+					   .num_sge = 1 };
+	ca->rq_tx_next = NULL;
+	ca->rq_nbwr = 0;
+	ca->rq_need = need;
+	be_credits_sent(&cn->cn_cr);
+	*out = ca;
+	return 0;
+
+unsbuf:
+	cn->cn_sfree[cn->cn_nsfree++] = ca->rq_sbuf;
+unreg:
+	call_drop(ca);
+	return rc;
+}
+
+/* Undo call_prepare() of a call whose WRs were not posted. */
+static void call_unprepare(struct be_conn *cn, struct be_call *ca)
+{
+	be_credits_replied(&cn->cn_cr);
+	cn->cn_sfree[cn->cn_nsfree++] = ca->rq_sbuf;
+	call_drop(ca);
+}
+
+/* Set ca's Send's signal flag: what be_send_signal() says now (the ring
+ * as be_send_push() of every Send before it left it). */
+static bool call_signal(struct be_conn *cn, struct be_call *ca, unsigned nbinds)
+{
+	bool sig = be_send_signal(cn, nbinds + 1);
+
+	ca->rq_swr.wr_id = (uint64_t)ca->rq_sbuf << 48 | (uintptr_t)cn | WR_SEND |
+			   (sig ? WR_SIG : 0);
+	ca->rq_swr.send_flags = sig ? IBV_SEND_SIGNALED : 0;
+	return sig;
+}
+
+/* ca's WRs are on the send queue: the ring holds its send buffer and room,
+ * the call is in flight. */
+static void call_posted(struct be_conn *cn, struct be_call *ca, unsigned nbinds, bool sig)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_req *rq = ca->rq_req;
+	unsigned i;
+
 	/* The provider names a window by ibv_mw.rkey, which must be the key
 	 * of its current binding when the bind is posted (rxe compares it):
 	 * step it forward only now that the binds are on the queue. */
 	for (i = 0; i < ca->rq_nreg; i++)
 		if (ca->rq_reg[i].rk_mw)
 			ca->rq_reg[i].rk_mw->mw_mw->rkey = ca->rq_reg[i].rk_mw->mw_rkey;
-	be_send_push(cn, sbuf, nbinds + 1, sig);	/* holds the buffer and the room */
+	be_send_push(cn, ca->rq_sbuf, nbinds + 1, sig);	/* holds the buffer and the room */
 	ca->rq_sq_inv = nbinds;
 	cn->cn_sq_used += ca->rq_sq_inv;
 	ca->rq_inv_pending = 0;
 	now(&ca->rq_sent_at);
-	be_credits_sent(&cn->cn_cr);
 	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
 	pool->bp_ninflight++;
-	if (p->pl_proc == RPCRDMA_NOMSG)
-		ctx->cx_stats.bs_nomsg_calls++;
+	if (ca->rq_plan.pl_proc == RPCRDMA_NOMSG)
+		pool->bp_ctx->cx_stats.bs_nomsg_calls++;
 	be_call_set_state(ca, CS_POSTED);
 	rq->bq_post = ca;
 	rq->bq_state = BE_REQ_POSTED;
 	rq->bq_sends++;
-	return 0;
+}
 
-unsbuf:
-	cn->cn_sfree[cn->cn_nsfree++] = sbuf;
-unreg:
-	/* Nothing was posted: windows are unbound, their keys unchanged. */
-	for (i = 0; i < ca->rq_nreg; i++)
-		if (ca->rq_reg[i].rk_mw)
-			ca->rq_reg[i].rk_mw->mw_rkey = ca->rq_reg[i].rk_mw->mw_mw->rkey;
-	be_call_dereg_mrs(ca);
-	be_call_free_mws(ca);
-	be_call_slot_put(ca);
-	return rc;
+/* ca's first WR on the queue: its first bind, or its Send. */
+static struct ibv_send_wr *call_first_wr(struct be_call *ca)
+{
+	return ca->rq_nbwr ? &ca->rq_bwr[0] : &ca->rq_swr;
+}
+
+/* Is wr one of ca's WRs? */
+static bool call_has_wr(const struct be_call *ca, const struct ibv_send_wr *wr)
+{
+	return wr == &ca->rq_swr || (wr >= ca->rq_bwr && wr < ca->rq_bwr + ca->rq_nbwr);
+}
+
+/* A call of cn's batch that the provider did not post: the first fails as
+ * a call posted alone would, the rest wait at the head of the queue, in
+ * order (prev: the last put back). */
+static struct be_req *call_unbatch(struct be_conn *cn, struct be_call *ca, int rc, bool first,
+				   struct be_req *prev)
+{
+	struct be_pool *pool = cn->cn_pool;
+	struct be_req *rq = ca->rq_req;
+
+	call_unprepare(cn, ca);
+	if (first) {
+		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", rq->bq_desc.cd_xid, strerror(rc));
+		pool->bp_ctx->cx_stats.bs_marshal_errors++;
+		call_fail_later(rq, BE_ERR_REGISTER);
+		return NULL;
+	}
+	if (prev)
+		TAILQ_INSERT_AFTER(&pool->bp_queue, prev, rq, bq_link);
+	else
+		TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
+	pool->bp_nqueued++;
+	return rq;
+}
+
+/*
+ * Post cn's batch: every call the pump marshalled for it, binds before
+ * their Send, in one ibv_post_send() (one doorbell, which rxe makes a
+ * system call).  The ring is pushed in chain order before the post, so
+ * that each Send's signal flag is what be_send_signal() says after the
+ * Sends before it; a refused post rewinds it and pushes the part posted
+ * again.  A call refused after some of its binds went out leaves windows
+ * bound that no key we hold names: the connection is failed, which ends
+ * every window of its QP.
+ */
+static void conn_tx_flush(struct be_conn *cn)
+{
+	struct be_call *ca, *next, *first = cn->cn_tx_head;
+	struct ibv_send_wr *bad = NULL;
+	struct be_req *prev = NULL;
+	struct be_send_mark m;
+	bool refused = false, partial = false;
+	int rc;
+
+	if (!first)
+		return;
+	cn->cn_tx_head = cn->cn_tx_last = NULL;
+	cn->cn_tx_room = 0;
+	be_send_mark(cn, &m);
+	for (ca = first; ca; ca = ca->rq_tx_next) {
+		for (unsigned i = 0; i < ca->rq_nbwr; i++)
+			ca->rq_bwr[i].next = i + 1 < ca->rq_nbwr ? &ca->rq_bwr[i + 1] : &ca->rq_swr;
+		ca->rq_swr.next = ca->rq_tx_next ? call_first_wr(ca->rq_tx_next) : NULL;
+		be_send_push(cn, ca->rq_sbuf, ca->rq_nbwr + 1, call_signal(cn, ca, ca->rq_nbwr));
+	}
+	cn->cn_ctx->cx_stats.bs_send_doorbells++;
+	rc = be_vx()->post_send(cn->cn_qp, call_first_wr(first), &bad);
+	be_send_rewind(cn, &m);
+	if (rc && !bad)
+		bad = call_first_wr(first);
+	for (ca = first; ca; ca = next) {
+		next = ca->rq_tx_next;
+		if (!refused && !(rc && call_has_wr(ca, bad))) {
+			call_posted(cn, ca, ca->rq_nbwr, ca->rq_swr.send_flags & IBV_SEND_SIGNALED);
+			continue;
+		}
+		if (!refused)
+			partial = bad != call_first_wr(ca);
+		prev = call_unbatch(cn, ca, rc, !refused, prev);
+		refused = true;
+	}
+	if (partial)
+		be_conn_fail(cn, "ibv_post_send refused part of a call");
+}
+
+/* Post a prepared call now: its window binds, then its Send, in one
+ * ibv_post_send(), cn's batch already posted (the send ring is in posting
+ * order).  0 or -errno (the call is given back). */
+static int call_post_now(struct be_conn *cn, struct be_call *ca, struct ibv_send_wr *binds,
+			 unsigned nbinds)
+{
+	struct ibv_send_wr *bad;
+	bool sig = call_signal(cn, ca, nbinds);
+	int rc;
+
+	if (nbinds > 0)
+		binds[nbinds - 1].next = &ca->rq_swr;
+	cn->cn_ctx->cx_stats.bs_send_doorbells++;
+	rc = be_vx()->post_send(cn->cn_qp, nbinds ? binds : &ca->rq_swr, &bad);
+	if (rc) {
+		LOG(ERR, cn->cn_pool, "xid %08x: ibv_post_send: %s", ca->rq_xid, strerror(rc));
+		call_unprepare(cn, ca);
+		return -rc;
+	}
+	call_posted(cn, ca, nbinds, sig);
+	return 0;
+}
+
+/* Post rq on cn now (after cn's batch).  0, -EAGAIN (no room: stays
+ * queued), or another -errno (call failed). */
+int be_call_post(struct be_conn *cn, struct be_req *rq)
+{
+	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1];
+	struct be_call *ca;
+	unsigned nbinds;
+	int rc;
+
+	conn_tx_flush(cn);
+	rc = call_prepare(cn, rq, binds, &nbinds, &ca);
+	return rc < 0 ? rc : call_post_now(cn, ca, binds, nbinds);
+}
+
+/* The pump's post of rq on cn: a call with more than BE_TX_BINDS window
+ * binds goes now, any other joins cn's batch, posted by conn_tx_flush()
+ * at the pump's end.  As be_call_post(). */
+static int call_batch(struct be_conn *cn, struct be_req *rq)
+{
+	struct ibv_send_wr binds[BE_MAX_CALL_SEGS + 1];
+	struct be_call *ca;
+	unsigned nbinds;
+	int rc;
+
+	rc = call_prepare(cn, rq, binds, &nbinds, &ca);
+	if (rc < 0)
+		return rc;
+	if (nbinds > BE_TX_BINDS) {
+		conn_tx_flush(cn);
+		return call_post_now(cn, ca, binds, nbinds);
+	}
+	memcpy(ca->rq_bwr, binds, nbinds * sizeof(binds[0]));
+	ca->rq_nbwr = nbinds;
+	if (cn->cn_tx_last)
+		cn->cn_tx_last->rq_tx_next = ca;
+	else
+		cn->cn_tx_head = ca;
+	cn->cn_tx_last = ca;
+	cn->cn_tx_room += ca->rq_need;
+	return 0;
 }
 
 /* Can cn take a call now? */
@@ -441,11 +621,13 @@ static bool pool_any_can_send(const struct be_pool *pool)
 }
 
 /* Move queued calls onto connections with room, in queue order; a call
- * whose connection has none waits without holding up the others. */
-void be_pool_pump(struct be_pool *pool)
+ * whose connection has none waits without holding up the others.  Each
+ * connection's calls go out together at the end (but large ones). */
+static void pool_pump_now(struct be_pool *pool)
 {
 	struct be_ctx *ctx = pool->bp_ctx;
 	struct be_req *rq, *next;
+	unsigned k;
 
 	if (pool->bp_pumping)
 		return;
@@ -459,7 +641,7 @@ void be_pool_pump(struct be_pool *pool)
 			continue;
 		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
 		pool->bp_nqueued--;
-		rc = be_call_post(cn, rq);
+		rc = call_batch(cn, rq);
 		if (rc == -EAGAIN) {
 			if (next)
 				TAILQ_INSERT_BEFORE(next, rq, bq_link);
@@ -475,8 +657,36 @@ void be_pool_pump(struct be_pool *pool)
 									 : BE_ERR_REGISTER);
 		}
 	}
+	for (k = 0; k < pool->bp_nslots; k++)
+		if (pool->bp_slots[k].sl_conn)
+			conn_tx_flush(pool->bp_slots[k].sl_conn);
+	/* Calls still here had to wait: count each once (new ones are last). */
+	TAILQ_FOREACH_REVERSE(rq, &pool->bp_queue, be_req_list, bq_link) {
+		if (rq->bq_waited)
+			break;
+		rq->bq_waited = true;
+		ctx->cx_stats.bs_queued++;
+	}
 	pool->bp_pumping = false;
 	pool_room_check(pool);
+}
+
+/* Every call made ready in one loop pass (submitted, or given a credit by
+ * a reply) goes out from one pump at the pass's end: a connection's calls
+ * share one ibv_post_send(), which for rxe is one system call that also
+ * runs the requester.  An event made active from a callback runs in the
+ * same pass, after the callbacks already due. */
+void be_pool_pump(struct be_pool *pool)
+{
+	if (!pool->bp_freeing && !TAILQ_EMPTY(&pool->bp_queue))
+		event_active(pool->bp_pump_ev, 0, 0);
+}
+
+void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	pool_pump_now(arg);
 }
 
 bool be_xid_busy(struct be_pool *pool, uint32_t xid)
@@ -553,8 +763,6 @@ int be_call_submit(struct be_pool *pool, struct be_req *rq, const struct be_call
 	ctx->cx_stats.bs_calls++;
 	TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
 	pool->bp_nqueued++;
-	be_pool_pump(pool);	/* no callback from here: failures are deferred */
-	if (rq->bq_state == BE_REQ_QUEUED)
-		ctx->cx_stats.bs_queued++;
+	be_pool_pump(pool);	/* at the pass's end: no callback from here */
 	return 0;
 }

@@ -66,6 +66,30 @@ void be_send_push(struct be_conn *cn, unsigned sbuf, unsigned wrs, bool sig)
 	}
 }
 
+/* The ring's state before a batch's pushes, to go back to if the batch's
+ * post fails (be_call.c): what be_send_push() changes, nothing else. */
+void be_send_mark(const struct be_conn *cn, struct be_send_mark *m)
+{
+	const struct be_stats *st = &cn->cn_ctx->cx_stats;
+
+	*m = (struct be_send_mark){ cn->cn_ring_tail, cn->cn_sq_used, cn->cn_sig_out,
+				    cn->cn_unsig, cn->cn_unsig_wrs, st->bs_sends_signaled,
+				    st->bs_sends_unsignaled };
+}
+
+void be_send_rewind(struct be_conn *cn, const struct be_send_mark *m)
+{
+	struct be_stats *st = &cn->cn_ctx->cx_stats;
+
+	cn->cn_ring_tail = m->smk_tail;
+	cn->cn_sq_used = m->smk_sq_used;
+	cn->cn_sig_out = m->smk_sig_out;
+	cn->cn_unsig = m->smk_unsig;
+	cn->cn_unsig_wrs = m->smk_unsig_wrs;
+	st->bs_sends_signaled = m->smk_signaled;
+	st->bs_sends_unsignaled = m->smk_unsignaled;
+}
+
 /* A WR completed (or was flushed) after every Send of ring count < end:
  * those are complete (an RC send queue completes in order), their buffers
  * and room free.  Each Send once: counts below cn_ring_head are gone. */

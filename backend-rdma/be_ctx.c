@@ -195,19 +195,17 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	TAILQ_INIT(&pool->bp_failed);
 	pool->bp_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
 	pool->bp_room_ev = event_new(ctx->cx_base, -1, 0, be_pool_room_cb, pool);
-	if (!pool->bp_fail_ev || !pool->bp_room_ev) {
+	pool->bp_pump_ev = event_new(ctx->cx_base, -1, 0, be_pool_pump_cb, pool);
+	pool->bp_nslots = ctx->cx_cfg.bc_conns;
+	pool->bp_slots = calloc(pool->bp_nslots, sizeof(struct be_slot));
+	if (!pool->bp_fail_ev || !pool->bp_room_ev || !pool->bp_pump_ev || !pool->bp_slots) {
 		if (pool->bp_fail_ev)
 			event_free(pool->bp_fail_ev);
 		if (pool->bp_room_ev)
 			event_free(pool->bp_room_ev);
-		free(pool);
-		return NULL;
-	}
-	pool->bp_nslots = ctx->cx_cfg.bc_conns;
-	pool->bp_slots = calloc(pool->bp_nslots, sizeof(struct be_slot));
-	if (!pool->bp_slots) {
-		event_free(pool->bp_fail_ev);
-		event_free(pool->bp_room_ev);
+		if (pool->bp_pump_ev)
+			event_free(pool->bp_pump_ev);
+		free(pool->bp_slots);
 		free(pool);
 		return NULL;
 	}
@@ -262,6 +260,7 @@ void be_pool_free(struct be_pool *pool)
 	be_pool_failed_cb(-1, 0, pool);
 	event_free(pool->bp_fail_ev);
 	event_free(pool->bp_room_ev);
+	event_free(pool->bp_pump_ev);
 	LIST_REMOVE(pool, bp_link);
 	free(pool->bp_slots);
 	free(pool);

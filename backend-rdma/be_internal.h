@@ -243,6 +243,10 @@ enum be_call_state {
 	CS_READING,		/* reply carried a Read list: RDMA Reads posted */
 };
 /* One post of a call: an element of its connection's cn_slots. */
+/* A call with at most this many window binds joins its connection's
+ * batch (a 4 KiB READ's write chunk is one); one with more goes alone. */
+#define BE_TX_BINDS 4
+
 struct be_call {
 	struct be_conn *rq_conn;		/* owner of this element, fixed */
 	struct be_req *rq_req;			/* POSTED..DONE: the call posted */
@@ -273,6 +277,16 @@ struct be_call {
 	struct be_handle rq_rd[BE_MAX_CALL_SEGS], rq_wr[BE_MAX_CALL_SEGS], rq_rp[BE_MAX_CALL_SEGS];
 	struct be_reg rq_reg[BE_MAX_CALL_SEGS];	/* reads, then writes, then reply */
 	unsigned rq_nreg;
+	/* A call the pump batches (be_call.c): its window binds and its Send,
+	 * posted at the pump's end with its connection's other calls.  Written
+	 * before they are read. */
+	struct ibv_send_wr rq_bwr[BE_TX_BINDS];
+	unsigned rq_nbwr;
+	struct ibv_send_wr rq_swr;
+	struct ibv_sge rq_ssge;
+	unsigned rq_sbuf;
+	unsigned rq_need;			/* send-queue room: WRs and invalidations */
+	struct be_call *rq_tx_next;
 	struct be_reply rq_reply;
 } __attribute__((aligned(16)));
 
@@ -322,6 +336,10 @@ struct be_conn {
 	unsigned cn_nmw;
 	struct be_credits cn_cr;
 	struct be_call_list cn_calls;	/* POSTED and INVALIDATING */
+	/* The pump's batch: calls marshalled, to be posted at its end with one
+	 * ibv_post_send() (one doorbell); empty between pumps. */
+	struct be_call *cn_tx_head, *cn_tx_last;
+	unsigned cn_tx_room;		/* send-queue room its calls take (rq_need) */
 	struct rpcrdma_pd cn_ours, cn_peer;
 	bool cn_peer_pd;
 	uint8_t cn_peer_raw[8];
@@ -379,6 +397,7 @@ struct be_pool {
 	unsigned bp_ninflight;
 	unsigned bp_rr;		/* next try when a call's own slot is down */
 	bool bp_pumping;
+	struct event *bp_pump_ev;	/* be_pool_pump(): the pump at the pass's end */
 	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
 	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t bp_ka_xid;
@@ -443,12 +462,22 @@ void be_pool_failed_cb(evutil_socket_t fd, short what, void *arg);
 int be_call_post(struct be_conn *cn, struct be_req *rq);
 void be_req_init(struct be_req *rq, struct be_pool *pool, const struct be_call_desc *d,
 		 be_reply_fn *cb, void *arg);
+/* Move queued calls onto connections at the end of this loop pass, each
+ * connection's together (one doorbell): be_pool_pump_cb(). */
 void be_pool_pump(struct be_pool *pool);
+void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
 
 /* be_cq.c */
 bool be_send_signal(struct be_conn *cn, unsigned wrs);
 void be_send_push(struct be_conn *cn, unsigned sbuf, unsigned wrs, bool sig);
+struct be_send_mark {
+	uint32_t smk_tail;
+	unsigned smk_sq_used, smk_sig_out, smk_unsig, smk_unsig_wrs;
+	uint64_t smk_signaled, smk_unsignaled;
+};
+void be_send_mark(const struct be_conn *cn, struct be_send_mark *m);
+void be_send_rewind(struct be_conn *cn, const struct be_send_mark *m);
 void be_repost_rbuf(struct be_conn *cn, struct be_rbuf *rb);
 int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const struct iovec *iov,
 		       unsigned niov);

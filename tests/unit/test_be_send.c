@@ -293,7 +293,7 @@ static unsigned sends_of(struct fconn *fc, uint32_t xid)
 
 	for (unsigned i = 0; i < fc->nsends; i++)
 		n += fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
-		     chk_be32(fc->sends[i].addr) == xid;
+		     fc->sends[i].xid == xid;
 	return n;
 }
 

@@ -267,10 +267,20 @@ static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fconn *fc = FC_OF(qp, qp);
+	unsigned k = 0, fail = fc->post_fail_wr;
 
-	(void)bad;
+	assert_true(fc->nposts < MAXQ);
+	fc->post_wrs[fc->nposts++] = 0;
+	fc->post_fail_wr = 0;
 	for (; wr; wr = wr->next) {
-		struct fsend *s = &fc->sends[fc->nsends++];
+		struct fsend *s;
+
+		if (++k == fail) {	/* as a full queue: this WR and those after it not posted */
+			*bad = wr;
+			return ENOMEM;
+		}
+		fc->post_wrs[fc->nposts - 1]++;
+		s = &fc->sends[fc->nsends++];
 
 		assert_true(fc->nsends < MAXQ);
 		s->wr_id = wr->wr_id;
@@ -279,6 +289,7 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		s->answered = false;
 		s->addr = wr->num_sge ? (uint8_t *)(uintptr_t)wr->sg_list[0].addr : NULL;
 		s->len = wr->num_sge ? wr->sg_list[0].length : 0;
+		s->xid = s->len >= 4 ? chk_be32(s->addr) : 0;
 	}
 	return 0;
 }
@@ -437,12 +448,12 @@ struct be_req *submit(struct bench *b, unsigned i, uint32_t xid)
 }
 
 /* The latest Send WR carrying xid (its transport header starts with the
- * XID; send buffers are reused, so older records may show a newer call). */
+ * XID, as it was when posted: send buffers are reused). */
 int send_of(struct fconn *fc, uint32_t xid)
 {
 	for (unsigned i = fc->nsends; i-- > 0;)
 		if (fc->sends[i].op == IBV_WR_SEND && fc->sends[i].len >= 4 &&
-		    chk_be32(fc->sends[i].addr) == xid)
+		    fc->sends[i].xid == xid)
 			return (int)i;
 	return -1;
 }

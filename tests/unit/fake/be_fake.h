@@ -29,6 +29,7 @@ struct fsend {
 	unsigned flags;
 	uint8_t *addr;
 	uint32_t len;
+	uint32_t xid;			/* its first word when posted (buffers are reused) */
 	bool answered;			/* answer_all() gave it a reply */
 };
 
@@ -46,6 +47,9 @@ struct fconn {
 	bool armed;
 	struct fsend sends[MAXQ];
 	unsigned nsends;
+	unsigned nposts;		/* ibv_post_send() calls, post_wrs[] WRs each */
+	unsigned post_wrs[MAXQ];
+	unsigned post_fail_wr;		/* refuse the next post's WR of this number (1...) */
 	struct { uint64_t wr_id; uint8_t *addr; uint32_t len; } recvs[MAXQ];
 	unsigned nrecvs, recv_head;
 	int qp_state;

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of backend-rdma's batched posting at its verbs seam, on the
+ * fake device of fake/be_fake.c: the calls made ready in one loop pass go
+ * out at its end, each connection's in one ibv_post_send() (one doorbell),
+ * in submit order, window binds before their Send, with the send ring's
+ * signal rule kept; a refused post fails the call the provider refused and
+ * sends those after it later, the ring's accounting intact, and a call
+ * refused after one of its binds went out fails the connection.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "backend.h"
+#include "be_internal.h"
+#include "fake/be_fake.h"
+
+static struct be_conn *conn0(struct bench *b)
+{
+	return b->pool->bp_slots[0].sl_conn;
+}
+
+/* One call answered on each connection: a new connection's grant is 1
+ * until a reply grants more (the fake grants 8).  Its slot is the last. */
+static void warm_up(struct bench *b)
+{
+	for (unsigned k = 0; k < fdev.nconns; k++) {
+		uint32_t xid = 90 + k;	/* XID mod connections = k */
+
+		assert_non_null(submit(b, MAXCALLS - 1, xid));
+		spin(b, 2);
+		answer_all(b, fdev.conns[k], &xid, 1);
+		assert_int_equal(cb_count(b, xid), 1);
+		be_call_release(&b->req[MAXCALLS - 1]);
+	}
+	b->ncb = 0;
+}
+
+/* The first Send record of xid, or -1. */
+static int first_send_of(const struct fconn *fc, uint32_t xid)
+{
+	for (unsigned i = 0; i < fc->nsends; i++)
+		if (fc->sends[i].op == IBV_WR_SEND && fc->sends[i].xid == xid)
+			return (int)i;
+	return -1;
+}
+
+/* Complete every signaled Send of fc and answer xids[0..n): afterwards
+ * every send buffer and all send-queue room must be back. */
+static void finish_all(struct bench *b, struct fconn *fc, const uint32_t *xids, unsigned n)
+{
+	unsigned done = fc->nsends;
+
+	for (unsigned i = 0; i < fc->nsends; i++)
+		if (fc->sends[i].op == IBV_WR_SEND && (fc->sends[i].flags & IBV_SEND_SIGNALED))
+			queue_wc(fc, fc->sends[i].wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	answer_all(b, fc, xids, n);
+	for (unsigned i = done; i < fc->nsends; i++)	/* the windows' invalidations */
+		if (fc->sends[i].op == IBV_WR_LOCAL_INV && (fc->sends[i].flags & IBV_SEND_SIGNALED))
+			queue_wc(fc, fc->sends[i].wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
+	spin(b, 5);
+}
+
+/* 20. Eight calls submitted in one pass: nothing is posted before the
+ * pass ends, then one ibv_post_send() carries all eight Sends, in submit
+ * order, the sixth signaled (cn_send_batch 6) as one at a time would have
+ * it; every call is answered once and the ring gives everything back. */
+static void t20_one_doorbell_per_pass(void **state)
+{
+	static const uint32_t x[8] = { 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008 };
+	const struct be_stats *st;
+	struct be_config cfg;
+	struct be_conn *cn;
+	struct bench b;
+	struct fconn *fc;
+	unsigned p0, nfree0, ring0, sig;
+	uint64_t d0;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_conns = 1;
+	cfg.bc_credits = 8;			/* 12 send buffers: signal every 6th */
+	bench_up(&b, &cfg);
+	warm_up(&b);
+	fc = cur();
+	cn = conn0(&b);
+	st = be_ctx_stats(b.ctx);
+	assert_int_equal(cn->cn_send_batch, 6);
+	p0 = fc->nposts;
+	d0 = st->bs_send_doorbells;
+	nfree0 = cn->cn_nsfree;
+	ring0 = cn->cn_ring_tail - cn->cn_ring_head;
+	sig = cn->cn_send_batch - 1 - cn->cn_unsig;	/* the one the rule signals */
+	assert_true(sig < 8);
+
+	for (unsigned i = 0; i < 8; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	assert_int_equal(fc->nposts, p0);	/* not from inside be_call_submit() */
+	spin(&b, 2);
+	assert_int_equal(fc->nposts, p0 + 1);
+	assert_int_equal(fc->post_wrs[p0], 8);
+	assert_int_equal(st->bs_send_doorbells - d0, 1);
+	for (unsigned i = 0; i < 8; i++) {
+		int s = first_send_of(fc, x[i]);
+
+		assert_int_equal(s, first_send_of(fc, x[0]) + (int)i);	/* in order */
+		assert_int_equal(fc->sends[s].flags & IBV_SEND_SIGNALED,
+				 i == sig ? IBV_SEND_SIGNALED : 0);
+	}
+	assert_int_equal(cn->cn_sig_out, 1);
+	assert_int_equal(cn->cn_nsfree, nfree0 - 8);
+	assert_int_equal(cn->cn_ring_tail - cn->cn_ring_head, ring0 + 8);
+	assert_int_equal(be_pool_inflight(b.pool), 8);
+
+	finish_all(&b, fc, x, 8);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	assert_int_equal(be_pool_inflight(b.pool), 0);
+	/* The Sends after the signaled one stay held until a later completion;
+	 * everything before it, the warm-up's included, is back. */
+	assert_int_equal(cn->cn_ring_tail - cn->cn_ring_head, 7 - sig);
+	assert_int_equal(cn->cn_nsfree, cn->cn_nsend - (7 - sig));
+	assert_int_equal(cn->cn_sq_used, 7 - sig);
+	assert_int_equal(cn->cn_sig_out, 0);
+	bench_down(&b);
+}
+
+/* Submit b->req[i] as xid with a read chunk (one window bind). */
+static void submit_read_chunk(struct bench *b, unsigned i, uint32_t xid,
+			      const struct be_read_item *ri)
+{
+	struct be_call_desc d;
+
+	memset(b->msg[i], 0, 40);
+	chk_put_be32(b->msg[i], xid);
+	b->iov[i] = (struct iovec){ b->msg[i], 40 };
+	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1,
+				   .cd_reads = ri, .cd_nreads = 1 };
+	assert_int_equal(be_call_submit(b->pool, &b->req[i], &d, on_reply, b), 0);
+}
+
+/* 21. Three calls, the second with a read chunk (a window bind), in one
+ * pass: one ibv_post_send() of the first Send, the bind, its Send, the
+ * third Send: the queue order is the submit order and each bind precedes
+ * the Send that advertises its window. */
+static void t21_binds_in_the_batch(void **state)
+{
+	static const uint32_t x[3] = { 2101, 2102, 2103 };
+	struct be_read_item ri = { 20, 16 };
+	struct be_config cfg;
+	struct be_region *rg;
+	struct bench b;
+	struct fconn *fc;
+	unsigned p0;
+	int s1, s2, s3;
+
+	(void)state;
+	be_config_default(&cfg);		/* memory windows */
+	cfg.bc_conns = 1;
+	bench_up(&b, &cfg);
+	warm_up(&b);
+	fc = cur();
+	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
+	assert_non_null(rg);
+	p0 = fc->nposts;
+
+	assert_non_null(submit(&b, 0, x[0]));
+	submit_read_chunk(&b, 1, x[1], &ri);
+	assert_non_null(submit(&b, 2, x[2]));
+	spin(&b, 2);
+	assert_int_equal(fc->nposts, p0 + 1);
+	assert_int_equal(fc->post_wrs[p0], 4);
+	s1 = first_send_of(fc, x[0]);
+	s2 = first_send_of(fc, x[1]);
+	s3 = first_send_of(fc, x[2]);
+	assert_true(s1 >= 0);
+	assert_int_equal(fc->sends[s1 + 1].op, IBV_WR_BIND_MW);
+	assert_int_equal(s2, s1 + 2);
+	assert_int_equal(s3, s1 + 3);
+	finish_all(&b, fc, x, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	be_region_unregister(rg);
+	bench_down(&b);
+}
+
+/* 24. The provider refuses the Send of a batched call after taking its
+ * bind: a window is bound that no key of ours names, so the connection is
+ * failed (its QP's windows end with it); the refused call is called back
+ * BE_ERR_REGISTER once, the first call is re-sent on the new connection,
+ * the third waits for it, and both are answered once. */
+static void t24_refused_after_a_bind(void **state)
+{
+	static const uint32_t x[3] = { 2401, 2402, 2403 };
+	static const uint32_t ok[2] = { 2401, 2403 };
+	struct be_read_item ri = { 20, 16 };
+	struct be_config cfg;
+	struct be_region *rg;
+	struct bench b;
+	struct fconn *fc;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_conns = 1;
+	bench_up(&b, &cfg);
+	warm_up(&b);
+	fc = cur();
+	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
+	assert_non_null(rg);
+
+	fc->post_fail_wr = 3;			/* Send, bind, (refused) Send, Send */
+	assert_non_null(submit(&b, 0, x[0]));
+	submit_read_chunk(&b, 1, x[1], &ri);
+	assert_non_null(submit(&b, 2, x[2]));
+	spin(&b, 2);
+	assert_int_equal(cb_count(&b, x[1]), 1);
+	assert_int_equal(b.cb_err[0], BE_ERR_REGISTER);
+	assert_true(be_ctx_stats(b.ctx)->bs_disconnects >= 1);
+	wait_conns(&b, 2);
+	fc = cur();
+	assert_ptr_not_equal(fc, fdev.conns[0]);
+	/* A new connection's grant is 1: answer one at a time. */
+	for (unsigned k = 0; k < 2; k++) {
+		for (unsigned i = 0; i < 20 && send_of(fc, ok[k]) < 0; i++)
+			spin(&b, 5);
+		answer_all(&b, fc, &ok[k], 1);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	be_region_unregister(rg);
+	bench_down(&b);
+}
+
+/* 22. The provider refuses the third WR of a batch of five (as a full
+ * queue would): the two before it are posted and answered; the third is
+ * called back with BE_ERR_REGISTER, once; the fourth and fifth wait and go
+ * out, in order, from the next pump; the send ring holds exactly the
+ * posted Sends, so in the end every buffer and all room come back. */
+static void t22_refused_post(void **state)
+{
+	static const uint32_t x[5] = { 2201, 2202, 2203, 2204, 2205 };
+	static const uint32_t ok[4] = { 2201, 2202, 2204, 2205 };
+	const struct be_stats *st;
+	struct be_config cfg;
+	struct be_conn *cn;
+	struct bench b;
+	struct fconn *fc;
+	unsigned p0, nfree0, ring0, errs = 0;
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_conns = 1;
+	cfg.bc_credits = 8;
+	bench_up(&b, &cfg);
+	warm_up(&b);
+	fc = cur();
+	cn = conn0(&b);
+	st = be_ctx_stats(b.ctx);
+	p0 = fc->nposts;
+
+	nfree0 = cn->cn_nsfree;
+	ring0 = cn->cn_ring_tail - cn->cn_ring_head;
+	fc->post_fail_wr = 3;
+	for (unsigned i = 0; i < 5; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	spin(&b, 2);
+	assert_int_equal(fc->post_wrs[p0], 2);
+	assert_int_equal(first_send_of(fc, x[2]), -1);	/* never posted */
+	assert_int_equal(cb_count(&b, x[2]), 1);
+	for (unsigned i = 0; i < b.ncb; i++)
+		if (b.cb_xid[i] == x[2]) {
+			assert_int_equal(b.cb_err[i], BE_ERR_REGISTER);
+			errs++;
+		}
+	assert_int_equal(errs, 1);
+	assert_int_equal(st->bs_marshal_errors, 1);
+	assert_int_equal(cn->cn_ring_tail - cn->cn_ring_head, ring0 + 2);	/* the posted ones */
+	assert_int_equal(cn->cn_nsfree, nfree0 - 2);
+	assert_int_equal(be_pool_queued(b.pool), 2);
+
+	/* The next pump (any event that pumps: here a reply) sends 4 and 5. */
+	answer_all(&b, fc, x, 2);
+	spin(&b, 2);
+	assert_int_equal(fc->nposts, p0 + 2);
+	assert_int_equal(fc->post_wrs[p0 + 1], 2);
+	assert_true(first_send_of(fc, x[3]) >= 0);
+	assert_int_equal(first_send_of(fc, x[4]), first_send_of(fc, x[3]) + 1);
+	finish_all(&b, fc, ok, 4);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	assert_int_equal(be_pool_inflight(b.pool), 0);
+	assert_int_equal(be_pool_queued(b.pool), 0);
+	/* Every Send signaled or covered: the last signaled one was the 6th
+	 * posted at the latest, and the rest are held, never lost. */
+	assert_int_equal(cn->cn_nsfree + (cn->cn_ring_tail - cn->cn_ring_head), cn->cn_nsend);
+	assert_int_equal(cn->cn_sig_out, 0);
+	bench_down(&b);
+}
+
+/* 23. Two connections: a pass's calls go on their XIDs' connections, one
+ * ibv_post_send() on each. */
+static void t23_one_doorbell_per_connection(void **state)
+{
+	static const uint32_t x[6] = { 100, 101, 102, 103, 104, 105 };
+	struct be_config cfg;
+	struct bench b;
+	unsigned p[2];
+
+	(void)state;
+	be_config_default(&cfg);
+	cfg.bc_conns = 2;
+	cfg.bc_credits = 8;
+	bench_up(&b, &cfg);
+	assert_int_equal(fdev.nconns, 2);
+	warm_up(&b);
+	p[0] = fdev.conns[0]->nposts;
+	p[1] = fdev.conns[1]->nposts;
+	for (unsigned i = 0; i < 6; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	spin(&b, 2);
+	for (unsigned k = 0; k < 2; k++) {
+		struct fconn *fc = fdev.conns[k];
+
+		assert_int_equal(fc->nposts, p[k] + 1);
+		assert_int_equal(fc->post_wrs[p[k]], 3);
+	}
+	bench_down(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t20_one_doorbell_per_pass),
+		cmocka_unit_test(t21_binds_in_the_batch),
+		cmocka_unit_test(t22_refused_post),
+		cmocka_unit_test(t23_one_doorbell_per_connection),
+		cmocka_unit_test(t24_refused_after_a_bind),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
