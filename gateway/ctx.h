@@ -149,9 +149,8 @@ void gw_path_destroy(struct gw_path *pa);
 void gw_path_fallback_off(struct gw_path *pa);
 /* XID remapping of a call routed to pa; false when it was finalized. */
 bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
-/* A call with its gateway XID goes to its path (held or sent); now_us:
- * the clock if just read (gw_now_us), else 0. */
-void gw_call_send(struct gw_path *pa, struct gw_call *c, uint64_t now_us);
+/* A call with its gateway XID goes to its path (held or sent). */
+void gw_call_send(struct gw_path *pa, struct gw_call *c);
 
 /* gss_xid.c: RPCSEC_GSS calls keep the client's XID (RFC 2203 5.3.1) */
 bool gw_call_keeps_xid(const struct gw_call *c);

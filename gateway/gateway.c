@@ -571,7 +571,7 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 	if (gw_call_set_state(c, GW_CALL_DONE) < 0)
 		return;
 	if (why == GW_END_REPLIED && pa)
-		gw_call_observe(c, gw_now_us());
+		gw_call_observe(c, gw_pass_us(ST(gw)));
 	if (prev == GW_CALL_HELD) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
@@ -644,7 +644,7 @@ static void gw_path_hold(struct gw_path *pa, struct gw_call *c, bool at_head)
 
 /* Try the transport; false when it refused with -EAGAIN (call back in HELD
  * at the head of the queue, or the tail when new). */
-static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held, uint64_t now_us)
+static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 {
 	struct gw_ctx *gw = pa->pa_gw;
 	int rc;
@@ -652,9 +652,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held, ui
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
 	c->ca_sent_ms = gw_now_ms();
-	/* A precise clock read is a system call under HPET: one per hand-off
-	 * (the transport's too), none in the pass that read the call. */
-	c->ca_submit_us = now_us ? now_us : gw_now_us();
+	c->ca_submit_us = gw_pass_us(ST(gw));	/* the pass's reading: none per hand-off */
 	if (!c->ca_sent_us)
 		c->ca_sent_us = c->ca_submit_us;
 	rc = pa->pa_ops->to_submit(pa->pa_tp, c);
@@ -670,7 +668,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held, ui
 	return true;
 }
 
-static void gw_path_submit(struct gw_path *pa, struct gw_call *c, uint64_t now_us)
+static void gw_path_submit(struct gw_path *pa, struct gw_call *c)
 {
 	if (pa->pa_fb_on && !pa->pa_draining) {
 		pa = pa->pa_fb;
@@ -680,7 +678,7 @@ static void gw_path_submit(struct gw_path *pa, struct gw_call *c, uint64_t now_u
 	if (!pa->pa_up || pa->pa_draining || !TAILQ_EMPTY(&pa->pa_held))
 		gw_path_hold(pa, c, false);
 	else
-		gw_path_try(pa, c, false, now_us);
+		gw_path_try(pa, c, false);
 }
 
 static void gw_path_note(struct gw_path *pa, enum gw_why why, const char *text)
@@ -742,7 +740,7 @@ void gw_path_ready(struct gw_path *pa, bool up)
 	while (pa->pa_up && !pa->pa_draining && (c = TAILQ_FIRST(&pa->pa_held))) {
 		TAILQ_REMOVE(&pa->pa_held, c, ca_path_link);
 		pa->pa_nheld--;
-		if (!gw_path_try(pa, c, true, 0))
+		if (!gw_path_try(pa, c, true))
 			break;
 	}
 	if (pa->pa_blocking && pa->pa_nheld <= gw->gw_p.gp_cfg->cf_held_calls / 2) {
@@ -942,7 +940,7 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	gw_rec_move(&c->ca_rec, rec);
 	c->ca_cxid = xid;
 	c->ca_start_ms = gw_now_ms();
-	c->ca_start_us = gw_now_us();
+	c->ca_start_us = gw_pass_us(ST(gw));
 	gw_client_call_add(cl, c);
 
 	xdr_cur_init(&xc, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
@@ -978,11 +976,11 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 
 	pa->pa_ncalls++;
 	if (gw_call_map_xid(pa, c))
-		gw_call_send(pa, c, c->ca_start_us);	/* read in this pass */
+		gw_call_send(pa, c);
 	return 0;
 }
 
-void gw_call_send(struct gw_path *pa, struct gw_call *c, uint64_t now_us)
+void gw_call_send(struct gw_path *pa, struct gw_call *c)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
 
@@ -990,5 +988,5 @@ void gw_call_send(struct gw_path *pa, struct gw_call *c, uint64_t now_us)
 		 c->ca_cxid, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, gw_client_name(c->ca_cl),
 		 c->ca_gxid, pa->pa_name);
 	gw_stats_nfs4_ops(ST(pa->pa_gw), &c->ca_walk);	/* once per call, not per submit */
-	gw_path_submit(pa, c, now_us);
+	gw_path_submit(pa, c);
 }

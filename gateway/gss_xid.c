@@ -125,7 +125,7 @@ static bool gw_xwait_backend(struct gw_ctx *gw, struct gw_backend *bk, uint64_t 
 		gw_xwait_remove(c);
 		c->ca_xent = xe;
 		c->ca_gxid = xe->xn_gxid;
-		gw_call_send(pa, c, 0);
+		gw_call_send(pa, c);
 	}
 	return !TAILQ_EMPTY(&bk->bk_xwait);
 }

@@ -199,6 +199,7 @@ enum gw_ctr {
 	GW_CTR_SYS_SERVER_RECV,		/* recv() on TCP backend sockets */
 	GW_CTR_SYS_SERVER_WRITEV,	/* writev() on TCP backend sockets */
 	GW_CTR_SYS_LOOP_WAIT,		/* event loop passes that ran callbacks (gw_loop_run) */
+	GW_CTR_SYS_CLOCK,		/* precise clock reads (gw_pass_us) */
 	/* RPC-with-TLS (frontend-tcp/fe_tls.h) */
 	GW_CTR_TLS_PROBES,		/* AUTH_TLS probes answered STARTTLS */
 	GW_CTR_TLS_HANDSHAKES,		/* TLS sessions established */
@@ -283,9 +284,26 @@ struct gw_stats {
 	/* The worker's own thread's CPU time (gw_cpu_thread_us), sampled by
 	 * that thread when the operations interfaces stop it (worker.c). */
 	uint64_t gs_cpu_user_us, gs_cpu_sys_us;
+	/* The pass clock (gw_pass_us): a pass of gw_loop_run is running, and
+	 * its precise reading (0: none taken yet). */
+	bool gs_pass_on;
+	uint64_t gs_pass_us;
 };
+/* Precise monotonic microseconds (log.c), for latencies.  Read once per
+ * event loop pass, when first asked, and that reading serves the whole
+ * pass (as HAProxy and nginx do): under HPET each read is a system call.
+ * Outside a pass (st NULL, or no gw_loop_run) every call reads.  Each read
+ * counts in GW_CTR_SYS_CLOCK. */
+uint64_t gw_pass_us(struct gw_stats *st);
+/* Marks a pass running or not; either way its reading is forgotten. */
+static inline void gw_pass_set(struct gw_stats *st, bool on)
+{
+	if (st) {
+		st->gs_pass_on = on;
+		st->gs_pass_us = 0;
+	}
+}
 /* metrics.c */
-uint64_t gw_now_us(void);
 void gw_stats_proc(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc);
 void gw_stats_proc_add(struct gw_stats *st, uint32_t prog, uint32_t vers, uint32_t proc,
 		       uint64_t calls);
@@ -320,7 +338,8 @@ static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
  * false when the kernel does not say. */
 bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us);
 /* Runs the event loop until it is broken or has no events, counting each
- * pass in GW_CTR_SYS_LOOP_WAIT (one epoll_wait at least). */
+ * pass in GW_CTR_SYS_LOOP_WAIT (one epoll_wait at least); each pass is one
+ * of the pass clock (gw_pass_us). */
 int gw_loop_run(struct event_base *base, struct gw_stats *st);
 /* The i-th system call counter: its label (syscalls_total{call}) and
  * counter; NULL past the last. */

@@ -448,7 +448,8 @@ static void gr_reply_cb(struct be_req *bq, const struct be_reply *r, void *arg)
 		gw_call_finalize(c, r->br_err == BE_ERR_SHUTDOWN ? GW_END_SHUTDOWN : GW_END_FAILED);
 		return;
 	}
-	gw_stats_observe(rp->rp_info->pi_stats, GW_HIST_RDMA, gw_now_us() - gc->gc_t0_us);
+	gw_stats_observe(rp->rp_info->pi_stats, GW_HIST_RDMA,
+			 gw_pass_us(rp->rp_info->pi_stats) - gc->gc_t0_us);
 	bad = gw_rdma_reply_bound(gc, r);
 	if (bad != GW_RDMA_BAD_NONE) {
 		gr_bad_reply(rp, gc, bad, "beyond what the call offered");
@@ -588,7 +589,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	gw_call_get(c);
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
-	gc->gc_t0_us = c->ca_submit_us;	/* gw_path_try read the clock just before */
+	gc->gc_t0_us = c->ca_submit_us;	/* this hand-off (gw_path_try) */
 	rc = be_call_submit(rp->rp_pool, &gc->gc_req, &d, gr_reply_cb, gc);
 	if (rc < 0) {
 		int err = -rc;

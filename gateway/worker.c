@@ -86,9 +86,14 @@ static bool gw_worker_post(struct gw_worker *w, const struct gw_wk_msg *m, bool 
 	}
 }
 
+/* Stopped, the worker runs no pass: what the main thread does meanwhile
+ * reads the clock itself, and the rest of this pass reads it afresh. */
 static void gw_worker_wait(struct gw_worker *w)
 {
+	bool in_pass = w->gwk_st->gs_pass_on;
+
 	gw_worker_sample(w);
+	gw_pass_set(w->gwk_st, false);
 	pthread_mutex_lock(&w->gwk_mu);
 	w->gwk_waiting = true;
 	pthread_cond_broadcast(&w->gwk_cv);
@@ -96,6 +101,7 @@ static void gw_worker_wait(struct gw_worker *w)
 		pthread_cond_wait(&w->gwk_cv, &w->gwk_mu);
 	w->gwk_waiting = false;
 	pthread_mutex_unlock(&w->gwk_mu);
+	gw_pass_set(w->gwk_st, in_pass);
 }
 
 static void gw_worker_nsm_run(struct gw_worker *w, const struct gw_wk_msg *m)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, taking at most one precise clock read per event loop pass (syscalls_total clock_gettime between 1 and epoll_wait), the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -84,6 +84,13 @@ done
 v=$(metric 'rpcrdma_gw_backend_duration_seconds_count{path="nfs/nfsd"}')
 [ "${v:-0}" -gt 0 ] || bed_fail "backend_duration_seconds of nfs/nfsd empty"
 echo "  backend_duration_seconds_count{path=\"nfs/nfsd\"}: $v"
+# The pass clock: latencies take at most one precise clock read per loop
+# pass (syscalls_total, summed over the workers; epoll_wait counts passes).
+sum_sys() { awk -v c="call=\"$1\"" 'index($0, "rpcrdma_gw_syscalls_total{") == 1 && index($0, c) { s += $NF } END { print s + 0 }' "$out/metrics"; }
+c=$(sum_sys clock_gettime)
+e=$(sum_sys epoll_wait)
+echo "  precise clock reads $c, loop passes $e"
+{ [ "$c" -gt 0 ] && [ "$c" -le "$e" ]; } || bed_fail "precise clock reads $c not in 1..$e (one per loop pass at most)"
 
 step "READ targets: the same connection's own bytes are not zeroed again"
 # Targets that may hold another connection's bytes are zeroed before the
