@@ -56,6 +56,20 @@ static int first_send_of(const struct fconn *fc, uint32_t xid)
 	return -1;
 }
 
+/* The bench with one connection (memory windows, the default), credits
+ * per call if not 0, past the warm-up. */
+static void one_conn_up(struct bench *b, unsigned credits)
+{
+	struct be_config cfg;
+
+	be_config_default(&cfg);
+	cfg.bc_conns = 1;
+	if (credits)
+		cfg.bc_credits = credits;
+	bench_up(b, &cfg);
+	warm_up(b);
+}
+
 /* Complete every signaled Send of fc and answer xids[0..n): afterwards
  * every send buffer and all send-queue room must be back. */
 static void finish_all(struct bench *b, struct fconn *fc, const uint32_t *xids, unsigned n)
@@ -80,7 +94,6 @@ static void t20_one_doorbell_per_pass(void **state)
 {
 	static const uint32_t x[8] = { 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008 };
 	const struct be_stats *st;
-	struct be_config cfg;
 	struct be_conn *cn;
 	struct bench b;
 	struct fconn *fc;
@@ -88,11 +101,7 @@ static void t20_one_doorbell_per_pass(void **state)
 	uint64_t d0;
 
 	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_conns = 1;
-	cfg.bc_credits = 8;			/* 12 send buffers: signal every 6th */
-	bench_up(&b, &cfg);
-	warm_up(&b);
+	one_conn_up(&b, 8);			/* 12 send buffers: signal every 6th */
 	fc = cur();
 	cn = conn0(&b);
 	st = be_ctx_stats(b.ctx);
@@ -158,7 +167,6 @@ static void t21_binds_in_the_batch(void **state)
 {
 	static const uint32_t x[3] = { 2101, 2102, 2103 };
 	struct be_read_item ri = { 20, 16 };
-	struct be_config cfg;
 	struct be_region *rg;
 	struct bench b;
 	struct fconn *fc;
@@ -166,10 +174,7 @@ static void t21_binds_in_the_batch(void **state)
 	int s1, s2, s3;
 
 	(void)state;
-	be_config_default(&cfg);		/* memory windows */
-	cfg.bc_conns = 1;
-	bench_up(&b, &cfg);
-	warm_up(&b);
+	one_conn_up(&b, 0);
 	fc = cur();
 	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
 	assert_non_null(rg);
@@ -205,16 +210,12 @@ static void t24_refused_after_a_bind(void **state)
 	static const uint32_t x[3] = { 2401, 2402, 2403 };
 	static const uint32_t ok[2] = { 2401, 2403 };
 	struct be_read_item ri = { 20, 16 };
-	struct be_config cfg;
 	struct be_region *rg;
 	struct bench b;
 	struct fconn *fc;
 
 	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_conns = 1;
-	bench_up(&b, &cfg);
-	warm_up(&b);
+	one_conn_up(&b, 0);
 	fc = cur();
 	rg = be_region_register(b.ctx, b.msg, sizeof(b.msg));
 	assert_non_null(rg);
@@ -252,18 +253,13 @@ static void t22_refused_post(void **state)
 	static const uint32_t x[5] = { 2201, 2202, 2203, 2204, 2205 };
 	static const uint32_t ok[4] = { 2201, 2202, 2204, 2205 };
 	const struct be_stats *st;
-	struct be_config cfg;
 	struct be_conn *cn;
 	struct bench b;
 	struct fconn *fc;
 	unsigned p0, nfree0, ring0, errs = 0;
 
 	(void)state;
-	be_config_default(&cfg);
-	cfg.bc_conns = 1;
-	cfg.bc_credits = 8;
-	bench_up(&b, &cfg);
-	warm_up(&b);
+	one_conn_up(&b, 8);
 	fc = cur();
 	cn = conn0(&b);
 	st = be_ctx_stats(b.ctx);
