@@ -5,10 +5,11 @@
  * real frontend, gateway and XID map on a libevent loop the target pumps,
  * with a fake transport in place of RDMA for every route.  The fake keeps
  * the calls the gateway submits and, when told, answers each with a canned
- * reply (the way the transport seam's unit test does), so no backend and
- * no RDMA device is needed.  Built once per process: libFuzzer runs
- * millions of inputs against the same gateway, as a daemon serves millions
- * of calls.
+ * reply (as the unit tests' h_fake, tests/unit/test_gw_harness.h, does;
+ * this one serves every route at once, counts the references it holds and
+ * aborts on a release or cancel it did not expect), so no backend and no
+ * RDMA device is needed.  Built once per process: libFuzzer runs millions
+ * of inputs against the same gateway, as a daemon serves millions of calls.
  */
 #ifndef FUZZ_GW_H
 #define FUZZ_GW_H

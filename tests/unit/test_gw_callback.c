@@ -115,130 +115,83 @@ static void t05_relay(void **state)
 
 /* ---- 6-10: through the gateway, with a fake transport ---- */
 
-#define FK_MAX 16
-struct fake {
-	struct gw_path *path;
-	struct gw_call *calls[FK_MAX];
-	unsigned ncalls;
-	struct cbe_buf reply[FK_MAX];
-	struct iovec riov[FK_MAX];
+/* The harness's fake transport, with a backchannel: what to_cb_reply got. */
+struct cb_fake {
+	struct h_fake cbf_fk;		/* first: the transport's tp */
+	struct cbe_buf cbf_bind;	/* bind_session()'s reply */
+	struct iovec cbf_bind_iov;
 	/* to_cb_reply */
-	unsigned ncb;
-	void *fcb_handle;
-	uint8_t fcb_msg[512];
-	size_t fcb_len;
+	unsigned cbf_ncb;
+	void *cbf_handle;
+	uint8_t cbf_msg[512];
+	size_t cbf_len;
 	/* 12: a heap handle that dies with the transport, like a be_bc */
-	uint32_t *heap_handle;
-	unsigned ndestroy;
+	uint32_t *cbf_heap;
 };
 
-static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
+static void fake_destroy(void *tp)
 {
-	struct fake *f = gw_ctx_rdma_arg(gw);
+	struct cb_fake *f = tp;
 
-	f->path = path;
-	gw_path_ready(path, true);
-	return f;
+	free(f->cbf_heap);	/* be_pool_free frees its backchannel CALLs */
+	f->cbf_heap = NULL;
+	h_fake_destroy(tp);
 }
-static void fk_forget(struct fake *f, struct gw_call *c)
-{
-	for (unsigned i = 0; i < f->ncalls; i++)
-		if (f->calls[i] == c) {
-			f->calls[i] = f->calls[--f->ncalls];
-			return;
-		}
-}
-static void fk_destroy(void *tp)
-{
-	struct fake *f = tp;
 
-	f->ndestroy++;
-	free(f->heap_handle);	/* be_pool_free frees its backchannel CALLs */
-	f->heap_handle = NULL;
-	while (f->ncalls)
-		gw_call_finalize(f->calls[0], GW_END_SHUTDOWN);
-}
-static int fk_submit(void *tp, struct gw_call *c)
+static int fake_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned niov)
 {
-	struct fake *f = tp;
+	struct cb_fake *f = tp;
 
-	gw_call_get(c);
-	c->ca_tp_owned = true;
-	f->calls[f->ncalls++] = c;
-	return 0;
-}
-static void fk_release(void *tp, struct gw_call *c)
-{
-	(void)tp;
-	gw_call_put(c);
-}
-static void fk_cancel(void *tp, struct gw_call *c)
-{
-	fk_forget(tp, c);
-	gw_call_put(c);
-}
-static int fk_cb_reply(void *tp, void *handle, const struct iovec *iov, unsigned niov)
-{
-	struct fake *f = tp;
-
-	f->ncb++;
-	f->fcb_handle = handle;
-	if (f->heap_handle && handle == f->heap_handle) {
-		assert_int_equal(*f->heap_handle, 0xcb);	/* use: ASan sees a stale one */
-		free(f->heap_handle);			/* be_bc_reply consumes it */
-		f->heap_handle = NULL;
+	f->cbf_ncb++;
+	f->cbf_handle = handle;
+	if (f->cbf_heap && handle == f->cbf_heap) {
+		assert_int_equal(*f->cbf_heap, 0xcb);	/* use: ASan sees a stale one */
+		free(f->cbf_heap);			/* be_bc_reply consumes it */
+		f->cbf_heap = NULL;
 	} else if ((uintptr_t)handle > 0x10000) {
 		/* a heap handle of a destroyed transport: never valid here */
 		assert_int_equal(*(volatile uint32_t *)handle, 0xcb);
 		fail_msg("callback reply through a handle its transport no longer has");
 	}
-	f->fcb_len = 0;
+	f->cbf_len = 0;
 	for (unsigned i = 0; i < niov; i++) {
-		assert_true(f->fcb_len + iov[i].iov_len <= sizeof(f->fcb_msg));
-		memcpy(f->fcb_msg + f->fcb_len, iov[i].iov_base, iov[i].iov_len);
-		f->fcb_len += iov[i].iov_len;
+		assert_true(f->cbf_len + iov[i].iov_len <= sizeof(f->cbf_msg));
+		memcpy(f->cbf_msg + f->cbf_len, iov[i].iov_base, iov[i].iov_len);
+		f->cbf_len += iov[i].iov_len;
 	}
 	return 0;
 }
-static const struct gw_transport_ops fake_ops = {
-	.to_name = "fake", .to_create = fk_create, .to_destroy = fk_destroy,
-	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
-	.to_cb_reply = fk_cb_reply,
-};
 
-static void start(struct h_gw *h, struct fake *f)
+static void start(struct h_gw *h, struct cb_fake *f)
 {
-	static const char text[] =
-		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
-		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
-		"[route nfs]\nprogram = nfs\ntransport = rdma\n";
-
 	memset(f, 0, sizeof(*f));
-	assert_int_equal(h_gw_start_on(h, text, &fake_ops, f), 0);
+	h_fake_init(&f->cbf_fk, "fake");
+	f->cbf_fk.hf_ops.to_destroy = fake_destroy;
+	f->cbf_fk.hf_ops.to_cb_reply = fake_cb_reply;
+	assert_int_equal(h_fake_gw(h, &f->cbf_fk, "bytes_per_client = 1m\n"), 0);
 }
 
 /* Client fd sends a COMPOUND; the fake answers with a CREATE_SESSION reply
  * (session seed 0x90, back channel granted); the client reads it. */
-static void bind_session(struct h_gw *h, struct fake *f, int fd, uint32_t xid)
+static void bind_session(struct h_gw *h, struct cb_fake *f, int fd, uint32_t xid)
 {
 	uint8_t buf[256];
 	struct gw_call *c;
 
 	h_send(fd, buf, h_call(buf, xid, 2, NFS, 4, 43));
 	h_pump(h, 20);
-	assert_int_equal(f->ncalls, 1);
-	c = f->calls[0];
-	cbe_bind_reply(&f->reply[0], c->ca_gxid, 43, 0, 0x90, 0x2);
-	f->riov[0] = cbe_io(&f->reply[0]);
-	fk_forget(f, c);
-	gw_call_complete(c, &f->riov[0], 1);
-	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), (int)f->reply[0].n);
+	assert_int_equal(f->cbf_fk.hf_ncalls, 1);
+	c = f->cbf_fk.hf_calls[0];
+	cbe_bind_reply(&f->cbf_bind, c->ca_gxid, 43, 0, 0x90, 0x2);
+	f->cbf_bind_iov = cbe_io(&f->cbf_bind);
+	h_fake_complete(&f->cbf_fk, c, &f->cbf_bind_iov, 1);
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), (int)f->cbf_bind.n);
 	assert_int_equal(chk_be32(buf), xid);
 }
 
 /* start(), then a client bound to the session (bind_session() with xid);
  * its fd. */
-static int start_bound(struct h_gw *h, struct fake *f, uint32_t xid)
+static int start_bound(struct h_gw *h, struct cb_fake *f, uint32_t xid)
 {
 	int fd;
 
@@ -249,13 +202,14 @@ static int start_bound(struct h_gw *h, struct fake *f, uint32_t xid)
 }
 
 /* Send a server CALL (CB_COMPOUND of session seed) through the path. */
-static void server_cb(struct fake *f, struct cbe_buf *w, uint32_t sxid, uint8_t seed, void *handle)
+static void server_cb(struct cb_fake *f, struct cbe_buf *w, uint32_t sxid, uint8_t seed,
+		      void *handle)
 {
 	struct iovec v;
 
 	cbe_cb_compound(w, sxid, 1, seed);
 	v = cbe_io(w);
-	gw_cb_call(f->path, handle, &v, 1);
+	gw_cb_call(f->cbf_fk.hf_path, handle, &v, 1);
 }
 
 /* 6. the relay: CALL on the owner's connection under a gateway XID, REPLY
@@ -263,7 +217,7 @@ static void server_cb(struct fake *f, struct cbe_buf *w, uint32_t sxid, uint8_t 
 static void t06_relay(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	uint32_t gx;
@@ -280,7 +234,7 @@ static void t06_relay(void **state)
 	assert_int_not_equal(gx, 0x5e4e4);
 	assert_int_equal(chk_be32(buf + 4), 0);
 	assert_memory_equal(buf + 4, cb.b + 4, cb.n - 4);
-	assert_int_equal(f.ncb, 0);
+	assert_int_equal(f.cbf_ncb, 0);
 	/* 6.2 the client's REPLY goes back with the server's XID */
 	cbe_reply_ok(&rep, gx);
 	cbe_32(&rep, 0), cbe_32(&rep, 0), cbe_32(&rep, 0);	/* CB_COMPOUND4res: OK, "", 0 */
@@ -288,17 +242,17 @@ static void t06_relay(void **state)
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.fcb_handle, (void *)0x1234);
-	assert_int_equal(f.fcb_len, rep.n);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x5e4e4);
-	assert_memory_equal(f.fcb_msg + 4, rep.b + 4, rep.n - 4);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_ptr_equal(f.cbf_handle, (void *)0x1234);
+	assert_int_equal(f.cbf_len, rep.n);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x5e4e4);
+	assert_memory_equal(f.cbf_msg + 4, rep.b + 4, rep.n - 4);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_RELAYED], 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CALLS], 1);
 	/* 6.3 the same REPLY again: nobody's, dropped */
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncb, 1);
+	assert_int_equal(f.cbf_ncb, 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
 	assert_int_equal(h_gw_end(&h, fd), 0);
 }
@@ -308,7 +262,7 @@ static void t06_relay(void **state)
 static void t07_null_no_owner_foreign(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	struct iovec v;
@@ -323,18 +277,18 @@ static void t07_null_no_owner_foreign(void **state)
 	/* 7.1 CB_NULL */
 	cbe_call(&cb, 0x77, CB_PROG, 1, 0);
 	v = cbe_io(&cb);
-	gw_cb_call(f.path, (void *)1, &v, 1);
-	assert_int_equal(f.ncb, 1);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
-	assert_int_equal(chk_be32(f.fcb_msg + 4), 1);	/* REPLY */
-	assert_int_equal(chk_be32(f.fcb_msg + 20), 0);	/* SUCCESS */
+	gw_cb_call(f.cbf_fk.hf_path, (void *)1, &v, 1);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x77);
+	assert_int_equal(chk_be32(f.cbf_msg + 4), 1);	/* REPLY */
+	assert_int_equal(chk_be32(f.cbf_msg + 20), 0);	/* SUCCESS */
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NULL_LOCAL], 1);
 	/* 7.2 unknown session: SYSTEM_ERR, nothing on either client */
 	server_cb(&f, &cb, 0x78, 0xa0, (void *)2);
-	assert_int_equal(f.ncb, 2);
-	assert_ptr_equal(f.fcb_handle, (void *)2);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x78);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 2);
+	assert_ptr_equal(f.cbf_handle, (void *)2);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x78);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 100), -1);
 	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
@@ -348,13 +302,13 @@ static void t07_null_no_owner_foreign(void **state)
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(other, buf, rep.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncb, 2);			/* not relayed */
+	assert_int_equal(f.cbf_ncb, 2);			/* not relayed */
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncb, 3);
-	assert_ptr_equal(f.fcb_handle, (void *)3);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x79);
+	assert_int_equal(f.cbf_ncb, 3);
+	assert_ptr_equal(f.cbf_handle, (void *)3);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x79);
 	close(fd);
 	close(other);
 	h_pump(&h, 20);
@@ -366,7 +320,7 @@ static void t07_null_no_owner_foreign(void **state)
 static void t08_client_gone(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb;
 	uint8_t buf[512];
 	int fd;
@@ -377,14 +331,14 @@ static void t08_client_gone(void **state)
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	close(fd);
 	h_pump(&h, 50);
-	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.fcb_handle, (void *)8);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x81);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_ptr_equal(f.cbf_handle, (void *)8);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x81);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_CLIENT_GONE], 1);
 	server_cb(&f, &cb, 0x82, 0x90, (void *)9);
-	assert_int_equal(f.ncb, 2);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 2);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_gw_stop(&h), 0);
 }
@@ -394,7 +348,7 @@ static void t08_client_gone(void **state)
 static void t09_timeout(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	uint64_t t0;
@@ -407,18 +361,18 @@ static void t09_timeout(void **state)
 	server_cb(&f, &cb, 0x91, 0x90, (void *)10);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	gx = chk_be32(buf);
-	while (f.ncb == 0 && gw_now_ms() < t0 + GW_CB_TIMEOUT_MS + 2000)
+	while (f.cbf_ncb == 0 && gw_now_ms() < t0 + GW_CB_TIMEOUT_MS + 2000)
 		h_pump(&h, 20);
-	assert_int_equal(f.ncb, 1);
+	assert_int_equal(f.cbf_ncb, 1);
 	assert_true(gw_now_ms() >= t0 + GW_CB_TIMEOUT_MS);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_TIMEOUT], 1);
 	cbe_reply_ok(&rep, gx);
 	rm_encode_hdr(buf, (uint32_t)rep.n, true);
 	memcpy(buf + 4, rep.b, rep.n);
 	h_send(fd, buf, rep.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncb, 1);
+	assert_int_equal(f.cbf_ncb, 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
 	assert_int_equal(h_gw_end(&h, fd), 0);
 }
@@ -428,7 +382,7 @@ static void t09_timeout(void **state)
 static void t10_shutdown_pending(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb;
 	uint8_t buf[512];
 	int fd;
@@ -438,9 +392,9 @@ static void t10_shutdown_pending(void **state)
 	server_cb(&f, &cb, 0xa1, 0x90, (void *)11);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	assert_int_equal(h_gw_stop(&h), 0);
-	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.fcb_handle, (void *)11);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_ptr_equal(f.cbf_handle, (void *)11);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	close(fd);
 }
 
@@ -450,7 +404,7 @@ static void t10_shutdown_pending(void **state)
 static void t11_no_steal_by_sequence(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb, call;
 	uint8_t buf[512];
 	int fd, other;
@@ -469,11 +423,11 @@ static void t11_no_steal_by_sequence(void **state)
 	memcpy(buf + 4, call.b, call.n);
 	h_send(other, buf, call.n + 4);
 	h_pump(&h, 30);
-	assert_int_equal(f.ncalls, 1);		/* forwarded as usual */
+	assert_int_equal(f.cbf_fk.hf_ncalls, 1);		/* forwarded as usual */
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_SESSIONS_BOUND], 1);
 	server_cb(&f, &cb, 0xb1, 0x90, (void *)12);
-	assert_int_equal(f.ncb, 1);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_NO_OWNER], 1);
 	assert_int_equal(h_reply(&h, other, buf, sizeof(buf), 100), -1);
 	close(other);
@@ -492,7 +446,7 @@ static void t12_path_gone(void **state)
 		"bytes_per_client = 1m\n[backend srv]\naddress = 127.0.0.1\n"
 		"[backend b]\naddress = 127.0.0.2\n";
 	struct h_gw h;
-	struct fake f;
+	struct cb_fake f;
 	struct cbe_buf cb, rep;
 	uint8_t buf[512];
 	char text[512];
@@ -505,7 +459,7 @@ static void t12_path_gone(void **state)
 	hd = malloc(sizeof(*hd));
 	assert_non_null(hd);
 	*hd = 0xcb;
-	f.heap_handle = hd;
+	f.cbf_heap = hd;
 	server_cb(&f, &cb, 0x77, 0x90, hd);
 	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 2000), (int)cb.n);
 	gx = chk_be32(buf);
@@ -514,7 +468,7 @@ static void t12_path_gone(void **state)
 		 gwk);
 	assert_int_equal(h_gw_reload(&h, text), 0);
 	h_pump(&h, 30);
-	assert_int_equal(f.ndestroy, 1);
+	assert_int_equal(f.cbf_fk.hf_ndestroy, 1);
 	assert_int_equal(gw_ctx_nretiring(h.gw), 0);
 	/* 12.2 a new route takes the freed path slot */
 	snprintf(text, sizeof(text), "%s[route nfs]\nprogram = nfs\ntransport = rdma\nbackend = b\n"
@@ -531,12 +485,12 @@ static void t12_path_gone(void **state)
 	assert_int_equal(h.st.gs_ctr[GW_CTR_NOT_A_CALL], 1);
 	assert_int_equal(h.st.gs_ctr[GW_CTR_CB_RELAYED], 0);
 	/* 12.4 the server was answered SYSTEM_ERR at the path's end, once */
-	assert_int_equal(f.ncb, 1);
-	assert_ptr_equal(f.fcb_handle, hd);
-	assert_int_equal(chk_be32(f.fcb_msg), 0x77);
-	assert_int_equal(chk_be32(f.fcb_msg + 20), RPC_SYSTEM_ERR);
+	assert_int_equal(f.cbf_ncb, 1);
+	assert_ptr_equal(f.cbf_handle, hd);
+	assert_int_equal(chk_be32(f.cbf_msg), 0x77);
+	assert_int_equal(chk_be32(f.cbf_msg + 20), RPC_SYSTEM_ERR);
 	assert_int_equal(h_gw_end(&h, fd), 0);
-	assert_int_equal(f.ncb, 1);
+	assert_int_equal(f.cbf_ncb, 1);
 }
 
 int main(void)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_gw_clock.c - the pass clock: a gateway in process (test_gw_harness.h)
- * with a fake transport, its loop run by gw_loop_run as the daemon runs it.
+ * with its fake transport (h_fake), its loop run by gw_loop_run as the
+ * daemon runs it.
  * clock_gettime is interposed here: the precise reads (CLOCK_MONOTONIC) the
  * test thread makes are counted, whoever makes them.
  *
@@ -51,70 +52,22 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 	return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
-struct fake {
-	struct gw_path *fk_path;
-	struct gw_call *fk_calls[NCALLS];
-	unsigned fk_ncalls;
-	struct event *fk_stop;		/* active: the loop breaks after this pass's callbacks */
-	uint8_t fk_reply[NCALLS][28];
-	struct iovec fk_riov[NCALLS];
+/* The harness's fake transport, and the event that ends a run. */
+struct clk_fake {
+	struct h_fake clk_fk;		/* first: the transport's tp */
+	struct event *clk_stop;		/* active: the loop breaks after this pass's callbacks */
 };
 
-static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
+/* The eighth call taken ends the run. */
+static void on_submit(struct h_fake *fk, struct gw_call *c)
 {
-	struct fake *f = gw_ctx_rdma_arg(gw);
+	struct clk_fake *f = (struct clk_fake *)fk;
 
-	f->fk_path = path;
-	gw_path_ready(path, true);
-	return f;
+	(void)c;
+	assert_true(fk->hf_ncalls < NCALLS);
+	if (fk->hf_ncalls + 1 == NCALLS)
+		event_active(f->clk_stop, EV_TIMEOUT, 0);
 }
-
-static void fk_forget(struct fake *f, struct gw_call *c)
-{
-	for (unsigned i = 0; i < f->fk_ncalls; i++)
-		if (f->fk_calls[i] == c) {
-			f->fk_calls[i] = f->fk_calls[--f->fk_ncalls];
-			return;
-		}
-}
-
-static void fk_destroy(void *tp)
-{
-	struct fake *f = tp;
-
-	while (f->fk_ncalls)
-		gw_call_finalize(f->fk_calls[0], GW_END_SHUTDOWN);
-}
-
-static int fk_submit(void *tp, struct gw_call *c)
-{
-	struct fake *f = tp;
-
-	assert_true(f->fk_ncalls < NCALLS);
-	gw_call_get(c);
-	c->ca_tp_owned = true;
-	f->fk_calls[f->fk_ncalls++] = c;
-	if (f->fk_ncalls == NCALLS)
-		event_active(f->fk_stop, EV_TIMEOUT, 0);
-	return 0;
-}
-
-static void fk_release(void *tp, struct gw_call *c)
-{
-	(void)tp;
-	gw_call_put(c);
-}
-
-static void fk_cancel(void *tp, struct gw_call *c)
-{
-	fk_forget(tp, c);
-	gw_call_put(c);
-}
-
-static const struct gw_transport_ops fake_ops = {
-	.to_name = "fake", .to_create = fk_create, .to_destroy = fk_destroy,
-	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
-};
 
 static void on_stop(evutil_socket_t fd, short what, void *arg)
 {
@@ -127,37 +80,23 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
  * replies are written (it is activated after their write events). */
 static void on_complete(evutil_socket_t fd, short what, void *arg)
 {
-	struct fake *f = arg;
+	struct clk_fake *f = arg;
 
 	(void)fd;
 	(void)what;
-	while (f->fk_ncalls) {
-		struct gw_call *c = f->fk_calls[0];
-		uint8_t *r = f->fk_reply[c->ca_index % NCALLS];
-
-		memset(r, 0, 28);
-		chk_put_be32(r, c->ca_gxid);
-		chk_put_be32(r + 4, 1);		/* REPLY, then accepted, AUTH_NONE, SUCCESS */
-		f->fk_riov[c->ca_index % NCALLS] = (struct iovec){ r, 28 };
-		fk_forget(f, c);
-		gw_call_complete(c, &f->fk_riov[c->ca_index % NCALLS], 1);
-	}
-	event_active(f->fk_stop, EV_TIMEOUT, 0);
+	while (f->clk_fk.hf_ncalls)
+		h_fake_reply(&f->clk_fk, 0, 0, 1);
+	event_active(f->clk_stop, EV_TIMEOUT, 0);
 }
 
-static void start(struct h_gw *h, struct fake *f)
+static void start(struct h_gw *h, struct clk_fake *f)
 {
-	static const char text[] =
-		"[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
-		"idle_timeout = 0\nwrite_timeout = 0\n"
-		"[backend srv]\naddress = 127.0.0.1\n"
-		"[route nfs]\nprogram = nfs\ntransport = rdma\n";
-
-	memset(f, 0, sizeof(*f));
-	assert_int_equal(h_gw_start_on(h, text, &fake_ops, f), 0);
-	assert_non_null(f->fk_path);
-	f->fk_stop = event_new(h->base, -1, 0, on_stop, h->base);
-	assert_non_null(f->fk_stop);
+	h_fake_init(&f->clk_fk, "fake");
+	f->clk_fk.hf_on_submit = on_submit;
+	assert_int_equal(h_fake_gw(h, &f->clk_fk, "idle_timeout = 0\nwrite_timeout = 0\n"), 0);
+	assert_non_null(f->clk_fk.hf_path);
+	f->clk_stop = event_new(h->base, -1, 0, on_stop, h->base);
+	assert_non_null(f->clk_stop);
 }
 
 static uint64_t mono_us(void)
@@ -197,7 +136,7 @@ static void assert_one_each(const struct gw_hist *gh, uint64_t elapsed_us)
 static void t01_one_read_per_pass(void **state)
 {
 	struct h_gw h;
-	struct fake f;
+	struct clk_fake f;
 	uint8_t buf[NCALLS * 48], rep[64];
 	struct event *complete;
 	uint64_t t0, passes;
@@ -215,7 +154,7 @@ static void t01_one_read_per_pass(void **state)
 	t0 = mono_us();
 	h_send(fd, buf, n);	/* one write: the records come in one recv */
 	run(h.base, &h.st, &passes, &reads);
-	assert_int_equal(f.fk_ncalls, NCALLS);
+	assert_int_equal(f.clk_fk.hf_ncalls, NCALLS);
 	assert_true(passes == 1 || passes == 2);	/* the 250 ms sweep may add one */
 	assert_int_equal(reads, 1);		/* start and hand-off of all eight */
 
@@ -232,14 +171,14 @@ static void t01_one_read_per_pass(void **state)
 	t0 = mono_us() - t0;
 	assert_one_each(&h.st.gs_hist[GW_HIST_CALL], t0);
 	assert_one_each(&h.st.gs_op_hist[gw_op_slot(NFS, 3, 1, NULL)], t0);	/* GETATTR */
-	assert_one_each(gw_path_hist(f.fk_path), t0);
+	assert_one_each(gw_path_hist(f.clk_fk.hf_path), t0);
 	assert_true(h.st.gs_hist[GW_HIST_CALL].gh_sum_us >= NCALLS * 2000);
 	text = h_render(&h.st, NULL);
 	assert_true(h_sample(text, "rpcrdma_gw_syscalls_total{worker=\"0\",call=\"clock_gettime\"} ")
 		    == (double)h.st.gs_ctr[GW_CTR_SYS_CLOCK]);
 	free(text);
 	event_free(complete);
-	event_free(f.fk_stop);
+	event_free(f.clk_stop);
 	assert_int_equal(h_gw_end(&h, fd), 0);
 }
 

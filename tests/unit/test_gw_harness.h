@@ -13,6 +13,11 @@
  * the XIDs it saw (the gateway XIDs) and can hold replies back, or drop
  * the connection on a chosen call without answering.
  *
+ * Then a fake transport the test plugs in as the "rdma" one (h_fake):
+ * it keeps the calls the gateway submits until the test completes them,
+ * so no RDMA device is needed (test_gw_seam, test_gw_callback,
+ * test_gw_ready, test_gw_clock).
+ *
  * Last, what the NLM/NSM tests share: their gateway, listeners standing
  * for a client host's services, record-marked LOCK, GRANTED_MSG and
  * SM_NOTIFY calls, and a fake rpcbind naming each host's statd.
@@ -37,6 +42,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "call.h"
 #include "chunking.h"
 #include "config.h"
 #include "frontend.h"
@@ -44,6 +50,7 @@
 #include "log.h"
 #include "ops.h"
 #include "pool.h"
+#include "transport.h"
 
 /* ---- tiny RPC server ---- */
 
@@ -635,6 +642,148 @@ static __attribute__((unused)) void h_env_nfs_gw(struct h_env *e, const char *ex
 		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
 		 extra, e->he_srv.port);
 	h_env_gw(e, text);
+}
+
+/* ---- a fake transport in place of RDMA ---- */
+
+#define H_FAKE_MAX	16	/* calls it holds at once (more aborts) */
+
+/* The fake: gp_rdma_arg and the transport of every path made on it.  A
+ * test with state of its own puts the fake first in its struct (the
+ * transport's tp is then that struct too). */
+struct h_fake {
+	struct gw_transport_ops hf_ops;		/* h_fake_init()'s; a test may add or wrap one */
+	struct gw_path *hf_path;		/* the last path made */
+	bool hf_down;				/* paths start down: the test brings them up */
+	int hf_submit_rc;			/* nonzero: submit answers it and takes nothing */
+	/* Asked first with each call it takes (a test's checks). */
+	void (*hf_on_submit)(struct h_fake *f, struct gw_call *c);
+	struct gw_call *hf_calls[H_FAKE_MAX];	/* accepted, not yet completed */
+	unsigned hf_ncalls;
+	unsigned hf_ncreate, hf_ndestroy, hf_nsub, hf_nrel, hf_ncancel;
+	uint8_t hf_reply[H_FAKE_MAX][28];	/* h_fake_reply()'s, by ca_index % H_FAKE_MAX */
+	struct iovec hf_riov[H_FAKE_MAX][2];
+};
+
+static __attribute__((unused)) void *h_fake_create(struct gw_ctx *gw, struct gw_path *path)
+{
+	struct h_fake *f = gw_ctx_rdma_arg(gw);
+
+	f->hf_path = path;
+	f->hf_ncreate++;
+	if (!f->hf_down)
+		gw_path_ready(path, true);
+	return f;
+}
+
+/* Drop c from the calls held (the gateway has it back). */
+static __attribute__((unused)) void h_fake_forget(struct h_fake *f, struct gw_call *c)
+{
+	for (unsigned i = 0; i < f->hf_ncalls; i++)
+		if (f->hf_calls[i] == c) {
+			f->hf_calls[i] = f->hf_calls[--f->hf_ncalls];
+			return;
+		}
+}
+
+static __attribute__((unused)) void h_fake_destroy(void *tp)
+{
+	struct h_fake *f = tp;
+
+	f->hf_ndestroy++;
+	while (f->hf_ncalls)	/* the seam: destroy cancels what it still owns */
+		gw_call_finalize(f->hf_calls[0], GW_END_SHUTDOWN);
+}
+
+static __attribute__((unused)) int h_fake_submit(void *tp, struct gw_call *c)
+{
+	struct h_fake *f = tp;
+
+	f->hf_nsub++;
+	if (f->hf_submit_rc)
+		return f->hf_submit_rc;
+	if (f->hf_on_submit)
+		f->hf_on_submit(f, c);
+	if (f->hf_ncalls == H_FAKE_MAX)
+		abort();
+	gw_call_get(c);
+	c->ca_tp_owned = true;
+	f->hf_calls[f->hf_ncalls++] = c;
+	return 0;
+}
+
+static __attribute__((unused)) void h_fake_release(void *tp, struct gw_call *c)
+{
+	struct h_fake *f = tp;
+
+	f->hf_nrel++;
+	gw_call_put(c);
+}
+
+static __attribute__((unused)) void h_fake_cancel(void *tp, struct gw_call *c)
+{
+	struct h_fake *f = tp;
+
+	f->hf_ncancel++;
+	h_fake_forget(f, c);
+	gw_call_put(c);
+}
+
+/* A fake named name ("fake", or "rdma" where the transport's name shows),
+ * its paths up as soon as made, holding nothing. */
+static __attribute__((unused)) void h_fake_init(struct h_fake *f, const char *name)
+{
+	memset(f, 0, sizeof(*f));
+	f->hf_ops = (struct gw_transport_ops){
+		.to_name = name, .to_create = h_fake_create, .to_destroy = h_fake_destroy,
+		.to_submit = h_fake_submit, .to_release = h_fake_release, .to_cancel = h_fake_cancel,
+	};
+}
+
+/* The gateway of the fake's tests on f (h_fake_init()'d), started:
+ * max_calls = 16, extra lines in [gateway], NFS over "rdma" to backend
+ * srv; gw_ctx_start()'s result. */
+static __attribute__((unused)) int h_fake_gw(struct h_gw *h, struct h_fake *f, const char *extra)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 16\n"
+		 "%s[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\ntransport = rdma\n", extra);
+	return h_gw_start_on(h, text, &f->hf_ops, f);
+}
+
+/* The server's reply to call c held by f: niov iovecs (the transport's
+ * buffers as it hands them over), forgotten first. */
+static __attribute__((unused)) void h_fake_complete(struct h_fake *f, struct gw_call *c,
+						    const struct iovec *iov, unsigned niov)
+{
+	h_fake_forget(f, c);
+	gw_call_complete(c, iov, niov);
+}
+
+/* Complete the i-th held call with SUCCESS and one result word, tag: in
+ * one iovec, or in two with the XID alone in the first (the gateway must
+ * skip it either way). */
+static __attribute__((unused)) void h_fake_reply(struct h_fake *f, unsigned i, uint32_t tag,
+						 unsigned niov)
+{
+	struct gw_call *c = f->hf_calls[i];
+	uint8_t *r = f->hf_reply[c->ca_index % H_FAKE_MAX];
+	struct iovec *v = f->hf_riov[c->ca_index % H_FAKE_MAX];
+
+	memset(r, 0, 28);
+	chk_put_be32(r, c->ca_gxid);
+	chk_put_be32(r + 4, 1);		/* REPLY, then accepted, AUTH_NONE, SUCCESS */
+	chk_put_be32(r + 24, tag);
+	if (niov == 2) {
+		v[0] = (struct iovec){ r, 4 };
+		v[1] = (struct iovec){ r + 4, 24 };
+	} else {
+		v[0] = (struct iovec){ r, 28 };
+	}
+	h_fake_complete(f, c, v, niov == 2 ? 2 : 1);
 }
 
 /* ---- NLM and NSM through the gateway (test_gw_nlm_e2e, test_gw_nsm_udp) ---- */

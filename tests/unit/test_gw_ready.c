@@ -352,84 +352,11 @@ static void t04_dns_failure(void **state)
 	}
 }
 
-/* ---- 5: a fake RDMA transport the test brings up ---- */
-
-struct fake {
-	struct gw_path *fk_path;
-	struct gw_call *fk_calls[8];
-	unsigned fk_ncalls, fk_nsub;
-	uint8_t fk_reply[32];
-	struct iovec fk_iov;
-};
-
-static void *fk_create(struct gw_ctx *gw, struct gw_path *path)
-{
-	struct fake *f = gw_ctx_rdma_arg(gw);
-
-	f->fk_path = path;
-	return f;	/* not up: the test says when */
-}
-
-static void fk_destroy(void *tp)
-{
-	struct fake *f = tp;
-
-	while (f->fk_ncalls)
-		gw_call_finalize(f->fk_calls[f->fk_ncalls - 1], GW_END_SHUTDOWN);
-}
-
-static int fk_submit(void *tp, struct gw_call *c)
-{
-	struct fake *f = tp;
-
-	f->fk_nsub++;
-	gw_call_get(c);
-	c->ca_tp_owned = true;
-	f->fk_calls[f->fk_ncalls++] = c;
-	return 0;
-}
-
-static void fk_forget(struct fake *f, struct gw_call *c)
-{
-	for (unsigned i = 0; i < f->fk_ncalls; i++)
-		if (f->fk_calls[i] == c)
-			f->fk_calls[i] = f->fk_calls[--f->fk_ncalls];
-}
-
-static void fk_release(void *tp, struct gw_call *c)
-{
-	(void)tp;
-	gw_call_put(c);
-}
-
-static void fk_cancel(void *tp, struct gw_call *c)
-{
-	fk_forget(tp, c);
-	gw_call_put(c);
-}
-
-static const struct gw_transport_ops fake_ops = {
-	.to_name = "rdma", .to_create = fk_create, .to_destroy = fk_destroy,
-	.to_submit = fk_submit, .to_release = fk_release, .to_cancel = fk_cancel,
-};
-
-static void fk_complete(struct fake *f, uint32_t tag)
-{
-	struct gw_call *c = f->fk_calls[0];
-	uint8_t *r = f->fk_reply;
-
-	memset(r, 0, sizeof(f->fk_reply));
-	chk_put_be32(r, c->ca_gxid);
-	chk_put_be32(r + 4, 1);
-	chk_put_be32(r + 24, tag);
-	f->fk_iov = (struct iovec){ r, 28 };
-	fk_forget(f, c);
-	gw_call_complete(c, &f->fk_iov, 1);
-}
+/* ---- 5-8: the harness's fake as the RDMA transport, brought up by the test ---- */
 
 /* The tiny server s, started, and the gateway of conf() (nfs_extra in the
  * NFS route) on the fake RDMA transport f, not up; the route's path. */
-static struct gw_path *r_fake_start(struct h_server *s, struct r_gw *g, struct fake *f,
+static struct gw_path *r_fake_start(struct h_server *s, struct r_gw *g, struct h_fake *f,
 				    const char *nfs_extra)
 {
 	char text[1024];
@@ -437,7 +364,9 @@ static struct gw_path *r_fake_start(struct h_server *s, struct r_gw *g, struct f
 	h_server_init(s);
 	h_server_start(s);
 	conf(text, sizeof(text), "", "127.0.0.1", s->port, nfs_extra, false);
-	r_start(g, text, &fake_ops, f);
+	h_fake_init(f, "rdma");
+	f->hf_down = true;	/* not up: the test says when */
+	r_start(g, text, &f->hf_ops, f);
 	return gw_ctx_path(g->rg_h.gw, 0);
 }
 
@@ -448,7 +377,7 @@ static void t05_back_to_rdma(void **state)
 	struct h_server s;
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
-	struct fake f = { 0 };
+	struct h_fake f;
 	struct gw_path *pa;
 	uint8_t buf[256];
 	int fd;
@@ -457,22 +386,22 @@ static void t05_back_to_rdma(void **state)
 	pa = r_fake_start(&s, &g, &f, "");	/* fallback: tcp by default */
 	h_server_set(&s, true, 0);		/* TCP replies held back */
 	assert_false(gw_path_on_fallback(pa));
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f.hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	assert_true(gw_path_on_fallback(pa));
 	fd = h_client(h);
 	h_send(fd, buf, null_call(buf, 1, NFS, 3, 0x11));
 	while (h_server_calls(&s) < 1)
 		h_pump(h, 10);
-	assert_int_equal(f.fk_nsub, 0);
-	gw_path_ready(f.fk_path, true);		/* RDMA is back */
+	assert_int_equal(f.hf_nsub, 0);
+	gw_path_ready(f.hf_path, true);		/* RDMA is back */
 	assert_false(gw_path_on_fallback(pa));
 	assert_int_equal(gw_path_why(pa, NULL, NULL), GW_WHY_NONE);
 	h_send(fd, buf, null_call(buf, 2, NFS, 3, 0x22));
 	h_pump(h, 50);
-	assert_int_equal(f.fk_nsub, 1);		/* the new call over "RDMA" */
+	assert_int_equal(f.hf_nsub, 1);		/* the new call over "RDMA" */
 	assert_int_equal(h_server_calls(&s), 1);
 	assert_int_equal(gw_path_ncalls(pa), 2);	/* both still count on the route */
-	fk_complete(&f, 0x22);
+	h_fake_reply(&f, 0, 0x22, 1);
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);
 	assert_int_equal(chk_be32(buf), 2);
 	h_server_set(&s, false, 0);		/* the TCP reply goes now */
@@ -490,7 +419,7 @@ static void t06_grace_after_loss(void **state)
 	struct h_server s;
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
-	struct fake f = { 0 };
+	struct h_fake f;
 	struct gw_path *pa;
 	uint8_t buf[256];
 	uint64_t t0;
@@ -498,12 +427,12 @@ static void t06_grace_after_loss(void **state)
 
 	(void)state;
 	pa = r_fake_start(&s, &g, &f, "");
-	gw_path_ready(f.fk_path, true);
-	gw_path_down(f.fk_path, GW_WHY_LOST, "RDMA connection lost: DISCONNECTED");
-	gw_path_ready(f.fk_path, false);
+	gw_path_ready(f.hf_path, true);
+	gw_path_down(f.hf_path, GW_WHY_LOST, "RDMA connection lost: DISCONNECTED");
+	gw_path_ready(f.hf_path, false);
 	t0 = gw_now_ms();
 	assert_int_equal(gw_path_why(pa, NULL, NULL), GW_WHY_LOST);
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f.hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	assert_int_equal(gw_path_why(pa, NULL, NULL), GW_WHY_CONNECT);
 	assert_false(gw_path_on_fallback(pa));
 	fd = h_client(h);
@@ -511,13 +440,13 @@ static void t06_grace_after_loss(void **state)
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 300), -1);	/* held for RDMA */
 	assert_int_equal(h_server_calls(&s), 0);
 	/* still inside the grace: held */
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f.hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	assert_false(gw_path_on_fallback(pa));
 	assert_true(gw_now_ms() - t0 < GW_FALLBACK_GRACE_MS);
 	/* the grace over, without waiting it out: the loss moved back in time */
-	f.fk_path->pa_down_ms -= GW_FALLBACK_GRACE_MS;
+	f.hf_path->pa_down_ms -= GW_FALLBACK_GRACE_MS;
 	h_pump(h, 50);
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f.hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	assert_true(gw_path_on_fallback(pa));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 2000), 28);	/* now over TCP */
 	assert_int_equal(chk_be32(buf + 24), 0x33);
@@ -528,7 +457,7 @@ static void t06_grace_after_loss(void **state)
 /* 7, 7b: server holding replies, the route on its TCP fallback (RDMA
  * rejected) with one call of xid (tag) out, then reloaded to fallback =
  * none; the client's socket. */
-static int t07_on_fallback_reload(struct h_server *s, struct r_gw *g, struct fake *f,
+static int t07_on_fallback_reload(struct h_server *s, struct r_gw *g, struct h_fake *f,
 				  uint8_t buf[256], uint32_t xid, uint32_t tag)
 {
 	struct h_gw *h = &g->rg_h;
@@ -537,7 +466,7 @@ static int t07_on_fallback_reload(struct h_server *s, struct r_gw *g, struct fak
 
 	r_fake_start(s, g, f, "fallback = tcp");
 	h_server_set(s, true, 0);
-	gw_path_down(f->fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f->hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	fd = h_client(h);
 	h_send(fd, buf, null_call(buf, xid, NFS, 3, tag));
 	while (h_server_calls(s) < 1)
@@ -553,7 +482,7 @@ static void t07_reload_while_on_fallback(void **state)
 	struct h_server s;
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
-	struct fake f = { 0 };
+	struct h_fake f;
 	uint8_t buf[256];
 	int fd;
 
@@ -579,7 +508,7 @@ static void t07b_reload_then_fallback_conn_lost(void **state)
 	struct h_server s;
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
-	struct fake f = { 0 };
+	struct h_fake f;
 	uint8_t buf[256];
 	int fd;
 
@@ -600,14 +529,14 @@ static void t08_drain_on_fallback(void **state)
 	struct h_server s;
 	struct r_gw g;
 	struct h_gw *h = &g.rg_h;
-	struct fake f = { 0 };
+	struct h_fake f;
 	struct gw_path *pa;
 	uint8_t buf[256];
 	int fd;
 
 	(void)state;
 	pa = r_fake_start(&s, &g, &f, "");
-	gw_path_down(f.fk_path, GW_WHY_CONNECT, "RDMA: REJECTED");
+	gw_path_down(f.hf_path, GW_WHY_CONNECT, "RDMA: REJECTED");
 	while (!gw_path_fallback_up(pa))
 		h_pump(h, 10);
 	assert_true(gw_path_can_forward(pa));
