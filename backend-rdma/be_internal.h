@@ -242,11 +242,11 @@ enum be_call_state {
 	CS_DONE,
 	CS_READING,		/* reply carried a Read list: RDMA Reads posted */
 };
-/* One post of a call: an element of its connection's cn_slots. */
 /* A call with at most this many window binds joins its connection's
  * batch (a 4 KiB READ's write chunk is one); one with more goes alone. */
 #define BE_TX_BINDS 4
 
+/* One post of a call: an element of its connection's cn_slots. */
 struct be_call {
 	struct be_conn *rq_conn;		/* owner of this element, fixed */
 	struct be_req *rq_req;			/* POSTED..DONE: the call posted */
