@@ -363,7 +363,6 @@ static int call_prepare(struct be_conn *cn, struct be_req *rq, struct ibv_send_w
 					   .num_sge = 1 };
 	ca->rq_tx_next = NULL;
 	ca->rq_nbwr = 0;
-	ca->rq_need = need;
 	be_credits_sent(&cn->cn_cr);
 	*out = ca;
 	return 0;
@@ -571,7 +570,7 @@ static int call_batch(struct be_conn *cn, struct be_req *rq)
 	else
 		cn->cn_tx_head = ca;
 	cn->cn_tx_last = ca;
-	cn->cn_tx_room += ca->rq_need;
+	cn->cn_tx_room += 2 * nbinds + 1;	/* binds, Send, their invalidations */
 	return 0;
 }
 

@@ -285,7 +285,6 @@ struct be_call {
 	struct ibv_send_wr rq_swr;
 	struct ibv_sge rq_ssge;
 	unsigned rq_sbuf;
-	unsigned rq_need;			/* send-queue room: WRs and invalidations */
 	struct be_call *rq_tx_next;
 	struct be_reply rq_reply;
 } __attribute__((aligned(16)));
@@ -339,7 +338,7 @@ struct be_conn {
 	/* The pump's batch: calls marshalled, to be posted at its end with one
 	 * ibv_post_send() (one doorbell); empty between pumps. */
 	struct be_call *cn_tx_head, *cn_tx_last;
-	unsigned cn_tx_room;		/* send-queue room its calls take (rq_need) */
+	unsigned cn_tx_room;		/* send-queue room its calls take, invalidations too */
 	struct rpcrdma_pd cn_ours, cn_peer;
 	bool cn_peer_pd;
 	uint8_t cn_peer_raw[8];
