@@ -673,8 +673,9 @@ static void pool_pump_now(struct be_pool *pool)
 /* Every call made ready in one loop pass (submitted, or given a credit by
  * a reply) goes out from one pump at the pass's end: a connection's calls
  * share one ibv_post_send(), which for rxe is one system call that also
- * runs the requester.  An event made active from a callback runs in the
- * same pass, after the callbacks already due. */
+ * runs the requester (a large call goes at once: BE_TX_NOW_BYTES).  An
+ * event made active from a callback runs in the same pass, after the
+ * callbacks already due. */
 void be_pool_pump(struct be_pool *pool)
 {
 	if (!pool->bp_freeing && !TAILQ_EMPTY(&pool->bp_queue))
@@ -725,6 +726,19 @@ static bool desc_ok(const struct be_call_desc *d)
 				d->cd_reply->bt_niov <= BE_MAX_TARGET_IOV);
 }
 
+/* The bytes d offers to move by chunks: its Read list and Write list. */
+static size_t desc_chunk_bytes(const struct be_call_desc *d)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < d->cd_nreads; i++)
+		n += d->cd_reads[i].ri_len;
+	for (unsigned i = 0; i < d->cd_nwrites; i++)
+		for (unsigned j = 0; j < d->cd_writes[i].bt_niov; j++)
+			n += d->cd_writes[i].bt_iov[j].iov_len;
+	return n;
+}
+
 void be_req_init(struct be_req *rq, struct be_pool *pool, const struct be_call_desc *d,
 		 be_reply_fn *cb, void *arg)
 {
@@ -762,6 +776,10 @@ int be_call_submit(struct be_pool *pool, struct be_req *rq, const struct be_call
 	ctx->cx_stats.bs_calls++;
 	TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
 	pool->bp_nqueued++;
-	be_pool_pump(pool);	/* at the pass's end: no callback from here */
+	/* No callback from here either way: failures are deferred. */
+	if (!pool->bp_freeing && desc_chunk_bytes(d) >= BE_TX_NOW_BYTES)
+		pool_pump_now(pool);
+	else
+		be_pool_pump(pool);	/* at the pass's end */
 	return 0;
 }

@@ -6,7 +6,8 @@
  * in submit order, window binds before their Send, with the send ring's
  * signal rule kept; a refused post fails the call the provider refused and
  * sends those after it later, the ring's accounting intact, and a call
- * refused after one of its binds went out fails the connection.
+ * refused after one of its binds went out fails the connection; a call
+ * with large chunks goes at once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,6 +201,66 @@ static void t21_binds_in_the_batch(void **state)
 	bench_down(&b);
 }
 
+/* Submit b->req[i] as xid offering a write chunk of len bytes of buf. */
+static void submit_write_chunk(struct bench *b, unsigned i, uint32_t xid, struct iovec *wiov,
+			       struct be_target *wt, uint8_t *buf, size_t len)
+{
+	struct be_call_desc d;
+
+	memset(b->msg[i], 0, 40);
+	chk_put_be32(b->msg[i], xid);
+	b->iov[i] = (struct iovec){ b->msg[i], 40 };
+	*wiov = (struct iovec){ buf, len };
+	*wt = (struct be_target){ wiov, 1 };
+	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1,
+				   .cd_writes = wt, .cd_nwrites = 1 };
+	assert_int_equal(be_call_submit(b->pool, &b->req[i], &d, on_reply, b), 0);
+}
+
+/* 25. A call offering BE_TX_NOW_BYTES of chunks (a 64 KiB write chunk)
+ * is posted from inside be_call_submit(), together with the small call
+ * queued before it, in submit order; one byte less and it waits for the
+ * pass's end like any other; every call is answered once. */
+static void t25_large_call_at_once(void **state)
+{
+	static uint8_t buf[BE_TX_NOW_BYTES];
+	static const uint32_t x[4] = { 2501, 2502, 2503, 2504 };
+	struct be_target wt[2];
+	struct iovec wiov[2];
+	struct be_region *rg;
+	struct bench b;
+	struct fconn *fc;
+	unsigned p0;
+
+	(void)state;
+	one_conn_up(&b, 8);
+	fc = cur();
+	rg = be_region_register(b.ctx, buf, sizeof(buf));
+	assert_non_null(rg);
+	p0 = fc->nposts;
+
+	assert_non_null(submit(&b, 0, x[0]));
+	submit_write_chunk(&b, 1, x[1], &wiov[0], &wt[0], buf, BE_TX_NOW_BYTES);
+	assert_int_equal(fc->nposts, p0 + 1);	/* from inside be_call_submit() */
+	assert_true(first_send_of(fc, x[0]) >= 0);
+	assert_true(first_send_of(fc, x[1]) > first_send_of(fc, x[0]));
+	assert_int_equal(be_pool_queued(b.pool), 0);
+
+	assert_non_null(submit(&b, 2, x[2]));
+	submit_write_chunk(&b, 3, x[3], &wiov[1], &wt[1], buf, BE_TX_NOW_BYTES - 1);
+	assert_int_equal(fc->nposts, p0 + 1);	/* below the bound: the pass's end */
+	assert_int_equal(first_send_of(fc, x[3]), -1);
+	spin(&b, 2);
+	assert_int_equal(fc->nposts, p0 + 2);
+	assert_true(first_send_of(fc, x[3]) > first_send_of(fc, x[2]));
+	finish_all(&b, fc, x, 4);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(cb_count(&b, x[i]), 1);
+	assert_int_equal(be_pool_inflight(b.pool), 0);
+	be_region_unregister(rg);
+	bench_down(&b);
+}
+
 /* 24. The provider refuses the Send of a batched call after taking its
  * bind: a window is bound that no key of ours names, so the connection is
  * failed (its QP's windows end with it); the refused call is called back
@@ -342,6 +403,7 @@ int main(void)
 		cmocka_unit_test(t22_refused_post),
 		cmocka_unit_test(t23_one_doorbell_per_connection),
 		cmocka_unit_test(t24_refused_after_a_bind),
+		cmocka_unit_test(t25_large_call_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
