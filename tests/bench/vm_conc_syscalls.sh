@@ -14,8 +14,9 @@
 # process over CS_SECS of load, divided by the NFS calls the client made
 # meanwhile (/proc/self/mountstats).  For the gateway, its metrics over the
 # same window: RDMA send doorbells (ibv_post_send calls), precise clock
-# reads and loop passes.  CPU µs per call and IOPS are printed too, but they
-# are one unpaired run each (tests/bench/vm_nfs_bench.sh BENCH_AB pairs).
+# reads and loop passes.  Per call too: user and system CPU, voluntary and
+# involuntary context switches (/proc, all threads).  CPU µs per call and
+# IOPS are one unpaired run each (tests/bench/vm_nfs_bench.sh BENCH_AB pairs).
 set -u
 for a in "$@"; do	# run-vm.sh passes arguments, not the environment
 	case $a in CS_*=*) export "${a?}" ;; esac
@@ -52,27 +53,45 @@ load() { # seconds
 		--iodepth="$CS_DEPTH" --numjobs="$CS_JOBS" --runtime="$1" --time_based \
 		--group_reporting >"$W/fio.out" 2>&1 || bed_fail "fio"
 }
+# "utime stime voluntary nonvoluntary" of process $1, all threads
+proc_split() {
+	local t line u s v n su=0 ss=0 sv=0 sn=0
+	for t in /proc/"$1"/task/*; do
+		read -r line <"$t/stat" || continue
+		line=${line##*) }
+		read -r _ _ _ _ _ _ _ _ _ _ _ u s _ <<<"$line"
+		v=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status")
+		n=$(awk '/^nonvoluntary_ctxt_switches/ { print $2 }' "$t/status")
+		su=$((su + u)) ss=$((ss + s)) sv=$((sv + v)) sn=$((sn + n))
+	done
+	echo "$su $ss $sv $sn"
+}
 # the sum of metric lines starting with $1 in file $2
 metric_sum() { awk -v k="$1" 'index($1, k) == 1 { s += $2 } END { printf "%.0f\n", s }' "$2"; }
 
 side() { # name pid server-address mount-options
-	local name=$1 pid=$2 c0 c1 t0 t1 sp
+	local name=$1 pid=$2 c0 c1 t0 t1 sp p0 p1
 	timeout 60 mount -t nfs -o "$4,soft,timeo=100,retrans=2,nconnect=$CS_NCONNECT" \
 		"$3:$BED_EXPORT" "$M" || bed_fail "mount through $name"
 	load 2	# warm-up: caches, connections
 	[ "$name" = gateway ] && curl -sf "$ADMIN" >"$W/m0"
 	bench_cpu_ticks "$pid" t0
+	p0=$(proc_split "$pid")
 	c0=$(bench_nfs_calls "$M")
 	perf stat -x, -e "$EVENTS" -p "$pid" -o "$W/stat" -- sleep "$CS_SECS" &
 	sp=$!
 	load "$CS_SECS"
 	wait "$sp" || bed_fail "perf stat"
 	bench_cpu_ticks "$pid" t1
+	p1=$(proc_split "$pid")
 	c1=$(bench_nfs_calls "$M")
 	[ $((c1 - c0)) -gt 0 ] || bed_fail "no NFS calls through $name"
 	echo "$name: $((c1 - c0)) NFS calls, $(grep -o 'IOPS=[0-9.k]*' "$W/fio.out"), CPU $(((t1 - t0) * 10000 / (c1 - c0))) µs per call (one unpaired run)"
 	awk -F, -v c=$((c1 - c0)) '$1 ~ /^[0-9]+$/ { e = $3; sub(/^syscalls:sys_enter_/, "", e)
 		printf "  %-26s %6.3f per call\n", e, $1 / c }' "$W/stat"
+	awk -v a="$p0" -v b="$p1" -v c=$((c1 - c0)) 'BEGIN { split(a, x, " "); split(b, y, " ")
+		printf "  user / system CPU         %d / %d µs per call\n", (y[1] - x[1]) * 10000 / c, (y[2] - x[2]) * 10000 / c
+		printf "  voluntary / involuntary   %.3f / %.3f switches per call\n", (y[3] - x[3]) / c, (y[4] - x[4]) / c }'
 	if [ "$name" = gateway ]; then
 		curl -sf "$ADMIN" >"$W/m1"
 		for k in rpcrdma_gw_rdma_send_doorbells_total \
