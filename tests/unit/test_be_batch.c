@@ -146,9 +146,10 @@ static void t20_one_doorbell_per_pass(void **state)
 	bench_down(&b);
 }
 
-/* Submit b->req[i] as xid with a read chunk (one window bind). */
-static void submit_read_chunk(struct bench *b, unsigned i, uint32_t xid,
-			      const struct be_read_item *ri)
+/* Submit b->req[i] as xid with a read chunk ri and/or a write chunk wt
+ * (either NULL): one window bind each here. */
+static void submit_chunks(struct bench *b, unsigned i, uint32_t xid,
+			  const struct be_read_item *ri, const struct be_target *wt)
 {
 	struct be_call_desc d;
 
@@ -156,8 +157,15 @@ static void submit_read_chunk(struct bench *b, unsigned i, uint32_t xid,
 	chk_put_be32(b->msg[i], xid);
 	b->iov[i] = (struct iovec){ b->msg[i], 40 };
 	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1,
-				   .cd_reads = ri, .cd_nreads = 1 };
+				   .cd_reads = ri, .cd_nreads = ri != NULL,
+				   .cd_writes = wt, .cd_nwrites = wt != NULL };
 	assert_int_equal(be_call_submit(b->pool, &b->req[i], &d, on_reply, b), 0);
+}
+
+static void submit_read_chunk(struct bench *b, unsigned i, uint32_t xid,
+			      const struct be_read_item *ri)
+{
+	submit_chunks(b, i, xid, ri, NULL);
 }
 
 /* 21. Three calls, the second with a read chunk (a window bind), in one
@@ -205,16 +213,9 @@ static void t21_binds_in_the_batch(void **state)
 static void submit_write_chunk(struct bench *b, unsigned i, uint32_t xid, struct iovec *wiov,
 			       struct be_target *wt, uint8_t *buf, size_t len)
 {
-	struct be_call_desc d;
-
-	memset(b->msg[i], 0, 40);
-	chk_put_be32(b->msg[i], xid);
-	b->iov[i] = (struct iovec){ b->msg[i], 40 };
 	*wiov = (struct iovec){ buf, len };
 	*wt = (struct be_target){ wiov, 1 };
-	d = (struct be_call_desc){ .cd_xid = xid, .cd_msg = &b->iov[i], .cd_msg_niov = 1,
-				   .cd_writes = wt, .cd_nwrites = 1 };
-	assert_int_equal(be_call_submit(b->pool, &b->req[i], &d, on_reply, b), 0);
+	submit_chunks(b, i, xid, NULL, wt);
 }
 
 /* 25. A call offering BE_TX_NOW_BYTES of chunks (a 64 KiB write chunk)
