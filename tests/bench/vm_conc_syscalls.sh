@@ -53,16 +53,21 @@ load() { # seconds
 		--iodepth="$CS_DEPTH" --numjobs="$CS_JOBS" --runtime="$1" --time_based \
 		--group_reporting >"$W/fio.out" 2>&1 || bed_fail "fio"
 }
-# "utime stime voluntary nonvoluntary" of process $1, all threads
+# "utime stime voluntary nonvoluntary" of process $1, summed over its
+# threads (each thread's switches are its own); builtins only, no fork.
 proc_split() {
-	local t line u s v n su=0 ss=0 sv=0 sn=0
+	local t line u s k v su=0 ss=0 sv=0 sn=0
 	for t in /proc/"$1"/task/*; do
 		read -r line <"$t/stat" || continue
 		line=${line##*) }
 		read -r _ _ _ _ _ _ _ _ _ _ _ u s _ <<<"$line"
-		v=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status")
-		n=$(awk '/^nonvoluntary_ctxt_switches/ { print $2 }' "$t/status")
-		su=$((su + u)) ss=$((ss + s)) sv=$((sv + v)) sn=$((sn + n))
+		su=$((su + u)) ss=$((ss + s))
+		while read -r k v; do
+			case $k in
+			voluntary_ctxt_switches:) sv=$((sv + v)) ;;
+			nonvoluntary_ctxt_switches:) sn=$((sn + v)) ;;
+			esac
+		done <"$t/status"
 	done
 	echo "$su $ss $sv $sn"
 }

@@ -162,12 +162,6 @@ static void submit_chunks(struct bench *b, unsigned i, uint32_t xid,
 	assert_int_equal(be_call_submit(b->pool, &b->req[i], &d, on_reply, b), 0);
 }
 
-static void submit_read_chunk(struct bench *b, unsigned i, uint32_t xid,
-			      const struct be_read_item *ri)
-{
-	submit_chunks(b, i, xid, ri, NULL);
-}
-
 /* 21. Three calls, the second with a read chunk (a window bind), in one
  * pass: one ibv_post_send() of the first Send, the bind, its Send, the
  * third Send: the queue order is the submit order and each bind precedes
@@ -190,7 +184,7 @@ static void t21_binds_in_the_batch(void **state)
 	p0 = fc->nposts;
 
 	assert_non_null(submit(&b, 0, x[0]));
-	submit_read_chunk(&b, 1, x[1], &ri);
+	submit_chunks(&b, 1, x[1], &ri, NULL);
 	assert_non_null(submit(&b, 2, x[2]));
 	spin(&b, 2);
 	assert_int_equal(fc->nposts, p0 + 1);
@@ -284,7 +278,7 @@ static void t24_refused_after_a_bind(void **state)
 
 	fc->post_fail_wr = 3;			/* Send, bind, (refused) Send, Send */
 	assert_non_null(submit(&b, 0, x[0]));
-	submit_read_chunk(&b, 1, x[1], &ri);
+	submit_chunks(&b, 1, x[1], &ri, NULL);
 	assert_non_null(submit(&b, 2, x[2]));
 	spin(&b, 2);
 	assert_int_equal(cb_count(&b, x[1]), 1);
