@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Host: tests/vm/run-vm.sh tests/bench/vm_conc_syscalls.sh [CS_SECS=8]
-#       [CS_JOBS=8] [CS_DEPTH=4] [CS_NCONNECT=8]
+#       [CS_JOBS=8] [CS_DEPTH=4] [CS_NCONNECT=8] [CS_FTRACE=1]
 #
 #   fio (CS_JOBS jobs, iodepth CS_DEPTH, 4 KiB randread, O_DIRECT)
 #     -> kernel NFS client, vers=3, nconnect=CS_NCONNECT
@@ -17,6 +17,10 @@
 # reads and loop passes.  Per call too: user and system CPU, voluntary and
 # involuntary context switches (/proc, all threads).  CPU µs per call and
 # IOPS are one unpaired run each (tests/bench/vm_nfs_bench.sh BENCH_AB pairs).
+# CS_FTRACE=1: over a second window of the same load, the proxy's CPU time
+# inside each kind of system call (ftrace function_graph on its threads,
+# only the syscall entry points traced, time scheduled out excluded), per
+# call: where its system time goes.
 set -u
 for a in "$@"; do	# run-vm.sh passes arguments, not the environment
 	case $a in CS_*=*) export "${a?}" ;; esac
@@ -30,6 +34,7 @@ CS_SECS=${CS_SECS:-8}
 CS_JOBS=${CS_JOBS:-8}
 CS_DEPTH=${CS_DEPTH:-4}
 CS_NCONNECT=${CS_NCONNECT:-8}
+CS_FTRACE=${CS_FTRACE:-0}
 PROXY_PORT=20491
 W=/tmp/conc
 M=/mnt/conc
@@ -74,6 +79,41 @@ proc_split() {
 # the sum of metric lines starting with $1 in file $2
 metric_sum() { awk -v k="$1" 'index($1, k) == 1 { s += $2 } END { printf "%.0f\n", s }' "$2"; }
 
+TR=/sys/kernel/tracing
+SYSCALLS="epoll_wait recvfrom sendto read write writev readv ioctl clock_gettime"
+# CPU µs inside each system call of process $1 over a load of $2 seconds,
+# per NFS call of mount $M.  sleep-time off: a call's time off the CPU
+# (epoll_wait's sleep, a preemption inside) is not counted.
+ftrace_split() {
+	local pid=$1 secs=$2 c0 c1 f t
+	[ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" || bed_fail "tracefs"
+	echo 0 >"$TR/tracing_on"
+	echo nop >"$TR/current_tracer"
+	for f in $SYSCALLS; do echo "__x64_sys_$f"; done >"$TR/set_ftrace_filter"
+	for t in /proc/"$pid"/task/*; do echo "${t##*/}"; done >"$TR/set_ftrace_pid"
+	echo 16384 >"$TR/buffer_size_kb"
+	echo function_graph >"$TR/current_tracer"
+	echo 0 >"$TR/options/sleep-time"
+	echo 1 >"$TR/options/funcgraph-tail"	# a call that slept closes with its name
+	: >"$TR/trace"
+	c0=$(bench_nfs_calls "$M")
+	echo 1 >"$TR/tracing_on"
+	load "$secs"
+	echo 0 >"$TR/tracing_on"
+	c1=$(bench_nfs_calls "$M")
+	awk -v c=$((c1 - c0)) 'match($0, /__x64_sys_[a-z_0-9]+/) {
+			n = substr($0, RSTART + 10, RLENGTH - 10)
+			for (i = 1; i < NF; i++) if ($(i + 1) == "us") { k[n]++; us[n] += $i; all += $i; break }
+		}
+		END {
+			printf "  ftrace over %d calls: CPU inside system calls %.0f µs per call\n", c, all / c
+			for (n in k) printf "    %-14s %6.3f per call %8.1f µs per call %7.1f µs each\n", n, k[n] / c, us[n] / c, us[n] / k[n]
+		}' "$TR/trace"
+	echo nop >"$TR/current_tracer"
+	: >"$TR/set_ftrace_filter"
+	: >"$TR/set_ftrace_pid"
+}
+
 side() { # name pid server-address mount-options
 	local name=$1 pid=$2 c0 c1 t0 t1 sp p0 p1
 	timeout 60 mount -t nfs -o "$4,soft,timeo=100,retrans=2,nconnect=$CS_NCONNECT" \
@@ -106,6 +146,7 @@ side() { # name pid server-address mount-options
 				-v c=$((c1 - c0)) 'BEGIN { printf "  metric %s: %.3f per call\n", k, (b - a) / c }'
 		done
 	fi
+	[ "$CS_FTRACE" = 1 ] && ftrace_split "$pid" "$CS_SECS"
 	timeout 60 umount "$M" || umount -f -l "$M"
 }
 
