@@ -5,11 +5,6 @@
 # This file contains the per-call cost benchmark of the gateway.
 # On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
 # guest and runs itself inside.  The guest runs the gateway twice, one after
-# the other, and the same three workloads against each on a vers=3 mount
-# (IPC_VERS=4.1: a vers=4.1 mount of the pseudo root):
-#
-#   GETATTR   IPC_GA stat() calls of one file on a noac mount
-#   WRITE     IPC_MIB MiB with dd bs=1M oflag=direct (1 MiB WRITE calls)
 #   READ      the same file with dd bs=1M iflag=direct (1 MiB READ calls)
 #
 # 1. native: `perf stat -e raw_syscalls:sys_enter` on the gateway per
@@ -36,7 +31,10 @@
 # the doorbell's write (work an RDMA device does in hardware) and how much TCP;
 # IPC_HAPROXY=1 then runs the GETATTR workload through HAProxy (mode tcp, to
 # nfsd's TCP port) with the same counts and samples, for comparison;
-# IPC_TRANSPORT=tcp sends the gateway's NFS route over TCP instead of RDMA.
+# IPC_TRANSPORT=tcp sends the gateway's NFS route over TCP instead of RDMA;
+# IPC_HAPROXY_CG=1 runs HAProxy under callgrind for the GETATTR workload
+# (instructions and function calls per client call, beside the gateway's
+# "FCALLS" lines).
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -51,7 +49,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
 		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
 		"IPC_TRANSPORT=${IPC_TRANSPORT:-rdma}" \
-		"IPC_HAPROXY=${IPC_HAPROXY:-0}" \
+		"IPC_HAPROXY=${IPC_HAPROXY:-0}" "IPC_HAPROXY_CG=${IPC_HAPROXY_CG:-0}" \
 		${base:+"$base"}
 fi
 
@@ -314,6 +312,50 @@ haproxy_getattr() {
 
 [ "${IPC_HAPROXY:-0}" != 1 ] || haproxy_getattr
 
+# cg_fcalls DUMP CALLS LABEL: function calls executed per forwarded call
+# (the counts of the dump's calls= lines).  Under TCG each return and each
+# call through a pointer or the PLT is an indirect jump, which costs a
+# lookup of its target, so calls weigh more there than instructions say.
+cg_fcalls() {
+	awk -v c="$2" -v l="$3" '/^calls=/ { split(substr($0, 7), a, " "); n += a[1] }
+		END { if (c > 0) printf "FCALLS %s %.0f function calls per call\n", l, n / c }' "$1"
+	awk -v c="$2" '/^cfn=/ { f = substr($0, 5) }
+		/^calls=/ { split(substr($0, 7), a, " "); by[f] += a[1] }
+		END { for (f in by) if (c > 0) printf "%10.1f  %s\n", by[f] / c, f }' "$1" |
+		sort -rn | sed -n 's/^/    called per call /; 1,15p'	# not head: its SIGPIPE fails the pipe
+}
+
+# IPC_HAPROXY_CG=1: HAProxy (mode tcp, to nfsd's TCP port) under callgrind
+# for the GETATTR workload: instructions and function calls per client NFS
+# call, beside the gateway's (HAProxy forwards each call and reply).
+haproxy_callgrind() {
+	local hp c0 c1 f ir
+	step "HAProxy under callgrind: instructions per client NFS call (getattr)"
+	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:20492\n\tserver nfsd %s:%s\n' \
+		"$BED_IP" "$BED_IP" "$BED_NFS_PORT" >"$W/hp-cg.cfg"
+	rm -f "$W"/hcg.out*
+	valgrind --tool=callgrind --callgrind-out-file="$W/hcg.out" --dump-instr=no --compress-strings=no \
+		haproxy -db -f "$W/hp-cg.cfg" >"$W/hp-cg.log" 2>&1 &
+	hp=$!
+	bed_wait 300 "HAProxy under valgrind listening" sh -c "ss -ltn | grep -q ':20492 '"
+	timeout 120 mount -t nfs -o "vers=3,proto=tcp,port=20492,nolock,soft,timeo=150,retrans=2,noac" \
+		"$BED_IP:$BED_EXPORT" "$M"
+	wl_getattr >/dev/null	# warm-up, as for the gateway
+	callgrind_control -z "$hp" >/dev/null 2>&1
+	c0=$(nfs_calls)
+	wl_getattr || echo "  getattr through HAProxy FAILED"
+	c1=$(nfs_calls)
+	callgrind_control -d getattr "$hp" >/dev/null 2>&1
+	umount "$M"
+	kill -TERM "$hp"; wait "$hp" 2>/dev/null || true	# 143: ended by the TERM
+	f=$(grep -l '^desc: Trigger: .*dump getattr$' "$W"/hcg.out* 2>/dev/null | head -1)
+	[ -n "$f" ] || { echo "no callgrind dump of HAProxy"; return 1; }
+	ir=$(awk '/^totals:/ { print $2; exit }' "$f")
+	echo "IR haproxy getattr client_calls=$((c1 - c0)) Ir=$ir Ir/client_call=$((ir / (c1 - c0)))"
+	cg_fcalls "$f" "$((c1 - c0))" "haproxy getattr"
+}
+[ "${IPC_HAPROXY_CG:-0}" != 1 ] || haproxy_callgrind
+
 # callgrind LABEL BINARY: the three workloads under callgrind; "IR LABEL
 # workload ..." lines (per forwarded call when the build counts them, else
 # per client NFS call) and the top functions.
@@ -339,6 +381,7 @@ callgrind() {
 		awk -v l="$label" -v n="$name" -v c="$calls" -v cc="$ccalls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
 			if (c > 0) printf "IR %s %s calls=%d client_calls=%d Ir=%d Ir/call=%.0f Ir/client_call=%.0f Ir/MiB=%s\n",
 				l, n, c, cc, ir, ir / c, (cc > 0 ? ir / cc : 0), (n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
+		cg_fcalls "$f" "$calls" "$label $name"
 		echo "  top functions (self instructions per call, of this workload):"
 		# Self cost per function: cost lines under fn=, except the inclusive
 		# cost line that follows each calls= line.
