@@ -43,16 +43,15 @@ MODULES   := chunking config backend-rdma frontend-tcp gateway
 mod_srcs   = $(filter-out gateway/main.c,$(wildcard $(1)/*.c))
 mod_objs   = $(patsubst %.c,$(BUILD)/%.o,$(call mod_srcs,$(1)))
 LIB_OBJS  := $(foreach m,$(MODULES),$(call mod_objs,$(m)))
-
 LIB       := $(BUILD)/librpcrdmagw.a
 
 DAEMON    := $(BUILD)/rpcrdma-gw
 CTL       := $(BUILD)/rpcrdma-gwctl
 # Link-time optimisation of the daemon (LTO=0: without; never with
 # SANITIZE): the call path's one-line functions are inlined across files.
-# In the TCG guest that cut a GETATTR's function calls by 29 % and ran it
-# 13 % faster (docs/benchmarks.md).  Fat objects: the tests and tools link
-# the same objects without it.
+# In the TCG guest that cut a GETATTR's function calls by 29 % and ran one
+# stream's small calls 9-12 % faster (docs/benchmarks.md).  Fat objects:
+# the tests and tools link the same objects without it.
 LTO       ?= $(if $(SANITIZE),0,1)
 ifeq ($(LTO),1)
 $(LIB_OBJS) $(BUILD)/gateway/main.o: CFLAGS += -flto=auto -ffat-lto-objects

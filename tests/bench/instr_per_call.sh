@@ -5,6 +5,11 @@
 # This file contains the per-call cost benchmark of the gateway.
 # On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
 # guest and runs itself inside.  The guest runs the gateway twice, one after
+# the other, and the same three workloads against each on a vers=3 mount
+# (IPC_VERS=4.1: a vers=4.1 mount of the pseudo root):
+#
+#   GETATTR   IPC_GA stat() calls of one file on a noac mount
+#   WRITE     IPC_MIB MiB with dd bs=1M oflag=direct (1 MiB WRITE calls)
 #   READ      the same file with dd bs=1M iflag=direct (1 MiB READ calls)
 #
 # 1. native: `perf stat -e raw_syscalls:sys_enter` on the gateway per
@@ -331,8 +336,7 @@ cg_fcalls() {
 haproxy_callgrind() {
 	local hp c0 c1 f ir
 	step "HAProxy under callgrind: instructions per client NFS call (getattr)"
-	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:20492\n\tserver nfsd %s:%s\n' \
-		"$BED_IP" "$BED_IP" "$BED_NFS_PORT" >"$W/hp-cg.cfg"
+	bed_haproxy_cfg 20492 "$W/hp-cg.cfg"
 	rm -f "$W"/hcg.out*
 	valgrind --tool=callgrind --callgrind-out-file="$W/hcg.out" --dump-instr=no --compress-strings=no \
 		haproxy -db -f "$W/hp-cg.cfg" >"$W/hp-cg.log" 2>&1 &

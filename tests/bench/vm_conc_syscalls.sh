@@ -101,6 +101,7 @@ ftrace_split() {
 	load "$secs"
 	echo 0 >"$TR/tracing_on"
 	c1=$(bench_nfs_calls "$M")
+	[ $((c1 - c0)) -gt 0 ] || bed_fail "no NFS calls in the ftrace window"
 	awk -v c=$((c1 - c0)) 'match($0, /__x64_sys_[a-z_0-9]+/) {
 			n = substr($0, RSTART + 10, RLENGTH - 10)
 			for (i = 1; i < NF; i++) if ($(i + 1) == "us") { k[n]++; us[n] += $i; all += $i; break }
@@ -146,7 +147,7 @@ side() { # name pid server-address mount-options
 				-v c=$((c1 - c0)) 'BEGIN { printf "  metric %s: %.3f per call\n", k, (b - a) / c }'
 		done
 	fi
-	[ "$CS_FTRACE" = 1 ] && ftrace_split "$pid" "$CS_SECS"
+	[ "$CS_FTRACE" != 1 ] || ftrace_split "$pid" "$CS_SECS"
 	timeout 60 umount "$M" || umount -f -l "$M"
 }
 

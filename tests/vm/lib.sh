@@ -248,12 +248,17 @@ bed_nfs_client_modules() {
 	modprobe -a nfs nfsv3 nfsv4 rpcrdma
 }
 
-# bed_haproxy PORT DIR: HAProxy (mode tcp) on $BED_IP:PORT to nfsd's TCP
-# port, the benchmarks' plain proxy (config DIR/haproxy.cfg, pid in
-# DIR/haproxy.pid); returns once its pid file is written.
-bed_haproxy() {
+# bed_haproxy_cfg PORT FILE: the configuration of HAProxy (mode tcp) on
+# $BED_IP:PORT to nfsd's TCP port.
+bed_haproxy_cfg() {
 	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:%s\n\tserver nfsd %s:%s\n' \
-		"$BED_IP" "$1" "$BED_IP" "$BED_NFS_PORT" >"$2/haproxy.cfg"
+		"$BED_IP" "$1" "$BED_IP" "$BED_NFS_PORT" >"$2"
+}
+# bed_haproxy PORT DIR: HAProxy on $BED_IP:PORT (bed_haproxy_cfg), the
+# benchmarks' plain proxy (config DIR/haproxy.cfg, pid in DIR/haproxy.pid);
+# returns once its pid file is written.
+bed_haproxy() {
+	bed_haproxy_cfg "$1" "$2/haproxy.cfg"
 	haproxy -D -f "$2/haproxy.cfg" -p "$2/haproxy.pid" || { echo "bed: haproxy did not start" >&2; return 1; }
 	bed_wait 10 "haproxy's pid file" test -s "$2/haproxy.pid"
 }
