@@ -186,6 +186,24 @@ assert_mount_opt() {
 
 # --- the bed ------------------------------------------------------------------
 
+# bed_modules_start VAR MODULE...: loads MODULEs in the background and puts
+# the loader's pid in VAR. Each modprobe chain takes seconds in the guest;
+# run one beside the next step instead of in series.
+bed_modules_start() {
+	local var=$1
+	shift
+	modprobe -a "$@" &
+	printf -v "$var" '%s' "$!"
+}
+
+# bed_modules_wait VAR: waits for the load bed_modules_start began (if any).
+bed_modules_wait() {
+	local pid=${!1:-}
+	[ -n "$pid" ] || return 0
+	printf -v "$1" '%s' ''
+	wait "$pid" || bed_fail "modprobe (pid $pid) failed"
+}
+
 bed_rdma_ready() {
 	rdma link show "$BED_RDMA_DEV/1" | grep -q 'state ACTIVE' &&
 		ibv_devices | grep -qw "$BED_RDMA_DEV"
@@ -211,16 +229,19 @@ bed_nfsd_ready() {
 }
 
 bed_nfsd_up() {
-	bed_rdma_up
 	if [ -e /proc/fs/nfsd/portlist ] && bed_nfsd_ready 2>/dev/null; then
 		return 0
 	fi
+	bed_modules_start BED_NFSD_MODS nfsd rpcrdma lockd
+	bed_rdma_up
+	bed_modules_wait BED_NFSD_MODS
 	step "bed: nfsd exporting tmpfs $BED_EXPORT on tcp $BED_NFS_PORT and rdma $BED_RDMA_PORT"
 	# overlayfs cannot be exported; a tmpfs can.
 	mkdir -p "$BED_EXPORT"
 	mount -t tmpfs -o size=512m,mode=0777 bed-nfs "$BED_EXPORT"
 	echo "$BED_EXPORT *(rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync)" >/etc/exports
-	modprobe -a nfsd rpcrdma
+	# The client's modules load while nfsd starts (bed_nfs_client_modules).
+	bed_modules_start BED_CLIENT_MODS nfs nfsv3 nfsv4 rpcrdma
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
 	# Short NFSv4 lease and grace (only settable before nfsd starts): a
 	# fresh server otherwise holds OPENs back for 90 s.
@@ -228,7 +249,6 @@ bed_nfsd_up() {
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
 	# lockd's grace (read when nfsd starts lockd; default 5 x nlm_timeout,
 	# 50 s) also holds back NFSv4 LOCKs and delegations: 10 s like nfsd's.
-	modprobe lockd
 	sysctl -qw fs.nfs.nlm_grace_period=10
 	# A scenario may raise nfsd's largest READ/WRITE (settable only before
 	# nfsd starts; by default sized from the guest's memory: 256 KiB).
@@ -245,6 +265,7 @@ bed_nfsd_up() {
 
 # Without these, mount -t nfs fails with "No such device".
 bed_nfs_client_modules() {
+	bed_modules_wait BED_CLIENT_MODS
 	modprobe -a nfs nfsv3 nfsv4 rpcrdma
 }
 
