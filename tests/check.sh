@@ -157,6 +157,7 @@ vm_reap() {
 	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok:   vm $name ($secs s)"
+		grep -h 'boot hung' "$LOGDIR/vm-$name.log" | sed 's/^/    note: /'
 	else
 		fail "vm $name (rc=$rc, log $LOGDIR/vm-$name.log)"
 		tail -25 "$LOGDIR/vm-$name.log" | sed 's/^/    /'
@@ -221,6 +222,20 @@ run_vm() {
 	else
 		fail "vm runner propagates failure: selftest_fail.sh exits 3 in the guest, run-vm.sh returned $rc (log $LOGDIR/vm-selftest_fail.log)"
 		tail -25 "$LOGDIR/vm-selftest_fail.log" | sed 's/^/    /'
+	fi
+	# A guest kernel that hangs before stage 2 is killed after
+	# VM_BOOT_TIMEOUT and booted again, VM_BOOT_RETRIES times, then fails:
+	# here no boot can be that fast, so both boots count as hung.
+	start=$(date +%s)
+	log=$LOGDIR/vm-selftest_boot_hung.log
+	BUILD=$BUILD VM_BOOT_TIMEOUT=1 VM_BOOT_RETRIES=1 tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q 'booting again (retry 1 of 1)' "$log" && grep -q 'FAILED: boot hung' "$log"; then
+		passed=$((passed + 1))
+		echo "ok:   vm runner retries a hung boot once, then fails ($(( $(date +%s) - start )) s)"
+	else
+		fail "vm runner retries a hung boot once, then fails: run-vm.sh returned $rc (log $log)"
+		tail -25 "$log" | sed 's/^/    /'
 	fi
 	for t in tests/vm/t_*.sh; do
 		[ -e "$t" ] && jobs+=("$t::")

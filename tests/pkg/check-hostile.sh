@@ -7,7 +7,7 @@
 # POST /metrics with a 400 MiB body, a 200 MiB header line), a good client
 # copies 256 MiB through it (sha256 of what came back equal to what was
 # sent) and runs a GETATTR loop whose median stays within 2x of the same
-# loop measured quietly first; each attack's counter moves, its log lines
+# loop measured quietly first (of 0.1 ms at least); each attack's counter moves, its log lines
 # stay rate-limited, the daemon's RSS stays under 2 x its quiet RSS + the
 # buffer pool (64 MiB), and it is alive and healthy afterwards.
 #
@@ -66,9 +66,16 @@ q_med=$(sed -n 's/.*median \([0-9.]*\) ms/\1/p' "$tmp/quiet.txt")
 q_rss=$(rss)
 echo "    quiet: GETATTR median $q_med ms, RSS $q_rss KiB"
 
-# The attacks, each from its own address, all at once.
+# The attacks, each from its own address, all at once.  The attackers stand
+# for other hosts: they share the last CPU only (as in t_78b), so that the
+# loop measures the gateway's fairness, not the CPU the attack scripts take
+# from the loop's own Python on a 2-core machine (unpinned, a quiet median
+# of 0.05 ms went past 2x).  The gateway is not pinned.
+pin=()
+[ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null && pin=(taskset -c "$(($(nproc) - 1))")
+echo "    attackers on: ${pin[*]:-any CPU (one CPU or no taskset)}"
 atk() {	# NAME SRC N [PORT]
-	python3 "$T" attack "$1" 127.0.0.1 "${4:-$p_listen}" "$2" "$3" >"$tmp/atk-$1.txt" 2>&1 &
+	"${pin[@]}" python3 "$T" attack "$1" 127.0.0.1 "${4:-$p_listen}" "$2" "$3" >"$tmp/atk-$1.txt" 2>&1 &
 	apids+=($!)
 }
 apids=()
@@ -94,10 +101,14 @@ a_med=$(sed -n 's/.*median \([0-9.]*\) ms/\1/p' "$tmp/attack.txt")
 s1=$(sed -n 's/.*sent sha256 //p' "$tmp/copy.txt")
 s2=$(sed -n 's/.*back sha256 //p' "$tmp/copy.txt")
 if [ -n "$s1" ] && [ "$s1" = "$s2" ]; then ok "256 MiB copied under attack, sha256 equal"; else bad "copy under attack: sha256 '$s1' vs '$s2'"; fi
-if [ -n "$a_med" ] && awk -v a="$a_med" -v q="$q_med" 'BEGIN { exit !(a <= 2 * q) }'; then
-	ok "GETATTR median $a_med ms under attack, within 2x of $q_med ms quiet"
+# The bound is 2x the quiet median, but not below 2 x 0.1 ms: on a fast host
+# a loopback median under 0.1 ms moves by 2x between runs with CPU idle
+# states alone (quiet 0.052-0.093 ms in five runs on one machine, attacked
+# 0.024-0.110 ms).  Starving the loop costs milliseconds.
+if [ -n "$a_med" ] && awk -v a="$a_med" -v q="$q_med" 'BEGIN { if (q < 0.1) q = 0.1; exit !(a <= 2 * q) }'; then
+	ok "GETATTR median $a_med ms under attack, within 2x of $q_med ms quiet (0.1 ms at least)"
 else
-	bad "GETATTR median '$a_med' ms under attack, quiet '$q_med' ms: more than 2x"
+	bad "GETATTR median '$a_med' ms under attack, quiet '$q_med' ms: more than 2x (0.1 ms at least)"
 fi
 
 # Each attack's counter.

@@ -31,6 +31,10 @@
 #   BUILD       build folder relative to the repo root (default build)
 #   VM_TIMEOUT  hard timeout in seconds for the whole guest (default 600;
 #               3600 with VM_SHELL=1)
+#   VM_BOOT_TIMEOUT  seconds for the guest kernel to reach stage 2 (default
+#               120; it takes 3-10 s): past it the boot counts as hung, qemu
+#               is killed and the guest boots again, VM_BOOT_RETRIES times
+#               (default 1), each said on stderr ("boot hung")
 #   VM_KERNEL   kernel to boot: a series (6.1, 6.12: the newest
 #               vmlinuz-SERIES.* in /boot or in tests/vm/kernels/, where
 #               `make deps` unpacks 6.12) or a path ROOT/boot/vmlinuz-VERSION
@@ -365,6 +369,9 @@ else
 	VM_TIMEOUT=${VM_TIMEOUT:-600}
 fi
 case "$VM_TIMEOUT" in '' | *[!0-9]*) die "VM_TIMEOUT must be seconds" ;; esac
+VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}
+VM_BOOT_RETRIES=${VM_BOOT_RETRIES:-1}
+case "$VM_BOOT_TIMEOUT$VM_BOOT_RETRIES" in *[!0-9]*) die "VM_BOOT_TIMEOUT and VM_BOOT_RETRIES must be numbers" ;; esac
 
 why=$(probe) || die "VM tier cannot run: $why"
 probe >/dev/null # again, in this shell, to set KERNEL KVER BUSYBOX
@@ -393,17 +400,50 @@ qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${
 	-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none,multidevs=remap")
 
 # Interrupted (Ctrl-C, a killed make): stop the guest, drop the run folder.
-qpid="" tpid=""
+qpid="" tpid="" wpid=""
 # shellcheck disable=SC2317 # reached through the trap
 on_signal() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null # timeout passes it on to qemu
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
 	wait
 	[ "${VM_KEEP:-0}" = 1 ] || rm -rf "$RUN"
 	echo "$ME: interrupted; serial log: $LOG" >&2
 	exit 130
 }
 trap on_signal INT TERM HUP
+
+# boot_once: one guest, its output streamed; sets qrc.  A watchdog kills it
+# and leaves $RUN/boot-hung when stage 2 has not said it is up within
+# VM_BOOT_TIMEOUT s: a TCG guest kernel has hung in its early init (once in
+# a few hundred boots, before any scenario ran), and without this it holds
+# the check for the whole VM_TIMEOUT.
+boot_once() {
+	: >"$RUN/output"
+	timeout -k 5 "$VM_TIMEOUT" "${qemu[@]}" \
+		-chardev "file,id=ser0,path=$LOG" -serial chardev:ser0 </dev/null &
+	qpid=$!
+	(
+		end=$((SECONDS + VM_BOOT_TIMEOUT))
+		while kill -0 "$qpid" 2>/dev/null; do
+			grep -q 'vm: stage 2 up' "$LOG" 2>/dev/null && exit 0
+			if [ "$SECONDS" -ge "$end" ]; then
+				: >"$RUN/boot-hung"
+				kill "$qpid" 2>/dev/null
+				exit 0
+			fi
+			sleep 0.5
+		done
+	) &
+	wpid=$!
+	# Stream the script's output while the guest runs.
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$RUN/output" &
+	tpid=$!
+	wait "$qpid"
+	qrc=$?
+	wait "$tpid" "$wpid"
+	wpid=""
+}
 
 start=$(date +%s.%N)
 if [ "${VM_SHELL:-0}" = 1 ]; then
@@ -412,15 +452,21 @@ if [ "${VM_SHELL:-0}" = 1 ]; then
 		-chardev "stdio,id=ser0,signal=off,logfile=$LOG" -serial chardev:ser0
 	qrc=$?
 else
-	timeout -k 5 "$VM_TIMEOUT" "${qemu[@]}" \
-		-chardev "file,id=ser0,path=$LOG" -serial chardev:ser0 </dev/null &
-	qpid=$!
-	# Stream the script's output while the guest runs.
-	tail -n +1 -s 0.2 -f --pid="$qpid" "$RUN/output" &
-	tpid=$!
-	wait "$qpid"
-	qrc=$?
-	wait "$tpid"
+	tries=0
+	while :; do
+		boot_once
+		[ -e "$RUN/boot-hung" ] || break
+		rm -f "$RUN/boot-hung"
+		if [ "$tries" -ge "$VM_BOOT_RETRIES" ]; then
+			qrc=125
+			break
+		fi
+		mv -f "$LOG" "$LOG.hung$tries"
+		echo "$ME: boot hung: the guest kernel did not reach stage 2 within $VM_BOOT_TIMEOUT s" \
+			"(serial log $LOG.hung$tries, last line: $(tail -n 1 "$LOG.hung$tries" | tr -d '\r'));" \
+			"booting again (retry $((tries + 1)) of $VM_BOOT_RETRIES)" >&2
+		tries=$((tries + 1))
+	done
 fi
 elapsed=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
 
@@ -433,7 +479,9 @@ else
 fi
 
 why=""
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+if [ "$qrc" = 125 ] && [ -z "$status" ]; then
+	why="boot hung: no stage 2 within $VM_BOOT_TIMEOUT s, $VM_BOOT_RETRIES retries (VM_BOOT_TIMEOUT, VM_BOOT_RETRIES)"
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="hard timeout: qemu killed after $VM_TIMEOUT s (VM_TIMEOUT)"
 elif [ -z "$status" ]; then
 	why="the guest never reported a status (kernel panic, failed boot or script killed); qemu exit $qrc"
