@@ -420,6 +420,7 @@ trap on_signal INT TERM HUP
 # the check for the whole VM_TIMEOUT.
 boot_once() {
 	: >"$RUN/output"
+	rm -f "$LOG" # the watchdog must not read an earlier run's "stage 2 up"
 	timeout -k 5 "$VM_TIMEOUT" "${qemu[@]}" \
 		-chardev "file,id=ser0,path=$LOG" -serial chardev:ser0 </dev/null &
 	qpid=$!
