@@ -7,7 +7,7 @@
 # POST /metrics with a 400 MiB body, a 200 MiB header line), a good client
 # copies 256 MiB through it (sha256 of what came back equal to what was
 # sent) and runs a GETATTR loop whose median stays within 2x of the same
-# loop measured quietly first (of 0.1 ms at least); each attack's counter moves, its log lines
+# loop measured quietly first; each attack's counter moves, its log lines
 # stay rate-limited, the daemon's RSS stays under 2 x its quiet RSS + the
 # buffer pool (64 MiB), and it is alive and healthy afterwards.
 #
@@ -101,14 +101,10 @@ a_med=$(sed -n 's/.*median \([0-9.]*\) ms/\1/p' "$tmp/attack.txt")
 s1=$(sed -n 's/.*sent sha256 //p' "$tmp/copy.txt")
 s2=$(sed -n 's/.*back sha256 //p' "$tmp/copy.txt")
 if [ -n "$s1" ] && [ "$s1" = "$s2" ]; then ok "256 MiB copied under attack, sha256 equal"; else bad "copy under attack: sha256 '$s1' vs '$s2'"; fi
-# The bound is 2x the quiet median, but not below 2 x 0.1 ms: on a fast host
-# a loopback median under 0.1 ms moves by 2x between runs with CPU idle
-# states alone (quiet 0.052-0.093 ms in five runs on one machine, attacked
-# 0.024-0.110 ms).  Starving the loop costs milliseconds.
-if [ -n "$a_med" ] && awk -v a="$a_med" -v q="$q_med" 'BEGIN { if (q < 0.1) q = 0.1; exit !(a <= 2 * q) }'; then
-	ok "GETATTR median $a_med ms under attack, within 2x of $q_med ms quiet (0.1 ms at least)"
+if [ -n "$a_med" ] && awk -v a="$a_med" -v q="$q_med" 'BEGIN { exit !(a <= 2 * q) }'; then
+	ok "GETATTR median $a_med ms under attack, within 2x of $q_med ms quiet"
 else
-	bad "GETATTR median '$a_med' ms under attack, quiet '$q_med' ms: more than 2x (0.1 ms at least)"
+	bad "GETATTR median '$a_med' ms under attack, quiet '$q_med' ms: more than 2x"
 fi
 
 # Each attack's counter.

@@ -453,13 +453,13 @@ if [ "${VM_SHELL:-0}" = 1 ]; then
 		-chardev "stdio,id=ser0,signal=off,logfile=$LOG" -serial chardev:ser0
 	qrc=$?
 else
-	tries=0
+	tries=0 hung=""
 	while :; do
 		boot_once
 		[ -e "$RUN/boot-hung" ] || break
 		rm -f "$RUN/boot-hung"
 		if [ "$tries" -ge "$VM_BOOT_RETRIES" ]; then
-			qrc=125
+			hung=1
 			break
 		fi
 		mv -f "$LOG" "$LOG.hung$tries"
@@ -480,7 +480,7 @@ else
 fi
 
 why=""
-if [ "$qrc" = 125 ] && [ -z "$status" ]; then
+if [ -n "${hung:-}" ]; then
 	why="boot hung: no stage 2 within $VM_BOOT_TIMEOUT s, $VM_BOOT_RETRIES retries (VM_BOOT_TIMEOUT, VM_BOOT_RETRIES)"
 elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="hard timeout: qemu killed after $VM_TIMEOUT s (VM_TIMEOUT)"
