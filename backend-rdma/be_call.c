@@ -412,7 +412,6 @@ static void call_posted(struct be_conn *cn, struct be_call *ca, unsigned nbinds,
 	ca->rq_sq_inv = nbinds;
 	cn->cn_sq_used += ca->rq_sq_inv;
 	ca->rq_inv_pending = 0;
-	now(&ca->rq_sent_at);
 	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
 	pool->bp_ninflight++;
 	if (ca->rq_plan.pl_proc == RPCRDMA_NOMSG)

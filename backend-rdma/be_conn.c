@@ -512,7 +512,7 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	tv = ms_tv(cfg->bc_keepalive_ms);
 	evtimer_add(cn->cn_timer, &tv);
 	if (cn->cn_ka) {
-		if (ms_since(&cn->cn_ka->rq_sent_at) >= (long)cfg->bc_keepalive_ms)
+		if (ms_since(&cn->cn_ka_sent_at) >= (long)cfg->bc_keepalive_ms)
 			be_conn_fail(cn, "keepalive NULL unanswered");
 		return;
 	}
@@ -536,6 +536,7 @@ static void conn_timer(evutil_socket_t fd, short what, void *arg)
 	if (be_call_post(cn, &cn->cn_ka_req) < 0)
 		return;
 	cn->cn_ka = cn->cn_ka_req.bq_post;
+	now(&cn->cn_ka_sent_at);
 	pool->bp_ctx->cx_stats.bs_keepalives++;
 }
 

@@ -264,7 +264,6 @@ struct be_call {
 	unsigned rq_sq_inv;			/* SQ room reserved for invalidation */
 	uint32_t rq_inv_cover;			/* Sends before its LOCAL_INV chain (ring count) */
 	struct be_rbuf *rq_rbuf;		/* receive buffer holding the reply */
-	struct timespec rq_sent_at;
 
 	/* Long reply by Read list (RFC 5666): pulled into rq_lr_buf.  Before
 	 * rq_plan: slot_take() zeroes up to there (the release frees rq_lr_buf). */
@@ -352,6 +351,7 @@ struct be_conn {
 	unsigned cn_rr, cn_id_depth;
 	struct timespec cn_last_rx;
 	struct be_call *cn_ka;		/* keepalive in flight */
+	struct timespec cn_ka_sent_at;	/* when it was posted (no clock read per call) */
 	/* Keepalive and CONF_RDMA calls: the backend's own requests. */
 	struct be_req cn_ka_req, cn_ccp_req;
 	struct iovec cn_ka_iov, cn_ccp_iov;

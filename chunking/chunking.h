@@ -106,7 +106,7 @@ struct xdr_enc {
 	enum xdr_err xe_err;
 };
 void xdr_enc_init(struct xdr_enc *xe, void *buf, size_t cap);
-bool xdr_put_u32(struct xdr_enc *xe, uint32_t v);
+static inline bool xdr_put_u32(struct xdr_enc *xe, uint32_t v);
 bool xdr_put_u64(struct xdr_enc *xe, uint64_t v);
 bool xdr_put_bool(struct xdr_enc *xe, bool v);
 bool xdr_put_opaque(struct xdr_enc *xe, const void *data, uint32_t len);	/* with length word */
@@ -120,6 +120,33 @@ static inline uint32_t chk_be32(const uint8_t *p)
 { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 static inline void chk_put_be32(uint8_t *p, uint32_t v)
 { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
+
+/* n bytes at the encoder's end, or NULL (and xe_err set) without room.
+ * Inline with xdr_put_u32: a header's words are a call each otherwise. */
+static inline uint8_t *xdr_enc_room(struct xdr_enc *xe, size_t n)
+{
+	uint8_t *p;
+
+	if (xe->xe_err != XDR_OK)
+		return NULL;
+	if (xe->xe_cap - xe->xe_len < n) {
+		xe->xe_err = XDR_ERR_NO_SPACE;
+		return NULL;
+	}
+	p = xe->xe_buf + xe->xe_len;
+	xe->xe_len += n;
+	return p;
+}
+
+static inline bool xdr_put_u32(struct xdr_enc *xe, uint32_t v)
+{
+	uint8_t *p = xdr_enc_room(xe, 4);
+
+	if (!p)
+		return false;
+	chk_put_be32(p, v);
+	return true;
+}
 
 /* The decoders' most frequent call (about a tenth of a small call's
  * instructions out of line): a word well inside the current segment is

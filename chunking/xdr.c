@@ -259,31 +259,6 @@ void xdr_enc_init(struct xdr_enc *xe, void *buf, size_t cap)
 	*xe = (struct xdr_enc){ .xe_buf = buf, .xe_cap = cap };
 }
 
-static uint8_t *enc_room(struct xdr_enc *xe, size_t n)
-{
-	uint8_t *p;
-
-	if (xe->xe_err != XDR_OK)
-		return NULL;
-	if (xe->xe_cap - xe->xe_len < n) {
-		xe->xe_err = XDR_ERR_NO_SPACE;
-		return NULL;
-	}
-	p = xe->xe_buf + xe->xe_len;
-	xe->xe_len += n;
-	return p;
-}
-
-bool xdr_put_u32(struct xdr_enc *xe, uint32_t v)
-{
-	uint8_t *p = enc_room(xe, 4);
-
-	if (!p)
-		return false;
-	chk_put_be32(p, v);
-	return true;
-}
-
 bool xdr_put_u64(struct xdr_enc *xe, uint64_t v)
 {
 	return xdr_put_u32(xe, (uint32_t)(v >> 32)) && xdr_put_u32(xe, (uint32_t)v);
@@ -297,7 +272,7 @@ bool xdr_put_bool(struct xdr_enc *xe, bool v)
 bool xdr_put_fixed(struct xdr_enc *xe, const void *data, uint32_t len)
 {
 	size_t pad = xdr_pad(len);
-	uint8_t *p = enc_room(xe, (size_t)len + pad);
+	uint8_t *p = xdr_enc_room(xe, (size_t)len + pad);
 
 	if (!p)
 		return false;

@@ -198,7 +198,7 @@ static void fe_cop_deliver(void *arg, struct gw_out *o)
 
 	c->fc_out_bytes += gw_out_bytes(o);
 	if (TAILQ_EMPTY(&c->fc_outq))
-		c->fc_out_ms = gw_now_ms();
+		c->fc_out_ms = gw_pass_ms(c->fc_fe->fe_p.fp_stats);
 	TAILQ_INSERT_TAIL(&c->fc_outq, o, ou_link);
 	/* Write from the loop, not from here (the caller may be inside a
 	 * backend callback), but without registering the write event with
@@ -347,11 +347,11 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 			c->fc_rx.rx_copied = 0;
 		}
 		if (!was_partial && gw_rx_partial(&c->fc_rx))
-			c->fc_rec_start_ms = gw_now_ms();
+			c->fc_rec_start_ms = gw_pass_ms(fe->fe_p.fp_stats);
 		switch (st) {
 		case GW_RX_RECORD:
 			records++;
-			c->fc_last_ms = gw_now_ms();
+			c->fc_last_ms = gw_pass_ms(fe->fe_p.fp_stats);
 			if (c->fc_tls) {	/* the AUTH_TLS probe and tls = required */
 				int r = fe_tls_on_record(c->fc_tls, &c->fc_rx, &c->fc_rec, fe_conn_quiet(c));
 
@@ -374,7 +374,7 @@ static void fe_conn_on_read(evutil_socket_t fd, short what, void *arg)
 			}
 			continue;
 		case GW_RX_AGAIN:
-			c->fc_last_ms = gw_now_ms();
+			c->fc_last_ms = gw_pass_ms(fe->fe_p.fp_stats);
 			break;
 		case GW_RX_EOF:
 			fe_conn_close(c, GW_CTR__COUNT, "end of stream");
@@ -532,7 +532,7 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 			}
 			return;
 		}
-		c->fc_last_ms = c->fc_out_ms = gw_now_ms();
+		c->fc_last_ms = c->fc_out_ms = gw_pass_ms(fe->fe_p.fp_stats);
 		if (c->fc_blocked)	/* moving: to the back of the line */
 			fe_conn_set_blocked(c, true);
 		/* Give back every item written in full. */

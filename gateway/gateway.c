@@ -482,7 +482,7 @@ static void gw_xent_settle(struct gw_call *c)
 
 	if (c->ca_xent && c->ca_path) {
 		if (c->ca_xent->xn_call == c)
-			gw_xmap_settle(c->ca_path->pa_backend->bk_xmap, c->ca_xent, gw_now_ms(),
+			gw_xmap_settle(c->ca_path->pa_backend->bk_xmap, c->ca_xent, gw_pass_ms(ST(gw)),
 				       gw->gw_p.gp_cfg->cf_drc_window_ms);
 		c->ca_xent = NULL;
 	}
@@ -651,7 +651,7 @@ static bool gw_path_try(struct gw_path *pa, struct gw_call *c, bool was_held)
 
 	if (gw_call_set_state(c, GW_CALL_SENT) < 0)
 		return true;
-	c->ca_sent_ms = gw_now_ms();
+	c->ca_sent_ms = gw_pass_ms(ST(gw));
 	c->ca_submit_us = gw_pass_us(ST(gw));	/* the pass's reading: none per hand-off */
 	if (!c->ca_sent_us)
 		c->ca_sent_us = c->ca_submit_us;
@@ -939,7 +939,7 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	gw_stat_inc(ST(gw), GW_CTR_CALLS);
 	gw_rec_move(&c->ca_rec, rec);
 	c->ca_cxid = xid;
-	c->ca_start_ms = gw_now_ms();
+	c->ca_start_ms = gw_pass_ms(ST(gw));
 	c->ca_start_us = gw_pass_us(ST(gw));
 	gw_client_call_add(cl, c);
 

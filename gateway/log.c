@@ -188,8 +188,8 @@ void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg)
 /* Milliseconds serve timeouts, idle times and XID-cache ages only: the
  * coarse clock (tick resolution, read from the vDSO without touching the
  * clock hardware) is enough.  A precise read is a system call plus an
- * emulated HPET access where the TSC is unusable (qemu TCG guests), and
- * the frontend reads this clock several times per call. */
+ * emulated HPET access where the TSC is unusable (qemu TCG guests).  The
+ * call path reads it through gw_pass_ms(), once per loop pass. */
 uint64_t gw_now_ms(void)
 {
 	struct timespec ts;
@@ -198,16 +198,15 @@ uint64_t gw_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Microseconds are latencies: the precise clock, once per pass.  A call
- * then costs at most one read in the pass that takes its record and one in
- * the pass that writes its reply, each shared with every call there. */
-uint64_t gw_pass_us(struct gw_stats *st)
+/* Microseconds are latencies: the precise clock, once per pass (the
+ * reading kept here serves the rest of it, gw_pass_us()).  A call then
+ * costs at most one read in the pass that takes its record and one in the
+ * pass that writes its reply, each shared with every call there. */
+uint64_t gw_pass_us_read(struct gw_stats *st)
 {
 	struct timespec ts;
 	uint64_t us;
 
-	if (st && st->gs_pass_on && st->gs_pass_us)
-		return st->gs_pass_us;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	gw_stat_inc(st, GW_CTR_SYS_CLOCK);

@@ -284,23 +284,45 @@ struct gw_stats {
 	/* The worker's own thread's CPU time (gw_cpu_thread_us), sampled by
 	 * that thread when the operations interfaces stop it (worker.c). */
 	uint64_t gs_cpu_user_us, gs_cpu_sys_us;
-	/* The pass clock (gw_pass_us): a pass of gw_loop_run is running, and
-	 * its precise reading (0: none taken yet). */
+	/* The pass clock (gw_pass_us, gw_pass_ms): a pass of gw_loop_run is
+	 * running, and its precise and coarse readings (0: none taken yet). */
 	bool gs_pass_on;
 	uint64_t gs_pass_us;
+	uint64_t gs_pass_ms;
 };
+/* Monotonic milliseconds, read now (the coarse clock, log.c). */
+uint64_t gw_now_ms(void);
 /* Precise monotonic microseconds (log.c), for latencies.  Read once per
  * event loop pass, when first asked, and that reading serves the whole
  * pass (as HAProxy and nginx do): under HPET each read is a system call.
  * Outside a pass (st NULL, or no gw_loop_run) every call reads.  Each read
- * counts in GW_CTR_SYS_CLOCK. */
-uint64_t gw_pass_us(struct gw_stats *st);
-/* Marks a pass running or not; either way its reading is forgotten. */
+ * (gw_pass_us_read, which keeps it for the pass) counts in GW_CTR_SYS_CLOCK. */
+uint64_t gw_pass_us_read(struct gw_stats *st);
+static inline uint64_t gw_pass_us(struct gw_stats *st)
+{
+	if (st && st->gs_pass_on && st->gs_pass_us)
+		return st->gs_pass_us;
+	return gw_pass_us_read(st);
+}
+/* Monotonic milliseconds (log.c), the coarse clock of gw_now_ms().  Inside
+ * a pass its first reading serves the whole pass: timeouts, idle times and
+ * XID-cache ages are seconds, a pass is milliseconds, and a vDSO call per
+ * use was three or four per call.  Outside a pass every call reads. */
+static inline uint64_t gw_pass_ms(struct gw_stats *st)
+{
+	if (!st || !st->gs_pass_on)
+		return gw_now_ms();
+	if (!st->gs_pass_ms)
+		st->gs_pass_ms = gw_now_ms();
+	return st->gs_pass_ms;
+}
+/* Marks a pass running or not; either way its readings are forgotten. */
 static inline void gw_pass_set(struct gw_stats *st, bool on)
 {
 	if (st) {
 		st->gs_pass_on = on;
 		st->gs_pass_us = 0;
+		st->gs_pass_ms = 0;
 	}
 }
 /* metrics.c */
@@ -346,8 +368,5 @@ int gw_loop_run(struct event_base *base, struct gw_stats *st);
 const char *gw_sys_call_name(unsigned i, enum gw_ctr *c);
 /* Log every non-zero counter at info level. */
 void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg);
-
-/* Monotonic milliseconds. */
-uint64_t gw_now_ms(void);
 
 #endif /* RPCRDMA_GW_LOG_H */

@@ -39,7 +39,8 @@
 # IPC_TRANSPORT=tcp sends the gateway's NFS route over TCP instead of RDMA;
 # IPC_HAPROXY_CG=1 runs HAProxy under callgrind for the GETATTR workload
 # (instructions and function calls per client call, beside the gateway's
-# "FCALLS" lines).
+# "FCALLS" lines); IPC_CALLERS="memcpy clock_gettime" lists the callers of
+# each function named (by name prefix), calls per forwarded call.
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -55,6 +56,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
 		"IPC_TRANSPORT=${IPC_TRANSPORT:-rdma}" \
 		"IPC_HAPROXY=${IPC_HAPROXY:-0}" "IPC_HAPROXY_CG=${IPC_HAPROXY_CG:-0}" \
+		"IPC_CALLERS=${IPC_CALLERS:-}" \
 		${base:+"$base"}
 fi
 
@@ -328,6 +330,13 @@ cg_fcalls() {
 		/^calls=/ { split(substr($0, 7), a, " "); by[f] += a[1] }
 		END { for (f in by) if (c > 0) printf "%10.1f  %s\n", by[f] / c, f }' "$1" |
 		sort -rn | sed -n 's/^/    called per call /; 1,15p'	# not head: its SIGPIPE fails the pipe
+	local callee
+	for callee in ${IPC_CALLERS:-}; do	# who calls it, per call
+		awk -v c="$2" -v want="$callee" '/^fn=/ { f = substr($0, 4) } /^cfn=/ { g = substr($0, 5) }
+			/^calls=/ && index(g, want) == 1 { split(substr($0, 7), a, " "); by[f] += a[1] }
+			END { for (f in by) if (c > 0) printf "%10.1f  %s\n", by[f] / c, f }' "$1" |
+			sort -rn | sed -n "s/^/    $callee called by /; 1,8p"
+	done
 }
 
 # IPC_HAPROXY_CG=1: HAProxy (mode tcp, to nfsd's TCP port) under callgrind
