@@ -304,10 +304,10 @@ static inline uint64_t gw_pass_us(struct gw_stats *st)
 		return st->gs_pass_us;
 	return gw_pass_us_read(st);
 }
-/* Monotonic milliseconds (log.c), the coarse clock of gw_now_ms().  Inside
- * a pass its first reading serves the whole pass: timeouts, idle times and
+/* Monotonic milliseconds, the coarse clock of gw_now_ms().  Inside a pass
+ * its first reading serves the whole pass: timeouts, idle times and
  * XID-cache ages are seconds, a pass is milliseconds, and a vDSO call per
- * use was three or four per call.  Outside a pass every call reads. */
+ * use was about six per forwarded call.  Outside a pass every call reads. */
 static inline uint64_t gw_pass_ms(struct gw_stats *st)
 {
 	if (!st || !st->gs_pass_on)
