@@ -212,6 +212,22 @@ static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line, unsig
 	return true;
 }
 
+/* Addresses grouped by listener ([gateway]'s first, then the sections'
+ * order), in file order within each: the order the dump writes them in,
+ * so that a file listing a [listener] before [gateway]'s listen is the
+ * same configuration as its dump (cfg_diff compares them in order). */
+static void cfg_listen_order(struct cfg *cf)
+{
+	for (unsigned i = 1; i < cf->cf_nlisten; i++) {
+		struct cfg_listen l = cf->cf_listen[i];
+		unsigned j = i;
+
+		for (; j > 0 && cf->cf_listen[j - 1].cl_listener > l.cl_listener; j--)
+			cf->cf_listen[j] = cf->cf_listen[j - 1];
+		cf->cf_listen[j] = l;
+	}
+}
+
 /* unix:PATH: an absolute path of name characters (a ';' or '#' would not
  * survive the dump), short enough for sun_path. */
 static bool cfg_parse_unix(const char *path, struct sockaddr_storage *ss, socklen_t *len)
@@ -665,6 +681,7 @@ static bool cfg_validate(struct cfg_parser *cp)
 			return false;
 		cp->cp_name = saved;
 	}
+	cfg_listen_order(cf);
 	if ((cf->cf_max_record + cf->cf_buffer_size - 1) / cf->cf_buffer_size + 1 > CFG_REC_MAX_BUFFERS)
 		return cfg_fail(cp, 0, "max_record %u spans more than %d buffers of buffer_size %u; "
 				"raise buffer_size", cf->cf_max_record, CFG_REC_MAX_BUFFERS - 1,

@@ -456,6 +456,9 @@ static const char *const dump_cases[] = {
 	"tls_cert = /c.pem\ntls_key = /k.pem\ntls_ca = /ca.pem\ntls_client_cert = require\n"
 	"tls_allow_identity = a.test b.test\ntls_identity_squash = a.test:none b.test:root\n"
 	"[listener lan]\nlisten = 127.0.0.2:2049\n",
+	/* 5: a listener's section before [gateway]'s listen (found by fuzz_config):
+	 * the same addresses, whatever order the file gives them in */
+	"[listener edge]\nlisten = [2001:db8::1]:2049\n[gateway]\nlisten = 0.0.0.0\n" B,
 };
 
 static char *dump_text(const struct cfg *cf)
