@@ -212,15 +212,16 @@ run_vm() {
 	# Meta test first: a scenario that fails in the guest must fail on the
 	# host, or every "ok" below would mean nothing.  selftest_fail.sh exits
 	# 3; run-vm.sh hands that status back (any other non-zero status means
-	# the guest did not even run it, which proves nothing).
+	# the guest did not even run it, which proves nothing).  The same boot
+	# shows that VM_APPEND reaches the guest kernel's parameters.
 	start=$(date +%s)
-	BUILD=$BUILD tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$LOGDIR/vm-selftest_fail.log" 2>&1
+	BUILD=$BUILD VM_APPEND=rpcrdma_gw.selftest=1 tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$LOGDIR/vm-selftest_fail.log" 2>&1
 	rc=$?
-	if [ "$rc" -eq 3 ]; then
+	if [ "$rc" -eq 3 ] && grep -q 'kernel parameters: .* rpcrdma_gw.selftest=1' "$LOGDIR/vm-selftest_fail.log"; then
 		passed=$((passed + 1))
-		echo "ok:   vm runner propagates failure ($(( $(date +%s) - start )) s)"
+		echo "ok:   vm runner propagates failure and VM_APPEND ($(( $(date +%s) - start )) s)"
 	else
-		fail "vm runner propagates failure: selftest_fail.sh exits 3 in the guest, run-vm.sh returned $rc (log $LOGDIR/vm-selftest_fail.log)"
+		fail "vm runner propagates failure and VM_APPEND: selftest_fail.sh exits 3 in the guest and prints the kernel parameters, with rpcrdma_gw.selftest=1; run-vm.sh returned $rc (log $LOGDIR/vm-selftest_fail.log)"
 		tail -25 "$LOGDIR/vm-selftest_fail.log" | sed 's/^/    /'
 	fi
 	# A guest kernel that hangs before stage 2 is killed after

@@ -46,6 +46,8 @@
 #   VM_PVH=0    boot the bzImage, not the extracted vmlinux (PVH entry)
 #   VM_ACCEL    qemu accelerator (default tcg; "kvm" where KVM works)
 #   VM_MEM, VM_SMP  guest memory in MiB (2048) and CPUs (2)
+#   VM_APPEND   more guest kernel parameters (e.g. nohz_full=1 for exact
+#               user/system times of tasks on CPU 1)
 #   VM_KEEP=1   keep the run folder (stage-2 script, output, status)
 #   VM_SHELL=1  after SCRIPT, open a root shell on the serial console instead
 #               of powering off (interactive; serial console on the terminal)
@@ -391,11 +393,13 @@ RUN=$(realpath "$RUN")
 deadline=$((VM_TIMEOUT > 60 ? VM_TIMEOUT - 30 : VM_TIMEOUT * 3 / 4))
 write_stage2 "$RUN" "$deadline" "${VM_SHELL:-0}" "$SCRIPT" "$@"
 
+monitor=none
+[ -z "${VM_MONITOR:-}" ] || monitor=unix:$VM_MONITOR,server,nowait
 # shellcheck disable=SC2054 # the commas belong to qemu options
 qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${VM_SMP:-2}"
-	-nic none -no-reboot -display none -monitor none -device virtio-rng-pci
+	-nic none -no-reboot -display none -monitor "$monitor" -device virtio-rng-pci
 	-kernel "$BOOT_IMAGE" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 oops=panic"
+	-append "console=ttyS0 panic=-1 oops=panic${VM_APPEND:+ $VM_APPEND}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none,multidevs=remap")
 
