@@ -49,6 +49,10 @@
 # SCHED_RR N too (chrt), the same for both proxies.  BENCH_AB_VS=gwrt pairs
 # this build with itself at realtime_priority = 1 (path gwrt; side gw keeps
 # the default, normal scheduling).
+# BENCH_PIN=1 puts every proxy (gateways, HAProxy; all threads) on the
+# guest's last CPU and the workloads on the others (taskset): the proxies
+# get a CPU of their own.  With VM_APPEND=nohz_full=N (N that CPU) the
+# kernel also accounts their user and system time exactly.
 # BENCH_NFSD_MAX_BLOCK=BYTES sets nfsd's largest READ/WRITE (default: sized
 # from the guest's memory, 256 KiB at 2 GiB: a 1 MiB block is then 4 calls).
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
@@ -80,6 +84,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_CONNS:-}" ] || gargs+=(--conns "$BENCH_CONNS")
 	[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || gargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 	[ -z "${BENCH_RT:-}" ] || gargs+=(--rt "$BENCH_RT")
+	[ "${BENCH_PIN:-0}" != 1 ] || gargs+=(--pin)
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -103,6 +108,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || abargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 		[ -z "${BENCH_RT:-}" ] || abargs+=(--rt "$BENCH_RT")
+		[ "${BENCH_PIN:-0}" != 1 ] || abargs+=(--pin)
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
@@ -187,6 +193,7 @@ CONNS=1
 SPREAD=1
 WORKLOADS=
 RT=
+PIN=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--paths) PATHS=$2; shift 2 ;;
@@ -200,6 +207,7 @@ while [ $# -gt 0 ]; do
 	--conns) CONNS=$2; shift 2 ;;
 	--max-block) BED_NFSD_MAX_BLOCK=$2; shift 2 ;;
 	--rt) RT=$2; shift 2 ;;
+	--pin) PIN=1; shift ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -298,6 +306,17 @@ trap on_exit EXIT
 for s in "${!gw_pids[@]}"; do
 	bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
 done
+if [ -n "$PIN" ]; then	# --pin: the proxies on the last CPU, this script (and so every workload) on the others
+	last=$(($(nproc) - 1))
+	[ "$last" -ge 1 ] || { echo "vm_nfs_bench: --pin needs two CPUs" >&2; exit 1; }
+	pinned=("${gw_pids[@]}")
+	[ ! -f "$W/haproxy.pid" ] || pinned+=("$(cat "$W/haproxy.pid")")
+	for p in "${pinned[@]}"; do
+		taskset -a -p -c "$last" "$p" >/dev/null || { echo "vm_nfs_bench: taskset $p" >&2; exit 1; }
+	done
+	taskset -p -c "0-$((last - 1))" $$ >/dev/null || exit 1
+	echo "pinned: proxies on CPU $last, workloads on 0-$((last - 1)); nohz_full: $(cat /sys/devices/system/cpu/nohz_full 2>/dev/null || echo none)"
+fi
 
 # name | mount source | options ; $1 extra options (noac)
 mnt_opts() {
