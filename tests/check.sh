@@ -217,7 +217,7 @@ run_vm() {
 	start=$(date +%s)
 	BUILD=$BUILD VM_APPEND=rpcrdma_gw.selftest=1 tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$LOGDIR/vm-selftest_fail.log" 2>&1
 	rc=$?
-	if [ "$rc" -eq 3 ] && grep -q 'kernel parameters: .* rpcrdma_gw.selftest=1' "$LOGDIR/vm-selftest_fail.log"; then
+	if [ "$rc" -eq 3 ] && grep -q 'kernel parameters: .* rpcrdma_gw\.selftest=1' "$LOGDIR/vm-selftest_fail.log"; then
 		passed=$((passed + 1))
 		echo "ok:   vm runner propagates failure and VM_APPEND ($(( $(date +%s) - start )) s)"
 	else

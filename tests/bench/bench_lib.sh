@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # This file contains what the guest parts of the NFS benchmarks
-# (vm_nfs_bench.sh, instr_per_call.sh) share beyond tests/vm/lib.sh.
+# (vm_nfs_bench.sh, vm_conc_syscalls.sh, instr_per_call.sh, vm_rdma_floor.sh)
+# share beyond tests/vm/lib.sh.
 
 # bench_cpu_ticks PID VAR: utime + stime of process PID (all threads) in
 # clock ticks (10 ms) into VAR, or "-" when there is no such process; no fork.
@@ -25,4 +26,28 @@ bench_nfs_calls() {
 		inb && /per-op statistics/ { po = 1; next }
 		inb && po && $1 ~ /^[A-Z_0-9]+:$/ { s += $2 }
 		END { printf "%.0f\n", s }' /proc/self/mountstats
+}
+
+# bench_pin PID...: each process (all threads) on the guest's last CPU, the
+# calling shell, and so every workload it starts from now on, on the others;
+# says whether the kernel accounts the pinned processes' user and system time
+# exactly there (that CPU in nohz_full, e.g. VM_APPEND=nohz_full=1) or by
+# which mode each tick found them in.
+bench_pin() {
+	local last=$(($(getconf _NPROCESSORS_ONLN) - 1)) p nohz how	# not nproc: this shell may be pinned already
+	[ "$last" -ge 1 ] || { echo "bench: pinning needs two CPUs" >&2; return 1; }
+	for p in "$@"; do
+		taskset -a -p -c "$last" "$p" >/dev/null || { echo "bench: taskset $p failed" >&2; return 1; }
+	done
+	taskset -p -c "0-$((last - 1))" $$ >/dev/null || { echo "bench: taskset of the workloads failed" >&2; return 1; }
+	nohz=$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null) || nohz=
+	# nohz_full is a CPU list ("1", "1-3,5", "(null)"); is $last in it?
+	if awk -v c="$last" -v l="$nohz" 'BEGIN { n = split(l, r, ","); for (i = 1; i <= n; i++) {
+		if (split(r[i], b, "-") == 1) b[2] = b[1]; if (r[i] ~ /^[0-9]/ && c >= b[1] + 0 && c <= b[2] + 0) exit 0 }
+		exit 1 }'; then
+		how="exact (nohz_full $nohz)"
+	else
+		how="sampled by the tick (boot with VM_APPEND=nohz_full=$last for exact)"
+	fi
+	echo "  pinned: $* on CPU $last, workloads on 0-$((last - 1)); user / system CPU $how"
 }

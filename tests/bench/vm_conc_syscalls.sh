@@ -40,7 +40,6 @@ CS_DEPTH=${CS_DEPTH:-4}
 CS_NCONNECT=${CS_NCONNECT:-8}
 CS_FTRACE=${CS_FTRACE:-0}
 CS_PIN=${CS_PIN:-0}
-PIN=()	# fio's CPUs under CS_PIN=1
 PROXY_PORT=20491
 W=/tmp/conc
 M=/mnt/conc
@@ -60,7 +59,7 @@ for c in epoll_wait recvfrom sendto read write writev ioctl clock_gettime; do
 done
 
 load() { # seconds
-	"${PIN[@]}" fio --name=cs --filename="$M/f" --rw=randread --bs=4k --direct=1 --ioengine=libaio \
+	fio --name=cs --filename="$M/f" --rw=randread --bs=4k --direct=1 --ioengine=libaio \
 		--iodepth="$CS_DEPTH" --numjobs="$CS_JOBS" --runtime="$1" --time_based \
 		--group_reporting >"$W/fio.out" 2>&1 || bed_fail "fio"
 }
@@ -121,29 +120,11 @@ ftrace_split() {
 	: >"$TR/set_ftrace_pid"
 }
 
-# pin NAME PID: the proxy on the last CPU, fio (PIN) on the others; says
-# how this boot accounts the proxy's user and system time.
-pin() {
-	local last=$(($(nproc) - 1)) nohz
-	[ "$last" -ge 1 ] || bed_fail "CS_PIN=1 needs two CPUs"
-	taskset -a -p -c "$last" "$2" >/dev/null || bed_fail "taskset $1"
-	PIN=(taskset -c "0-$((last - 1))")
-	nohz=$(cat /sys/devices/system/cpu/nohz_full 2>/dev/null || echo none)
-	# nohz_full is a CPU list ("1", "1-3,5"); is $last in it?
-	if awk -v c="$last" -v l="$nohz" 'BEGIN { n = split(l, r, ","); for (i = 1; i <= n; i++) {
-		if (split(r[i], b, "-") == 1) b[2] = b[1]; if (r[i] ~ /^[0-9]/ && c >= b[1] + 0 && c <= b[2] + 0) exit 0 }
-		exit 1 }'; then
-		echo "  $1 on CPU $last (nohz_full $nohz): user / system CPU exact"
-	else
-		echo "  $1 on CPU $last (nohz_full ${nohz:-none}): user / system CPU sampled by the tick (boot with VM_APPEND=nohz_full=$last for exact)"
-	fi
-}
-
 side() { # name pid server-address mount-options
 	local name=$1 pid=$2 c0 c1 t0 t1 sp p0 p1
 	timeout 60 mount -t nfs -o "$4,soft,timeo=100,retrans=2,nconnect=$CS_NCONNECT" \
 		"$3:$BED_EXPORT" "$M" || bed_fail "mount through $name"
-	[ "$CS_PIN" != 1 ] || pin "$name" "$pid"
+	[ "$CS_PIN" != 1 ] || bench_pin "$pid" || bed_fail "CS_PIN=1: pinning $name"
 	load 2	# warm-up: caches, connections
 	[ "$name" = gateway ] && curl -sf "$ADMIN" >"$W/m0"
 	bench_cpu_ticks "$pid" t0

@@ -306,16 +306,10 @@ trap on_exit EXIT
 for s in "${!gw_pids[@]}"; do
 	bed_wait 20 "path $s's RDMA connection" grep -q 'transport rdma up' "$W/$s.log"
 done
-if [ -n "$PIN" ]; then	# --pin: the proxies on the last CPU, this script (and so every workload) on the others
-	last=$(($(nproc) - 1))
-	[ "$last" -ge 1 ] || { echo "vm_nfs_bench: --pin needs two CPUs" >&2; exit 1; }
+if [ -n "$PIN" ]; then	# --pin: every proxy on the last CPU, this script and its workloads on the others
 	pinned=("${gw_pids[@]}")
 	[ ! -f "$W/haproxy.pid" ] || pinned+=("$(cat "$W/haproxy.pid")")
-	for p in "${pinned[@]}"; do
-		taskset -a -p -c "$last" "$p" >/dev/null || { echo "vm_nfs_bench: taskset $p" >&2; exit 1; }
-	done
-	taskset -p -c "0-$((last - 1))" $$ >/dev/null || exit 1
-	echo "pinned: proxies on CPU $last, workloads on 0-$((last - 1)); nohz_full: $(cat /sys/devices/system/cpu/nohz_full 2>/dev/null || echo none)"
+	bench_pin "${pinned[@]}" || exit 1
 fi
 
 # name | mount source | options ; $1 extra options (noac)
