@@ -18,6 +18,15 @@ bench_cpu_ticks() {
 	printf -v "$2" '%s' $((utime + stime))
 }
 
+# bench_guest_ticks VAR: the whole guest's CPU time so far, "BUSY ALL" in
+# clock ticks into VAR (/proc/stat's cpu line: BUSY is every state but idle
+# and iowait, ALL every state, summed over the CPUs); no fork.
+bench_guest_ticks() {
+	local cpu us ni sy id io irq sirq st
+	read -r cpu us ni sy id io irq sirq st _ </proc/stat
+	printf -v "$1" '%s %s' $((us + ni + sy + irq + sirq + st)) $((us + ni + sy + id + io + irq + sirq + st))
+}
+
 # bench_nfs_calls MOUNT: NFS calls the client made so far on MOUNT and on
 # MOUNT2, MOUNT3, ... (a spread set), all procedures, from
 # /proc/self/mountstats.

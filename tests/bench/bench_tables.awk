@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 #
 # This file contains the tables of `make bench`: it reads the guest's
-# "ROW VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS" lines (output of
-# tests/bench/vm_nfs_bench.sh) and prints, per NFS version, one Markdown table
-# of every workload on every path with the gateway's ratios to direct RDMA and
-# to HAProxy, the CPU microseconds per call of each proxy, and the targets of
-# the benchmark.  With -v chart=1 it prints the chart's data instead: one line
+# "ROW VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS [GUEST-BUSY-TICKS
+# GUEST-ALL-TICKS]" lines (output of tests/bench/vm_nfs_bench.sh) and prints,
+# per NFS version, one Markdown table of every workload on every path with the
+# gateway's ratios to direct RDMA and to HAProxy, the CPU microseconds per call
+# of each proxy, the whole guest's CPU per call and the ceiling it sets, and
+# the targets of the benchmark.  With -v chart=1 it prints the chart's data instead: one line
 # per workload, the ratio to direct RDMA of each path (tests/bench/bench_chart.sh).
 BEGIN {
 	nw = split("ga mix rr rr8 rw8 sw sr sw8 sr8", wk, " ")
@@ -22,12 +23,28 @@ BEGIN {
 	hz = 100	# USER_HZ of /proc/PID/stat
 }
 function rat(a, b) { return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
+# The whole guest's CPU per call: busy ticks over NFS calls, in µs.
+function gus(v, p, w) { return (gb[v, p, w] + 0 > 0 && op[v, p, w] > 0) ? sprintf("%.0f", gb[v, p, w] / hz * 1e6 / op[v, p, w]) : "-" }
+function busy(v, p, w) { return (ga[v, p, w] + 0 > 0) ? sprintf("%.0f", 100 * gb[v, p, w] / ga[v, p, w]) : "-" }
+# The ceiling of a gateway that cost no CPU at all, over path o's measured
+# rate: the gateway path's calls per busy tick with the gateway's own ticks
+# taken out, if that rest of the path filled every CPU of the guest, over
+# path o's calls per tick of the guest's whole capacity (CPUs × elapsed).
+# The gateway's ticks include Soft-RoCE and TCP work run inside its system
+# calls, which a cheaper gateway would not remove, so the true ceiling is
+# lower still.
+function ceil(v, o, w,   rest) {
+	if (gb[v, "gw", w] + 0 <= 0 || tk[v, "gw", w] == "-" || op[v, "gw", w] <= 0 || ga[v, o, w] + 0 <= 0 || op[v, o, w] <= 0) return "-"
+	rest = gb[v, "gw", w] - tk[v, "gw", w]
+	return rest > 0 ? sprintf("%.2f", (op[v, "gw", w] / rest) / (op[v, o, w] / ga[v, o, w])) : "-"
+}
 function us(v, p, w) { return (tk[v, p, w] != "" && tk[v, p, w] != "-" && op[v, p, w] > 0) ? sprintf("%.0f", tk[v, p, w] / hz * 1e6 / op[v, p, w]) : "-" }
 $1 == "ROW" && NF >= 7 {
 	v = $2; p = $3; w = $4
 	if (!(v in seenv)) { seenv[v] = 1; vers[++nv] = v }
 	if (!(p in seenp)) { seenp[p] = 1; path[++np] = p }
 	val[v, p, w] = $5; op[v, p, w] = $6; tk[v, p, w] = $7
+	if (NF >= 9) { gb[v, p, w] = $8; ga[v, p, w] = $9; guest = 1 }
 }
 END {
 	if (chart) {
@@ -67,6 +84,22 @@ END {
 		a = us(v, "gw", w); b = us(v, "proxy", w)
 		printf "| v%s | %s | %s | %s | %s | %s / %s |\n", v, lab[w], a, b, rat(a, b), op[v, "gw", w], op[v, "proxy", w]
 	}
+	if (guest) {
+		print "\n#### The whole guest's CPU per call, and the ceiling it sets\n"
+		print "| NFS | workload | guest busy % (RDMA / gw / HAProxy) | guest CPU µs/call (RDMA / gw / HAProxy) | gw path less the gateway µs/call | ceiling ×HAProxy | ceiling ×RDMA |"
+		print "|---|---|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= nv; i++) for (k = 1; k <= nw; k++) {
+			v = vers[i]; w = wk[k]
+			rest = (gus(v, "gw", w) != "-" && us(v, "gw", w) != "-") ? gus(v, "gw", w) - us(v, "gw", w) : "-"
+			printf "| v%s | %s | %s / %s / %s | %s / %s / %s | %s | %s | %s |\n", v, lab[w],
+				busy(v, "rdma", w), busy(v, "gw", w), busy(v, "proxy", w),
+				gus(v, "rdma", w), gus(v, "gw", w), gus(v, "proxy", w), rest, ceil(v, "proxy", w), ceil(v, "rdma", w)
+		}
+		print "\nA ceiling is what a gateway costing no CPU could reach at most on this bed: the rest of"
+		print "its path (client, TCP, Soft-RoCE, nfsd) filling every vCPU.  Below 1.0 no gateway can meet"
+		print "that row's target here; it is an upper bound (the gateway's own time includes Soft-RoCE and"
+		print "TCP work done inside its system calls) and says nothing where the guest was not busy."
+	}
 	print "\n#### Against the targets (issue 14; ratios in this run)\n"
 	for (i = 1; i <= nv; i++) {
 		v = vers[i]; s1 = s2 = s3 = ""; m1 = m2 = m3 = 1
@@ -86,5 +119,12 @@ END {
 		printf "- v%s, small-op and 4 KiB rows, gateway ≥ 1.0× HAProxy:%s: %s\n", v, s1, (m1 ? "met" : "NOT met")
 		printf "- v%s, gateway CPU µs per small call ≤ HAProxy's (gw/HAProxy):%s: %s\n", v, s2, (m2 ? "met" : "NOT met")
 		printf "- v%s, sequential ≥ 1.0× direct RDMA:%s: %s\n", v, s3, (m3 ? "met" : "NOT met")
+		s4 = ""
+		for (k = 1; k <= nw; k++) {
+			w = wk[k]; c = ceil(v, small[w] ? "proxy" : "rdma", w)
+			if (c != "-" && c + 0 < 1) s4 = s4 sprintf(" %s %s,", short[w], c)
+		}
+		sub(/,$/, "", s4)
+		if (guest) printf "- v%s, rows whose ceiling (a gateway costing nothing) is below its target on this bed:%s\n", v, (s4 == "" ? " none" : s4)
 	}
 }

@@ -10,7 +10,8 @@
 #
 # On the host: BUILD=build tests/bench/vm_nfs_bench.sh [--doc FILE] boots the
 # VM tier's guest and runs itself inside; the guest prints one "ROW VERS PATH
-# WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS" line per workload and path, and the
+# WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS GUEST-BUSY-TICKS GUEST-ALL-TICKS"
+# line per workload and path, and the
 # host turns them into tables (tests/bench/bench_tables.awk), a chart
 # (tests/bench/bench_chart.sh: bench.png beside FILE) and FILE
 # (docs/benchmarks.md from tests/bench/run.sh).  Sizes: BENCH_SEQ_MIB (128),
@@ -457,18 +458,20 @@ cpu_ticks() { # pid: utime + stime (all threads) in clock ticks, or -
 	echo "$t"
 }
 # wl KEY FUNCTION [ARGS]: one workload on path $p (mounted): prints and
-# emits "ROW vers path key value nfs-calls proxy-cpu-ticks"
+# emits "ROW vers path key value nfs-calls proxy-cpu-ticks guest-busy-ticks
+# guest-all-ticks" (the whole guest's CPU over the workload: client, nfsd,
+# Soft-RoCE, proxy; all = CPUs × elapsed)
 wl() {
-	local key=$1 v o0 o1 c0 c1 pid
+	local key=$1 v o0 o1 c0 c1 pid g0 g1
 	shift
 	pid=$(proxy_pid "$p")
-	o0=$(nfs_ops); c0=$(cpu_ticks "$pid")
+	o0=$(nfs_ops); c0=$(cpu_ticks "$pid"); bench_guest_ticks g0
 	v=$("$@") || v=0
 	[ -n "$v" ] || v=0
-	o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
+	bench_guest_ticks g1; o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
 	[ "$c0" = - ] || [ "$c1" = - ] || c1=$((c1 - c0))
 	[ "$c0" != - ] || c1=-
-	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1"
+	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1 $((${g1% *} - ${g0% *})) $((${g1#* } - ${g0#* }))"
 }
 
 # --ab ROUNDS: this build (side gw, /mnt/ab-gw) against side $AB_VS (--ab-vs:

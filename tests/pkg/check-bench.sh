@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# This file contains the check of `make bench`'s arithmetic
+# (tests/bench/bench_tables.awk) on rows whose answers are worked out here by
+# hand, so a table in docs/benchmarks.md can be trusted without a guest:
+#   - the ratios to direct RDMA and to HAProxy, and CPU µs per call;
+#   - the whole guest's CPU per call and busy share of each path;
+#   - the ceiling: what a gateway costing no CPU could reach over HAProxy
+#     (small rows) or direct RDMA (sequential rows), and the targets line
+#     that names every row whose ceiling is below 1.0;
+#   - rows of the older seven-field form (no guest ticks) still give the
+#     first tables and no ceiling.
+#
+#   tests/pkg/check-bench.sh   exit 0 all good, 1 a check failed
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/pkg/lib.sh
+pkg_tmp
+A=tests/bench/bench_tables.awk
+
+# VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-TICKS GUEST-BUSY GUEST-ALL (ticks of 10 ms)
+cat >"$tmp/rows" <<'EOF'
+ROW 3 rdma rr8 3000 15000 - 900 1000
+ROW 3 gw rr8 2000 10000 150 980 1000
+ROW 3 proxy rr8 2500 12500 170 990 1000
+ROW 3 rdma ga 577 2885 - 500 1000
+ROW 3 gw ga 200 1000 70 600 1000
+ROW 3 proxy ga 227 1135 75 620 1000
+ROW 3 rdma sw8 80 640 - 990 1000
+ROW 3 gw sw8 75 600 100 1000 1000
+ROW 3 proxy sw8 110 880 300 950 1000
+EOF
+awk -f "$A" "$tmp/rows" >"$tmp/out" 2>&1 || bad "bench_tables.awk failed: $(head -3 "$tmp/out")"
+
+has() { # WHAT LINE: the output holds LINE exactly
+	if grep -qxF -- "$2" "$tmp/out"; then ok "$1"
+	else bad "$1: no line '$2' in:"; sed 's/^/    /' "$tmp/out"; fi
+}
+# 4 KiB x8: gw ÷ RDMA 2000/3000, ÷ HAProxy 2000/2500; gateway 150 ticks over
+# 10000 calls = 150 µs, HAProxy 170/12500 = 136 µs; guest 980/10000 = 980
+# µs, 990/12500 = 792, RDMA 900/15000 = 600; rest 830 µs; ceiling over
+# HAProxy (10000/830) / (12500/1000) = 0.96, over RDMA (10000/830) /
+# (15000/1000) = 0.80.
+has "ratios of the 4 KiB row" "| 4 KiB rand read IOPS, 8 streams | 3000 | 2000 | 2500 | 0.67 | 0.80 |"
+has "CPU per call of each proxy" "| v3 | 4 KiB rand read IOPS, 8 streams | 150 | 136 | 1.10 | 10000 / 12500 |"
+has "guest CPU, rest and ceilings of the 4 KiB row" \
+	"| v3 | 4 KiB rand read IOPS, 8 streams | 90 / 98 / 99 | 600 / 980 / 792 | 830 | 0.96 | 0.80 |"
+# GETATTR: rest 530 ticks over 1000 calls; (1000/530) / (1135/1000) = 1.66.
+has "a ceiling above 1.0" "| v3 | GETATTR/s | 50 / 60 / 62 | 1733 / 6000 / 5463 | 5300 | 1.66 | 0.65 |"
+# seq x8: rest 900; (600/900) / (640/1000) = 1.04 over RDMA, / (880/1000) = 0.76 over HAProxy.
+has "a sequential row's ceiling" "| v3 | seq write MB/s, 8 streams | 99 / 100 / 95 | 15469 / 16667 / 10795 | 15000 | 0.76 | 1.04 |"
+has "the targets line names the rows below 1.0, each against its own target" \
+	"- v3, rows whose ceiling (a gateway costing nothing) is below its target on this bed: 4k rd x8 0.96"
+has "an unmet target stays unmet" \
+	"- v3, small-op and 4 KiB rows, gateway ≥ 1.0× HAProxy: GETATTR 0.88, mix -, 4k rd -, 4k rd x8 0.80, 4k wr x8 -: NOT met"
+
+# The older form: seven fields, no guest ticks: no ceiling table, no ceiling line.
+cut -d' ' -f1-7 "$tmp/rows" | awk -f "$A" >"$tmp/out" 2>&1 || bad "bench_tables.awk failed on seven fields"
+if grep -q "ceiling" "$tmp/out"; then bad "seven-field rows gave a ceiling:"; grep ceiling "$tmp/out" | sed 's/^/    /'
+else ok "seven-field rows: no ceiling"; fi
+has "seven-field rows keep their ratios" "| 4 KiB rand read IOPS, 8 streams | 3000 | 2000 | 2500 | 0.67 | 0.80 |"
+
+pkg_end
