@@ -27,6 +27,32 @@ bench_guest_ticks() {
 	printf -v "$1" '%s %s' $((us + ni + sy + irq + sirq + st)) $((us + ni + sy + id + io + irq + sirq + st))
 }
 
+# bench_sched PID VAR: the scheduler's time of process PID (all threads), "RUN
+# WAIT" in µs into VAR (/proc/PID/task/*/schedstat: on a CPU, and runnable
+# but waiting on a run queue), or "- -" when there is no such process; no
+# fork.  With PID "ksoftirqd" the sum over every CPU's ksoftirqd thread
+# (Soft-RoCE's tasklets run there when raised from a process).
+bench_sched() {
+	local t c r w run=0 wait=0 tasks
+	if [ "$1" = ksoftirqd ]; then
+		tasks=(/proc/[0-9]*/task/[0-9]*)
+	elif [ -n "$1" ] && [ -d "/proc/$1/task" ]; then
+		tasks=(/proc/"$1"/task/[0-9]*)
+	else
+		printf -v "$2" '%s' "- -"
+		return 0
+	fi
+	for t in "${tasks[@]}"; do
+		if [ "$1" = ksoftirqd ]; then
+			read -r c <"$t/comm" 2>/dev/null || continue
+			case $c in ksoftirqd/*) ;; *) continue ;; esac
+		fi
+		read -r r w _ <"$t/schedstat" 2>/dev/null || continue
+		run=$((run + r)) wait=$((wait + w))
+	done
+	printf -v "$2" '%s %s' $((run / 1000)) $((wait / 1000))
+}
+
 # bench_nfs_calls MOUNT: NFS calls the client made so far on MOUNT and on
 # MOUNT2, MOUNT3, ... (a spread set), all procedures, from
 # /proc/self/mountstats.

@@ -3,11 +3,12 @@
 #
 # This file contains the tables of `make bench`: it reads the guest's
 # "ROW VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS [GUEST-BUSY-TICKS
-# GUEST-ALL-TICKS]" lines (output of tests/bench/vm_nfs_bench.sh) and prints,
-# per NFS version, one Markdown table of every workload on every path with the
-# gateway's ratios to direct RDMA and to HAProxy, the CPU microseconds per call
-# of each proxy, the whole guest's CPU per call and the ceiling it sets, and
-# the targets of the benchmark.  With -v chart=1 it prints the chart's data instead: one line
+# GUEST-ALL-TICKS [PROXY-RUN-US PROXY-WAIT-US KSOFTIRQD-RUN-US ELAPSED-US]]"
+# lines (output of tests/bench/vm_nfs_bench.sh) and prints, per NFS version,
+# one Markdown table of every workload on every path with the gateway's
+# ratios to direct RDMA and to HAProxy, the CPU microseconds per call of each
+# proxy, the whole guest's CPU per call and the ceiling it sets, the proxies'
+# threads on a CPU and on a run queue, and the targets of the benchmark.  With -v chart=1 it prints the chart's data instead: one line
 # per workload, the ratio to direct RDMA of each path (tests/bench/bench_chart.sh).
 BEGIN {
 	nw = split("ga mix rr rr8 rw8 sw sr sw8 sr8", wk, " ")
@@ -38,6 +39,16 @@ function ceil(v, o, w,   rest) {
 	rest = gb[v, "gw", w] - tk[v, "gw", w]
 	return rest > 0 ? sprintf("%.2f", (op[v, "gw", w] / rest) / (op[v, o, w] / ga[v, o, w])) : "-"
 }
+# µs per call of a scheduler field f (sr, sw, kr) on path p
+function sus(f, v, p, w,   x) {
+	x = f == "sr" ? sr[v, p, w] : f == "sw" ? sw[v, p, w] : kr[v, p, w]
+	return (x != "" && x != "-" && op[v, p, w] > 0) ? sprintf("%.0f", x / op[v, p, w]) : "-"
+}
+# The proxy's threads on a CPU or runnable, on average over the workload: 1.0
+# is one thread that never slept.
+function thr(v, p, w) {
+	return (sr[v, p, w] != "" && sr[v, p, w] != "-" && el[v, p, w] > 0) ? sprintf("%.2f", (sr[v, p, w] + sw[v, p, w]) / el[v, p, w]) : "-"
+}
 function us(v, p, w) { return (tk[v, p, w] != "" && tk[v, p, w] != "-" && op[v, p, w] > 0) ? sprintf("%.0f", tk[v, p, w] / hz * 1e6 / op[v, p, w]) : "-" }
 $1 == "ROW" && NF >= 7 {
 	v = $2; p = $3; w = $4
@@ -45,6 +56,7 @@ $1 == "ROW" && NF >= 7 {
 	if (!(p in seenp)) { seenp[p] = 1; path[++np] = p }
 	val[v, p, w] = $5; op[v, p, w] = $6; tk[v, p, w] = $7
 	if (NF >= 9) { gb[v, p, w] = $8; ga[v, p, w] = $9; guest = 1 }
+	if (NF >= 13) { sr[v, p, w] = $10; sw[v, p, w] = $11; kr[v, p, w] = $12; el[v, p, w] = $13; sched = 1 }
 }
 END {
 	if (chart) {
@@ -99,6 +111,20 @@ END {
 		print "its path (client, TCP, Soft-RoCE, nfsd) filling every vCPU.  Below 1.0 no gateway can meet"
 		print "that row's target here; it is an upper bound (the gateway's own time includes Soft-RoCE and"
 		print "TCP work done inside its system calls) and says nothing where the guest was not busy."
+	}
+	if (sched) {
+		print "\n#### The proxies' threads and Soft-RoCE's tasklets, per call\n"
+		print "| NFS | workload | gw µs on a CPU / runnable, waiting | HAProxy µs on a CPU / waiting | threads on a CPU or waiting (gw / HAProxy) | ksoftirqd µs (RDMA / gw / HAProxy) |"
+		print "|---|---|---:|---:|---:|---:|"
+		for (i = 1; i <= nv; i++) for (k = 1; k <= nw; k++) {
+			v = vers[i]; w = wk[k]
+			printf "| v%s | %s | %s / %s | %s / %s | %s / %s | %s / %s / %s |\n", v, lab[w],
+				sus("sr", v, "gw", w), sus("sw", v, "gw", w), sus("sr", v, "proxy", w), sus("sw", v, "proxy", w),
+				thr(v, "gw", w), thr(v, "proxy", w), sus("kr", v, "rdma", w), sus("kr", v, "gw", w), sus("kr", v, "proxy", w)
+		}
+		print "\nFrom each thread's /proc schedstat.  Threads near 1.0 per thread are never asleep: a call"
+		print "waits for that thread to get a CPU.  ksoftirqd runs Soft-RoCE's tasklets raised outside an"
+		print "interrupt (an RNIC does that work in hardware)."
 	}
 	print "\n#### Against the targets (issue 14; ratios in this run)\n"
 	for (i = 1; i <= nv; i++) {

@@ -10,8 +10,9 @@
 #
 # On the host: BUILD=build tests/bench/vm_nfs_bench.sh [--doc FILE] boots the
 # VM tier's guest and runs itself inside; the guest prints one "ROW VERS PATH
-# WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS GUEST-BUSY-TICKS GUEST-ALL-TICKS"
-# line per workload and path, and the
+# WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS GUEST-BUSY-TICKS GUEST-ALL-TICKS
+# PROXY-RUN-US PROXY-WAIT-US KSOFTIRQD-RUN-US ELAPSED-US" line per workload
+# and path (wl), and the
 # host turns them into tables (tests/bench/bench_tables.awk), a chart
 # (tests/bench/bench_chart.sh: bench.png beside FILE) and FILE
 # (docs/benchmarks.md from tests/bench/run.sh).  Sizes: BENCH_SEQ_MIB (128),
@@ -157,6 +158,8 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo "- seq write/read (dd): ${BENCH_SEQ_MIB} MiB with \`dd bs=1M\`: write with \`conv=fsync\`; read after umount + drop_caches + mount (cold client cache)."
 			echo "- ×RDMA, ×HAProxy: the gateway's figure over direct kernel RDMA's and over HAProxy's, same workload and NFS version."
 			echo "- CPU µs per call: (utime + stime) of the proxy process (all threads, \`/proc/PID/stat\`) over the workload ÷ the NFS calls the client made in it (\`/proc/self/mountstats\`), for the gateway and HAProxy alike."
+			echo "- µs on a CPU / waiting, threads, ksoftirqd: from \`/proc/PID/task/*/schedstat\` over the workload: the proxy's threads' time on a CPU and runnable on a run queue per NFS call, the mean number of them doing either (1.0: one thread never asleep), and every CPU's \`ksoftirqd\` time on a CPU per call."
+			echo "- guest CPU µs per call: the whole guest's busy time (every CPU, every state but idle and iowait, \`/proc/stat\`) over the workload ÷ the NFS calls: client, nfsd, Soft-RoCE and proxy together; busy % is that time over the guest's CPUs × the elapsed time."
 			echo
 			echo "$table"
 			echo
@@ -164,6 +167,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo
 			echo "Gateway configuration in the run: one worker, defaults of docs/configuration.md"
 			echo "(two RDMA connections, credits, inline thresholds, MW registration), \`log_level = info\`."
+			echo "HAProxy: its defaults, $(sed -n 's/^haproxy threads: //p' "$out" | head -1) threads (one per CPU; a connection stays on one)."
 			[ -z "$notes" ] || printf '\n%s\n' "$notes"
 		} >"$doc"
 		cp "${out}.dat" "$(dirname "$doc")/bench.dat"
@@ -288,6 +292,8 @@ if [ -z "$AB_ROUNDS" ] || [ "$AB_VS" = proxy ]; then	# --ab measures its two sid
 	step "haproxy (mode tcp) on $BED_IP:$PROXY_PORT -> $BED_IP:$BED_NFS_PORT"
 	bed_haproxy "$PROXY_PORT" "$W" || exit 1
 	[ -z "$RT" ] || chrt -a -r -p "$RT" "$(cat "$W/haproxy.pid")" || exit 1
+	hp_threads=(/proc/"$(cat "$W/haproxy.pid")"/task/[0-9]*)
+	echo "haproxy threads: ${#hp_threads[@]}"	# its default: one per CPU
 fi
 if [ -z "$AB_ROUNDS" ]; then
 	step "re-export: $BED_IP:$BED_EXPORT mounted proto=rdma on $REEXP, exported again (fsid=1001)"
@@ -459,19 +465,26 @@ cpu_ticks() { # pid: utime + stime (all threads) in clock ticks, or -
 }
 # wl KEY FUNCTION [ARGS]: one workload on path $p (mounted): prints and
 # emits "ROW vers path key value nfs-calls proxy-cpu-ticks guest-busy-ticks
-# guest-all-ticks" (the whole guest's CPU over the workload: client, nfsd,
-# Soft-RoCE, proxy; all = CPUs × elapsed)
+# guest-all-ticks proxy-run-us proxy-wait-us ksoftirqd-run-us elapsed-us":
+# the whole guest's CPU over the workload (client, nfsd, Soft-RoCE, proxy;
+# all = CPUs × elapsed), the proxy's threads' time on a CPU and runnable on
+# a run queue (- - on a direct path), and ksoftirqd's time on a CPU
 wl() {
-	local key=$1 v o0 o1 c0 c1 pid g0 g1
+	local key=$1 v o0 o1 c0 c1 pid g0 g1 s0 s1 k0 k1 t0 t1 sched
 	shift
 	pid=$(proxy_pid "$p")
-	o0=$(nfs_ops); c0=$(cpu_ticks "$pid"); bench_guest_ticks g0
+	o0=$(nfs_ops); c0=$(cpu_ticks "$pid"); bench_sched "$pid" s0; bench_sched ksoftirqd k0
+	bench_guest_ticks g0; t0=$(bed_now)
 	v=$("$@") || v=0
 	[ -n "$v" ] || v=0
-	bench_guest_ticks g1; o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
+	t1=$(bed_now); bench_guest_ticks g1
+	bench_sched ksoftirqd k1; bench_sched "$pid" s1; o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
 	[ "$c0" = - ] || [ "$c1" = - ] || c1=$((c1 - c0))
 	[ "$c0" != - ] || c1=-
-	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1 $((${g1% *} - ${g0% *})) $((${g1#* } - ${g0#* }))"
+	sched="- -"
+	[ "${s0% *}" = - ] || [ "${s1% *}" = - ] || sched="$((${s1% *} - ${s0% *})) $((${s1#* } - ${s0#* }))"
+	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1 $((${g1% *} - ${g0% *})) $((${g1#* } - ${g0#* }))" \
+		"$sched $((${k1% *} - ${k0% *})) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')"
 }
 
 # --ab ROUNDS: this build (side gw, /mnt/ab-gw) against side $AB_VS (--ab-vs:

@@ -9,8 +9,10 @@
 #   - the ceiling: what a gateway costing no CPU could reach over HAProxy
 #     (small rows) or direct RDMA (sequential rows), and the targets line
 #     that names every row whose ceiling is below 1.0;
+#   - the proxies' threads on a CPU and waiting per call, the mean number of
+#     them busy or runnable, and ksoftirqd's time per call;
 #   - rows of the older seven-field form (no guest ticks) still give the
-#     first tables and no ceiling.
+#     first tables and neither the ceiling nor the threads.
 #
 #   tests/pkg/check-bench.sh   exit 0 all good, 1 a check failed
 set -u
@@ -19,11 +21,12 @@ cd "$(dirname "$0")/../.." || exit 1
 pkg_tmp
 A=tests/bench/bench_tables.awk
 
-# VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-TICKS GUEST-BUSY GUEST-ALL (ticks of 10 ms)
+# VERS PATH WORKLOAD VALUE NFS-CALLS PROXY-TICKS GUEST-BUSY GUEST-ALL (ticks of
+# 10 ms) [PROXY-RUN PROXY-WAIT KSOFTIRQD-RUN ELAPSED (µs)]
 cat >"$tmp/rows" <<'EOF'
-ROW 3 rdma rr8 3000 15000 - 900 1000
-ROW 3 gw rr8 2000 10000 150 980 1000
-ROW 3 proxy rr8 2500 12500 170 990 1000
+ROW 3 rdma rr8 3000 15000 - 900 1000 - - 1300000 5000000
+ROW 3 gw rr8 2000 10000 150 980 1000 1500000 3000000 1000000 5000000
+ROW 3 proxy rr8 2500 12500 170 990 1000 1250000 8750000 50000 5000000
 ROW 3 rdma ga 577 2885 - 500 1000
 ROW 3 gw ga 200 1000 70 600 1000
 ROW 3 proxy ga 227 1135 75 620 1000
@@ -52,13 +55,19 @@ has "a ceiling above 1.0" "| v3 | GETATTR/s | 50 / 60 / 62 | 1733 / 6000 / 5463 
 has "a sequential row's ceiling" "| v3 | seq write MB/s, 8 streams | 99 / 100 / 95 | 15469 / 16667 / 10795 | 15000 | 0.76 | 1.04 |"
 has "the targets line names the rows below 1.0, each against its own target" \
 	"- v3, rows whose ceiling (a gateway costing nothing) is below its target on this bed: 4k rd x8 0.96"
+# Threads: gw 1.5 s on a CPU and 3 s waiting over 10000 calls = 150 / 300 µs,
+# (1.5 + 3) / 5 s = 0.90 threads; HAProxy 100 / 700 µs, 2.00 threads;
+# ksoftirqd 1.3 s / 15000 = 87, 1 s / 10000 = 100, 0.05 s / 12500 = 4 µs.
+has "threads and ksoftirqd per call" \
+	"| v3 | 4 KiB rand read IOPS, 8 streams | 150 / 300 | 100 / 700 | 0.90 / 2.00 | 87 / 100 / 4 |"
+has "rows without the scheduler fields give dashes there" "| v3 | GETATTR/s | - / - | - / - | - / - | - / - / - |"
 has "an unmet target stays unmet" \
 	"- v3, small-op and 4 KiB rows, gateway ≥ 1.0× HAProxy: GETATTR 0.88, mix -, 4k rd -, 4k rd x8 0.80, 4k wr x8 -: NOT met"
 
 # The older form: seven fields, no guest ticks: no ceiling table, no ceiling line.
 cut -d' ' -f1-7 "$tmp/rows" | awk -f "$A" >"$tmp/out" 2>&1 || bad "bench_tables.awk failed on seven fields"
-if grep -q "ceiling" "$tmp/out"; then bad "seven-field rows gave a ceiling:"; grep ceiling "$tmp/out" | sed 's/^/    /'
-else ok "seven-field rows: no ceiling"; fi
+if grep -q "ceiling\|threads" "$tmp/out"; then bad "seven-field rows gave a ceiling or threads:"; grep "ceiling\|threads" "$tmp/out" | sed 's/^/    /'
+else ok "seven-field rows: no ceiling, no threads"; fi
 has "seven-field rows keep their ratios" "| 4 KiB rand read IOPS, 8 streams | 3000 | 2000 | 2500 | 0.67 | 0.80 |"
 
 pkg_end
