@@ -51,6 +51,8 @@
 # SCHED_RR N too (chrt), the same for both proxies.  BENCH_AB_VS=gwrt pairs
 # this build with itself at realtime_priority = 1 (path gwrt; side gw keeps
 # the default, normal scheduling).
+# BENCH_HAPROXY_THREADS=N runs HAProxy with nbthread N (default: its own, one
+# thread per CPU; the gateway runs one worker).
 # BENCH_PIN=1 puts every proxy (gateways, HAProxy; all threads) on the
 # guest's last CPU and the workloads on the others (taskset): the proxies
 # get a CPU of their own.  With VM_APPEND=nohz_full=N (N that CPU) the
@@ -86,6 +88,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_CONNS:-}" ] || gargs+=(--conns "$BENCH_CONNS")
 	[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || gargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 	[ -z "${BENCH_RT:-}" ] || gargs+=(--rt "$BENCH_RT")
+	[ -z "${BENCH_HAPROXY_THREADS:-}" ] || gargs+=(--haproxy-threads "$BENCH_HAPROXY_THREADS")
 	[ "${BENCH_PIN:-0}" != 1 ] || gargs+=(--pin)
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
@@ -110,6 +113,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		[ -z "${BENCH_INLINE:-}" ] || abargs+=(--inline "$BENCH_INLINE")
 		[ -z "${BENCH_NFSD_MAX_BLOCK:-}" ] || abargs+=(--max-block "$BENCH_NFSD_MAX_BLOCK")
 		[ -z "${BENCH_RT:-}" ] || abargs+=(--rt "$BENCH_RT")
+		[ -z "${BENCH_HAPROXY_THREADS:-}" ] || abargs+=(--haproxy-threads "$BENCH_HAPROXY_THREADS")
 		[ "${BENCH_PIN:-0}" != 1 ] || abargs+=(--pin)
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
@@ -212,6 +216,7 @@ while [ $# -gt 0 ]; do
 	--conns) CONNS=$2; shift 2 ;;
 	--max-block) BED_NFSD_MAX_BLOCK=$2; shift 2 ;;
 	--rt) RT=$2; shift 2 ;;
+	--haproxy-threads) export HAPROXY_NBTHREAD=$2; shift 2 ;;
 	--pin) PIN=1; shift ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac

@@ -270,10 +270,13 @@ bed_nfs_client_modules() {
 }
 
 # bed_haproxy_cfg PORT FILE: the configuration of HAProxy (mode tcp) on
-# $BED_IP:PORT to nfsd's TCP port.
+# $BED_IP:PORT to nfsd's TCP port; HAPROXY_NBTHREAD=N sets its threads
+# (default: HAProxy's own, one per CPU).
 bed_haproxy_cfg() {
-	printf 'global\n\tmaxconn 256\ndefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:%s\n\tserver nfsd %s:%s\n' \
-		"$BED_IP" "$1" "$BED_IP" "$BED_NFS_PORT" >"$2"
+	local nb=
+	[ -z "${HAPROXY_NBTHREAD:-}" ] || printf -v nb '\tnbthread %s\n' "$HAPROXY_NBTHREAD"
+	printf 'global\n\tmaxconn 256\n%sdefaults\n\tmode tcp\n\ttimeout connect 5s\n\ttimeout client 1h\n\ttimeout server 1h\nlisten nfs\n\tbind %s:%s\n\tserver nfsd %s:%s\n' \
+		"$nb" "$BED_IP" "$1" "$BED_IP" "$BED_NFS_PORT" >"$2"
 }
 # bed_haproxy PORT DIR: HAProxy on $BED_IP:PORT (bed_haproxy_cfg), the
 # benchmarks' plain proxy (config DIR/haproxy.cfg, pid in DIR/haproxy.pid);
