@@ -20,6 +20,7 @@ BEGIN {
 	short["rw8"] = "4k wr x8"; short["sw"] = "seq wr"; short["sr"] = "seq rd"; short["sw8"] = "seq wr x8"; short["sr8"] = "seq rd x8"
 	small["ga"] = small["mix"] = small["rr"] = small["rr8"] = small["rw8"] = 1
 	pl["tcp"] = "direct TCP"; pl["rdma"] = "direct RDMA"; pl["gw"] = "rpcrdma-gw"; pl["gwbase"] = "rpcrdma-gw (base build)"
+	pl["gw2"] = "rpcrdma-gw, 2 workers"
 	pl["proxy"] = "HAProxy"; pl["reexp"] = "knfsd re-export"
 	hz = 100	# USER_HZ of /proc/PID/stat
 }
@@ -55,6 +56,7 @@ $1 == "ROW" && NF >= 7 {
 	if (!(v in seenv)) { seenv[v] = 1; vers[++nv] = v }
 	if (!(p in seenp)) { seenp[p] = 1; path[++np] = p }
 	val[v, p, w] = $5; op[v, p, w] = $6; tk[v, p, w] = $7
+	if (p == "gw2") has2 = 1
 	if (NF >= 9) { gb[v, p, w] = $8; ga[v, p, w] = $9; guest = 1 }
 	if (NF >= 13) { sr[v, p, w] = $10; sw[v, p, w] = $11; kr[v, p, w] = $12; el[v, p, w] = $13; sched = 1 }
 }
@@ -89,12 +91,12 @@ END {
 		}
 	}
 	print "\n#### CPU per call of each proxy\n"
-	print "| NFS | workload | rpcrdma-gw µs/call | HAProxy µs/call | gw ÷ HAProxy | NFS calls (gw / HAProxy) |"
-	print "|---|---|---:|---:|---:|---:|"
+	printf "| NFS | workload | rpcrdma-gw µs/call |%s HAProxy µs/call | gw ÷ HAProxy | NFS calls (gw / HAProxy) |\n", (has2 ? " 2 workers µs/call |" : "")
+	print "|---|---|---:|" (has2 ? "---:|" : "") "---:|---:|---:|"
 	for (i = 1; i <= nv; i++) for (k = 1; k <= nw; k++) {
 		v = vers[i]; w = wk[k]
 		a = us(v, "gw", w); b = us(v, "proxy", w)
-		printf "| v%s | %s | %s | %s | %s | %s / %s |\n", v, lab[w], a, b, rat(a, b), op[v, "gw", w], op[v, "proxy", w]
+		printf "| v%s | %s | %s |%s %s | %s | %s / %s |\n", v, lab[w], a, (has2 ? " " us(v, "gw2", w) " |" : ""), b, rat(a, b), op[v, "gw", w], op[v, "proxy", w]
 	}
 	if (guest) {
 		print "\n#### The whole guest's CPU per call, and the ceiling it sets\n"
@@ -114,13 +116,14 @@ END {
 	}
 	if (sched) {
 		print "\n#### The proxies' threads and Soft-RoCE's tasklets, per call\n"
-		print "| NFS | workload | gw µs on a CPU / runnable, waiting | HAProxy µs on a CPU / waiting | threads on a CPU or waiting (gw / HAProxy) | ksoftirqd µs (RDMA / gw / HAProxy) |"
+		printf "| NFS | workload | gw µs on a CPU / runnable, waiting | HAProxy µs on a CPU / waiting | threads on a CPU or waiting (gw / %sHAProxy) | ksoftirqd µs (RDMA / gw / HAProxy) |\n", (has2 ? "2 workers / " : "")
 		print "|---|---|---:|---:|---:|---:|"
 		for (i = 1; i <= nv; i++) for (k = 1; k <= nw; k++) {
 			v = vers[i]; w = wk[k]
-			printf "| v%s | %s | %s / %s | %s / %s | %s / %s | %s / %s / %s |\n", v, lab[w],
+			printf "| v%s | %s | %s / %s | %s / %s | %s / %s%s | %s / %s / %s |\n", v, lab[w],
 				sus("sr", v, "gw", w), sus("sw", v, "gw", w), sus("sr", v, "proxy", w), sus("sw", v, "proxy", w),
-				thr(v, "gw", w), thr(v, "proxy", w), sus("kr", v, "rdma", w), sus("kr", v, "gw", w), sus("kr", v, "proxy", w)
+				thr(v, "gw", w), (has2 ? thr(v, "gw2", w) " / " : ""), thr(v, "proxy", w),
+				sus("kr", v, "rdma", w), sus("kr", v, "gw", w), sus("kr", v, "proxy", w)
 		}
 		print "\nFrom each thread's /proc schedstat.  Threads near 1.0 per thread are never asleep: a call"
 		print "waits for that thread to get a CPU.  ksoftirqd runs Soft-RoCE's tasklets raised outside an"
@@ -151,6 +154,18 @@ END {
 			if (c != "-" && c + 0 < 1) s4 = s4 sprintf(" %s %s,", short[w], c)
 		}
 		sub(/,$/, "", s4)
+		if (has2) {
+			s5 = ""; m5 = 1
+			for (k = 1; k <= nw; k++) {
+				w = wk[k]
+				if (w != "rr8" && w != "rw8") continue
+				r = rat(val[v, "gw2", w], val[v, "gw", w]); c = rat(us(v, "gw2", w), us(v, "gw", w))
+				s5 = s5 sprintf(" %s %s (CPU per call %s),", short[w], r, c)
+				if (!(r != "-" && r + 0 >= 1.6) && !(c != "-" && c + 0 <= 1.1)) m5 = 0
+			}
+			sub(/,$/, "", s5)
+			printf "- v%s, 2 workers ÷ 1 on the 8-stream 4 KiB rows ≥ 1.6, or CPU per call flat (≤ 1.1):%s: %s\n", v, s5, (m5 ? "met" : "NOT met")
+		}
 		if (guest) printf "- v%s, rows whose ceiling (a gateway costing nothing) is below its target on this bed:%s\n", v, (s4 == "" ? " none" : s4)
 	}
 }

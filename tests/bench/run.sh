@@ -15,7 +15,7 @@ for b in "$BUILD"/tests/bench/bench_*; do
 done
 [ "$found" -eq 1 ] || echo "run.sh: no benchmark built in $BUILD/tests/bench" >&2
 
-# NFS over five paths in the Soft-RoCE guest (~10-15 min under TCG); writes
+# NFS over six paths in the Soft-RoCE guest (~10-15 min under TCG); writes
 # docs/benchmarks.md and docs/bench.png.  BENCH_VM=0 skips it.
 if [ "${BENCH_VM:-1}" != 0 ]; then
 	echo "== vm_nfs_bench (qemu TCG guest)"

@@ -1,9 +1,10 @@
 #!/bin/bash
-# claim: benchmark (not a test): the kernel NFS client over five paths to one nfsd in the Soft-RoCE guest, NFSv3 and NFSv4.1: GETATTR rate, small-op mix, 4 KiB random I/O with 1 and 8 streams, sequential MB/s with 1 and 8 streams, CPU per call of the gateway and of HAProxy
+# claim: benchmark (not a test): the kernel NFS client over six paths to one nfsd in the Soft-RoCE guest, NFSv3 and NFSv4.1: GETATTR rate, small-op mix, 4 KiB random I/O with 1 and 8 streams, sequential MB/s with 1 and 8 streams, CPU per call of the gateway (one worker and two) and of HAProxy
 #
 #   kernel NFS client (vers=3, 4.1) ----- tcp 2049 -----------------------------> nfsd
 #                              ---------- rdma 20049 ---------------------------> nfsd
 #                              -- tcp --> rpcrdma-gw 20490 -- RPC-over-RDMA ----> nfsd
+#                              -- tcp --> rpcrdma-gw, 2 workers 20493 -- RDMA --> nfsd
 #                              -- tcp --> haproxy (mode tcp) 20491 -- tcp ------> nfsd
 #                              -- tcp --> nfsd re-export of an NFS/RDMA mount --> nfsd (v3 only)
 #                 all in one qemu TCG guest: rxe0 on d0 (dummy), 10.99.0.1
@@ -17,7 +18,8 @@
 # (tests/bench/bench_chart.sh: bench.png beside FILE) and FILE
 # (docs/benchmarks.md from tests/bench/run.sh).  Sizes: BENCH_SEQ_MIB (128),
 # BENCH_SECS (5) per timed workload, BENCH_JOBS (8) streams, BENCH_VERS.
-# BENCH_PATHS="tcp rdma gw" measures only those paths (default: all five).
+# BENCH_PATHS="tcp rdma gw" measures only those paths (default: all six:
+# tcp rdma gw gw2 proxy reexp).
 # BENCH_GW_BASE=DIR/rpcrdma-gw adds a path "gwbase": the same gateway setup
 # run by that (baseline) binary, so a change is compared with the build before
 # it in one guest boot: `git worktree add /tmp/base HEAD~N && make -C /tmp/base`.
@@ -81,7 +83,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
 	out=$(mktemp)
-	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw proxy reexp}" --spread "${BENCH_SPREAD:-4}")
+	gargs=(--paths "${BENCH_PATHS:-tcp rdma gw gw2 proxy reexp}" --spread "${BENCH_SPREAD:-4}")
 	[ -z "${BENCH_WORKLOADS:-}" ] || gargs+=(--workloads "$BENCH_WORKLOADS")
 	[ -z "${BENCH_VERS_ONLY:-}" ] || gargs+=(--vers "$BENCH_VERS_ONLY")
 	[ -z "${BENCH_INLINE:-}" ] || gargs+=(--inline "$BENCH_INLINE")
@@ -169,7 +171,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo
 			echo "![gateway and HAProxy over direct RDMA, per workload](bench.png)"
 			echo
-			echo "Gateway configuration in the run: one worker, defaults of docs/configuration.md"
+			echo "Gateway configuration in the run: one worker (the 2-worker column: \`workers = 2\`), defaults of docs/configuration.md"
 			echo "(two RDMA connections, credits, inline thresholds, MW registration), \`log_level = info\`."
 			echo "HAProxy: its defaults, $(sed -n 's/^haproxy threads: //p' "$out" | head -1) threads (one per CPU; a connection stays on one)."
 			[ -z "$notes" ] || printf '\n%s\n' "$notes"

@@ -11,6 +11,8 @@
 #     that names every row whose ceiling is below 1.0;
 #   - the proxies' threads on a CPU and waiting per call, the mean number of
 #     them busy or runnable, and ksoftirqd's time per call;
+#   - with a 2-worker gateway (path gw2): its column, CPU per call, threads,
+#     and the workers target (≥ 1.6× one worker, or CPU per call flat);
 #   - rows of the older seven-field form (no guest ticks) still give the
 #     first tables and neither the ceiling nor the threads.
 #
@@ -69,5 +71,29 @@ cut -d' ' -f1-7 "$tmp/rows" | awk -f "$A" >"$tmp/out" 2>&1 || bad "bench_tables.
 if grep -q "ceiling\|threads" "$tmp/out"; then bad "seven-field rows gave a ceiling or threads:"; grep "ceiling\|threads" "$tmp/out" | sed 's/^/    /'
 else ok "seven-field rows: no ceiling, no threads"; fi
 has "seven-field rows keep their ratios" "| 4 KiB rand read IOPS, 8 streams | 3000 | 2000 | 2500 | 0.67 | 0.80 |"
+
+# A 2-worker gateway: rr8 2200 / 2000 = 1.10 with CPU per call 198 / 11000 =
+# 180 µs against 150 (1.20): neither; rw8 3300 / 2000 = 1.65: scaled.
+cat >"$tmp/rows2" <<'EOF'
+ROW 3 gw ga 200 1000 70 600 1000
+ROW 3 gw2 ga 210 1050 75 600 1000
+ROW 3 proxy ga 227 1135 75 620 1000
+ROW 3 gw rr8 2000 10000 150 980 1000 1500000 3000000 1000000 5000000
+ROW 3 gw2 rr8 2200 11000 198 990 1000 2000000 4500000 1000000 5000000
+ROW 3 proxy rr8 2500 12500 170 990 1000 1250000 8750000 50000 5000000
+ROW 3 gw rw8 2000 10000 150 980 1000
+ROW 3 gw2 rw8 3300 16500 150 990 1000
+EOF
+awk -f "$A" "$tmp/rows2" >"$tmp/out" 2>&1 || bad "bench_tables.awk failed on gw2 rows"
+has "the 2-worker column of the rates" "| GETATTR/s | 200 | 210 | 227 | - | 0.88 |"
+has "the 2-worker column of CPU per call" "| v3 | 4 KiB rand read IOPS, 8 streams | 150 | 180 | 136 | 1.10 | 10000 / 12500 |"
+has "the 2-worker threads: (2 + 4.5) / 5 s" \
+	"| v3 | 4 KiB rand read IOPS, 8 streams | 150 / 300 | 100 / 700 | 0.90 / 1.30 / 2.00 | - / 100 / 4 |"
+has "the workers target: one row neither scales nor stays flat" \
+	"- v3, 2 workers ÷ 1 on the 8-stream 4 KiB rows ≥ 1.6, or CPU per call flat (≤ 1.1): 4k rd x8 1.10 (CPU per call 1.20), 4k wr x8 1.65 (CPU per call 0.61): NOT met"
+sed -i 's/^ROW 3 gw2 rr8 2200 11000 198/ROW 3 gw2 rr8 2200 11000 165/' "$tmp/rows2"
+awk -f "$A" "$tmp/rows2" >"$tmp/out" 2>&1 || bad "bench_tables.awk failed on gw2 rows"
+has "the workers target met by CPU per call flat on one row and scaling on the other" \
+	"- v3, 2 workers ÷ 1 on the 8-stream 4 KiB rows ≥ 1.6, or CPU per call flat (≤ 1.1): 4k rd x8 1.10 (CPU per call 1.00), 4k wr x8 1.65 (CPU per call 0.61): met"
 
 pkg_end
