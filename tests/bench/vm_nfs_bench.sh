@@ -13,8 +13,8 @@
 # VM tier's guest and runs itself inside; the guest prints one "ROW VERS PATH
 # WORKLOAD VALUE NFS-CALLS PROXY-CPU-TICKS GUEST-BUSY-TICKS GUEST-ALL-TICKS
 # PROXY-RUN-US PROXY-WAIT-US KSOFTIRQD-RUN-US ELAPSED-US" line per workload
-# and path (wl), and the
-# host turns them into tables (tests/bench/bench_tables.awk), a chart
+# and path (see wl below), and the host turns them into tables
+# (tests/bench/bench_tables.awk), a chart
 # (tests/bench/bench_chart.sh: bench.png beside FILE) and FILE
 # (docs/benchmarks.md from tests/bench/run.sh).  Sizes: BENCH_SEQ_MIB (128),
 # BENCH_SECS (5) per timed workload, BENCH_JOBS (8) streams, BENCH_VERS.
