@@ -8,8 +8,9 @@
 # one Markdown table of every workload on every path with the gateway's
 # ratios to direct RDMA and to HAProxy, the CPU microseconds per call of each
 # proxy, the whole guest's CPU per call and the ceiling it sets, the proxies'
-# threads on a CPU and on a run queue, and the targets of the benchmark.  With -v chart=1 it prints the chart's data instead: one line
-# per workload, the ratio to direct RDMA of each path (tests/bench/bench_chart.sh).
+# threads on a CPU and on a run queue, and the targets of the benchmark.
+# With -v chart=1 it prints the chart's data instead: one line per workload,
+# the ratio to direct RDMA of each path (tests/bench/bench_chart.sh).
 BEGIN {
 	nw = split("ga mix rr rr8 rw8 sw sr sw8 sr8", wk, " ")
 	lab["ga"] = "GETATTR/s"; lab["mix"] = "small-op mix calls/s"; lab["rr"] = "4 KiB rand read IOPS"
