@@ -22,35 +22,38 @@ bench_cpu_ticks() {
 # clock ticks into VAR (/proc/stat's cpu line: BUSY is every state but idle
 # and iowait, ALL every state, summed over the CPUs); no fork.
 bench_guest_ticks() {
-	local cpu us ni sy id io irq sirq st
-	read -r cpu us ni sy id io irq sirq st _ </proc/stat
+	local us ni sy id io irq sirq st
+	read -r _ us ni sy id io irq sirq st _ </proc/stat
 	printf -v "$1" '%s %s' $((us + ni + sy + irq + sirq + st)) $((us + ni + sy + id + io + irq + sirq + st))
 }
 
-# bench_sched PID VAR: the scheduler's time of process PID (all threads), "RUN
-# WAIT" in µs into VAR (/proc/PID/task/*/schedstat: on a CPU, and runnable
-# but waiting on a run queue), or "- -" when there is no such process; no
-# fork.  With PID "ksoftirqd" the sum over every CPU's ksoftirqd thread
-# (Soft-RoCE's tasklets run there when raised from a process).
+# bench_sched VAR TASKDIR...: the scheduler's time of the tasks named by
+# their /proc directories (/proc/PID/task/TID), "RUN WAIT" in µs into VAR
+# (schedstat: on a CPU, and runnable but waiting on a run queue), or "- -"
+# when none of them can be read (no such process); no fork.
 bench_sched() {
-	local t c r w run=0 wait=0 tasks
-	if [ "$1" = ksoftirqd ]; then
-		tasks=(/proc/[0-9]*/task/[0-9]*)
-	elif [ -n "$1" ] && [ -d "/proc/$1/task" ]; then
-		tasks=(/proc/"$1"/task/[0-9]*)
-	else
-		printf -v "$2" '%s' "- -"
-		return 0
-	fi
-	for t in "${tasks[@]}"; do
-		if [ "$1" = ksoftirqd ]; then
-			read -r c <"$t/comm" 2>/dev/null || continue
-			case $c in ksoftirqd/*) ;; *) continue ;; esac
-		fi
+	local var=$1 t r w run=0 wait=0 n=0
+	shift
+	for t in "$@"; do
 		read -r r w _ <"$t/schedstat" 2>/dev/null || continue
-		run=$((run + r)) wait=$((wait + w))
+		run=$((run + r)) wait=$((wait + w)) n=$((n + 1))
 	done
-	printf -v "$2" '%s %s' $((run / 1000)) $((wait / 1000))
+	if [ "$n" = 0 ]; then
+		printf -v "$var" '%s' "- -"
+	else
+		printf -v "$var" '%s %s' $((run / 1000)) $((wait / 1000))
+	fi
+}
+
+# bench_ksoftirqd_tasks: the /proc directory of every CPU's ksoftirqd thread,
+# one a line (Soft-RoCE's tasklets run there when raised from a process);
+# they live as long as the boot, so a script finds them once.
+bench_ksoftirqd_tasks() {
+	local t c
+	for t in /proc/[0-9]*; do
+		read -r c <"$t/comm" 2>/dev/null || continue
+		case $c in ksoftirqd/*) echo "$t" ;; esac
+	done
 }
 
 # bench_nfs_calls MOUNT: NFS calls the client made so far on MOUNT and on

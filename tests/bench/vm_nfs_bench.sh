@@ -476,22 +476,27 @@ cpu_ticks() { # pid: utime + stime (all threads) in clock ticks, or -
 # the whole guest's CPU over the workload (client, nfsd, Soft-RoCE, proxy;
 # all = CPUs × elapsed), the proxy's threads' time on a CPU and runnable on
 # a run queue (- - on a direct path), and ksoftirqd's time on a CPU
+KSOFTIRQD=()
+mapfile -t KSOFTIRQD < <(bench_ksoftirqd_tasks)
 wl() {
-	local key=$1 v o0 o1 c0 c1 pid g0 g1 s0 s1 k0 k1 t0 t1 sched
+	local key=$1 v o0 o1 c0 c1 pid g0 g1 s0 s1 k0 k1 t0 t1 sched ksoft=-
+	local -a tasks=()
 	shift
 	pid=$(proxy_pid "$p")
-	o0=$(nfs_ops); c0=$(cpu_ticks "$pid"); bench_sched "$pid" s0; bench_sched ksoftirqd k0
+	[ -z "$pid" ] || tasks=(/proc/"$pid"/task/[0-9]*)
+	o0=$(nfs_ops); c0=$(cpu_ticks "$pid"); bench_sched s0 "${tasks[@]}"; bench_sched k0 "${KSOFTIRQD[@]}"
 	bench_guest_ticks g0; t0=$(bed_now)
 	v=$("$@") || v=0
 	[ -n "$v" ] || v=0
 	t1=$(bed_now); bench_guest_ticks g1
-	bench_sched ksoftirqd k1; bench_sched "$pid" s1; o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
+	bench_sched k1 "${KSOFTIRQD[@]}"; bench_sched s1 "${tasks[@]}"; o1=$(nfs_ops); c1=$(cpu_ticks "$pid")
 	[ "$c0" = - ] || [ "$c1" = - ] || c1=$((c1 - c0))
 	[ "$c0" != - ] || c1=-
 	sched="- -"
 	[ "${s0% *}" = - ] || [ "${s1% *}" = - ] || sched="$((${s1% *} - ${s0% *})) $((${s1#* } - ${s0#* }))"
+	[ "${k0% *}" = - ] || [ "${k1% *}" = - ] || ksoft=$((${k1% *} - ${k0% *}))
 	echo "ROW $VERS $p $key $v $((o1 - o0)) $c1 $((${g1% *} - ${g0% *})) $((${g1#* } - ${g0#* }))" \
-		"$sched $((${k1% *} - ${k0% *})) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')"
+		"$sched $ksoft $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')"
 }
 
 # --ab ROUNDS: this build (side gw, /mnt/ab-gw) against side $AB_VS (--ab-vs:
