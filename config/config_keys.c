@@ -84,7 +84,7 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_max_clients), RESTART(NULL) },
 	/* Event loops (gateway/worker.c); buffers, max_calls and max_clients
 	 * are each worker's.  0: one per CPU of the RDMA device's NUMA node. */
-	{ KEY(GATEWAY, "workers", UINT), RANGE(0, CFG_MAX_WORKERS), .ky_def = 1,
+	{ KEY(GATEWAY, "workers", UINT), RANGE(0, CFG_MAX_WORKERS), .ky_def = 0,
 	  MEMBER(cfg, cf_workers), RESTART(NULL) },
 	/* Set once at start (gateway/main.c), before any thread exists. */
 	{ KEY(GATEWAY, "realtime_priority", UINT), RANGE(0, 99), .ky_def = 0,

@@ -85,12 +85,12 @@ bed_nfs_client_modules
 echo x >"$BED_EXPORT/small"
 head -c $((IPC_MIB << 20)) /dev/urandom >"$W/src.bin"
 
-# gw_conf_file WORKERS: the gateway's configuration (WORKERS empty: the default)
+# gw_conf_file WORKERS: the gateway's configuration (WORKERS empty: one worker)
 gw_conf_file() {
 	cat >"$W/gw.conf" <<CONF
 [gateway]
 listen = $BED_IP:$GW_PORT
-${1:+workers = $1}
+workers = ${1:-1}
 log_level = info
 control_socket = $W/gw.control
 admin_listen =

@@ -31,6 +31,7 @@ gw_up() { # registration mode
 	cat >"$W/gw.conf" <<CONF
 [gateway]
 listen = $BED_IP:$GW_PORT
+workers = 1
 log_level = info
 admin_listen = $ADMIN
 [backend nfsd]

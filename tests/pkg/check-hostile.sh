@@ -9,7 +9,9 @@
 # sent) and runs a GETATTR loop whose median stays within 2x of the same
 # loop measured quietly first; each attack's counter moves, its log lines
 # stay rate-limited, the daemon's RSS stays under 2 x its quiet RSS + the
-# buffer pool (64 MiB), and it is alive and healthy afterwards.
+# buffer pools (64 MiB per worker: the default runs one per CPU and the
+# attackers' addresses spread over them), and it is alive and healthy
+# afterwards.
 #
 #   gw-hostile.py attack ... (127.0.0.2-9) ──TCP──▶ rpcrdma-gw ──TCP──▶ gw-hostile.py server
 #   gw-hostile.py copy / getattr (127.0.0.1) ─────▶ │ ◀──HTTP── attacks on admin_listen
@@ -129,9 +131,12 @@ done
 echo "    log lines suppressed: $(msum 'log_suppressed_total')"
 
 peak=$(cat "$tmp/peak" 2>/dev/null || echo 0)
-bound=$((2 * q_rss + 64 * 1024))
+# workers = 0 (the default) names its count at start; one pool each
+nw=$(sed -n 's/.*workers = 0: \([0-9]*\), one per .*/\1/p' "$tmp/gw.log" | head -n 1)
+nw=${nw:-1}
+bound=$((2 * q_rss + nw * 64 * 1024))
 if [ "$peak" -le "$bound" ]; then
-	ok "peak RSS $peak KiB <= 2 x quiet $q_rss KiB + 64 MiB pool = $bound KiB"
+	ok "peak RSS $peak KiB <= 2 x quiet $q_rss KiB + $nw x 64 MiB pool = $bound KiB"
 else
 	bad "peak RSS $peak KiB > bound $bound KiB (quiet $q_rss KiB)"
 fi

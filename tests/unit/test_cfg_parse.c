@@ -136,7 +136,8 @@ static void t01_table(void **state)
 }
 
 /* 2. Defaults: one listen on 0.0.0.0:2049, five default routes (NFS over
- * RDMA, MOUNT/NLM/NSM over TCP via rpcbind, NFS_ACL over TCP). */
+ * RDMA, MOUNT/NLM/NSM over TCP via rpcbind, NFS_ACL over TCP), workers 0
+ * (one per CPU of the RDMA device's NUMA node, resolved at start). */
 static void t02_defaults(void **state)
 {
 	char err[256];
@@ -160,6 +161,7 @@ static void t02_defaults(void **state)
 	assert_int_equal(cf->cf_backends[0].cb_port, 2049);
 	assert_int_equal(cf->cf_backends[0].cb_rdma_port, 20049);
 	assert_int_equal(cf->cf_log_level, CFG_LOG_INFO);
+	assert_int_equal(cf->cf_workers, 0);
 	cfg_free(cf);
 }
 

@@ -130,6 +130,8 @@ CONF
 	bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q '$BED_IP:$GW_PORT '" || { gw_log_tail; return 1; }
 	bed_wait 20 "the gateway's RDMA path to nfsd" grep -q 'path nfs/nfsd: transport rdma up' "$GW_DIR/gw.log" ||
 		{ gw_log_tail; return 1; }
+	# the configuration leaves workers at its default: one per CPU
+	grep -h 'workers = 0: ' "$GW_DIR/gw.log" | sed 's/^/  gw: /'
 	gw_log_tail 8
 
 	step "make $GW_MIB MiB of random data and a tree of $GW_TREE_FILES files on the client"
@@ -236,7 +238,12 @@ gw_summary() {
 			print  "    reply write chunks        " mib(c["bytes_write_chunk"]) "   (READ data, RDMA Written by nfsd)"
 			print  "    reply chunk               " kib(c["bytes_reply_chunk"]) "   (READDIR/READLINK-sized replies)"
 		}' "$log"
-	sed -n 's/.* \([0-9]*:up credits [0-9]*\/[0-9]*\).*/  credits (connection:state credits granted\/in use): \1/p' "$GW_DIR/backends.txt" 2>/dev/null
+	# every RDMA path's connections, per worker when there are several
+	awk '$1 == "worker" { w = $1 " " $2 " " }
+		$3 == "rdma" { s = $0; o = ""
+			while (match(s, /[0-9]+:[a-z]+ credits [0-9]+\/[0-9]+/)) {
+				o = o " " substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH) }
+			print "  credits, " w $1 " (connection:state granted/in use):" o }' "$GW_DIR/backends.txt" 2>/dev/null
 	grep -E 'counter (calls_failed|backend_garbage|calls_cancelled|backend_disconnects) =' "$log" |
 		sed 's/.*counter /  WARNING: /' || true
 }

@@ -465,11 +465,12 @@ gw_conf() {
 		*) printf 'listen = %s:'"$port"'\n' "${gw_addrs[@]}" ;;
 		esac
 		printf '%s' "${extra[gateway]:-}"
-		# GW_WORKERS=N: the same scenario on N event loops (check.sh's
-		# workers pass); a scenario's own workers = wins.
+		# One event loop unless GW_WORKERS=N (check.sh's workers pass)
+		# or the scenario's own workers = says otherwise: the default,
+		# one per CPU, would put the guest's scenarios on two.
 		case "${extra[gateway]:-}" in
 		*workers*) ;;
-		*) [ -z "${GW_WORKERS:-}" ] || printf 'workers = %s\n' "$GW_WORKERS" ;;
+		*) printf 'workers = %s\n' "${GW_WORKERS:-1}" ;;
 		esac
 		case "${extra[gateway]:-}" in
 		*secure_port*) ;;
