@@ -475,14 +475,33 @@ static bool gw_main_handoff(void *arg, int fd, const struct sockaddr *sa, sockle
 	return true;
 }
 
+/* workers = 0 on a host whose RDMA device names a NUMA node: a worker per
+ * CPU of that node, and the daemon's threads kept there (set before the
+ * pools are allocated and the workers started, which inherit it), so the
+ * pools' pages and the loops sit beside the device. */
+static unsigned gw_main_auto(struct gw_main *m)
+{
+	char why[160];
+	cpu_set_t node;
+	unsigned n = gw_worker_auto("/sys", &node, why, sizeof(why));
+
+	if (!CPU_COUNT(&node)) {
+		gw_info(&m->m_log, "workers = 0: %u, one per %s", n, why);
+	} else if (sched_setaffinity(0, sizeof(node), &node) < 0) {
+		gw_warn(&m->m_log, "workers = 0: %u, one per %s; cannot keep the threads on those "
+			"CPUs: %s", n, why, strerror(errno));
+	} else {
+		gw_info(&m->m_log, "workers = 0: %u, one per %s; the threads stay on that node's CPUs (%d)",
+			n, why, CPU_COUNT(&node));
+	}
+	return n;
+}
+
 static int gw_main_workers(struct gw_main *m)
 {
 	const struct cfg *cf = m->m_cfg;
-	char why[160];
-	unsigned n = cf->cf_workers ? cf->cf_workers : gw_worker_auto(why, sizeof(why));
+	unsigned n = cf->cf_workers ? cf->cf_workers : gw_main_auto(m);
 
-	if (!cf->cf_workers)
-		gw_info(&m->m_log, "workers = 0: %u, one per %s", n, why);
 	if (n > 1 && !(m->m_nlm_names = gw_nlm_names_new()))
 		return -ENOMEM;
 	/* m_nw counts the workers made: stop, go and teardown see no hole. */

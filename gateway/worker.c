@@ -318,31 +318,41 @@ struct gw_stats *gw_worker_stats(struct gw_worker *w) { return w->gwk_st; }
 struct gw_log *gw_worker_log(struct gw_worker *w) { return w->gwk_lg; }
 struct gw_pool *gw_worker_pool(struct gw_worker *w) { return w->gwk_pool; }
 
-unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed)
+unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed, cpu_set_t *out)
 {
 	unsigned n = 0;
 	char *end;
 
+	if (out)
+		CPU_ZERO(out);
 	while (*list >= '0' && *list <= '9') {
 		unsigned long a = strtoul(list, &end, 10), b = a;
 
 		if (*end == '-')
 			b = strtoul(end + 1, &end, 10);
-		for (unsigned long c = a; c <= b && c < CPU_SETSIZE; c++)
-			n += CPU_ISSET(c, allowed) != 0;
+		for (unsigned long c = a; c <= b && c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, allowed))
+				continue;
+			n++;
+			if (out)
+				CPU_SET(c, out);
+		}
 		list = *end == ',' ? end + 1 : end;
 	}
 	return n;
 }
 
-unsigned gw_worker_auto(char *why, size_t len)
+unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size_t len)
 {
-	cpu_set_t allowed;
+	cpu_set_t allowed, on_node;
 	unsigned n = 0;
-	DIR *d = opendir("/sys/class/infiniband");
+	DIR *d;
 	struct dirent *de;
 	char path[512], buf[1024];
 
+	snprintf(path, sizeof(path), "%s/class/infiniband", sysfs);
+	d = opendir(path);
+	CPU_ZERO(&on_node);
 	CPU_ZERO(&allowed);
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
 		for (int c = 0; c < CPU_SETSIZE; c++)
@@ -351,21 +361,23 @@ unsigned gw_worker_auto(char *why, size_t len)
 		FILE *f;
 		int node = -1;
 
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device/numa_node", de->d_name);
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/numa_node", sysfs, de->d_name);
 		if (de->d_name[0] == '.' || !(f = fopen(path, "r")))
 			continue;
 		if (fscanf(f, "%d", &node) != 1)
 			node = -1;
 		fclose(f);
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+		snprintf(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", sysfs, node);
 		if (node < 0 || !(f = fopen(path, "r")))
 			continue;
-		if (fgets(buf, sizeof(buf), f) && (n = gw_worker_cpulist(buf, &allowed)) && why)
+		if (fgets(buf, sizeof(buf), f) && (n = gw_worker_cpulist(buf, &allowed, &on_node)) && why)
 			snprintf(why, len, "CPU of NUMA node %d of RDMA device %s", node, de->d_name);
 		fclose(f);
 	}
 	if (d)
 		closedir(d);
+	if (node_cpus)
+		*node_cpus = on_node;	/* empty unless a node was found */
 	if (!n) {
 		n = (unsigned)CPU_COUNT(&allowed);
 		if (why)

@@ -86,10 +86,13 @@ int gw_worker_need_rdma(struct gw_worker *w);
 
 /* `workers = 0`: one per CPU the daemon may run on (its affinity) in the
  * NUMA node of the first RDMA device that names one, else per CPU it may
- * run on; 1 to CFG_MAX_WORKERS.  why (may be NULL) says which. */
-unsigned gw_worker_auto(char *why, size_t len);
-/* CPUs of a sysfs cpulist ("0-3,8,10-11"), those in *allowed only. */
-unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed);
+ * run on; 1 to CFG_MAX_WORKERS.  sysfs is its root ("/sys"); node (may be
+ * NULL) gets that node's CPUs the daemon may run on, empty without one;
+ * why (may be NULL) says which. */
+unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node, char *why, size_t len);
+/* CPUs of a sysfs cpulist ("0-3,8,10-11"), those in *allowed only; out
+ * (may be NULL) gets them. */
+unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed, cpu_set_t *out);
 
 /* The worker (0..n-1) of a client at sa: a hash of its address, not its
  * port, so that all of one host's connections meet on one worker. */

@@ -52,7 +52,7 @@ static void t01_pick(void **state)
 
 static void t01b_auto(void **state)
 {
-	cpu_set_t all, some;
+	cpu_set_t all, some, got;
 	char why[160] = "";
 	unsigned n;
 
@@ -63,17 +63,87 @@ static void t01b_auto(void **state)
 		CPU_SET(c, &all);
 	CPU_SET(1, &some);
 	CPU_SET(9, &some);
-	assert_int_equal(gw_worker_cpulist("0-3,8-11\n", &all), 8);
-	assert_int_equal(gw_worker_cpulist("5", &all), 1);
-	assert_int_equal(gw_worker_cpulist("0-3,8-11", &some), 2);	/* only those it may use */
-	assert_int_equal(gw_worker_cpulist("", &all), 0);
-	assert_int_equal(gw_worker_cpulist("0-3,x", &all), 4);	/* stops at what is no list */
-	n = gw_worker_auto(why, sizeof(why));
+	assert_int_equal(gw_worker_cpulist("0-3,8-11\n", &all, NULL), 8);
+	assert_int_equal(gw_worker_cpulist("5", &all, NULL), 1);
+	assert_int_equal(gw_worker_cpulist("0-3,8-11", &some, &got), 2);	/* only those it may use */
+	assert_int_equal(CPU_COUNT(&got), 2);
+	assert_true(CPU_ISSET(1, &got) && CPU_ISSET(9, &got));
+	assert_int_equal(gw_worker_cpulist("", &all, &got), 0);
+	assert_int_equal(CPU_COUNT(&got), 0);
+	assert_int_equal(gw_worker_cpulist("0-3,x", &all, NULL), 4);	/* stops at what is no list */
+	n = gw_worker_auto("/sys", NULL, why, sizeof(why));
 	assert_true(n >= 1 && n <= CFG_MAX_WORKERS);
 	assert_true(why[0]);
 	/* No more than the CPUs this process may run on. */
 	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	assert_true(n <= (unsigned)CPU_COUNT(&all));
+}
+
+/* t01c: a sysfs file under root */
+static void t01c_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* 1c. workers = 0 on a host whose RDMA device names a NUMA node (a sysfs
+ * tree of its own): one worker per CPU of that node the process may run
+ * on, and those CPUs, for the daemon's threads to stay on; a device of no
+ * node, or a node with none of those CPUs, is passed over. */
+static void t01c_auto_node(void **state)
+{
+	char root[] = "/tmp/t01c.XXXXXX", why[160] = "", list[64], cmd[64];
+	cpu_set_t allowed, node;
+	int first = -1;
+	unsigned n;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &allowed))
+			first = c;
+	assert_true(first >= 0);
+
+	/* no RDMA device: every CPU it may run on, no node */
+	n = gw_worker_auto(root, &node, why, sizeof(why));
+	assert_int_equal(n, CPU_COUNT(&allowed) > CFG_MAX_WORKERS ? CFG_MAX_WORKERS
+							      : (unsigned)CPU_COUNT(&allowed));
+	assert_int_equal(CPU_COUNT(&node), 0);
+	assert_non_null(strstr(why, "no RDMA device"));
+
+	/* devices of no node (-1), of a node without a cpulist, of one whose
+	 * CPUs it may not use: still no node */
+	t01c_put(root, "class/infiniband/a0/device/numa_node", "-1\n");
+	t01c_put(root, "class/infiniband/a1/device/numa_node", "3\n");
+	t01c_put(root, "class/infiniband/a2/device/numa_node", "2\n");
+	t01c_put(root, "devices/system/node/node2/cpulist", "8191\n");
+	n = gw_worker_auto(root, &node, why, sizeof(why));
+	assert_int_equal(CPU_COUNT(&node), 0);
+	assert_non_null(strstr(why, "no RDMA device"));
+
+	/* a device on node 1, whose CPUs are the first one it may use */
+	snprintf(list, sizeof(list), "%d\n", first);
+	t01c_put(root, "class/infiniband/mlx0/device/numa_node", "1\n");
+	t01c_put(root, "devices/system/node/node1/cpulist", list);
+	n = gw_worker_auto(root, &node, why, sizeof(why));
+	assert_int_equal(n, 1);
+	assert_int_equal(CPU_COUNT(&node), 1);
+	assert_true(CPU_ISSET(first, &node));
+	assert_non_null(strstr(why, "NUMA node 1 of RDMA device mlx0"));
+	n = gw_worker_auto(root, NULL, NULL, 0);	/* both optional */
+	assert_int_equal(n, 1);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void t02_xid_slices(void **state)
@@ -504,6 +574,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_pick),
 		cmocka_unit_test(t01b_auto),
+		cmocka_unit_test(t01c_auto_node),
 		cmocka_unit_test(t02_xid_slices),
 		cmocka_unit_test(t03_stats_sum),
 		cmocka_unit_test(t04_live),
