@@ -569,9 +569,10 @@ static int gw_main_setup(struct gw_main *m)
 	err = gw_main_workers(m);
 	if (err < 0)
 		return err;
-	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s%s", cf->cf_buffers, cf->cf_buffer_size,
-		gw_pool_hugepages(gw_worker_pool(m->m_w[0])) ? " (huge pages)" : "",
-		m->m_nw > 1 ? " per worker" : "");
+	gw_info(&m->m_log, "buffer pool: %u x %u bytes%s%s, %llu MiB in all", cf->cf_buffers,
+		cf->cf_buffer_size, gw_pool_hugepages(gw_worker_pool(m->m_w[0])) ? " (huge pages)" : "",
+		m->m_nw > 1 ? " per worker" : "",
+		(unsigned long long)cf->cf_buffers * cf->cf_buffer_size * m->m_nw >> 20);
 	gw_rpcbind_init();	/* before gw_ctx_start() starts lookup threads */
 	for (unsigned i = 0; i < m->m_nw; i++) {
 		err = gw_worker_start(m->m_w[i]);
