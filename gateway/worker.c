@@ -342,6 +342,38 @@ unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed, cpu_set_t
 	return n;
 }
 
+/* Whether CPU c is the first CPU of cpus among its core's hardware threads
+ * (topology/thread_siblings_list), so that each core counts once; without
+ * that file a CPU is a core of its own. */
+static bool gw_worker_core_first(const char *sysfs, int c, const cpu_set_t *cpus)
+{
+	char path[256], buf[1024];
+	cpu_set_t sib;
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 sysfs, c);
+	if (!(f = fopen(path, "r")))
+		return true;
+	ok = fgets(buf, sizeof(buf), f) && gw_worker_cpulist(buf, cpus, &sib);
+	fclose(f);
+	for (int i = 0; ok && i < c; i++)
+		if (CPU_ISSET(i, &sib))
+			return false;
+	return true;
+}
+
+/* The cores of cpus: its CPUs, each core's hardware threads counted once. */
+static unsigned gw_worker_cores(const char *sysfs, const cpu_set_t *cpus)
+{
+	unsigned n = 0;
+
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		n += CPU_ISSET(c, cpus) && gw_worker_core_first(sysfs, c, cpus);
+	return n;
+}
+
 unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size_t len)
 {
 	cpu_set_t allowed, on_node;
@@ -370,8 +402,9 @@ unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size
 		snprintf(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", sysfs, node);
 		if (node < 0 || !(f = fopen(path, "r")))
 			continue;
-		if (fgets(buf, sizeof(buf), f) && (n = gw_worker_cpulist(buf, &allowed, &on_node)) && why)
-			snprintf(why, len, "CPU of NUMA node %d of RDMA device %s", node, de->d_name);
+		if (fgets(buf, sizeof(buf), f) && gw_worker_cpulist(buf, &allowed, &on_node) &&
+		    (n = gw_worker_cores(sysfs, &on_node)) && why)
+			snprintf(why, len, "core of NUMA node %d of RDMA device %s", node, de->d_name);
 		fclose(f);
 	}
 	if (d)
@@ -379,9 +412,9 @@ unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size
 	if (node_cpus)
 		*node_cpus = on_node;	/* empty unless a node was found */
 	if (!n) {
-		n = (unsigned)CPU_COUNT(&allowed);
+		n = gw_worker_cores(sysfs, &allowed);
 		if (why)
-			snprintf(why, len, "CPU it may run on (no RDMA device names a NUMA node)");
+			snprintf(why, len, "core it may run on (no RDMA device names a NUMA node)");
 	}
 	return n < 1 ? 1 : n > CFG_MAX_WORKERS ? CFG_MAX_WORKERS : n;
 }

@@ -9,7 +9,7 @@
 # sent) and runs a GETATTR loop whose median stays within 2x of the same
 # loop measured quietly first; each attack's counter moves, its log lines
 # stay rate-limited, the daemon's RSS stays under 2 x its quiet RSS + the
-# buffer pools (64 MiB per worker: the default runs one per CPU and the
+# buffer pools (64 MiB per worker: the default runs one per core and the
 # attackers' addresses spread over them), and it is alive and healthy
 # afterwards.
 #

@@ -7,8 +7,8 @@
 # procedure and operation, /healthz is 200 and /readyz follows the backend (200 up, 503
 # down).  The configuration file's name holds '"', '\' and a blank: `--json
 # status` still parses and gives the name back unchanged.  The configuration
-# does not set `workers`: the daemon runs the default, one worker per CPU of
-# the RDMA device's NUMA node (here, with no such device, per CPU it may run
+# does not set `workers`: the daemon runs the default, one worker per core of
+# the RDMA device's NUMA node (here, with no such device, per core it may run
 # on, at most 16), says so at start, and status counts them.
 #
 #   ops-helpers.py call ──TCP──▶ rpcrdma-gw ──TCP──▶ ops-helpers.py server
@@ -126,19 +126,22 @@ if [ "$bads" = 0 ]; then ok "gwctl refuses misplaced --ops, -i, --top, --by (exi
 out=$("$CTL" -s "$tmp/control" --json status)
 # The default `workers = 0`: the start line names the count, status has it
 # (a lone worker's status has no "workers"), and without an RDMA device that
-# names a NUMA node it is the CPUs this process may run on, at most 16.
+# names a NUMA node it is the cores this process may run on (each core's
+# hardware threads once), at most 16.
 nw=$(sed -n 's/.*workers = 0: \([0-9]*\), one per .*/\1/p' "$tmp/gw.log" | head -n 1)
-want=$(nproc)
-[ "$want" -le 16 ] || want=16
+want=$(python3 -c 'import os
+t = "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list"
+cores = {open(t % c).read() if os.path.exists(t % c) else c for c in os.sched_getaffinity(0)}
+print(min(len(cores), 16))')
 numa=$(cat /sys/class/infiniband/*/device/numa_node 2>/dev/null | awk '$1 >= 0' | head -n 1)
 if [ -z "$nw" ]; then
 	bad "workers not set: no 'workers = 0: N, one per ...' line at start (log: $(head -c 300 "$tmp/gw.log"))"
 elif ! echo "$out" | NW="$nw" python3 -c 'import json,os,sys; sys.exit(0 if json.load(sys.stdin).get("workers", 1) == int(os.environ["NW"]) else 1)'; then
 	bad "workers not set: the start line says $nw, status says otherwise"
 elif [ -z "$numa" ] && [ "$nw" != "$want" ]; then
-	bad "workers not set: $nw workers, not one per CPU ($want)"
+	bad "workers not set: $nw workers, not one per core ($want)"
 else
-	ok "workers not set: the default runs $nw, one per CPU${numa:+ of the node of the RDMA device} (nproc $(nproc))"
+	ok "workers not set: the default runs $nw, one per core${numa:+ of the node of the RDMA device} (nproc $(nproc))"
 fi
 if echo "$out" | CONF="$conf" python3 -c 'import json,os,sys; d=json.load(sys.stdin); sys.exit(0 if d["ready"] and d["paths"][0]["state"]=="up" and d["config"]==os.environ["CONF"] else 1)'; then
 	ok "gwctl --json status parses, ready, path up, configuration name unchanged"

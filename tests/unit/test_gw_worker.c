@@ -95,22 +95,23 @@ static void t01c_put(const char *root, const char *rel, const char *text)
 }
 
 /* 1c. workers = 0 on a host whose RDMA device names a NUMA node (a sysfs
- * tree of its own): one worker per CPU of that node the process may run
- * on, and those CPUs, for the daemon's threads to stay on; a device of no
- * node, or a node with none of those CPUs, is passed over. */
+ * tree of its own): one worker per core of that node the process may run
+ * on (two hardware threads of one core count once), and those CPUs, for
+ * the daemon's threads to stay on; a device of no node, or a node with
+ * none of those CPUs, is passed over. */
 static void t01c_auto_node(void **state)
 {
-	char root[] = "/tmp/t01c.XXXXXX", why[160] = "", list[64], cmd[64];
+	char root[] = "/tmp/t01c.XXXXXX", why[160] = "", list[64], cmd[64], rel[96];
 	cpu_set_t allowed, node;
-	int first = -1;
+	int first = -1, second = -1;
 	unsigned n;
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+	for (int c = 0; c < CPU_SETSIZE && second < 0; c++)
 		if (CPU_ISSET(c, &allowed))
-			first = c;
+			*(first < 0 ? &first : &second) = c;
 	assert_true(first >= 0);
 
 	/* no RDMA device: every CPU it may run on, no node */
@@ -141,6 +142,27 @@ static void t01c_auto_node(void **state)
 	assert_non_null(strstr(why, "NUMA node 1 of RDMA device mlx0"));
 	n = gw_worker_auto(root, NULL, NULL, 0);	/* both optional */
 	assert_int_equal(n, 1);
+
+	/* node 1 of two CPUs: two cores, then one core's two hardware threads */
+	if (second >= 0) {
+		snprintf(list, sizeof(list), "%d,%d\n", first, second);
+		t01c_put(root, "devices/system/node/node1/cpulist", list);
+		n = gw_worker_auto(root, &node, why, sizeof(why));
+		assert_int_equal(n, 2);
+		assert_int_equal(CPU_COUNT(&node), 2);
+		for (int k = 0; k < 2; k++) {
+			snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list",
+				 k ? second : first);
+			t01c_put(root, rel, list);
+		}
+		n = gw_worker_auto(root, &node, why, sizeof(why));
+		assert_int_equal(n, 1);
+		assert_int_equal(CPU_COUNT(&node), 2);	/* the threads may use both */
+		assert_true(CPU_ISSET(first, &node) && CPU_ISSET(second, &node));
+		assert_non_null(strstr(why, "core of NUMA node 1"));
+	} else {
+		print_message("t01c: one CPU to run on: the two-thread core is not checked\n");
+	}
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);

@@ -130,7 +130,7 @@ CONF
 	bed_wait 10 "the gateway listening" sh -c "ss -ltn | grep -q '$BED_IP:$GW_PORT '" || { gw_log_tail; return 1; }
 	bed_wait 20 "the gateway's RDMA path to nfsd" grep -q 'path nfs/nfsd: transport rdma up' "$GW_DIR/gw.log" ||
 		{ gw_log_tail; return 1; }
-	# the configuration leaves workers at its default: one per CPU
+	# the configuration leaves workers at its default: one per core
 	grep -h 'workers = 0: ' "$GW_DIR/gw.log" | sed 's/^/  gw: /'
 	gw_log_tail 8
 

@@ -467,7 +467,7 @@ gw_conf() {
 		printf '%s' "${extra[gateway]:-}"
 		# One event loop unless GW_WORKERS=N (check.sh's workers pass)
 		# or the scenario's own workers = says otherwise: the default,
-		# one per CPU, would put the guest's scenarios on two.
+		# one per core, would put the guest's scenarios on two.
 		case "${extra[gateway]:-}" in
 		*workers*) ;;
 		*) printf 'workers = %s\n' "${GW_WORKERS:-1}" ;;
