@@ -476,7 +476,7 @@ static bool gw_main_handoff(void *arg, int fd, const struct sockaddr *sa, sockle
 }
 
 /* workers = 0 on a host whose RDMA device names a NUMA node: a worker per
- * CPU of that node, and the daemon's threads kept there (set before the
+ * core of that node, and the daemon's threads kept on its CPUs (set before the
  * pools are allocated and the workers started, which inherit it), so the
  * pools' pages and the loops sit beside the device. */
 static unsigned gw_main_auto(struct gw_main *m)

@@ -86,9 +86,10 @@ int gw_worker_need_rdma(struct gw_worker *w);
 
 /* `workers = 0`: one per core the daemon may run on (its affinity; a
  * core's hardware threads count once) in the NUMA node of the first RDMA
- * device that names one, else per core it may run on; 1 to CFG_MAX_WORKERS.  sysfs is its root ("/sys"); node (may be
- * NULL) gets that node's CPUs the daemon may run on, empty without one;
- * why (may be NULL) says which. */
+ * device that names one, else per core it may run on; 1 to
+ * CFG_MAX_WORKERS.  sysfs is its root ("/sys"); node (may be NULL) gets
+ * that node's CPUs the daemon may run on, empty without one; why (may be
+ * NULL) says which. */
 unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node, char *why, size_t len);
 /* CPUs of a sysfs cpulist ("0-3,8,10-11"), those in *allowed only; out
  * (may be NULL) gets them. */
