@@ -27,8 +27,10 @@ chown nobody:nogroup "$out/token"
 chmod 600 "$out/token"
 sock=$out/run/admin.sock
 # 256 buffers of 64 KiB; one connection of 64 credits with 4 KiB inline
-# buffers each way: docs/operations.md §3.3 gives 16 MiB + 64 x 8 KiB.
+# buffers each way: docs/operations.md §3.3 gives 16 MiB + 64 x 8 KiB per
+# worker (gw_conf's one, or GW_WORKERS).
 need=$((256 * 65536 + 64 * 8192))
+nworkers=${GW_WORKERS:-1}
 gw_opts=(gateway.buffers=256 gateway.buffer_size=64k gateway.control_socket=
 	"gateway.admin_listen=unix:$sock" "gateway.admin_token_file=$out/token"
 	backend.port="$BED_NFS_PORT")
@@ -65,9 +67,12 @@ admin() {	# AUTH PATH: HTTP status of GET PATH on the admin socket, body in $out
 		"http://gw$2"
 }
 
-memlock=$((need * 11 / 10))
+rdma_up() {	# N: N workers' NFS paths up over RDMA (each registered its pool)
+	[ "$(grep -c 'path nfs/nfsd: transport rdma up' "$out/gw.log")" -ge "$1" ]
+}
+memlock=$((nworkers * need * 11 / 10))
 unpriv "$memlock"
-bed_wait 30 "the NFS path up over RDMA" grep -q "path nfs/nfsd: transport rdma up" "$out/gw.log"
+bed_wait 30 "the NFS path up over RDMA in $nworkers worker(s)" rdma_up "$nworkers"
 gw_alive
 assert_eq "65534 65534" "$(awk '/^Uid:/ {u=$3} /^Gid:/ {g=$3} END {print u, g}' "/proc/$gw_pid/status")" \
 	"effective uid and gid"
@@ -120,9 +125,9 @@ assert_eq 1 "$st" "exit status"
 assert_grep "realtime_priority = 1: cannot switch to SCHED_RR: Operation not permitted .*LimitRTPRIO=1" "$out/gw.log"
 assert_grep "RestrictRealtime=no" "$out/gw.log"
 
-step "realtime_priority = 1 with RLIMIT_RTPRIO 1, two workers: every thread SCHED_RR at 1, a NULL call"
-RTPRIO=1 unpriv "$memlock" gateway.realtime_priority=1 gateway.workers=2
-bed_wait 30 "the NFS path up over RDMA" grep -q "path nfs/nfsd: transport rdma up" "$out/gw.log"
+step "realtime_priority = 1 with RLIMIT_RTPRIO 1, two workers (the memlock of two): both RDMA paths up, every thread SCHED_RR at 1, a NULL call"
+RTPRIO=1 unpriv "$((2 * need * 11 / 10))" gateway.realtime_priority=1 gateway.workers=2
+bed_wait 30 "the NFS path up over RDMA in both workers" rdma_up 2
 gw_alive
 assert_grep "realtime_priority = 1: every thread runs SCHED_RR" "$out/gw.log"
 # /proc/PID/task/TID/stat after the command: field 40 rt_priority, 41
