@@ -62,8 +62,11 @@ int gw_lookup_start(struct gw_lookup *lk)
 	if (lk->lk_running)
 		return EBUSY;
 	rc = pthread_create(&lk->lk_thread, NULL, gw_lookup_thread, lk);
-	if (rc == 0)
+	if (rc == 0) {
 		lk->lk_running = true;
+		/* for top -H and ps -L; a name only */
+		(void)pthread_setname_np(lk->lk_thread, "rpcrdma-gw/lkup");
+	}
 	return rc;
 }
 

@@ -247,6 +247,16 @@ struct gw_worker *gw_worker_new(const struct gw_worker_params *p)
 	return w;
 }
 
+/* Worker i's thread is "rpcrdma-gw/wI" in top -H, ps -L and perf (worker
+ * 0 is the main thread, "rpcrdma-gw"; lookup threads "rpcrdma-gw/lkup"). */
+static void gw_worker_name(pthread_t t, unsigned i)
+{
+	char name[16];	/* the kernel's limit, NUL included */
+
+	snprintf(name, sizeof(name), "rpcrdma-gw/w%u", i);
+	(void)pthread_setname_np(t, name);	/* a name only: nothing depends on it */
+}
+
 static void *gw_worker_thread(void *arg)
 {
 	struct gw_worker *w = arg;
@@ -269,6 +279,7 @@ int gw_worker_start(struct gw_worker *w)
 	if (err)
 		return -err;
 	w->gwk_running = true;
+	gw_worker_name(w->gwk_thread, w->gwk_p.wp_index);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "worker.h"
 #include "xmap.h"
 
+#include <dirent.h>
 #include <json.h>
 
 static void t01_pick(void **state)
@@ -332,6 +333,29 @@ static void t04_workers_up(struct t04_env *e, struct cfg *cf, struct gw_log *lg,
 	assert_int_equal(fe_listen_addr(gw_worker_fe(e->w[0]), (struct sockaddr *)la, sizeof(*la)), 0);
 }
 
+/* Whether a thread of this process is named name (/proc/self/task/N/comm). */
+static bool t04_thread_named(const char *name)
+{
+	char path[300], comm[32];
+	bool found = false;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+
+	assert_non_null(d);
+	while (!found && (de = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		if (de->d_name[0] == '.' || !(f = fopen(path, "r")))
+			continue;
+		found = fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)) &&
+			comm[strlen(name)] == '\n';
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
 /* A client from src (127.0.0.N) connected to port. */
 static int t04_client(uint32_t src, uint16_t port)
 {
@@ -377,6 +401,7 @@ static void t04_live(void **state)
 	assert_non_null(cf);
 	assert_int_equal(cf->cf_workers, 2);
 	t04_workers_up(&e, cf, &lg, st0, base, &la);
+	assert_true(t04_thread_named("rpcrdma-gw/w1"));	/* worker 1's own thread */
 	for (unsigned i = 0; i < 16; i++) {
 		struct sockaddr_in src = { .sin_family = AF_INET,
 					   .sin_addr.s_addr = htonl(0x7f000002u + i) };
