@@ -83,7 +83,8 @@ static const struct cfg_key cfg_key_table[] = {
 	{ KEY(GATEWAY, "max_clients", UINT), RANGE(1, 1u << 20), .ky_def = 1024,
 	  MEMBER(cfg, cf_max_clients), RESTART(NULL) },
 	/* Event loops (gateway/worker.c); buffers, max_calls and max_clients
-	 * are each worker's.  0: one per CPU of the RDMA device's NUMA node. */
+	 * are each worker's.  0, the default: one per core of the RDMA
+	 * device's NUMA node (gw_worker_auto). */
 	{ KEY(GATEWAY, "workers", UINT), RANGE(0, CFG_MAX_WORKERS), .ky_def = 0,
 	  MEMBER(cfg, cf_workers), RESTART(NULL) },
 	/* Set once at start (gateway/main.c), before any thread exists. */

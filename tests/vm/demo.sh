@@ -243,7 +243,9 @@ gw_summary() {
 		$3 == "rdma" { s = $0; o = ""
 			while (match(s, /[0-9]+:[a-z]+ credits [0-9]+\/[0-9]+/)) {
 				o = o " " substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH) }
-			print "  credits, " w $1 " (connection:state granted/in use):" o }' "$GW_DIR/backends.txt" 2>/dev/null
+			print "  credits, " w $1 " (connection:state granted/in use):" o }
+		END { print "  (a connection that has carried no call yet holds the 1 credit it starts with)" }' \
+		"$GW_DIR/backends.txt" 2>/dev/null
 	grep -E 'counter (calls_failed|backend_garbage|calls_cancelled|backend_disconnects) =' "$log" |
 		sed 's/.*counter /  WARNING: /' || true
 }
