@@ -41,6 +41,15 @@ function ceil(v, o, w,   rest) {
 	rest = gb[v, "gw", w] - tk[v, "gw", w]
 	return rest > 0 ? sprintf("%.2f", (op[v, "gw", w] / rest) / (op[v, o, w] / ga[v, o, w])) : "-"
 }
+# The same bound as CPU: the most µs per call the gateway could spend and
+# still reach path o's rate, the rest of its path filling the guest (the
+# guest's whole capacity per call of o, less that rest).  Below 0 no gateway
+# can; below HAProxy's own µs per call only one cheaper than HAProxy could.
+function budget(v, o, w,   rest) {
+	if (gb[v, "gw", w] + 0 <= 0 || tk[v, "gw", w] == "-" || op[v, "gw", w] <= 0 || ga[v, o, w] + 0 <= 0 || op[v, o, w] <= 0) return "-"
+	rest = (gb[v, "gw", w] - tk[v, "gw", w]) / op[v, "gw", w]
+	return sprintf("%.0f", (ga[v, o, w] / op[v, o, w] - rest) / hz * 1e6)
+}
 # µs per call of a scheduler field f (sr, sw, kr) on path p
 function sus(f, v, p, w,   x) {
 	x = f == "sr" ? sr[v, p, w] : f == "sw" ? sw[v, p, w] : kr[v, p, w]
@@ -101,19 +110,23 @@ END {
 	}
 	if (guest) {
 		print "\n#### The whole guest's CPU per call, and the ceiling it sets\n"
-		print "| NFS | workload | guest busy % (RDMA / gw / HAProxy) | guest CPU µs/call (RDMA / gw / HAProxy) | gw path less the gateway µs/call | ceiling ×HAProxy | ceiling ×RDMA |"
-		print "|---|---|---:|---:|---:|---:|---:|"
+		print "| NFS | workload | guest busy % (RDMA / gw / HAProxy) | guest CPU µs/call (RDMA / gw / HAProxy) | gw path less the gateway µs/call | ceiling ×HAProxy | ceiling ×RDMA | gateway budget µs/call (gw / HAProxy own) |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|"
 		for (i = 1; i <= nv; i++) for (k = 1; k <= nw; k++) {
 			v = vers[i]; w = wk[k]
 			rest = (gus(v, "gw", w) != "-" && us(v, "gw", w) != "-") ? gus(v, "gw", w) - us(v, "gw", w) : "-"
-			printf "| v%s | %s | %s / %s / %s | %s / %s / %s | %s | %s | %s |\n", v, lab[w],
+			printf "| v%s | %s | %s / %s / %s | %s / %s / %s | %s | %s | %s | %s (%s / %s) |\n", v, lab[w],
 				busy(v, "rdma", w), busy(v, "gw", w), busy(v, "proxy", w),
-				gus(v, "rdma", w), gus(v, "gw", w), gus(v, "proxy", w), rest, ceil(v, "proxy", w), ceil(v, "rdma", w)
+				gus(v, "rdma", w), gus(v, "gw", w), gus(v, "proxy", w), rest, ceil(v, "proxy", w), ceil(v, "rdma", w),
+				budget(v, small[w] ? "proxy" : "rdma", w), us(v, "gw", w), us(v, "proxy", w)
 		}
 		print "\nA ceiling is what a gateway costing no CPU could reach at most on this bed: the rest of"
 		print "its path (client, TCP, Soft-RoCE, nfsd) filling every vCPU.  Below 1.0 no gateway can meet"
 		print "that row's target here; it is an upper bound (the gateway's own time includes Soft-RoCE and"
 		print "TCP work done inside its system calls) and says nothing where the guest was not busy."
+		print "The budget says the same in CPU: the most a gateway could spend per call and still reach"
+		print "the row's target (HAProxy's rate on small rows, direct RDMA's on sequential ones) with that"
+		print "rest filling the guest.  A gateway within it is held back by waiting, not by its own CPU."
 	}
 	if (sched) {
 		print "\n#### The proxies' threads and Soft-RoCE's tasklets, per call\n"
@@ -167,6 +180,18 @@ END {
 			sub(/,$/, "", s5)
 			printf "- v%s, 2 workers ÷ 1 on the 8-stream 4 KiB rows ≥ 1.6, or CPU per call flat (≤ 1.1):%s: %s\n", v, s5, (m5 ? "met" : "NOT met")
 		}
-		if (guest) printf "- v%s, rows whose ceiling (a gateway costing nothing) is below its target on this bed:%s\n", v, (s4 == "" ? " none" : s4)
+		if (guest) {
+			printf "- v%s, rows whose ceiling (a gateway costing nothing) is below its target on this bed:%s\n", v, (s4 == "" ? " none" : s4)
+			s6 = s7 = ""
+			for (k = 1; k <= nw; k++) {
+				w = wk[k]; b = budget(v, small[w] ? "proxy" : "rdma", w); a = us(v, "gw", w); c = us(v, "proxy", w)
+				if (b == "-" || a == "-") continue
+				if (a + 0 <= b + 0) s6 = s6 sprintf(" %s %s/%s,", short[w], a, b)
+				if (small[w] && c != "-" && b + 0 < c + 0) s7 = s7 sprintf(" %s %s/%s,", short[w], b, c)
+			}
+			sub(/,$/, "", s6); sub(/,$/, "", s7)
+			printf "- v%s, rows whose gateway CPU is within its budget (gw/budget µs: what holds them back is waiting, not the gateway's CPU):%s\n", v, (s6 == "" ? " none" : s6)
+			printf "- v%s, small rows whose budget is below HAProxy's own CPU per call (budget/HAProxy µs: only a gateway cheaper than HAProxy could meet them here):%s\n", v, (s7 == "" ? " none" : s7)
+		}
 	}
 }

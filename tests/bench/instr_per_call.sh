@@ -403,6 +403,13 @@ callgrind() {
 			/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
 			END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
 			sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
+		echo "  self instructions per call by object (the gateway, libevent, verbs, libc):"
+		awk -v c="$calls" '/^ob=/ { o = substr($0, 4); sub(/.*\//, "", o); next }
+			/^fn=/ { skip = 0; next }
+			/^calls=/ { skip = 1; next }
+			/^[0-9+*-]/ { if (skip) { skip = 0; next } self[o] += $2; tot += $2 }
+			END { for (o in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[o] / c, 100 * self[o] / tot, o }' "$f" |
+			sort -rn | sed -n 's/^/    /; 1,10p'
 	done
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 }

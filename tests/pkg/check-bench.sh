@@ -8,7 +8,9 @@
 #   - the whole guest's CPU per call and busy share of each path;
 #   - the ceiling: what a gateway costing no CPU could reach over HAProxy
 #     (small rows) or direct RDMA (sequential rows), and the targets line
-#     that names every row whose ceiling is below 1.0;
+#     that names every row whose ceiling is below 1.0; the same bound as a
+#     CPU budget per call, and the lines naming the rows whose gateway is
+#     within it and the small rows whose budget is below HAProxy's own CPU;
 #   - the proxies' threads on a CPU and waiting per call, the mean number of
 #     them busy or runnable, and ksoftirqd's time per call;
 #   - with a 2-worker gateway (path gw2): its column, CPU per call, threads,
@@ -46,17 +48,24 @@ has() { # WHAT LINE: the output holds LINE exactly
 # 10000 calls = 150 µs, HAProxy 170/12500 = 136 µs; guest 980/10000 = 980
 # µs, 990/12500 = 792, RDMA 900/15000 = 600; rest 830 µs; ceiling over
 # HAProxy (10000/830) / (12500/1000) = 0.96, over RDMA (10000/830) /
-# (15000/1000) = 0.80.
+# (15000/1000) = 0.80.  Budget: the guest's capacity per HAProxy call,
+# 1000/12500 = 800 µs, less the rest: -30 µs, below HAProxy's own 136.
 has "ratios of the 4 KiB row" "| 4 KiB rand read IOPS, 8 streams | 3000 | 2000 | 2500 | 0.67 | 0.80 |"
 has "CPU per call of each proxy" "| v3 | 4 KiB rand read IOPS, 8 streams | 150 | 136 | 1.10 | 10000 / 12500 |"
 has "guest CPU, rest and ceilings of the 4 KiB row" \
-	"| v3 | 4 KiB rand read IOPS, 8 streams | 90 / 98 / 99 | 600 / 980 / 792 | 830 | 0.96 | 0.80 |"
-# GETATTR: rest 530 ticks over 1000 calls; (1000/530) / (1135/1000) = 1.66.
-has "a ceiling above 1.0" "| v3 | GETATTR/s | 50 / 60 / 62 | 1733 / 6000 / 5463 | 5300 | 1.66 | 0.65 |"
-# seq x8: rest 900; (600/900) / (640/1000) = 1.04 over RDMA, / (880/1000) = 0.76 over HAProxy.
-has "a sequential row's ceiling" "| v3 | seq write MB/s, 8 streams | 99 / 100 / 95 | 15469 / 16667 / 10795 | 15000 | 0.76 | 1.04 |"
+	"| v3 | 4 KiB rand read IOPS, 8 streams | 90 / 98 / 99 | 600 / 980 / 792 | 830 | 0.96 | 0.80 | -30 (150 / 136) |"
+# GETATTR: rest 530 ticks over 1000 calls; (1000/530) / (1135/1000) = 1.66;
+# budget 1000/1135 = 8811 µs less 5300 = 3511, the gateway's 700 within it.
+has "a ceiling above 1.0" "| v3 | GETATTR/s | 50 / 60 / 62 | 1733 / 6000 / 5463 | 5300 | 1.66 | 0.65 | 3511 (700 / 661) |"
+# seq x8: rest 900; (600/900) / (640/1000) = 1.04 over RDMA, / (880/1000) = 0.76 over HAProxy;
+# budget against RDMA 1000/640 = 15625 µs less 15000 = 625, the gateway's 1667 over it.
+has "a sequential row's ceiling" "| v3 | seq write MB/s, 8 streams | 99 / 100 / 95 | 15469 / 16667 / 10795 | 15000 | 0.76 | 1.04 | 625 (1667 / 3409) |"
 has "the targets line names the rows below 1.0, each against its own target" \
 	"- v3, rows whose ceiling (a gateway costing nothing) is below its target on this bed: 4k rd x8 0.96"
+has "the budget line names the rows whose gateway is within its budget" \
+	"- v3, rows whose gateway CPU is within its budget (gw/budget µs: what holds them back is waiting, not the gateway's CPU): GETATTR 700/3511"
+has "the budget line names the small rows whose budget is below HAProxy's own CPU" \
+	"- v3, small rows whose budget is below HAProxy's own CPU per call (budget/HAProxy µs: only a gateway cheaper than HAProxy could meet them here): 4k rd x8 -30/136"
 # Threads: gw 1.5 s on a CPU and 3 s waiting over 10000 calls = 150 / 300 µs,
 # (1.5 + 3) / 5 s = 0.90 threads; HAProxy 100 / 700 µs, 2.00 threads;
 # ksoftirqd 1.3 s / 15000 = 87, 1 s / 10000 = 100, 0.05 s / 12500 = 4 µs.
