@@ -837,4 +837,11 @@ const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog)
 	return NULL;
 }
 
+unsigned cfg_backend_conns(const struct cfg_backend *b, unsigned nworkers)
+{
+	if (b->cb_connections)
+		return b->cb_connections;
+	return nworkers > 1 ? 1 : 2;
+}
+
 

@@ -121,7 +121,7 @@ struct cfg_backend {
 	char cb_host[CFG_HOST_MAX];		/* address or host name */
 	uint16_t cb_port;			/* TCP port of NFS (2049) */
 	uint16_t cb_rdma_port;			/* RPC-over-RDMA port (20049) */
-	unsigned cb_connections;		/* connections per transport */
+	unsigned cb_connections;		/* RDMA connections per worker; 0 auto */
 	unsigned cb_credits;			/* credits asked of the server */
 	unsigned cb_inline_send;		/* bytes, RFC 8797 sizes */
 	unsigned cb_inline_recv;
@@ -319,6 +319,9 @@ bool cfg_idsq_next(const char **pos, const char **name, size_t *len, enum cfg_sq
 
 /* The route for a program, or NULL. */
 const struct cfg_route *cfg_route_find(const struct cfg *cf, uint32_t prog);
+/* A worker's RDMA connections to b: its `connections`, or for 0 two when
+ * the gateway runs one worker and one each when it runs several. */
+unsigned cfg_backend_conns(const struct cfg_backend *b, unsigned nworkers);
 
 const char *cfg_log_level_str(enum cfg_log_level l);
 const char *cfg_regmode_str(enum cfg_regmode m);

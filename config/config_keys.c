@@ -178,10 +178,12 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg_backend, cb_port), PATH("port") },
 	{ KEY(BACKEND, "rdma_port", UINT), RANGE(1, 65535), .ky_def = 20049,
 	  MEMBER(cfg_backend, cb_rdma_port), PATH("rdma_port") },
-	/* Two: a client's large block comes as several calls of the server's
-	 * largest I/O, and two connections move two at once; a Linux server
-	 * grants 64 credits per connection (docs/benchmarks.md). */
-	{ KEY(BACKEND, "connections", UINT), RANGE(1, 64), .ky_def = 2,
+	/* Per worker; 0: cfg_backend_conns().  Two for one worker: a client's
+	 * large block comes as several calls of the server's largest I/O, and
+	 * two connections move two at once; one each for several workers, whose
+	 * clients spread over as many connections and share fewer queue pairs
+	 * (docs/benchmarks.md). */
+	{ KEY(BACKEND, "connections", UINT), RANGE(0, 64), .ky_def = 0,
 	  MEMBER(cfg_backend, cb_connections), PATH("connections") },
 	{ KEY(BACKEND, "credits", UINT), RANGE(1, 1024), .ky_def = 64,
 	  MEMBER(cfg_backend, cb_credits), PATH("credits") },

@@ -123,6 +123,7 @@ struct gw_path_info {
 	struct event_base *pi_base;
 	const struct cfg *pi_cfg;
 	unsigned pi_backend_slot;	/* stable id of the backend while it lives (< GW_BACKEND_SLOTS) */
+	unsigned pi_conns;		/* RDMA connections of this worker (cfg_backend_conns) */
 };
 const struct gw_path_info *gw_path_info(const struct gw_path *path);
 const char *gw_path_name(const struct gw_path *path);

@@ -232,7 +232,7 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 	bc.bc_credits = b->cb_credits;
 	bc.bc_inline_send = b->cb_inline_send;
 	bc.bc_inline_recv = b->cb_inline_recv;
-	bc.bc_conns = b->cb_connections;
+	bc.bc_conns = pi->pi_conns;
 	bc.bc_reg_mode = b->cb_regmode == CFG_REG_REG ? BE_REG_MR
 			 : b->cb_regmode == CFG_REG_PERSISTENT ? BE_REG_PERSISTENT : BE_REG_MW;
 	bc.bc_retry_min_ms = cf->cf_reconnect_ms;
@@ -885,7 +885,7 @@ static int gr_info(void *tp, struct gw_tp_info *ti)
 	struct gr_path *rp = tp;
 	const struct be_stats *bs;
 	struct be_conn_info ci;
-	unsigned n = rp->rp_info->pi_backend->cb_connections;
+	unsigned n = rp->rp_info->pi_conns;
 
 	if (n > GW_TP_INFO_CONNS)
 		n = GW_TP_INFO_CONNS;

@@ -172,7 +172,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo "![gateway and HAProxy over direct RDMA, per workload](bench.png)"
 			echo
 			echo "Gateway configuration in the run: one worker (the 2-worker column: \`workers = 2\`), defaults of docs/configuration.md"
-			echo "(two RDMA connections, credits, inline thresholds, MW registration), \`log_level = info\`."
+			echo "(RDMA connections: two with one worker, one per worker with two; credits, inline thresholds, MW registration), \`log_level = info\`."
 			echo "HAProxy: its defaults, $(sed -n 's/^haproxy threads: //p' "$out" | head -1) threads (one per CPU; a connection stays on one)."
 			[ -z "$notes" ] || printf '\n%s\n' "$notes"
 		} >"$doc"

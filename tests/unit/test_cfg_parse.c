@@ -162,6 +162,16 @@ static void t02_defaults(void **state)
 	assert_int_equal(cf->cf_backends[0].cb_rdma_port, 20049);
 	assert_int_equal(cf->cf_log_level, CFG_LOG_INFO);
 	assert_int_equal(cf->cf_workers, 0);
+	/* connections: two for one worker, one each for several; a value set
+	 * is each worker's whatever their number */
+	assert_int_equal(cf->cf_backends[0].cb_connections, 0);
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 0), 2);
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 1), 2);
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 2), 1);
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 16), 1);
+	cf->cf_backends[0].cb_connections = 3;
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 1), 3);
+	assert_int_equal(cfg_backend_conns(&cf->cf_backends[0], 2), 3);
 	cfg_free(cf);
 }
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connection with its credits; after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, taking at most one precise clock read per event loop pass (syscalls_total clock_gettime between 1 and epoll_wait), the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connections with their credits, two RDMA connections for one worker and one per worker for several (connections unset); after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are zeroed where they might hold another connection's bytes (scrubbed_bytes_total grows by at least 512 KiB for the v4.1 mount, on buffers the v3 mount left) but not again for the same connection's re-reads (under a quarter of the bytes placed); the latency histograms count the v3 READ and WRITE procedures, taking at most one precise clock read per event loop pass (syscalls_total clock_gettime between 1 and epoll_wait), the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -116,6 +116,12 @@ if [ -x "$CTL" ]; then
 	"$CTL" -s "$out/control" backends | tee "$out/backends" | sed 's/^/  /'
 	grep -Eq '^nfs/nfsd +nfsd +rdma +up .* 0:up credits [1-9][0-9]*/' "$out/backends" ||
 		bed_fail "gwctl backends does not show nfs/nfsd up with its credits"
+	# connections unset: two for one worker, one per worker for several
+	want=2; [ "${GW_WORKERS:-1}" -le 1 ] || want=1
+	awk -v w="$want" -v nw="${GW_WORKERS:-1}" '$1 == "nfs/nfsd" && $3 == "rdma" { p++
+			n = gsub(/[0-9]+:[a-z]+ credits/, "&"); if (n != w) bad = bad " " n }
+		END { if (p != nw || bad != "") { printf "%d paths (want %d), connections%s (want %d each)\n", p, nw, bad, w; exit 1 } }' \
+		"$out/backends" || bed_fail "gwctl backends: not $want RDMA connection(s) per worker for ${GW_WORKERS:-1} worker(s)"
 	"$CTL" -s "$out/control" stats | sed -n '1,30p' | sed 's/^/  /'
 	"$CTL" -s "$out/control" stats | grep -Eq '^write +[1-9]' || bed_fail "gwctl stats: no WRITE"
 else

@@ -131,8 +131,8 @@ PY
 
 # start_case NAME MODE [ENV=VALUE...]: the peer in MODE, then a gateway
 # whose NFS route goes to it, with as many workers as GW_WORKERS says
-# (lib.sh's gw_conf).  Each worker opens its own RDMA connections (two) to the
-# peer, and rpcrdma-peer serves each with its own state, MODE applied per
+# (lib.sh's gw_conf).  Each worker opens its own RDMA connections (two for
+# one worker, one each for several) to the peer, and rpcrdma-peer serves each with its own state, MODE applied per
 # connection; its status is the worst of its connections' verdicts.  The
 # python clients all connect from 127.0.0.1, so with workers = N they land
 # on one worker (gw_worker_pick hashes the source address) and the other
