@@ -29,26 +29,29 @@ function rat(a, b) { return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : 
 # The whole guest's CPU per call: busy ticks over NFS calls, in µs.
 function gus(v, p, w) { return (gb[v, p, w] + 0 > 0 && op[v, p, w] > 0) ? sprintf("%.0f", gb[v, p, w] / hz * 1e6 / op[v, p, w]) : "-" }
 function busy(v, p, w) { return (ga[v, p, w] + 0 > 0) ? sprintf("%.0f", 100 * gb[v, p, w] / ga[v, p, w]) : "-" }
+# The gateway path's busy ticks per call with the gateway's own taken out
+# (the rest of its path), and path o's ticks of the guest's whole capacity
+# (CPUs × elapsed) per call; "-" where a count is missing.
+function rest_pc(v, w) {
+	return (gb[v, "gw", w] + 0 > 0 && tk[v, "gw", w] != "-" && op[v, "gw", w] > 0) ? (gb[v, "gw", w] - tk[v, "gw", w]) / op[v, "gw", w] : "-"
+}
+function cap_pc(v, o, w) { return (ga[v, o, w] + 0 > 0 && op[v, o, w] > 0) ? ga[v, o, w] / op[v, o, w] : "-" }
 # The ceiling of a gateway that cost no CPU at all, over path o's measured
-# rate: the gateway path's calls per busy tick with the gateway's own ticks
-# taken out, if that rest of the path filled every CPU of the guest, over
-# path o's calls per tick of the guest's whole capacity (CPUs × elapsed).
-# The gateway's ticks include Soft-RoCE and TCP work run inside its system
+# rate: that rest of the path filling every CPU of the guest.  The
+# gateway's ticks include Soft-RoCE and TCP work run inside its system
 # calls, which a cheaper gateway would not remove, so the true ceiling is
 # lower still.
-function ceil(v, o, w,   rest) {
-	if (gb[v, "gw", w] + 0 <= 0 || tk[v, "gw", w] == "-" || op[v, "gw", w] <= 0 || ga[v, o, w] + 0 <= 0 || op[v, o, w] <= 0) return "-"
-	rest = gb[v, "gw", w] - tk[v, "gw", w]
-	return rest > 0 ? sprintf("%.2f", (op[v, "gw", w] / rest) / (op[v, o, w] / ga[v, o, w])) : "-"
+function ceil(v, o, w,   r, c) {
+	r = rest_pc(v, w); c = cap_pc(v, o, w)
+	return (r == "-" || c == "-" || r <= 0) ? "-" : sprintf("%.2f", c / r)
 }
 # The same bound as CPU: the most µs per call the gateway could spend and
-# still reach path o's rate, the rest of its path filling the guest (the
-# guest's whole capacity per call of o, less that rest).  Below 0 no gateway
-# can; below HAProxy's own µs per call only one cheaper than HAProxy could.
-function budget(v, o, w,   rest) {
-	if (gb[v, "gw", w] + 0 <= 0 || tk[v, "gw", w] == "-" || op[v, "gw", w] <= 0 || ga[v, o, w] + 0 <= 0 || op[v, o, w] <= 0) return "-"
-	rest = (gb[v, "gw", w] - tk[v, "gw", w]) / op[v, "gw", w]
-	return sprintf("%.0f", (ga[v, o, w] / op[v, o, w] - rest) / hz * 1e6)
+# still reach path o's rate (o's capacity per call less the rest).  Below 0
+# no gateway can; below HAProxy's own µs per call only one cheaper than
+# HAProxy could.
+function budget(v, o, w,   r, c) {
+	r = rest_pc(v, w); c = cap_pc(v, o, w)
+	return (r == "-" || c == "-") ? "-" : sprintf("%.0f", (c - r) / hz * 1e6)
 }
 # µs per call of a scheduler field f (sr, sw, kr) on path p
 function sus(f, v, p, w,   x) {

@@ -369,6 +369,17 @@ haproxy_callgrind() {
 }
 [ "${IPC_HAPROXY_CG:-0}" != 1 ] || haproxy_callgrind
 
+# cg_self DUMP CALLS KEY N: the N largest self costs per call, summed by
+# function (KEY fn) or by object file (KEY ob): cost lines under fn=,
+# except the inclusive cost line that follows each calls= line.
+cg_self() {
+	awk -v c="$2" -v key="$3" '/^ob=/ { o = substr($0, 4); sub(/.*\//, "", o); next }
+		/^fn=/ { f = substr($0, 4); skip = 0; next }
+		/^calls=/ { skip = 1; next }
+		/^[0-9+*-]/ { if (skip) { skip = 0; next } self[key == "ob" ? o : f] += $2; tot += $2 }
+		END { for (k in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[k] / c, 100 * self[k] / tot, k }' "$1" |
+		sort -rn | sed -n "s/^/    /; 1,$4p"	# not head: its SIGPIPE fails the pipe
+}
 # callgrind LABEL BINARY: the three workloads under callgrind; "IR LABEL
 # workload ..." lines (per forwarded call when the build counts them, else
 # per client NFS call) and the top functions.
@@ -396,20 +407,9 @@ callgrind() {
 				l, n, c, cc, ir, ir / c, (cc > 0 ? ir / cc : 0), (n == "getattr" ? "-" : sprintf("%.0f", ir / mib)) }'
 		cg_fcalls "$f" "$calls" "$label $name"
 		echo "  top functions (self instructions per call, of this workload):"
-		# Self cost per function: cost lines under fn=, except the inclusive
-		# cost line that follows each calls= line.
-		awk -v c="$calls" '/^fn=/ { f = substr($0, 4); skip = 0; next }
-			/^calls=/ { skip = 1; next }
-			/^[0-9+*-]/ { if (skip) { skip = 0; next } self[f] += $2; tot += $2 }
-			END { for (f in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[f] / c, 100 * self[f] / tot, f }' "$f" |
-			sort -rn | sed -n 's/^/    /; 1,15p'	# not head: its SIGPIPE fails the pipe
+		cg_self "$f" "$calls" fn 15
 		echo "  self instructions per call by object (the gateway, libevent, verbs, libc):"
-		awk -v c="$calls" '/^ob=/ { o = substr($0, 4); sub(/.*\//, "", o); next }
-			/^fn=/ { skip = 0; next }
-			/^calls=/ { skip = 1; next }
-			/^[0-9+*-]/ { if (skip) { skip = 0; next } self[o] += $2; tot += $2 }
-			END { for (o in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[o] / c, 100 * self[o] / tot, o }' "$f" |
-			sort -rn | sed -n 's/^/    /; 1,10p'
+		cg_self "$f" "$calls" ob 10
 	done
 	kill -TERM "$gw_pid"; wait "$gw_pid" 2>/dev/null; gw_pid=
 }
