@@ -3,6 +3,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Host: tests/vm/run-vm.sh tests/bench/vm_rdma_floor.sh [FL_N=calls] [FL_ROUNDS=n]
+#       [FL_TASKS=1 [FL_SWITCH=K]] [FL_RT=1] [FL_PERF=1|sched]
 #
 # The question: can any user-space work make the gateway's CPU per small call
 # reach HAProxy's on this bed?  Soft-RoCE does the adapter's work in the
@@ -14,6 +15,13 @@
 # Each round: the tool (FL_N NULLs, less the same tool's run of 1 NULL for
 # setup), then FL_N stat() on a noac mount through HAProxy and through the
 # gateway; CPU from /proc/PID/stat, calls from the client's mountstats.
+# FL_TASKS=1: also every task's time on a CPU around each stat() loop,
+# with direct RDMA and direct TCP mounts as two more sides, summed by who
+# ran (client, proxy, nfsd, kworkers, ksoftirqd): where each path's CPU
+# per call goes besides the proxy's own.  FL_SWITCH=K (with FL_TASKS=1):
+# one more side, direct RDMA with K round trips to another process after
+# each stat(), nfsd's work unchanged: what switching between user address
+# spaces alone does to the kernel's CPU per call on this bed.
 set -u
 for a in "$@"; do	# run-vm.sh passes arguments, not the environment
 	case $a in FL_*=*) export "${a?}" ;; esac
@@ -73,22 +81,79 @@ floor_round() { # round
 		c = n - 1; printf "FLOOR %d rdma-null %.0f %.0f %d %.0f\n", r,
 			(un - u1) * 1e6 / c, (sn - s1) * 1e6 / c, c, c / (rn - r1) }'
 }
-proxy_round() { # round side pid server-address mount-options
-	local r=$1 side=$2 pid=$3 u0 s0 u1 s1 c0 c1 t0 t1 v0 n0 v1 n1
+# tasks_snap FILE [PID]: "TID NS CLASS" of every task now (NS: its time on
+# a CPU, schedstat; the guest has no IRQ time accounting, so interrupts and
+# softirqs count to the task they interrupted); PID's threads are "proxy".
+tasks_snap() {
+	local t c ns cls
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		read -r ns _ <"$t/schedstat" 2>/dev/null || continue
+		read -r c <"$t/comm" 2>/dev/null || continue
+		case $c in
+		nfsd) cls=nfsd ;;
+		kworker/*) cls=kworker ;;
+		ksoftirqd/*) cls=ksoftirqd ;;
+		perl) cls=client ;;
+		*) cls="other:${c// /_}" ;;
+		esac
+		case $t in "/proc/${2:-x}/task/"*) cls=proxy ;; esac
+		echo "${t##*/} $ns $cls"
+	done >"$1"
+}
+# tasks_rows ROUND SIDE CALLS SECONDS BUSY_TICKS: "TASKS" lines, µs per call
+# of each class between $W/tasks.0 and $W/tasks.1 (the client: the loop's
+# own CPU, $W/client.us; its children's time counts there too), the guest's
+# busy time (/proc/stat) and the wall time
+tasks_rows() {
+	awk -v r="$1" -v s="$2" -v c="$3" -v dt="$4" -v busy="$5" -v hz="$HZ" -v cl="$(cat "$W/client.us")" '
+		BEGIN { t["client"] = cl * 1e3; all = cl * 1e3 }
+		NR == FNR { b[$1] = $2; next }
+		{ d = $2 - ($1 in b ? b[$1] : 0); k = $3; if (k ~ /^other:/) { o[substr(k, 7)] += d; k = "other" }
+		  t[k] += d; all += d }
+		END { if (c <= 0) exit
+			for (k in t) printf "TASKS %d %s %s %.0f\n", r, s, k, t[k] / 1e3 / c
+			printf "TASKS %d %s tasks %.0f\n", r, s, all / 1e3 / c
+			printf "TASKS %d %s busy %.0f\n", r, s, busy / hz * 1e6 / c
+			printf "TASKS %d %s wall %.0f\n", r, s, dt * 1e6 / c
+			for (k in o) if (o[k] / 1e3 / c >= 5) printf "OTHER %d %s %s %.0f\n", r, s, k, o[k] / 1e3 / c }' \
+		"$W/tasks.0" "$W/tasks.1"
+}
+
+proxy_round() { # round side pid server-address mount-options [K] (pid "": a direct mount)
+	local r=$1 side=$2 pid=$3 u0 s0 u1 s1 c0 c1 t0 t1 v0 n0 v1 n1 g0 g1 dt
 	timeout 60 mount -t nfs -o "$5,soft,timeo=100,retrans=2,noac" "$4:$BED_EXPORT" "$M" ||
 		bed_fail "mount through $side"
 	stat "$M/small" >/dev/null
-	read -r u0 s0 <<<"$(ticks "$pid")"; c0=$(bench_nfs_calls "$M"); t0=$(bed_now)
-	read -r v0 n0 <<<"$(switches "$pid")"
+	[ "${FL_TASKS:-0}" = 1 ] && tasks_snap "$W/tasks.0" "$pid"
+	bench_guest_ticks g0
+	[ -n "$pid" ] && read -r u0 s0 <<<"$(ticks "$pid")"
+	c0=$(bench_nfs_calls "$M"); t0=$(bed_now)
+	[ -n "$pid" ] && read -r v0 n0 <<<"$(switches "$pid")"
 	perf_on "$r" "$side" "$pid"
-	perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$FL_N"
-	read -r u1 s1 <<<"$(ticks "$pid")"; c1=$(bench_nfs_calls "$M"); t1=$(bed_now)
-	read -r v1 n1 <<<"$(switches "$pid")"
-	echo "  $side: $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads, per call $(per_call_switches $((v1 - v0)) $((n1 - n0)) $((c1 - c0)))" >&2
+	# The loop's own CPU goes to $W/client.us (it exits before the second
+	# snapshot); with K > 0 it also bounces a byte off a child process K
+	# times after each stat(): K * 2 switches between user processes.
+	perl -e 'my ($f, $n, $k, $out) = @ARGV; my ($r1, $w1, $r2, $w2, $b, $pid);
+		if ($k) { pipe($r1, $w1) or die; pipe($r2, $w2) or die; $pid = fork() // die;
+			if (!$pid) { close $w1; close $r2; while (sysread($r1, $b, 1)) { syswrite($w2, $b, 1) } exit 0 }
+			close $r1; close $w2 }
+		for (1 .. $n) { stat($f) or die "$f: $!"; for (1 .. $k) { syswrite($w1, "x", 1); sysread($r2, $b, 1) } }
+		if ($k) { close $w1; waitpid($pid, 0) }
+		my @t = times; open(my $o, ">", $out) or die; printf $o "%.0f\n", ($t[0] + $t[1] + $t[2] + $t[3]) * 1e6' \
+		"$M/small" "$FL_N" "${6:-0}" "$W/client.us"
+	c1=$(bench_nfs_calls "$M"); t1=$(bed_now)
+	bench_guest_ticks g1
+	[ -n "$pid" ] && read -r u1 s1 <<<"$(ticks "$pid")"
+	[ -n "$pid" ] && read -r v1 n1 <<<"$(switches "$pid")"
+	[ "${FL_TASKS:-0}" = 1 ] && tasks_snap "$W/tasks.1" "$pid"
 	perf_off
 	timeout 60 umount "$M" || umount -f -l "$M"
+	dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+	[ "${FL_TASKS:-0}" = 1 ] && tasks_rows "$r" "$side" $((c1 - c0)) "$dt" $((${g1%% *} - ${g0%% *}))
+	[ -n "$pid" ] || return 0
+	echo "  $side: $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1 | wc -l) threads, per call $(per_call_switches $((v1 - v0)) $((n1 - n0)) $((c1 - c0)))" >&2
 	awk -v r="$r" -v s="$side" -v hz="$HZ" -v du=$((u1 - u0)) -v ds=$((s1 - s0)) -v c=$((c1 - c0)) \
-		-v dt="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN {
+		-v dt="$dt" 'BEGIN {
 		if (c > 0) printf "FLOOR %d %s %.0f %.0f %d %.0f\n", r, s, du / hz * 1e6 / c, ds / hz * 1e6 / c, c, c / dt }'
 }
 
@@ -165,6 +230,14 @@ perf_show() { # side
 proxies_round() {
 	proxy_round "$1" haproxy "$(cat "$W/haproxy.pid")" "$BED_IP" "vers=3,proto=tcp,port=$PROXY_PORT,nolock"
 	proxy_round "$1" gateway "$gw_pid" 127.0.0.1 "vers=3,proto=tcp,port=$gw_port,mountport=$gw_port,mountproto=tcp,nolock"
+	[ "${FL_TASKS:-0}" = 1 ] || return 0
+	proxy_round "$1" rdma "" "$BED_IP" "vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock"
+	proxy_round "$1" tcp "" "$BED_IP" "vers=3,proto=tcp,nolock"
+	# FL_SWITCH=K: direct RDMA again with K round trips to another user
+	# process after each stat(): nfsd's work is the same, the switches
+	# between address spaces are the gateway's path's.
+	[ "${FL_SWITCH:-0}" -gt 0 ] || return 0
+	proxy_round "$1" rdma-sw "" "$BED_IP" "vers=3,proto=rdma,port=$BED_RDMA_PORT,nolock" "$FL_SWITCH"
 }
 
 step "warm-up (TCG translation caches, nfsd threads)"
@@ -184,4 +257,31 @@ for s in rdma-null haproxy gateway; do	# the median of the rounds, each column
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 		END { if (n) printf "| %s | %d | %.0f | %.0f | %.0f | %.0f | %d |\n", s, n, med(u, n), med(y, n), med(t, n), med(q, n), c }' "$W/rows"
 done
+if [ "${FL_TASKS:-0}" = 1 ]; then
+	echo
+	echo "Every task's time on a CPU per call during the stat() loop (schedstat; medians of the rounds):"
+	echo
+	sides="tcp rdma haproxy gateway" heads="direct TCP | direct RDMA | HAProxy | rpcrdma-gw"
+	if [ "${FL_SWITCH:-0}" -gt 0 ]; then
+		sides="tcp rdma rdma-sw haproxy gateway"
+		heads="direct TCP | direct RDMA | direct RDMA, $FL_SWITCH round trips to a process per stat() | HAProxy | rpcrdma-gw"
+	fi
+	echo "| µs per NFS call | $heads |"
+	echo "|---$(echo "$sides" | sed 's/[^ ]*/|---:/g; s/ //g')|"
+	for k in client proxy nfsd kworker ksoftirqd other tasks busy wall; do
+		awk -v k="$k" -v sides="$sides" '$1 == "TASKS" && $4 == k { n[$3]++; v[$3, n[$3]] = $5 }
+			function med(s,   m, i, j, x, a) { m = n[s]; if (!m) return "-"
+				for (i = 1; i <= m; i++) a[i] = v[s, i]
+				for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+				return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+			END { split("client proxy nfsd kworker ksoftirqd other tasks busy wall", l, " ")
+				split("the client (perl)|the proxy|nfsd threads|kworkers|ksoftirqd|other tasks|all tasks|guest busy (/proc/stat)|wall time", nm, "|")
+				for (i in l) if (l[i] == k) name = nm[i]
+				printf "| %s |", name; ns = split(sides, sd, " ")
+				for (i = 1; i <= ns; i++) printf " %s |", med(sd[i]); printf "\n" }' "$W/rows"
+	done
+	echo
+	echo "Other tasks at 5 µs per call or more (round 1):"
+	awk '$1 == "OTHER" && $2 == 1 { printf "  %s: %s %s µs\n", $3, $4, $5 }' "$W/rows"
+fi
 for s in haproxy gateway; do perf_show "$s"; done
