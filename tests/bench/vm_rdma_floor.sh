@@ -93,7 +93,6 @@ tasks_snap() {
 		nfsd) cls=nfsd ;;
 		kworker/*) cls=kworker ;;
 		ksoftirqd/*) cls=ksoftirqd ;;
-		perl) cls=client ;;
 		*) cls="other:${c// /_}" ;;
 		esac
 		case $t in "/proc/${2:-x}/task/"*) cls=proxy ;; esac
@@ -251,10 +250,12 @@ done
 echo
 echo "| process | rounds | user µs/call | system µs/call | total µs/call | calls/s | calls per round |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
+# awk: med(a, n), the median of a[1..n] (sorts a)
+MED_AWK='function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'
 for s in rdma-null haproxy gateway; do	# the median of the rounds, each column
-	awk -v s="$s" '$1 == "FLOOR" && $3 == s { n++; u[n] = $4; y[n] = $5; t[n] = $4 + $5; q[n] = $7; c = $6 }
-		function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	awk -v s="$s" "$MED_AWK"'
+		$1 == "FLOOR" && $3 == s { n++; u[n] = $4; y[n] = $5; t[n] = $4 + $5; q[n] = $7; c = $6 }
 		END { if (n) printf "| %s | %d | %.0f | %.0f | %.0f | %.0f | %d |\n", s, n, med(u, n), med(y, n), med(t, n), med(q, n), c }' "$W/rows"
 done
 if [ "${FL_TASKS:-0}" = 1 ]; then
@@ -264,21 +265,21 @@ if [ "${FL_TASKS:-0}" = 1 ]; then
 	sides="tcp rdma haproxy gateway" heads="direct TCP | direct RDMA | HAProxy | rpcrdma-gw"
 	if [ "${FL_SWITCH:-0}" -gt 0 ]; then
 		sides="tcp rdma rdma-sw haproxy gateway"
-		heads="direct TCP | direct RDMA | direct RDMA, $FL_SWITCH round trips to a process per stat() | HAProxy | rpcrdma-gw"
+		heads="direct TCP | direct RDMA | direct RDMA + $FL_SWITCH pipe round trip(s) per stat() | HAProxy | rpcrdma-gw"
 	fi
 	echo "| µs per NFS call | $heads |"
 	echo "|---$(echo "$sides" | sed 's/[^ ]*/|---:/g; s/ //g')|"
 	for k in client proxy nfsd kworker ksoftirqd other tasks busy wall; do
-		awk -v k="$k" -v sides="$sides" '$1 == "TASKS" && $4 == k { n[$3]++; v[$3, n[$3]] = $5 }
-			function med(s,   m, i, j, x, a) { m = n[s]; if (!m) return "-"
-				for (i = 1; i <= m; i++) a[i] = v[s, i]
-				for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-				return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+		awk -v k="$k" -v sides="$sides" "$MED_AWK"'
+			$1 == "TASKS" && $4 == k { n[$3]++; v[$3, n[$3]] = $5 }
+			function side_med(s,   i, a) { if (!n[s]) return "-"
+				for (i = 1; i <= n[s]; i++) a[i] = v[s, i]
+				return med(a, n[s]) }
 			END { split("client proxy nfsd kworker ksoftirqd other tasks busy wall", l, " ")
 				split("the client (perl)|the proxy|nfsd threads|kworkers|ksoftirqd|other tasks|all tasks|guest busy (/proc/stat)|wall time", nm, "|")
 				for (i in l) if (l[i] == k) name = nm[i]
 				printf "| %s |", name; ns = split(sides, sd, " ")
-				for (i = 1; i <= ns; i++) printf " %s |", med(sd[i]); printf "\n" }' "$W/rows"
+				for (i = 1; i <= ns; i++) printf " %s |", side_med(sd[i]); printf "\n" }' "$W/rows"
 	done
 	echo
 	echo "Other tasks at 5 µs per call or more (round 1):"
