@@ -477,16 +477,23 @@ static void gw_call_set_reply(struct gw_call *c, const struct iovec *iov, unsign
 	gw_out_set(&c->ca_out, iov, niov, c->ca_cxid);
 }
 
-static void gw_xent_settle(struct gw_call *c)
+/* c is answered (answered) or ends: its XID mapping is kept for drc_window,
+ * or goes at once when no DRC needs it.  RPCSEC_GSS calls carry their
+ * client's XID, which another client may use next: always kept (gss_xid.c). */
+static void gw_xent_settle(struct gw_call *c, bool answered)
 {
-	struct gw_ctx *gw = c->ca_gw;
+	const struct rpc_call_hdr *h = &c->ca_hdr;
+	struct gw_xmap *xm = c->ca_path ? c->ca_path->pa_backend->bk_xmap : NULL;
 
-	if (c->ca_xent && c->ca_path) {
-		if (c->ca_xent->xn_call == c)
-			gw_xmap_settle(c->ca_path->pa_backend->bk_xmap, c->ca_xent, gw_pass_ms(ST(gw)),
-				       gw->gw_p.gp_cfg->cf_drc_window_ms);
-		c->ca_xent = NULL;
-	}
+	if (!xm || !c->ca_xent || c->ca_xent->xn_call != c)
+		;	/* none, or not c's entry (any more): left as it is */
+	else if (answered && !gw_call_keeps_xid(c) &&
+		 !gw_xmap_keeps_answered(h->rc_prog, h->rc_vers, h->rc_proc, &c->ca_walk))
+		gw_xmap_remove(xm, c->ca_xent);
+	else
+		gw_xmap_settle(xm, c->ca_xent, gw_pass_ms(ST(c->ca_gw)),
+			       c->ca_gw->gw_p.gp_cfg->cf_drc_window_ms);
+	c->ca_xent = NULL;	/* set only once c has a path */
 }
 
 void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
@@ -507,7 +514,7 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 		return;
 	}
 	gw_call_set_state(c, GW_CALL_REPLIED);
-	gw_xent_settle(c);
+	gw_xent_settle(c, true);
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_out.ou_len);
 	if (c->ca_hdr.rc_prog == CFG_PROG_NFS && c->ca_hdr.rc_vers == 4 && c->ca_hdr.rc_proc == 1)
 		gw_relay_learn_reply(gw->gw_relay, c, iov, niov);
@@ -581,7 +588,7 @@ void gw_call_finalize(struct gw_call *c, enum gw_end why)
 	}
 	if (c->ca_cl)
 		gw_client_call_remove(c->ca_cl, c);
-	gw_xent_settle(c);
+	gw_xent_settle(c, false);
 	if (c->ca_tp_owned) {
 		c->ca_tp_owned = false;
 		if (prev == GW_CALL_REPLIED)

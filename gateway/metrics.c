@@ -298,7 +298,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_REPLIES] = { "replies_total", "RPC replies written to clients.", NULL },
 	[F_LOCAL] = { "local_replies_total", "Calls answered by the gateway itself, by reason.", "reason" },
 	[F_RETRANS] = { "retransmissions_total", "Client retransmissions by what the gateway did.", "action" },
-	[F_XMAP] = { "xid_map_evictions_total", "Answered XIDs forgotten early (map full).", NULL },
+	[F_XMAP] = { "xid_map_evictions_total", "Answered XIDs forgotten before drc_window ended (map full).", NULL },
 	[F_HELD] = { "calls_held_total", "Calls that waited in a hold queue for their backend.",
 		     NULL },
 	[F_ENDED] = { "calls_not_replied_total", "Calls that ended without a reply, by why.",

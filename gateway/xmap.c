@@ -17,6 +17,12 @@
  * every entry gets the same window).  When the array is full the oldest
  * settled entry is evicted early.
  *
+ * Only calls whose re-execution could harm keep their entry once
+ * answered (gw_xmap_keeps_answered): the idempotent ones would otherwise
+ * fill the map under load and push the others out long before their
+ * window ends.  Their gateway XIDs are not reused early all the same,
+ * since gateway XIDs count up.
+ *
  * Gateway XIDs count up from a random start and skip values still mapped.
  * RPCSEC_GSS calls keep the client's XID instead (gw_xmap_add_as): their
  * verifier is a MIC over the header from the XID on (RFC 2203 5.3.1), so
@@ -26,6 +32,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "chunking.h"
 #include "xmap.h"
 
 TAILQ_HEAD(gw_xent_list, gw_xent);
@@ -251,4 +258,29 @@ void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call)
 		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
 	xe->xn_call = call;
 	xe->xn_expires = 0;
+}
+
+/* NFSv2 (RFC 1094): NULL, GETATTR, ROOT, LOOKUP, READLINK, READ,
+ * WRITECACHE, READDIR, STATFS.  NFSv3 (RFC 1813): NULL, GETATTR, LOOKUP,
+ * ACCESS, READLINK, READ, READDIR, READDIRPLUS, FSSTAT, FSINFO, PATHCONF,
+ * COMMIT (a repeat only flushes again and returns the same verifier). */
+#define GW_XMAP_NFS2_SAFE	0x300fbu
+#define GW_XMAP_NFS3_SAFE	0x3f007bu
+
+bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
+			    const struct chk_call_walk *cw)
+{
+	if (proc == 0)
+		return false;
+	if (prog == CHK_PROG_NFSACL)
+		return proc != 1;		/* GETACL */
+	if (prog != CFG_PROG_NFS || proc > 31)
+		return true;
+	if (vers == 2)
+		return !(GW_XMAP_NFS2_SAFE >> proc & 1);
+	if (vers == 3)
+		return !(GW_XMAP_NFS3_SAFE >> proc & 1);
+	/* NFSv4.0 has no slots: its server may cache a COMPOUND by XID. */
+	return !(vers == 4 && proc == 1 && cw && cw->cw_minor >= 1 && cw->cw_nops_listed >= 1 &&
+		 cw->cw_op[0] == CHK_OP_SEQUENCE);
 }

@@ -22,6 +22,7 @@
  * see gw_client_key()), which the Linux client keeps across reconnects.
  * ------------------------------------------------------------------------ */
 struct gw_call;
+struct chk_call_walk;
 struct gw_xent {
 	uint64_t xn_client;
 	uint32_t xn_cxid;
@@ -55,6 +56,13 @@ struct gw_xent *gw_xmap_add_as(struct gw_xmap *m, uint64_t client, uint32_t cxid
 struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid);
 /* The call is answered or cancelled: keep the mapping until now + window. */
 void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms);
+/* Whether an answered call keeps its mapping for drc_window.  Not the
+ * calls a server may run twice without harm, which no server's DRC needs
+ * to recognise: NULL, the NFSv2/v3 procedures that change nothing (and
+ * COMMIT), NFS_ACL GETACL, and NFSv4.1+ COMPOUNDs that start with
+ * SEQUENCE, whose replays the session's slot catches (RFC 8881 2.10.6). */
+bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
+			    const struct chk_call_walk *cw);
 /* A retransmission takes a settled entry back in flight. */
 void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call);
 void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe);

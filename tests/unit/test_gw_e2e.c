@@ -10,6 +10,7 @@
 #include "chunking.h"
 #include "gateway.h"
 #include "log.h"
+#include "nfs_enc.h"
 #include "test_gw_harness.h"
 
 #define NFS 100003u
@@ -152,8 +153,8 @@ static void t03_local_replies(void **state)
 	h_pump(h, 20);
 }
 
-/* 4. A retransmission of an answered call goes out with the same gateway
- * XID (the server's DRC recognises it). */
+/* 4. A retransmission of an answered non-idempotent call (an NFSv3 WRITE)
+ * goes out with the same gateway XID (the server's DRC recognises it). */
 static void t04_retransmission(void **state)
 {
 	struct h_env *e = *state;
@@ -166,11 +167,11 @@ static void t04_retransmission(void **state)
 	h_env_nfs_gw(e, "");
 	fd = h_client(h);
 	for (int i = 0; i < 2; i++) {
-		h_send(fd, buf, h_call(buf, 0x77, 2, NFS, 3, 9));
+		h_send(fd, buf, h_call_proc(buf, 0x77, 2, NFS, 3, 7, 9));
 		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 		assert_int_equal(reply_xid(buf), 0x77);
 	}
-	h_send(fd, buf, h_call(buf, 0x78, 2, NFS, 3, 9));
+	h_send(fd, buf, h_call_proc(buf, 0x78, 2, NFS, 3, 7, 9));
 	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
 	assert_int_equal(h_server_calls(s), 3);
 	assert_int_equal(h_server_xid(s, 0), h_server_xid(s, 1));
@@ -345,6 +346,107 @@ static void t10_call_timeout(void **state)
 	h_pump(h, 20);
 }
 
+/* The last call's gateway XID as the server saw it. */
+static uint32_t last_gxid(struct h_server *s)
+{
+	uint8_t b[4];
+
+	h_server_last(s, b, sizeof(b));
+	return chk_be32(b);
+}
+
+/* 11. Answered idempotent calls leave the XID map at once: a WRITE's
+ * mapping outlives more answered GETATTRs than the map has entries, so
+ * its retransmission still gets its gateway XID and nothing is evicted;
+ * a GETATTR's retransmission is simply sent afresh. */
+static void t11_idempotent_not_kept(void **state)
+{
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
+	unsigned flood = 136 * 32;	/* > max_calls + 4096, the map's entries */
+	uint8_t buf[256];
+	uint32_t write_gxid, ga_gxid;
+	int fd;
+
+	h_env_listen(e);
+	h_env_nfs_gw(e, "");
+	fd = h_client(h);
+	h_send(fd, buf, h_call_proc(buf, 0x7000, 2, NFS, 3, 7, 1));	/* WRITE */
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	write_gxid = last_gxid(s);
+	for (unsigned i = 0; i < flood; i += 32) {
+		for (unsigned j = i; j < i + 32; j++)
+			h_send(fd, buf, h_call(buf, 0x10000 + j, 2, NFS, 3, 2));
+		for (unsigned j = i; j < i + 32; j++)
+			assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	}
+	ga_gxid = last_gxid(s);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_XMAP_EVICTED], 0);
+	h_send(fd, buf, h_call_proc(buf, 0x7000, 2, NFS, 3, 7, 3));	/* WRITE again */
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(reply_xid(buf), 0x7000);
+	assert_int_equal(last_gxid(s), write_gxid);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
+	h_send(fd, buf, h_call(buf, 0x10000 + flood - 1, 2, NFS, 3, 4));	/* GETATTR again */
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_not_equal(last_gxid(s), ga_gxid);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
+	close(fd);
+	h_pump(h, 20);
+}
+
+/* Record-marked NFSv4 COMPOUND of minor version minor: SEQUENCE (with
+ * seq) PUTROOTFH when minor >= 1, else PUTROOTFH GETATTR. */
+static size_t v4_call(uint8_t *out, size_t cap, uint32_t xid, uint32_t minor, uint32_t seq)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, cap - 4);
+	nfs_enc_call_hdr(&xe, xid, NFS, 4, 1);
+	nfs_enc_compound_args(&xe, minor, 2);
+	if (minor >= 1)
+		nfs_enc_fmt(&xe, "w i www w w", 53u, 1u, seq, 0u, 0u, 0u, 24u);
+	else
+		nfs_enc_fmt(&xe, "w w b", 24u, 9u, 1u, 0x18u);
+	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
+	return xe.xe_len + 4;
+}
+
+/* 12. An NFSv4.1 COMPOUND under a session slot (SEQUENCE first) leaves the
+ * XID map once answered: its retransmission is sent under a new gateway
+ * XID (the slot, not the XID, catches replays: RFC 8881 2.10.6).  An
+ * NFSv4.0 COMPOUND keeps its mapping. */
+static void t12_v41_not_kept(void **state)
+{
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	uint32_t gxid[2];
+	int fd;
+
+	h_env_listen(e);
+	h_env_nfs_gw(e, "");
+	fd = h_client(h);
+	for (uint32_t minor = 0; minor < 2; minor++) {
+		for (int i = 0; i < 2; i++) {
+			h_send(fd, buf, v4_call(buf, sizeof(buf), 0x4100 + minor, minor, 7));
+			assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+			assert_int_equal(reply_xid(buf), 0x4100 + minor);
+			gxid[i] = last_gxid(s);
+		}
+		if (minor == 0)
+			assert_int_equal(gxid[0], gxid[1]);
+		else
+			assert_int_not_equal(gxid[0], gxid[1]);
+	}
+	assert_int_equal(h_server_calls(s), 4);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
+	close(fd);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +460,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t08_client_gone, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t09_hold_full, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t10_call_timeout, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t11_idempotent_not_kept, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t12_v41_not_kept, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -495,12 +495,14 @@ static __attribute__((unused)) int h_client(struct h_gw *h)
 	return h_client_at(h, "test");
 }
 
-/* Record-marked call: header with AUTH_NONE, then one argument word (tag). */
-static __attribute__((unused)) size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog, uint32_t vers,
-		     uint32_t tag)
+/* Record-marked call of procedure proc: header with AUTH_NONE, then one
+ * argument word (tag). */
+static __attribute__((unused)) size_t h_call_proc(uint8_t *out, uint32_t xid, uint32_t rpcvers,
+						  uint32_t prog, uint32_t vers, uint32_t proc,
+						  uint32_t tag)
 {
 	static const uint32_t tail[] = { 0, 0, 0, 0 };	/* cred, verf: AUTH_NONE, empty */
-	uint32_t w[] = { xid, 0, rpcvers, prog, vers, 1 };
+	uint32_t w[] = { xid, 0, rpcvers, prog, vers, proc };
 	size_t o = 4;
 
 	for (unsigned i = 0; i < 6; i++, o += 4)
@@ -511,6 +513,13 @@ static __attribute__((unused)) size_t h_call(uint8_t *out, uint32_t xid, uint32_
 	o += 4;
 	rm_encode_hdr(out, (uint32_t)(o - 4), true);
 	return o;
+}
+
+/* h_call_proc() of procedure 1 (GETATTR for NFSv2/v3). */
+static __attribute__((unused)) size_t h_call(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t prog, uint32_t vers,
+		     uint32_t tag)
+{
+	return h_call_proc(out, xid, rpcvers, prog, vers, 1, tag);
 }
 
 static __attribute__((unused)) void h_send(int fd, const void *buf, size_t n)

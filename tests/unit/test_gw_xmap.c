@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "call.h"
+#include "chunking.h"
 #include "client.h"
 #include "log.h"
 #include "pool.h"
@@ -317,6 +318,60 @@ static void t08_sent_order(void **state)
 	gw_pool_free(p);
 }
 
+/* 9. Which answered calls keep their mapping: a table over the programs,
+ * versions and procedures, and NFSv4 COMPOUNDs by their first operation. */
+static void t09_keeps_answered(void **state)
+{
+	enum { NONE, SEQ, EXID, EMPTY };
+	static const struct { uint32_t prog, vers, proc, minor; int first; bool keep; } k[] = {
+		{ CHK_PROG_NFS, 3, 0, 0, NONE, false },		/* NULL */
+		{ CHK_PROG_NFS, 3, 1, 0, NONE, false },		/* GETATTR */
+		{ CHK_PROG_NFS, 3, 2, 0, NONE, true },		/* SETATTR */
+		{ CHK_PROG_NFS, 3, 6, 0, NONE, false },		/* READ */
+		{ CHK_PROG_NFS, 3, 7, 0, NONE, true },		/* WRITE */
+		{ CHK_PROG_NFS, 3, 8, 0, NONE, true },		/* CREATE */
+		{ CHK_PROG_NFS, 3, 14, 0, NONE, true },		/* RENAME */
+		{ CHK_PROG_NFS, 3, 15, 0, NONE, true },		/* LINK */
+		{ CHK_PROG_NFS, 3, 17, 0, NONE, false },	/* READDIRPLUS */
+		{ CHK_PROG_NFS, 3, 20, 0, NONE, false },	/* PATHCONF */
+		{ CHK_PROG_NFS, 3, 21, 0, NONE, false },	/* COMMIT */
+		{ CHK_PROG_NFS, 3, 22, 0, NONE, true },		/* unknown */
+		{ CHK_PROG_NFS, 3, 0xffffffffu, 0, NONE, true },
+		{ CHK_PROG_NFS, 2, 7, 0, NONE, false },		/* WRITECACHE */
+		{ CHK_PROG_NFS, 2, 8, 0, NONE, true },		/* WRITE */
+		{ CHK_PROG_NFS, 2, 17, 0, NONE, false },	/* STATFS */
+		{ CHK_PROG_NFS, 2, 18, 0, NONE, true },		/* unknown */
+		{ CHK_PROG_NFS, 4, 0, 0, NONE, false },		/* NULL */
+		{ CHK_PROG_NFS, 4, 1, 0, SEQ, true },		/* NFSv4.0: no slots */
+		{ CHK_PROG_NFS, 4, 1, 1, SEQ, false },
+		{ CHK_PROG_NFS, 4, 1, 2, SEQ, false },
+		{ CHK_PROG_NFS, 4, 1, 1, EXID, true },		/* EXCHANGE_ID: no slot */
+		{ CHK_PROG_NFS, 4, 1, 1, EMPTY, true },		/* nothing read (krb5p) */
+		{ CHK_PROG_NFS, 4, 2, 1, SEQ, true },		/* no such procedure */
+		{ CHK_PROG_NFSACL, 3, 1, 0, NONE, false },	/* GETACL */
+		{ CHK_PROG_NFSACL, 3, 2, 0, NONE, true },	/* SETACL */
+		{ CHK_PROG_NLM, 4, 2, 0, NONE, true },		/* LOCK */
+		{ CHK_PROG_NLM, 4, 0, 0, NONE, false },		/* NULL */
+		{ CHK_PROG_MOUNT, 3, 1, 0, NONE, true },	/* MNT */
+		{ CHK_PROG_MOUNT, 3, 5, 0, NONE, true },	/* EXPORT */
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct chk_call_walk cw = { .cw_minor = k[i].minor };
+
+		if (k[i].first != EMPTY) {
+			cw.cw_nops = cw.cw_nops_listed = 2;
+			cw.cw_op[0] = k[i].first == SEQ ? CHK_OP_SEQUENCE : CHK_OP_EXCHANGE_ID;
+			cw.cw_op[1] = CHK_OP_PUTROOTFH;
+		}
+		if (gw_xmap_keeps_answered(k[i].prog, k[i].vers, k[i].proc, &cw) != k[i].keep)
+			fail_msg("row %u: prog %u vers %u proc %u: keeps %d", i + 1, k[i].prog,
+				 k[i].vers, k[i].proc, !k[i].keep);
+	}
+	assert_true(gw_xmap_keeps_answered(CHK_PROG_NFS, 4, 1, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +383,7 @@ int main(void)
 		cmocka_unit_test(t06_add_as),
 		cmocka_unit_test(t07_reuse_clean),
 		cmocka_unit_test(t08_sent_order),
+		cmocka_unit_test(t09_keeps_answered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
