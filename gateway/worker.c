@@ -385,6 +385,56 @@ static unsigned gw_worker_cores(const char *sysfs, const cpu_set_t *cpus)
 	return n;
 }
 
+/* The NUMA node of sysfs device dir dev: its numa_node, else the nearest
+ * parent's (a virtio NIC's node is its PCI function's); -1 when none says. */
+static int gw_worker_dev_node(const char *sysfs, const char *dev)
+{
+	char top[PATH_MAX], p[PATH_MAX], f[PATH_MAX + 16];
+	size_t floor;
+	int node = -1;
+
+	if (!realpath(sysfs, top) || !realpath(dev, p))
+		return -1;
+	floor = strlen(top) + strlen("/devices");
+	while (strlen(p) > floor && strncmp(p, top, strlen(top)) == 0) {
+		FILE *fp;
+
+		snprintf(f, sizeof(f), "%s/numa_node", p);
+		if ((fp = fopen(f, "r"))) {
+			if (fscanf(fp, "%d", &node) != 1)
+				node = -1;
+			fclose(fp);
+			return node;
+		}
+		*strrchr(p, '/') = '\0';
+	}
+	return -1;
+}
+
+/* RDMA device ibdev's NUMA node: its device's, or for a software device
+ * with none of its own (Soft-RoCE, siw) that of the netdev it names in
+ * its `parent` attribute. */
+static int gw_worker_rdma_node(const char *sysfs, const char *ibdev)
+{
+	char path[512], name[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", sysfs, ibdev);
+	if (access(path, F_OK) == 0)
+		return gw_worker_dev_node(sysfs, path);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent", sysfs, ibdev);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	name[strcspn(name, "\n")] = '\0';
+	if (!name[0] || strchr(name, '/') || name[0] == '.')
+		return -1;
+	snprintf(path, sizeof(path), "%s/class/net/%s/device", sysfs, name);
+	return gw_worker_dev_node(sysfs, path);
+}
+
 unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size_t len)
 {
 	cpu_set_t allowed, on_node;
@@ -402,14 +452,8 @@ unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node_cpus, char *why, size
 			CPU_SET(c, &allowed);
 	while (d && !n && (de = readdir(d))) {
 		FILE *f;
-		int node = -1;
+		int node = de->d_name[0] == '.' ? -1 : gw_worker_rdma_node(sysfs, de->d_name);
 
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/numa_node", sysfs, de->d_name);
-		if (de->d_name[0] == '.' || !(f = fopen(path, "r")))
-			continue;
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
 		snprintf(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", sysfs, node);
 		if (node < 0 || !(f = fopen(path, "r")))
 			continue;

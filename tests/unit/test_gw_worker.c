@@ -169,6 +169,52 @@ static void t01c_auto_node(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* 1d. A software RDMA device (Soft-RoCE, siw) has no device of its own:
+ * its node is that of the netdev its `parent` names, found on the nearest
+ * parent of that netdev's device (a virtio NIC's PCI function).  A parent
+ * that is virtual (no device) or not a plain name gives no node. */
+static void t01d_auto_soft_node(void **state)
+{
+	char root[] = "/tmp/t01d.XXXXXX", why[160] = "", list[64], cmd[700], dev[512];
+	const char *pci = "devices/pci0000:04/0000:04:00.0/0000:05:01.0";
+	cpu_set_t allowed, node;
+	int first = -1;
+	unsigned n;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &allowed))
+			first = c;
+	snprintf(list, sizeof(list), "%d\n", first);
+	t01c_put(root, "devices/system/node/node1/cpulist", list);
+	/* rxe0 on a dummy (no device), rxe1 on "../x": no node */
+	t01c_put(root, "class/infiniband/rxe0/parent", "d0\n");
+	t01c_put(root, "class/net/d0/flags", "0x1\n");
+	t01c_put(root, "class/infiniband/rxe1/parent", "../x\n");
+	n = gw_worker_auto(root, &node, why, sizeof(why));
+	assert_int_equal(CPU_COUNT(&node), 0);
+	assert_non_null(strstr(why, "no RDMA device"));
+	/* rxe2 on eth0, a virtio NIC whose PCI function is on node 1 */
+	t01c_put(root, "class/infiniband/rxe2/parent", "eth0\n");
+	snprintf(dev, sizeof(dev), "%s/virtio3/features", pci);
+	t01c_put(root, dev, "0\n");
+	snprintf(dev, sizeof(dev), "%s/numa_node", pci);
+	t01c_put(root, dev, "1\n");
+	snprintf(cmd, sizeof(cmd), "ln -s '%s/%s/virtio3' '%s/class/net/eth0/device'", root, pci,
+		 root);
+	t01c_put(root, "class/net/eth0/flags", "0x1003\n");
+	assert_int_equal(system(cmd), 0);
+	n = gw_worker_auto(root, &node, why, sizeof(why));
+	assert_int_equal(n, 1);
+	assert_int_equal(CPU_COUNT(&node), 1);
+	assert_true(CPU_ISSET(first, &node));
+	assert_non_null(strstr(why, "NUMA node 1 of RDMA device rxe2"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void t02_xid_slices(void **state)
 {
 	static const unsigned cases[][3] = { { 0, 2, 1 }, { 1, 2, 1 }, { 2, 3, 2 }, { 5, 8, 3 } };
@@ -622,6 +668,7 @@ int main(void)
 		cmocka_unit_test(t01_pick),
 		cmocka_unit_test(t01b_auto),
 		cmocka_unit_test(t01c_auto_node),
+		cmocka_unit_test(t01d_auto_soft_node),
 		cmocka_unit_test(t02_xid_slices),
 		cmocka_unit_test(t03_stats_sum),
 		cmocka_unit_test(t04_live),
