@@ -48,6 +48,12 @@
 #   VM_MEM, VM_SMP  guest memory in MiB (2048) and CPUs (2)
 #   VM_APPEND   more guest kernel parameters (e.g. nohz_full=1 for exact
 #               user/system times of tasks on CPU 1)
+#   VM_QEMU_ARGS  more qemu arguments, split at spaces
+#
+# A SCRIPT with the line "# vm-numa: 2" gets a guest of two NUMA nodes (a
+# vCPU and half the memory each) and a virtio NIC (eth0, user networking,
+# nothing routed) behind a PCI expander bridge on node 1, for scenarios of
+# NUMA placement.
 #   VM_KEEP=1   keep the run folder (stage-2 script, output, status)
 #   VM_SHELL=1  after SCRIPT, open a root shell on the serial console instead
 #               of powering off (interactive; serial console on the terminal)
@@ -402,6 +408,17 @@ qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -m "${VM_MEM:-2048}" -smp "${
 	-append "console=ttyS0 panic=-1 oops=panic${VM_APPEND:+ $VM_APPEND}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$RUN,mount_tag=vmrun,security_model=none,multidevs=remap")
+if grep -qx '# vm-numa: 2' "$SCRIPT"; then
+	half=$(( ${VM_MEM:-2048} / 2 ))M
+	[ "${VM_SMP:-2}" = 2 ] || die "$SCRIPT wants two NUMA nodes of one vCPU each: VM_SMP=2"
+	# shellcheck disable=SC2054 # the commas belong to qemu options
+	qemu+=(-object "memory-backend-ram,id=m0,size=$half" -object "memory-backend-ram,id=m1,size=$half"
+		-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1
+		-device pxb,id=pxb1,bus_nr=4,numa_node=1 -netdev user,id=n1,restrict=on
+		-device virtio-net-pci,bus=pxb1,addr=0x1,netdev=n1)
+fi
+# shellcheck disable=SC2206 # split at spaces on purpose
+[ -z "${VM_QEMU_ARGS:-}" ] || qemu+=($VM_QEMU_ARGS)
 
 # Interrupted (Ctrl-C, a killed make): stop the guest, drop the run folder.
 qpid="" tpid="" wpid=""
