@@ -266,6 +266,10 @@ void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call)
  * COMMIT (a repeat only flushes again and returns the same verifier). */
 #define GW_XMAP_NFS2_SAFE	0x300fbu
 #define GW_XMAP_NFS3_SAFE	0x3f007bu
+/* NFSv4 operations (RFC 7530): ACCESS, GETATTR, GETFH, LOOKUP, LOOKUPP,
+ * NVERIFY, PUTFH, PUTPUBFH, PUTROOTFH, READ, READDIR, READLINK, RENEW,
+ * RESTOREFH, SAVEFH, SECINFO, VERIFY. */
+#define GW_XMAP_NFS4_SAFE	0x23cfc38608ull
 
 bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
 			    const struct chk_call_walk *cw)
@@ -280,7 +284,16 @@ bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
 		return !(GW_XMAP_NFS2_SAFE >> proc & 1);
 	if (vers == 3)
 		return !(GW_XMAP_NFS3_SAFE >> proc & 1);
-	/* NFSv4.0 has no slots: its server may cache a COMPOUND by XID. */
-	return !(vers == 4 && proc == 1 && cw && cw->cw_minor >= 1 && cw->cw_nops_listed >= 1 &&
-		 cw->cw_op[0] == CHK_OP_SEQUENCE);
+	if (vers != 4 || proc != 1 || !cw || cw->cw_nops_listed < 1)
+		return true;
+	if (cw->cw_minor >= 1 && cw->cw_op[0] == CHK_OP_SEQUENCE)
+		return false;
+	/* No slot (NFSv4.0): a server may cache a COMPOUND by XID, unless
+	 * every one of its operations, all of them read, changes nothing. */
+	if (cw->cw_nops_listed != cw->cw_nops)
+		return true;
+	for (unsigned i = 0; i < cw->cw_nops_listed; i++)
+		if (cw->cw_op[i] >= 64 || !(GW_XMAP_NFS4_SAFE >> cw->cw_op[i] & 1))
+			return true;
+	return false;
 }

@@ -59,8 +59,9 @@ void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigne
 /* Whether an answered call keeps its mapping for drc_window.  Not the
  * calls a server may run twice without harm, which no server's DRC needs
  * to recognise: NULL, the NFSv2/v3 procedures that change nothing (and
- * COMMIT), NFS_ACL GETACL, and NFSv4.1+ COMPOUNDs that start with
- * SEQUENCE, whose replays the session's slot catches (RFC 8881 2.10.6). */
+ * COMMIT), NFS_ACL GETACL, NFSv4.1+ COMPOUNDs that start with SEQUENCE,
+ * whose replays the session's slot catches (RFC 8881 2.10.6), and other
+ * NFSv4 COMPOUNDs made only of operations that change nothing. */
 bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
 			    const struct chk_call_walk *cw);
 /* A retransmission takes a settled entry back in flight. */

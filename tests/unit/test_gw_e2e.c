@@ -396,28 +396,31 @@ static void t11_idempotent_not_kept(void **state)
 	h_pump(h, 20);
 }
 
-/* Record-marked NFSv4 COMPOUND of minor version minor: SEQUENCE (with
- * seq) PUTROOTFH when minor >= 1, else PUTROOTFH GETATTR. */
-static size_t v4_call(uint8_t *out, size_t cap, uint32_t xid, uint32_t minor, uint32_t seq)
+/* Record-marked NFSv4 COMPOUND of kind: 0 PUTROOTFH REMOVE (NFSv4.0),
+ * 1 PUTROOTFH GETATTR (NFSv4.0), 2 SEQUENCE PUTROOTFH (NFSv4.1). */
+static size_t v4_call(uint8_t *out, size_t cap, uint32_t xid, int kind)
 {
 	struct xdr_enc xe;
 
 	xdr_enc_init(&xe, out + 4, cap - 4);
 	nfs_enc_call_hdr(&xe, xid, NFS, 4, 1);
-	nfs_enc_compound_args(&xe, minor, 2);
-	if (minor >= 1)
-		nfs_enc_fmt(&xe, "w i www w w", 53u, 1u, seq, 0u, 0u, 0u, 24u);
-	else
+	nfs_enc_compound_args(&xe, kind == 2 ? 1 : 0, 2);
+	if (kind == 2)
+		nfs_enc_fmt(&xe, "w i www w w", 53u, 1u, 7u, 0u, 0u, 0u, 24u);
+	else if (kind == 1)
 		nfs_enc_fmt(&xe, "w w b", 24u, 9u, 1u, 0x18u);
+	else
+		nfs_enc_fmt(&xe, "w w o", 24u, 28u, 4u);
 	rm_encode_hdr(out, (uint32_t)xe.xe_len, true);
 	return xe.xe_len + 4;
 }
 
-/* 12. An NFSv4.1 COMPOUND under a session slot (SEQUENCE first) leaves the
- * XID map once answered: its retransmission is sent under a new gateway
- * XID (the slot, not the XID, catches replays: RFC 8881 2.10.6).  An
- * NFSv4.0 COMPOUND keeps its mapping. */
-static void t12_v41_not_kept(void **state)
+/* 12. NFSv4 COMPOUNDs: one under a session slot (NFSv4.1, SEQUENCE first)
+ * leaves the XID map once answered, its retransmission sent under a new
+ * gateway XID (the slot, not the XID, catches replays: RFC 8881 2.10.6); so
+ * does an NFSv4.0 one that changes nothing (PUTROOTFH GETATTR).  An NFSv4.0
+ * REMOVE keeps its mapping. */
+static void t12_v4_kept_or_not(void **state)
 {
 	struct h_env *e = *state;
 	struct h_server *s = &e->he_srv;
@@ -429,19 +432,19 @@ static void t12_v41_not_kept(void **state)
 	h_env_listen(e);
 	h_env_nfs_gw(e, "");
 	fd = h_client(h);
-	for (uint32_t minor = 0; minor < 2; minor++) {
+	for (int kind = 0; kind < 3; kind++) {
 		for (int i = 0; i < 2; i++) {
-			h_send(fd, buf, v4_call(buf, sizeof(buf), 0x4100 + minor, minor, 7));
+			h_send(fd, buf, v4_call(buf, sizeof(buf), 0x4100 + kind, kind));
 			assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
-			assert_int_equal(reply_xid(buf), 0x4100 + minor);
+			assert_int_equal(reply_xid(buf), 0x4100 + kind);
 			gxid[i] = last_gxid(s);
 		}
-		if (minor == 0)
+		if (kind == 0)
 			assert_int_equal(gxid[0], gxid[1]);
 		else
 			assert_int_not_equal(gxid[0], gxid[1]);
 	}
-	assert_int_equal(h_server_calls(s), 4);
+	assert_int_equal(h_server_calls(s), 6);
 	assert_int_equal(h->st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
 	close(fd);
 	h_pump(h, 20);
@@ -461,7 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t09_hold_full, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t10_call_timeout, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t11_idempotent_not_kept, h_env_setup, h_env_teardown),
-		cmocka_unit_test_setup_teardown(t12_v41_not_kept, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t12_v4_kept_or_not, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

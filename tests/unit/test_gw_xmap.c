@@ -319,52 +319,67 @@ static void t08_sent_order(void **state)
 }
 
 /* 9. Which answered calls keep their mapping: a table over the programs,
- * versions and procedures, and NFSv4 COMPOUNDs by their first operation. */
+ * versions and procedures, and NFSv4 COMPOUNDs by their operations. */
 static void t09_keeps_answered(void **state)
 {
-	enum { NONE, SEQ, EXID, EMPTY };
-	static const struct { uint32_t prog, vers, proc, minor; int first; bool keep; } k[] = {
-		{ CHK_PROG_NFS, 3, 0, 0, NONE, false },		/* NULL */
-		{ CHK_PROG_NFS, 3, 1, 0, NONE, false },		/* GETATTR */
-		{ CHK_PROG_NFS, 3, 2, 0, NONE, true },		/* SETATTR */
-		{ CHK_PROG_NFS, 3, 6, 0, NONE, false },		/* READ */
-		{ CHK_PROG_NFS, 3, 7, 0, NONE, true },		/* WRITE */
-		{ CHK_PROG_NFS, 3, 8, 0, NONE, true },		/* CREATE */
-		{ CHK_PROG_NFS, 3, 14, 0, NONE, true },		/* RENAME */
-		{ CHK_PROG_NFS, 3, 15, 0, NONE, true },		/* LINK */
-		{ CHK_PROG_NFS, 3, 17, 0, NONE, false },	/* READDIRPLUS */
-		{ CHK_PROG_NFS, 3, 20, 0, NONE, false },	/* PATHCONF */
-		{ CHK_PROG_NFS, 3, 21, 0, NONE, false },	/* COMMIT */
-		{ CHK_PROG_NFS, 3, 22, 0, NONE, true },		/* unknown */
-		{ CHK_PROG_NFS, 3, 0xffffffffu, 0, NONE, true },
-		{ CHK_PROG_NFS, 2, 7, 0, NONE, false },		/* WRITECACHE */
-		{ CHK_PROG_NFS, 2, 8, 0, NONE, true },		/* WRITE */
-		{ CHK_PROG_NFS, 2, 17, 0, NONE, false },	/* STATFS */
-		{ CHK_PROG_NFS, 2, 18, 0, NONE, true },		/* unknown */
-		{ CHK_PROG_NFS, 4, 0, 0, NONE, false },		/* NULL */
-		{ CHK_PROG_NFS, 4, 1, 0, SEQ, true },		/* NFSv4.0: no slots */
-		{ CHK_PROG_NFS, 4, 1, 1, SEQ, false },
-		{ CHK_PROG_NFS, 4, 1, 2, SEQ, false },
-		{ CHK_PROG_NFS, 4, 1, 1, EXID, true },		/* EXCHANGE_ID: no slot */
-		{ CHK_PROG_NFS, 4, 1, 1, EMPTY, true },		/* nothing read (krb5p) */
-		{ CHK_PROG_NFS, 4, 2, 1, SEQ, true },		/* no such procedure */
-		{ CHK_PROG_NFSACL, 3, 1, 0, NONE, false },	/* GETACL */
-		{ CHK_PROG_NFSACL, 3, 2, 0, NONE, true },	/* SETACL */
-		{ CHK_PROG_NLM, 4, 2, 0, NONE, true },		/* LOCK */
-		{ CHK_PROG_NLM, 4, 0, 0, NONE, false },		/* NULL */
-		{ CHK_PROG_MOUNT, 3, 1, 0, NONE, true },	/* MNT */
-		{ CHK_PROG_MOUNT, 3, 5, 0, NONE, true },	/* EXPORT */
+	enum { SEQ = CHK_OP_SEQUENCE, PFH = CHK_OP_PUTFH, GA = CHK_OP_GETATTR };
+	static const struct {
+		uint32_t prog, vers, proc, minor, nops;	/* nops: announced (0: as listed) */
+		uint16_t op[4];				/* listed, up to the first 0 */
+		bool keep;
+	} k[] = {
+		{ CHK_PROG_NFS, 3, 0, 0, 0, { 0 }, false },		/* NULL */
+		{ CHK_PROG_NFS, 3, 1, 0, 0, { 0 }, false },		/* GETATTR */
+		{ CHK_PROG_NFS, 3, 2, 0, 0, { 0 }, true },		/* SETATTR */
+		{ CHK_PROG_NFS, 3, 6, 0, 0, { 0 }, false },		/* READ */
+		{ CHK_PROG_NFS, 3, 7, 0, 0, { 0 }, true },		/* WRITE */
+		{ CHK_PROG_NFS, 3, 8, 0, 0, { 0 }, true },		/* CREATE */
+		{ CHK_PROG_NFS, 3, 14, 0, 0, { 0 }, true },		/* RENAME */
+		{ CHK_PROG_NFS, 3, 15, 0, 0, { 0 }, true },		/* LINK */
+		{ CHK_PROG_NFS, 3, 17, 0, 0, { 0 }, false },		/* READDIRPLUS */
+		{ CHK_PROG_NFS, 3, 20, 0, 0, { 0 }, false },		/* PATHCONF */
+		{ CHK_PROG_NFS, 3, 21, 0, 0, { 0 }, false },		/* COMMIT */
+		{ CHK_PROG_NFS, 3, 22, 0, 0, { 0 }, true },		/* unknown */
+		{ CHK_PROG_NFS, 3, 0xffffffffu, 0, 0, { 0 }, true },
+		{ CHK_PROG_NFS, 2, 7, 0, 0, { 0 }, false },		/* WRITECACHE */
+		{ CHK_PROG_NFS, 2, 8, 0, 0, { 0 }, true },		/* WRITE */
+		{ CHK_PROG_NFS, 2, 17, 0, 0, { 0 }, false },		/* STATFS */
+		{ CHK_PROG_NFS, 2, 18, 0, 0, { 0 }, true },		/* unknown */
+		{ CHK_PROG_NFS, 4, 0, 0, 0, { 0 }, false },		/* NULL */
+		{ CHK_PROG_NFS, 4, 1, 1, 0, { SEQ, PFH, CHK_OP_WRITE }, false },
+		{ CHK_PROG_NFS, 4, 1, 2, 0, { SEQ, PFH, CHK_OP_REMOVE }, false },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { SEQ, PFH }, true },	/* no slots in 4.0 */
+		{ CHK_PROG_NFS, 4, 1, 1, 0, { CHK_OP_EXCHANGE_ID }, true },	/* no slot */
+		{ CHK_PROG_NFS, 4, 1, 1, 0, { 0 }, true },		/* nothing read (krb5p) */
+		{ CHK_PROG_NFS, 4, 2, 1, 0, { SEQ, PFH }, true },	/* no such procedure */
+		/* NFSv4.0: kept unless every operation changes nothing */
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, GA }, false },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, CHK_OP_READ, GA }, false },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { CHK_OP_PUTROOTFH, CHK_OP_LOOKUP, CHK_OP_GETFH, GA },
+		  false },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { CHK_OP_RENEW }, false },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, CHK_OP_OPEN, GA }, true },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, CHK_OP_WRITE }, true },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, CHK_OP_LOCKT }, true },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, CHK_OP_OPENATTR }, true },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { CHK_OP_SETCLIENTID }, true },
+		{ CHK_PROG_NFS, 4, 1, 0, 0, { PFH, 0xffff }, true },	/* unknown operation */
+		{ CHK_PROG_NFS, 4, 1, 0, 3, { PFH, GA }, true },	/* not all listed */
+		{ CHK_PROG_NFSACL, 3, 1, 0, 0, { 0 }, false },		/* GETACL */
+		{ CHK_PROG_NFSACL, 3, 2, 0, 0, { 0 }, true },		/* SETACL */
+		{ CHK_PROG_NLM, 4, 2, 0, 0, { 0 }, true },		/* LOCK */
+		{ CHK_PROG_NLM, 4, 0, 0, 0, { 0 }, false },		/* NULL */
+		{ CHK_PROG_MOUNT, 3, 1, 0, 0, { 0 }, true },		/* MNT */
+		{ CHK_PROG_MOUNT, 3, 5, 0, 0, { 0 }, true },		/* EXPORT */
 	};
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		struct chk_call_walk cw = { .cw_minor = k[i].minor };
 
-		if (k[i].first != EMPTY) {
-			cw.cw_nops = cw.cw_nops_listed = 2;
-			cw.cw_op[0] = k[i].first == SEQ ? CHK_OP_SEQUENCE : CHK_OP_EXCHANGE_ID;
-			cw.cw_op[1] = CHK_OP_PUTROOTFH;
-		}
+		while (cw.cw_nops_listed < 4 && k[i].op[cw.cw_nops_listed])
+			cw.cw_op[cw.cw_nops_listed] = k[i].op[cw.cw_nops_listed], cw.cw_nops_listed++;
+		cw.cw_nops = k[i].nops ? k[i].nops : cw.cw_nops_listed;
 		if (gw_xmap_keeps_answered(k[i].prog, k[i].vers, k[i].proc, &cw) != k[i].keep)
 			fail_msg("row %u: prog %u vers %u proc %u: keeps %d", i + 1, k[i].prog,
 				 k[i].vers, k[i].proc, !k[i].keep);
