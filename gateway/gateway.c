@@ -478,8 +478,8 @@ static void gw_call_set_reply(struct gw_call *c, const struct iovec *iov, unsign
 }
 
 /* c is answered (answered) or ends: its XID mapping is kept for drc_window,
- * or goes at once when no DRC needs it.  RPCSEC_GSS calls carry their
- * client's XID, which another client may use next: always kept (gss_xid.c). */
+ * or goes at once when no server's DRC keeps such a call; an RPCSEC_GSS
+ * call's XID is then free at once for another client's (gss_xid.c). */
 static void gw_xent_settle(struct gw_call *c, bool answered)
 {
 	const struct rpc_call_hdr *h = &c->ca_hdr;
@@ -487,7 +487,7 @@ static void gw_xent_settle(struct gw_call *c, bool answered)
 
 	if (!xm || !c->ca_xent || c->ca_xent->xn_call != c)
 		;	/* none, or not c's entry (any more): left as it is */
-	else if (answered && !gw_call_keeps_xid(c) &&
+	else if (answered &&
 		 !gw_xmap_keeps_answered(h->rc_prog, h->rc_vers, h->rc_proc, &c->ca_walk))
 		gw_xmap_remove(xm, c->ca_xent);
 	else

@@ -11,11 +11,14 @@
  * match, and a call whose XID is still in the server's duplicate request
  * cache window for another client's call could be taken for that call's
  * retransmission.  So while the XID is mapped on the backend (in flight,
- * or answered less than drc_window ago) the call waits on its backend's
- * wait list in state XWAIT, counted (gss_xid_waits), and a timer tries the
- * list again every GW_XWAIT_RETRY_MS.  Collisions are rare (client XIDs
- * start at random values); the wait is the price of never sending two
- * calls with one XID.
+ * or answered less than drc_window ago for a call a DRC keeps:
+ * gw_xmap_keeps_answered) the call waits on its backend's wait list in
+ * state XWAIT, counted (gss_xid_waits), and a timer tries the list again
+ * every GW_XWAIT_RETRY_MS.  Collisions are rare (client XIDs start at
+ * random values); the wait is the price of never sending two calls with
+ * one XID.  Answered reads free their XID at once: two busy clients whose
+ * XID counters run close would otherwise wait on each other's reads for
+ * the whole window, call after call.
  *
  * A retransmission of a waiting call is dropped like one of a call in
  * flight.  A waiting call whose path a reload retired ends without a reply

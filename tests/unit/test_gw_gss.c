@@ -15,12 +15,13 @@
 
 #define NFS 100003u
 
-/* Record-marked NFSv3 NULL call with an RPCSEC_GSS DATA credential
- * (RFC 2203 5: version 1, gss_proc DATA, seq_num, service none, a 4-byte
- * handle) and an 8-byte verifier, then the tag word the server echoes. */
-static size_t gss_call(uint8_t *out, uint32_t xid, uint32_t seq, uint32_t tag)
+/* Record-marked NFSv3 call of procedure proc with an RPCSEC_GSS DATA
+ * credential (RFC 2203 5: version 1, gss_proc DATA, seq_num, service none,
+ * a 4-byte handle) and an 8-byte verifier, then the tag word the server
+ * echoes. */
+static size_t gss_call_proc(uint8_t *out, uint32_t xid, uint32_t proc, uint32_t seq, uint32_t tag)
 {
-	const uint32_t w[] = { xid, RPC_CALL, 2, NFS, 3, 0,
+	const uint32_t w[] = { xid, RPC_CALL, 2, NFS, 3, proc,
 			       RPC_RPCSEC_GSS, 24, 1, 0, seq, RPC_GSS_SVC_NONE, 4, 0xc0ffee,
 			       RPC_RPCSEC_GSS, 8, 0x11111111, 0x22222222, tag };
 	size_t o = 4;
@@ -29,6 +30,12 @@ static size_t gss_call(uint8_t *out, uint32_t xid, uint32_t seq, uint32_t tag)
 		chk_put_be32(out + o, w[i]);
 	rm_encode_hdr(out, (uint32_t)(o - 4), true);
 	return o;
+}
+
+/* gss_call_proc() of NFSv3 WRITE (7), a call a server's DRC keeps. */
+static size_t gss_call(uint8_t *out, uint32_t xid, uint32_t seq, uint32_t tag)
+{
+	return gss_call_proc(out, xid, 7, seq, tag);
 }
 
 static uint32_t reply_xid(const uint8_t *r) { return chk_be32(r); }
@@ -161,6 +168,39 @@ static void t04_waiter_leaves(void **state)
 	assert_int_equal(gw_ctx_calls_avail(h->gw), h->cf->cf_max_calls);
 }
 
+/* 5. An answered GSS read (GETATTR, which no DRC keeps) frees its XID at
+ * once: another client's call with that XID goes without waiting, even
+ * within the DRC window; a WRITE's XID stays busy. */
+static void t05_read_frees_xid(void **state)
+{
+	struct h_env *e = *state;
+	struct h_server *s = &e->he_srv;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[256];
+	int a, b;
+
+	h_env_listen(e);
+	h_env_nfs_gw(e, "drc_window = 60");
+	a = h_client(h);
+	b = h_client(h);
+	h_send(a, buf, gss_call_proc(buf, 0x55, 1, 1, 0xa));	/* GETATTR */
+	assert_int_equal(h_reply(h, a, buf, sizeof(buf), 3000), 28);
+	h_send(b, buf, gss_call_proc(buf, 0x55, 1, 7, 0xb));
+	assert_int_equal(h_reply(h, b, buf, sizeof(buf), 1000), 28);
+	assert_int_equal(reply_tag(buf), 0xb);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_GSS_XID_WAIT], 0);
+	assert_int_equal(h_server_xid(s, 1), 0x55);
+	h_send(a, buf, gss_call(buf, 0x56, 2, 0xc));		/* WRITE */
+	assert_int_equal(h_reply(h, a, buf, sizeof(buf), 3000), 28);
+	h_send(b, buf, gss_call(buf, 0x56, 8, 0xd));
+	assert_int_equal(h_reply(h, b, buf, sizeof(buf), 300), -1);	/* waits */
+	assert_int_equal(h->st.gs_ctr[GW_CTR_GSS_XID_WAIT], 1);
+	assert_int_equal(h_server_calls(s), 3);
+	close(a);
+	close(b);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +208,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t02_same_xid_waits, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t03_drc_window, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t04_waiter_leaves, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t05_read_frees_xid, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
