@@ -618,7 +618,8 @@ gw_metric() {
 	else
 		body=$(wget -q -O - "$url") || bed_fail "GET $url failed" || return 1
 	fi
-	v=$(printf '%s\n' "$body" | awk -v s="$1" '$1 == s { print $2; exit }')
+	# awk reads to the end: an early exit would end printf with SIGPIPE (141)
+	v=$(printf '%s\n' "$body" | awk -v s="$1" '$1 == s && !n++ { print $2 }')
 	echo "${v:-0}"
 }
 
