@@ -95,6 +95,19 @@ static void t01c_put(const char *root, const char *rel, const char *text)
 	fclose(f);
 }
 
+/* t01c, t01d: a sysfs tree of their own under root (made), and the first
+ * two CPUs this process may run on (second -1 when only one). */
+static void t01c_start(char *root, cpu_set_t *allowed, int *first, int *second)
+{
+	*first = *second = -1;
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sched_getaffinity(0, sizeof(*allowed), allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE && *second < 0; c++)
+		if (CPU_ISSET(c, allowed))
+			*(*first < 0 ? first : second) = c;
+	assert_true(*first >= 0);
+}
+
 /* 1c. workers = 0 on a host whose RDMA device names a NUMA node (a sysfs
  * tree of its own): one worker per core of that node the process may run
  * on (two hardware threads of one core count once), and those CPUs, for
@@ -104,16 +117,11 @@ static void t01c_auto_node(void **state)
 {
 	char root[] = "/tmp/t01c.XXXXXX", why[160] = "", list[64], cmd[64], rel[96];
 	cpu_set_t allowed, node;
-	int first = -1, second = -1;
+	int first, second;
 	unsigned n;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-	for (int c = 0; c < CPU_SETSIZE && second < 0; c++)
-		if (CPU_ISSET(c, &allowed))
-			*(first < 0 ? &first : &second) = c;
-	assert_true(first >= 0);
+	t01c_start(root, &allowed, &first, &second);
 
 	/* no RDMA device: every CPU it may run on, no node */
 	n = gw_worker_auto(root, &node, why, sizeof(why));
@@ -178,15 +186,11 @@ static void t01d_auto_soft_node(void **state)
 	char root[] = "/tmp/t01d.XXXXXX", why[160] = "", list[64], cmd[700], dev[512];
 	const char *pci = "devices/pci0000:04/0000:04:00.0/0000:05:01.0";
 	cpu_set_t allowed, node;
-	int first = -1;
+	int first, second;
 	unsigned n;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
-	assert_int_equal(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
-		if (CPU_ISSET(c, &allowed))
-			first = c;
+	t01c_start(root, &allowed, &first, &second);
 	snprintf(list, sizeof(list), "%d\n", first);
 	t01c_put(root, "devices/system/node/node1/cpulist", list);
 	/* rxe0 on a dummy (no device), rxe1 on "../x": no node */
