@@ -278,7 +278,7 @@ bool gw_xmap_keeps_answered(uint32_t prog, uint32_t vers, uint32_t proc,
 		return false;
 	if (prog == CHK_PROG_NFSACL)
 		return proc != 1;		/* GETACL */
-	if (prog != CFG_PROG_NFS || proc > 31)
+	if (prog != CHK_PROG_NFS || proc > 31)
 		return true;
 	if (vers == 2)
 		return !(GW_XMAP_NFS2_SAFE >> proc & 1);
