@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Host tests of the RPCSEC_GSS XID rule (gateway/gss_xid.c): GSS calls
  * keep the client's XID to the server, and a GSS call whose XID another
- * client has in flight (or in the DRC window) waits instead of going out
- * as a second live call with that XID.  Loopback only (test_gw_harness.h). */
+ * client has in flight (or, for a call that changes something, in the DRC
+ * window) waits instead of going out as a second live call with that XID.
+ * Loopback only (test_gw_harness.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -49,14 +49,14 @@
 #   VM_APPEND   more guest kernel parameters (e.g. nohz_full=1 for exact
 #               user/system times of tasks on CPU 1)
 #   VM_QEMU_ARGS  more qemu arguments, split at spaces
+#   VM_KEEP=1   keep the run folder (stage-2 script, output, status)
+#   VM_SHELL=1  after SCRIPT, open a root shell on the serial console instead
+#               of powering off (interactive; serial console on the terminal)
 #
 # A SCRIPT with the line "# vm-numa: 2" gets a guest of two NUMA nodes (a
 # vCPU and half the memory each) and a virtio NIC (eth0, user networking,
 # nothing routed) behind a PCI expander bridge on node 1, for scenarios of
 # NUMA placement.
-#   VM_KEEP=1   keep the run folder (stage-2 script, output, status)
-#   VM_SHELL=1  after SCRIPT, open a root shell on the serial console instead
-#               of powering off (interactive; serial console on the terminal)
 set -u
 
 ME=$(basename "$0")
