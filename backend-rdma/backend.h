@@ -189,6 +189,12 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg);
 void be_ctx_free(struct be_ctx *ctx);
 const struct be_stats *be_ctx_stats(const struct be_ctx *ctx);
 const struct be_config *be_ctx_config(const struct be_ctx *ctx);
+/* To be called by the loop's owner before each time the event loop may
+ * block, from the first pass on: CQs woken since are polled, and re-armed
+ * once a poll finds them empty.  True when it handled completions: run a
+ * pass that does not block (EVLOOP_NONBLOCK), then call it again.  Never
+ * called: each CQ is re-armed in its own event, as before. */
+bool be_ctx_prewait(struct be_ctx *ctx);
 
 /*
  * Register caller-owned memory (the gateway's buffer pool, into which TCP

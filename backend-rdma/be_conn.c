@@ -211,6 +211,7 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	if (cn->cn_cq_ev)
 		event_free(cn->cn_cq_ev);
 	cn->cn_cq_ev = NULL;
+	be_cq_unpark(cn);
 	if (cn->cn_cq)
 		be_vx()->destroy_cq(cn->cn_cq);
 	cn->cn_cq = NULL;

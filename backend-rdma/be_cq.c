@@ -637,26 +637,78 @@ void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc)
 	}
 }
 
+/* Polls cn's CQ to empty; the number of completions handled.  Handling one
+ * never frees a connection (teardown is its reap event's), so cn and the
+ * parked list stay valid. */
+static unsigned cq_drain(struct be_conn *cn)
+{
+	struct ibv_wc wc[16];
+	unsigned total = 0;
+	int n, i;
+
+	/* Draining: completions keep coming until the last signaled WR. */
+	while (cn->cn_cq && (cn->cn_state != BC_DEAD || cn->cn_draining) &&
+	       (n = be_vx()->poll_cq(cn->cn_cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++)
+			be_on_wc(cn, &wc[i]);
+		total += (unsigned)n;
+	}
+	return total;
+}
+
+void be_cq_unpark(struct be_conn *cn)
+{
+	if (cn->cn_parked) {
+		TAILQ_REMOVE(&cn->cn_ctx->cx_parked, cn, cn_park_link);
+		cn->cn_parked = false;
+	}
+}
+
 void be_on_cq(evutil_socket_t fd, short what, void *arg)
 {
 	struct be_conn *cn = arg;
 	struct ibv_cq *cq;
 	void *cqctx;
-	struct ibv_wc wc[16];
-	int n, i;
 
 	(void)fd;
 	(void)what;
 	if (be_vx()->get_cq_event(cn->cn_cc, &cq, &cqctx) == 0) {
 		cn->cn_ctx->cx_stats.bs_cq_wakeups++;
 		be_vx()->ack_cq_events(cq, 1);
-		be_vx()->req_notify_cq(cq, 0);
+		if (!cn->cn_ctx->cx_prewait) {
+			be_vx()->req_notify_cq(cq, 0);
+		} else if (!cn->cn_parked) {
+			/* Re-armed by be_ctx_prewait() once a poll finds it empty:
+			 * while calls keep coming, the loop's passes poll it and
+			 * its completions need no event (a read and a re-arm,
+			 * two system calls on Soft-RoCE, and a wake-up). */
+			TAILQ_INSERT_TAIL(&cn->cn_ctx->cx_parked, cn, cn_park_link);
+			cn->cn_parked = true;
+		}
 	}
 	/* Poll to empty after re-arming: nothing is left behind. */
-	/* Draining: completions keep coming until the last signaled WR. */
-	while ((cn->cn_state != BC_DEAD || cn->cn_draining) &&
-	       (n = be_vx()->poll_cq(cn->cn_cq, 16, wc)) > 0) {
-		for (i = 0; i < n; i++)
-			be_on_wc(cn, &wc[i]);
+	cq_drain(cn);
+}
+
+bool be_ctx_prewait(struct be_ctx *ctx)
+{
+	struct be_conn *cn, *next;
+	bool busy = false;
+
+	ctx->cx_prewait = true;
+	for (cn = TAILQ_FIRST(&ctx->cx_parked); cn; cn = next) {
+		next = TAILQ_NEXT(cn, cn_park_link);
+		if (cq_drain(cn)) {
+			busy = true;	/* stays parked: the next pass polls again */
+			continue;
+		}
+		be_cq_unpark(cn);
+		if (!cn->cn_cq)
+			continue;
+		be_vx()->req_notify_cq(cn->cn_cq, 0);
+		/* A completion between the poll and the arm raised no event. */
+		if (cq_drain(cn))
+			busy = true;
 	}
+	return busy;
 }

@@ -131,6 +131,7 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
 	LIST_INIT(&ctx->cx_regions);
 	LIST_INIT(&ctx->cx_pools);
 	LIST_INIT(&ctx->cx_closing);
+	TAILQ_INIT(&ctx->cx_parked);
 	rpcrdma_limits_default(&ctx->cx_lim);
 	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
 	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)

@@ -184,7 +184,9 @@ struct be_closing {
 };
 
 struct be_pool;
+struct be_conn;
 LIST_HEAD(be_region_list, be_region);
+TAILQ_HEAD(be_conn_list, be_conn);
 LIST_HEAD(be_closing_list, be_closing);
 LIST_HEAD(be_pool_list, be_pool);
 
@@ -199,6 +201,10 @@ struct be_ctx {
 	struct rpcrdma_limits cx_lim;
 	struct rpcrdma_hdr cx_tx;	/* scratch for encoding */
 	struct rpcrdma_hdr cx_rx;	/* scratch for decoding */
+	/* be_ctx_prewait(): once called, a CQ woken stays unarmed (parked)
+	 * while the loop keeps finding work; that call re-arms it. */
+	bool cx_prewait;
+	struct be_conn_list cx_parked;
 };
 
 struct be_mw {
@@ -315,6 +321,8 @@ struct be_conn {
 	struct ibv_comp_channel *cn_cc;
 	struct event *cn_cq_ev;
 	struct ibv_cq *cn_cq;
+	bool cn_parked;			/* on cx_parked: its CQ is not armed */
+	TAILQ_ENTRY(be_conn) cn_park_link;
 	struct ibv_qp *cn_qp;
 	struct event *cn_reap_ev;	/* deferred teardown */
 	struct event *cn_timer;		/* connect timeout, then keepalive */
@@ -487,6 +495,7 @@ int be_send_inline(struct be_conn *cn, const uint8_t *hdr, size_t hlen, const st
 		       unsigned niov);
 void be_on_wc(struct be_conn *cn, const struct ibv_wc *wc);
 void be_on_cq(evutil_socket_t fd, short what, void *arg);
+void be_cq_unpark(struct be_conn *cn);	/* off cx_parked (teardown) */
 
 /* be_bc.c */
 void be_bc_recv(struct be_conn *cn, struct be_rbuf *rb, const struct rpcrdma_hdr *rh,

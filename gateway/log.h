@@ -359,10 +359,6 @@ static inline void gw_stat_inc(struct gw_stats *st, enum gw_ctr c)
 /* CPU time of the calling thread (getrusage RUSAGE_THREAD), microseconds;
  * false when the kernel does not say. */
 bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us);
-/* Runs the event loop until it is broken or has no events, counting each
- * pass in GW_CTR_SYS_LOOP_WAIT (one epoll_wait at least); each pass is one
- * of the pass clock (gw_pass_us). */
-int gw_loop_run(struct event_base *base, struct gw_stats *st);
 /* The i-th system call counter: its label (syscalls_total{call}) and
  * counter; NULL past the last. */
 const char *gw_sys_call_name(unsigned i, enum gw_ctr *c);

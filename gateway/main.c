@@ -761,7 +761,7 @@ int main(int argc, char **argv)
 	gw_info(&m.m_log, "rpcrdma-gw %s starting (%s)", GW_VERSION, path ? path : "no config file");
 	rc = gw_main_setup(&m);
 	if (rc == 0)
-		gw_loop_run(m.m_base, &m.m_stats);
+		gw_loop_run(m.m_base, &m.m_stats, gw_worker_prewait, m.m_w[0]);
 	if (m.m_rpcb.rgr_ops)	/* before the counters are logged (teardown again: no-op) */
 		gw_rpcb_unregister(&m.m_rpcb, &m.m_log, &m.m_stats);
 	gw_main_stats_log(&m);

@@ -781,27 +781,6 @@ bool gw_cpu_thread_us(uint64_t *user_us, uint64_t *sys_us)
 	return true;
 }
 
-int gw_loop_run(struct event_base *base, struct gw_stats *st)
-{
-	/* libevent 2.1 has no hook per loop pass: EVLOOP_ONCE returns after
-	 * each pass that ran callbacks (epoll_wait once, or more when one
-	 * woke for nothing), so the count is a lower bound of epoll_wait.
-	 * Once a callback ran, a pass blocks no more: its one clock reading
-	 * (gw_pass_us) is never older than the pass. */
-	for (;;) {
-		int rc;
-
-		gw_pass_set(st, true);
-		rc = event_base_loop(base, EVLOOP_ONCE);
-		gw_pass_set(st, false);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;	/* 1: no event left */
-		gw_stat_inc(st, GW_CTR_SYS_LOOP_WAIT);
-		if (event_base_got_break(base) || event_base_got_exit(base))
-			return 0;
-	}
-}
-
 /* Worker "0": the one event loop (more loops will be more workers). */
 static const struct { enum gw_ctr sc_ctr; const char *sc_call; } gw_sys_ctrs[] = {
 	{ GW_CTR_SYS_CLIENT_RECV, "client_recv" },

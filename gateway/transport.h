@@ -139,6 +139,9 @@ struct gw_rdma;
 struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const struct gw_log *lg,
 			    struct gw_stats *st);
 void gw_rdma_free(struct gw_rdma *r);
+/* Before the loop may block: be_ctx_prewait() of each server's context.
+ * True when completions were handled (run a pass that does not block). */
+bool gw_rdma_prewait(struct gw_rdma *ra);
 /* Tests only: the backends' names are resolved by fn instead of
  * getaddrinfo() (on the resolver thread; returns 0 or an EAI_* code). */
 typedef int gw_rdma_resolve_fn(void *arg, const char *host, const char *port,

@@ -109,6 +109,16 @@ struct gw_rdma {
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
 };
 
+bool gw_rdma_prewait(struct gw_rdma *ra)
+{
+	bool busy = false;
+
+	for (unsigned i = 0; ra && i < GW_BACKEND_SLOTS; i++)
+		if (ra->ra_servers[i].sv_ctx && be_ctx_prewait(ra->ra_servers[i].sv_ctx))
+			busy = true;
+	return busy;
+}
+
 /* The server's name, resolved on a lookup thread (getaddrinfo may block
  * for seconds): filled by the thread, read once it has been joined. */
 struct gr_resolve {

@@ -181,6 +181,39 @@ int gw_worker_need_rdma(struct gw_worker *w)
 	return 0;
 }
 
+int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn *prewait,
+		void *arg)
+{
+	/* libevent 2.1 has no hook per loop pass: EVLOOP_ONCE returns after
+	 * each pass that ran callbacks (epoll_wait once, or more when one
+	 * woke for nothing), so the count is a lower bound of epoll_wait.
+	 * Once a callback ran, a pass blocks no more: its one clock reading
+	 * (gw_pass_us) is never older than the pass. */
+	for (;;) {
+		int rc, flags = EVLOOP_ONCE;
+
+		gw_pass_set(st, true);
+		/* Completions handled here: the pass does not block, so its
+		 * readings stay fresh; none handled: none taken. */
+		if (prewait && prewait(arg))
+			flags |= EVLOOP_NONBLOCK;
+		rc = event_base_loop(base, flags);
+		gw_pass_set(st, false);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;	/* 1: no event left */
+		gw_stat_inc(st, GW_CTR_SYS_LOOP_WAIT);
+		if (event_base_got_break(base) || event_base_got_exit(base))
+			return 0;
+	}
+}
+
+bool gw_worker_prewait(void *arg)
+{
+	struct gw_worker *w = arg;
+
+	return w && gw_rdma_prewait(w->gwk_rdma);	/* NULL until an rdma route */
+}
+
 static int gw_worker_build(struct gw_worker *w)
 {
 	const struct cfg *cf = w->gwk_p.wp_cfg;
@@ -265,7 +298,7 @@ static void *gw_worker_thread(void *arg)
 	/* Signals are the main thread's (its loop handles them). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	gw_loop_run(w->gwk_base, w->gwk_st);
+	gw_loop_run(w->gwk_base, w->gwk_st, gw_worker_prewait, w);
 	return NULL;
 }
 

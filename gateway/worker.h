@@ -83,6 +83,16 @@ struct gw_log *gw_worker_log(struct gw_worker *w);
 struct gw_pool *gw_worker_pool(struct gw_worker *w);
 /* The RDMA context, created on the first rdma route (start or reload). */
 int gw_worker_need_rdma(struct gw_worker *w);
+/* Runs the event loop until it is broken or has no events, counting each
+ * pass in GW_CTR_SYS_LOOP_WAIT (one epoll_wait at least); each pass is one
+ * of the pass clock (gw_pass_us).  prewait (may be NULL) runs at the start
+ * of each pass; when it returns true the pass does not block. */
+typedef bool gw_loop_prewait_fn(void *arg);
+int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn *prewait,
+		void *arg);
+/* The worker's loop's prewait (gw_loop_run; arg: the worker): its RDMA
+ * context's completion queues polled, re-armed once found empty. */
+bool gw_worker_prewait(void *w);
 
 /* `workers = 0`: one per core the daemon may run on (its affinity; a
  * core's hardware threads count once) in the NUMA node of the first RDMA

@@ -7,7 +7,9 @@
  * signal rule kept; a refused post fails the call the provider refused and
  * sends those after it later, the ring's accounting intact, and a call
  * refused after one of its binds went out fails the connection; a call
- * with large chunks goes at once.
+ * with large chunks goes at once.  Once the loop calls be_ctx_prewait(),
+ * a woken CQ stays unarmed while passes keep finding completions, and is
+ * re-armed once, when a poll finds it empty.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -390,6 +392,96 @@ static void t23_one_doorbell_per_connection(void **state)
 	bench_down(&b);
 }
 
+/* 26. be_ctx_prewait() in use: the CQ event's handler leaves the CQ
+ * unarmed; a reply that comes after it raises no event and is handled by
+ * the next prewait (true); the prewait that finds the CQ empty re-arms it,
+ * once, and the next reply comes by its event again.  A connection torn
+ * down while its CQ is unarmed leaves the context's list. */
+static void t26_cq_left_unarmed(void **state)
+{
+	static const uint32_t x[4] = { 2601, 2602, 2603, 2604 };
+	const struct be_stats *st;
+	struct bench b;
+	struct fconn *fc;
+	unsigned a0;
+	uint64_t w0;
+
+	(void)state;
+	one_conn_up(&b, 8);
+	fc = cur();
+	st = be_ctx_stats(b.ctx);
+	assert_false(be_ctx_prewait(b.ctx));	/* nothing woken yet */
+	for (unsigned i = 0; i < 4; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	spin(&b, 2);
+	assert_true(fc->armed);
+	a0 = fc->narms;
+	w0 = st->bs_cq_wakeups;
+
+	deliver_reply(fc, x[0], 8, 0, NULL, 0);
+	spin(&b, 2);
+	assert_int_equal(cb_count(&b, x[0]), 1);
+	assert_int_equal(st->bs_cq_wakeups - w0, 1);
+	assert_false(fc->armed);		/* not re-armed by its event */
+	assert_int_equal(fc->narms, a0);
+
+	deliver_reply(fc, x[1], 8, 0, NULL, 0);
+	spin(&b, 2);
+	assert_int_equal(cb_count(&b, x[1]), 0);	/* no event for it */
+	assert_true(be_ctx_prewait(b.ctx));
+	assert_int_equal(cb_count(&b, x[1]), 1);
+	assert_false(fc->armed);
+	assert_false(be_ctx_prewait(b.ctx));	/* empty: re-armed */
+	assert_true(fc->armed);
+	assert_int_equal(fc->narms, a0 + 1);
+	assert_false(be_ctx_prewait(b.ctx));	/* nothing left unarmed */
+	assert_int_equal(fc->narms, a0 + 1);
+
+	deliver_reply(fc, x[2], 8, 0, NULL, 0);
+	spin(&b, 2);
+	assert_int_equal(cb_count(&b, x[2]), 1);
+	assert_int_equal(st->bs_cq_wakeups - w0, 2);
+	assert_false(fc->armed);
+	assert_false(TAILQ_EMPTY(&b.ctx->cx_parked));
+
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);
+	spin(&b, 20);
+	assert_true(TAILQ_EMPTY(&b.ctx->cx_parked));
+	assert_false(be_ctx_prewait(b.ctx));
+	bench_down(&b);
+}
+
+/* 27. Without be_ctx_prewait() every CQ event re-arms its CQ at once. */
+static void t27_cq_rearmed_without_prewait(void **state)
+{
+	static const uint32_t x[2] = { 2701, 2702 };
+	const struct be_stats *st;
+	struct bench b;
+	struct fconn *fc;
+	unsigned a0;
+	uint64_t w0;
+
+	(void)state;
+	one_conn_up(&b, 8);
+	fc = cur();
+	for (unsigned i = 0; i < 2; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	spin(&b, 2);
+	st = be_ctx_stats(b.ctx);
+	a0 = fc->narms;
+	w0 = st->bs_cq_wakeups;
+	for (unsigned i = 0; i < 2; i++) {
+		deliver_reply(fc, x[i], 8, 0, NULL, 0);
+		spin(&b, 2);
+		assert_int_equal(cb_count(&b, x[i]), 1);
+		assert_true(fc->armed);
+		assert_true(st->bs_cq_wakeups - w0 > i);
+		assert_int_equal(fc->narms - a0, st->bs_cq_wakeups - w0);	/* one per event */
+	}
+	assert_true(TAILQ_EMPTY(&b.ctx->cx_parked));
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +491,8 @@ int main(void)
 		cmocka_unit_test(t23_one_doorbell_per_connection),
 		cmocka_unit_test(t24_refused_after_a_bind),
 		cmocka_unit_test(t25_large_call_at_once),
+		cmocka_unit_test(t26_cq_left_unarmed),
+		cmocka_unit_test(t27_cq_rearmed_without_prewait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

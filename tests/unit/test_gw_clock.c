@@ -16,7 +16,11 @@
  *      (they were 25 for the eight records and 11 for their replies);
  *   2. gw_pass_us: inside a pass one reading serves it, the next pass
  *      reads anew; outside gw_loop_run (before, after, no stats) two
- *      reads 2 ms apart differ: nothing is frozen.
+ *      reads 2 ms apart differ: nothing is frozen;
+ *   3. the loop's prewait (the RDMA completion queues' poll) runs at the
+ *      start of every pass, inside it: while it says it handled work the
+ *      pass does not block (a 30 s timer never fires), and a reading it
+ *      took serves that pass; once it says none, the pass blocks.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -40,6 +44,7 @@
 #include "ops.h"
 #include "test_gw_harness.h"
 #include "transport.h"
+#include "worker.h"
 
 #define NFS 100003u
 #define NCALLS 8
@@ -126,7 +131,7 @@ static void run(struct event_base *base, struct gw_stats *st, uint64_t *passes, 
 
 	n_precise = n_coarse = 0;
 	clock_counting = true;
-	assert_int_equal(gw_loop_run(base, st), 0);
+	assert_int_equal(gw_loop_run(base, st, NULL, NULL), 0);
 	clock_counting = false;
 	*passes = st->gs_ctr[GW_CTR_SYS_LOOP_WAIT] - p0;
 	*reads = n_precise;
@@ -258,11 +263,94 @@ static void t02_pass_reading(void **state)
 	free(st);
 }
 
+struct pw {
+	struct event_base *pw_base;
+	struct gw_stats *pw_st;
+	struct event *pw_go;
+	unsigned pw_calls, pw_busy;	/* calls; the first pw_busy say "work" */
+	bool pw_off_pass;		/* called outside a pass */
+	uint64_t pw_us, pw_go_us;	/* the reading in the last busy call, in go */
+	bool pw_timer;
+};
+
+static bool prewait(void *arg)
+{
+	struct pw *p = arg;
+
+	p->pw_off_pass |= !p->pw_st->gs_pass_on;
+	if (++p->pw_calls > p->pw_busy)
+		return false;
+	if (p->pw_calls == p->pw_busy) {
+		p->pw_us = gw_pass_us(p->pw_st);
+		event_active(p->pw_go, 0, 0);
+	}
+	return true;
+}
+
+static void pw_go(evutil_socket_t fd, short what, void *arg)
+{
+	struct pw *p = arg;
+
+	(void)fd;
+	(void)what;
+	p->pw_go_us = gw_pass_us(p->pw_st);
+	event_base_loopbreak(p->pw_base);
+}
+
+static void pw_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct pw *p = arg;
+
+	(void)fd;
+	(void)what;
+	p->pw_timer = true;
+	event_base_loopbreak(p->pw_base);
+}
+
+static void t03_prewait(void **state)
+{
+	struct timeval long_tv = { 30, 0 }, short_tv = { 0, 5000 };
+	struct gw_stats *st = calloc(1, sizeof(*st));
+	struct pw p = { .pw_st = st, .pw_busy = 4 };
+	struct event *tm;
+	uint64_t p0;
+
+	(void)state;
+	assert_non_null(st);
+	p.pw_base = event_base_new();
+	p.pw_go = event_new(p.pw_base, -1, 0, pw_go, &p);
+	tm = event_new(p.pw_base, -1, 0, pw_timer, &p);
+	assert_non_null(p.pw_go);
+	assert_non_null(tm);
+	event_add(tm, &long_tv);
+	p0 = st->gs_ctr[GW_CTR_SYS_LOOP_WAIT];
+	assert_int_equal(gw_loop_run(p.pw_base, st, prewait, &p), 0);
+	assert_false(p.pw_timer);		/* no pass blocked */
+	assert_int_equal(p.pw_calls, 4);
+	assert_int_equal(st->gs_ctr[GW_CTR_SYS_LOOP_WAIT] - p0, 4);
+	assert_false(p.pw_off_pass);
+	assert_true(p.pw_us != 0 && p.pw_go_us == p.pw_us);	/* one pass's reading */
+
+	/* Nothing handled: the pass blocks until the timer. */
+	p.pw_calls = 0;
+	p.pw_busy = 0;
+	event_del(tm);
+	event_add(tm, &short_tv);
+	assert_int_equal(gw_loop_run(p.pw_base, st, prewait, &p), 0);
+	assert_true(p.pw_timer);
+	assert_int_equal(p.pw_calls, 1);
+	event_free(tm);
+	event_free(p.pw_go);
+	event_base_free(p.pw_base);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_one_read_per_pass),
 		cmocka_unit_test(t02_pass_reading),
+		cmocka_unit_test(t03_prewait),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

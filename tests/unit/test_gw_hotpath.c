@@ -40,6 +40,7 @@
 #include "log.h"
 #include "ops.h"
 #include "test_gw_harness.h"
+#include "worker.h"
 
 static void gw_up_timeouts(struct h_gw *h, struct h_server *s, const char *timeouts)
 {
@@ -235,12 +236,12 @@ static void test_loop_passes(void **state)
 	p.pa_base = event_base_new();
 	assert_non_null(p.pa_base);
 	/* no event: returns at once, no pass */
-	assert_int_equal(gw_loop_run(p.pa_base, &st), 0);
+	assert_int_equal(gw_loop_run(p.pa_base, &st, NULL, NULL), 0);
 	assert_int_equal(st.gs_ctr[GW_CTR_SYS_LOOP_WAIT], 0);
 	ev = event_new(p.pa_base, -1, EV_PERSIST, tick, &p);
 	assert_non_null(ev);
 	event_add(ev, &tv);
-	assert_int_equal(gw_loop_run(p.pa_base, &st), 0);	/* the break */
+	assert_int_equal(gw_loop_run(p.pa_base, &st, NULL, NULL), 0);	/* the break */
 	assert_int_equal(p.pa_fired, 5);
 	assert_int_equal(st.gs_ctr[GW_CTR_SYS_LOOP_WAIT], 5);	/* one pass per tick */
 	event_free(ev);

@@ -231,6 +231,7 @@ static int f_req_notify_cq(struct ibv_cq *cq, int so)
 	struct fconn *fc = FC_OF(cq, cq);
 
 	(void)so;
+	fc->narms++;
 	fc->armed = true;
 	if (fc->nwc) {
 		fc->armed = false;

@@ -45,6 +45,7 @@ struct fconn {
 	struct ibv_wc wc[MAXQ];
 	unsigned nwc, npolled;
 	bool armed;
+	unsigned narms;			/* ibv_req_notify_cq() calls */
 	struct fsend sends[MAXQ];
 	unsigned nsends;
 	unsigned nposts;		/* ibv_post_send() calls, post_wrs[] WRs each */
