@@ -686,7 +686,8 @@ void be_on_cq(evutil_socket_t fd, short what, void *arg)
 			cn->cn_parked = true;
 		}
 	}
-	/* Poll to empty after re-arming: nothing is left behind. */
+	/* Poll to empty (after the re-arm, when there is one here): nothing
+	 * is left behind. */
 	cq_drain(cn);
 }
 
