@@ -392,6 +392,26 @@ static void t23_one_doorbell_per_connection(void **state)
 	bench_down(&b);
 }
 
+/* One connection up, n calls x[] posted and unanswered, its CQ armed:
+ * the connection, and its re-arms and the context's CQ wake-ups so far. */
+static struct fconn *posted(struct bench *b, const uint32_t *x, unsigned n, bool prewait,
+			    unsigned *arms, uint64_t *wakeups)
+{
+	struct fconn *fc;
+
+	one_conn_up(b, 8);
+	fc = cur();
+	if (prewait)
+		assert_false(be_ctx_prewait(b->ctx));	/* nothing woken yet */
+	for (unsigned i = 0; i < n; i++)
+		assert_non_null(submit(b, i, x[i]));
+	spin(b, 2);
+	assert_true(fc->armed);
+	*arms = fc->narms;
+	*wakeups = be_ctx_stats(b->ctx)->bs_cq_wakeups;
+	return fc;
+}
+
 /* 26. be_ctx_prewait() in use: the CQ event's handler leaves the CQ
  * unarmed; a reply that comes after it raises no event and is handled by
  * the next prewait (true); the prewait that finds the CQ empty re-arms it,
@@ -407,16 +427,8 @@ static void t26_cq_left_unarmed(void **state)
 	uint64_t w0;
 
 	(void)state;
-	one_conn_up(&b, 8);
-	fc = cur();
+	fc = posted(&b, x, 4, true, &a0, &w0);
 	st = be_ctx_stats(b.ctx);
-	assert_false(be_ctx_prewait(b.ctx));	/* nothing woken yet */
-	for (unsigned i = 0; i < 4; i++)
-		assert_non_null(submit(&b, i, x[i]));
-	spin(&b, 2);
-	assert_true(fc->armed);
-	a0 = fc->narms;
-	w0 = st->bs_cq_wakeups;
 
 	deliver_reply(fc, x[0], 8, 0, NULL, 0);
 	spin(&b, 2);
@@ -462,14 +474,8 @@ static void t27_cq_rearmed_without_prewait(void **state)
 	uint64_t w0;
 
 	(void)state;
-	one_conn_up(&b, 8);
-	fc = cur();
-	for (unsigned i = 0; i < 2; i++)
-		assert_non_null(submit(&b, i, x[i]));
-	spin(&b, 2);
+	fc = posted(&b, x, 2, false, &a0, &w0);
 	st = be_ctx_stats(b.ctx);
-	a0 = fc->narms;
-	w0 = st->bs_cq_wakeups;
 	for (unsigned i = 0; i < 2; i++) {
 		deliver_reply(fc, x[i], 8, 0, NULL, 0);
 		spin(&b, 2);
