@@ -81,14 +81,16 @@ bool xdr_get_bool(struct xdr_cur *xc, bool *v);
 /* enum: value must be < nvalid when nvalid != 0 (dense enums); else any. */
 bool xdr_get_enum(struct xdr_cur *xc, uint32_t *v, uint32_t nvalid);
 /* opaque<max>: length word then data and pad; *span refers to the data. */
-bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max);
+static inline bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max);
+bool xdr_get_opaque_slow(struct xdr_cur *xc, struct xdr_span *span, uint32_t max);
 /* opaque[n]: fixed length, no length word. */
 bool xdr_get_fixed(struct xdr_cur *xc, struct xdr_span *span, uint32_t n);
 /* string<max>: as opaque; the bytes are not NUL-terminated. */
 static inline bool xdr_get_string(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
 { return xdr_get_opaque(xc, span, max); }
 /* Skip n bytes rounded up to a multiple of 4. */
-bool xdr_skip(struct xdr_cur *xc, size_t n);
+static inline bool xdr_skip(struct xdr_cur *xc, size_t n);
+bool xdr_skip_slow(struct xdr_cur *xc, size_t n);
 /* Move to an absolute position (must be within the stream). */
 bool xdr_seek(struct xdr_cur *xc, size_t pos);
 /* Copy up to cap bytes of a span out (small items: names, creds, tests). */
@@ -161,6 +163,42 @@ static inline bool xdr_get_u32(struct xdr_cur *xc, uint32_t *v)
 		return true;
 	}
 	return xdr_get_u32_slow(xc, v);
+}
+
+/* The fast paths below take items that end inside the current segment,
+ * before its end (so xc_idx keeps naming live bytes); the rest, errors
+ * included, go the slow way.  Each walk reads a few dozen of them. */
+static inline size_t xdr_seg_left(const struct xdr_cur *xc)
+{
+	return xc->xc_iov[xc->xc_idx].iov_len - xc->xc_off;
+}
+
+static inline bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
+{
+	if (xc->xc_err == XDR_OK && xc->xc_idx < xc->xc_niov && xdr_seg_left(xc) > 4) {
+		uint32_t n = chk_be32((const uint8_t *)xc->xc_iov[xc->xc_idx].iov_base + xc->xc_off);
+		size_t adv = 4 + xdr_round4((size_t)n);
+
+		if (n <= max && adv <= xdr_remaining(xc) && adv < xdr_seg_left(xc)) {
+			span->xs_pos = xc->xc_pos + 4;
+			span->xs_len = n;
+			xc->xc_off += adv;
+			xc->xc_pos += adv;
+			return true;
+		}
+	}
+	return xdr_get_opaque_slow(xc, span, max);
+}
+
+static inline bool xdr_skip(struct xdr_cur *xc, size_t n)
+{
+	if (xc->xc_err == XDR_OK && xc->xc_idx < xc->xc_niov && n < xdr_seg_left(xc) &&
+	    xdr_round4(n) <= xdr_remaining(xc) && xdr_round4(n) < xdr_seg_left(xc)) {
+		xc->xc_off += xdr_round4(n);
+		xc->xc_pos += xdr_round4(n);
+		return true;
+	}
+	return xdr_skip_slow(xc, n);
 }
 
 /* ------------------------------------------------------------------------
@@ -757,6 +795,10 @@ bool chk_cb_parse_call(const struct iovec *iov, unsigned niov, struct chk_cb_msg
  * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION with
  * CDFS4_BACK/BOTH, status NFS4_OK. */
 bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *sid);
+/* Whether the call a walk read is an NFSv4 COMPOUND that can bind a back
+ * channel (its reply is worth chk_cb_parse_bind_reply()): CREATE_SESSION,
+ * alone or after SEQUENCE, or BIND_CONN_TO_SESSION; or operations not read. */
+bool chk_cb_may_bind(const struct chk_call_walk *cw);
 /* A client's NFSv4.1+ COMPOUND call starting with SEQUENCE: its sessionid. */
 bool chk_cb_parse_sequence(const struct iovec *iov, unsigned niov, uint8_t *sid);
 

@@ -71,10 +71,18 @@ bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *si
 	if (!rpc_reply_decode(&xc, &rh) || rh.rr_stat != RPC_MSG_ACCEPTED ||
 	    rh.rr_accept_stat != RPC_SUCCESS)
 		return false;
-	/* COMPOUND4res: status, tag, resarray; both ops are sole ops */
+	/* COMPOUND4res: status, tag, resarray */
 	if (!xdr_get_u32(&xc, &status) || status != 0 || !xdr_get_opaque(&xc, &tag, CB_MAX_TAG) ||
 	    !xdr_get_u32(&xc, &nres) || nres < 1 || !xdr_get_u32(&xc, &op) ||
 	    !xdr_get_u32(&xc, &opstatus) || opstatus != 0)
+		return false;
+	/* CREATE_SESSION may follow SEQUENCE (RFC 8881 18.36.3); alone, it
+	 * and BIND_CONN_TO_SESSION are sole ops (15.1.3.3).  SEQUENCE4resok:
+	 * sessionid, then five words. */
+	if (op == CHK_OP_SEQUENCE &&
+	    (nres < 2 || !xdr_skip(&xc, CHK_NFS4_SESSIONID_SIZE + 5 * 4) ||
+	     !xdr_get_u32(&xc, &op) || op != CHK_OP_CREATE_SESSION ||
+	     !xdr_get_u32(&xc, &opstatus) || opstatus != 0))
 		return false;
 	switch (op) {
 	case CHK_OP_CREATE_SESSION:
@@ -84,6 +92,24 @@ bool chk_cb_parse_bind_reply(const struct iovec *iov, unsigned niov, uint8_t *si
 	case CHK_OP_BIND_CONN_TO_SESSION:
 		/* bctsr_sessid, bctsr_dir, bctsr_use_conn_in_rdma_mode */
 		return get_sid(&xc, sid) && xdr_get_u32(&xc, &flags) && (flags & CDFS4_BACK);
+	default:
+		return false;
+	}
+}
+
+bool chk_cb_may_bind(const struct chk_call_walk *cw)
+{
+	if (cw->cw_prog != CHK_PROG_NFS || cw->cw_vers != 4 || cw->cw_proc != CHK_NFSPROC4_COMPOUND)
+		return false;
+	/* Ops not listed (arguments sealed, or not walked): look at the reply. */
+	if (cw->cw_nops_listed == 0)
+		return cw->cw_nops != 0 || cw->cw_noddp != CHK_NODDP_NO;
+	switch (cw->cw_op[0]) {
+	case CHK_OP_CREATE_SESSION:
+	case CHK_OP_BIND_CONN_TO_SESSION:
+		return true;
+	case CHK_OP_SEQUENCE:
+		return cw->cw_nops_listed >= 2 && cw->cw_op[1] == CHK_OP_CREATE_SESSION;
 	default:
 		return false;
 	}

@@ -168,7 +168,7 @@ bool xdr_get_fixed(struct xdr_cur *xc, struct xdr_span *span, uint32_t n)
 	return true;
 }
 
-bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
+bool xdr_get_opaque_slow(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
 {
 	uint32_t n;
 
@@ -179,7 +179,7 @@ bool xdr_get_opaque(struct xdr_cur *xc, struct xdr_span *span, uint32_t max)
 	return xdr_get_fixed(xc, span, n);
 }
 
-bool xdr_skip(struct xdr_cur *xc, size_t n)
+bool xdr_skip_slow(struct xdr_cur *xc, size_t n)
 {
 	if (xc->xc_err != XDR_OK)
 		return false;

@@ -516,7 +516,7 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_call_set_state(c, GW_CALL_REPLIED);
 	gw_xent_settle(c, true);
 	gw_debug(LG(gw), "xid %#x (gw %#x): reply %zu bytes", c->ca_cxid, c->ca_gxid, c->ca_out.ou_len);
-	if (c->ca_hdr.rc_prog == CFG_PROG_NFS && c->ca_hdr.rc_vers == 4 && c->ca_hdr.rc_proc == 1)
+	if (chk_cb_may_bind(&c->ca_walk))	/* the rest: not decoded again */
 		gw_relay_learn_reply(gw->gw_relay, c, iov, niov);
 	if (c->ca_hdr.rc_prog == CFG_PROG_NLM)
 		gw_nlm_reply(gw, c, iov, niov);

@@ -50,6 +50,16 @@ void cbe_bind_reply(struct cbe_buf *w, uint32_t xid, uint32_t op, uint32_t opsta
 	cbe_32(w, flags_or_dir);
 	cbe_32(w, 0);
 }
+void cbe_seq_cs_reply(struct cbe_buf *w, uint32_t xid, uint8_t seed, uint32_t flags)
+{
+	cbe_reply_ok(w, xid);
+	cbe_32(w, 0), cbe_32(w, 0), cbe_32(w, 2), cbe_32(w, 53), cbe_32(w, 0);
+	cbe_sid(w, (uint8_t)(seed + 0x20));
+	cbe_32(w, 7), cbe_32(w, 0), cbe_32(w, 3), cbe_32(w, 3), cbe_32(w, 0);
+	cbe_32(w, 43), cbe_32(w, 0);
+	cbe_sid(w, seed);
+	cbe_32(w, 1), cbe_32(w, flags), cbe_32(w, 0);
+}
 struct iovec cbe_io(struct cbe_buf *w)
 {
 	return (struct iovec){ w->b, w->n };

@@ -32,6 +32,9 @@ void cbe_cb_compound(struct cbe_buf *w, uint32_t xid, uint32_t minor, uint8_t se
 /* COMPOUND reply with one op: CREATE_SESSION (flags) or BIND_CONN (dir) */
 void cbe_bind_reply(struct cbe_buf *w, uint32_t xid, uint32_t op, uint32_t opstatus, uint8_t seed,
 		    uint32_t flags_or_dir);
+/* COMPOUND reply SEQUENCE (session seed + 0x20) then CREATE_SESSION
+ * (seed, flags): CREATE_SESSION sent inside a session (RFC 8881 18.36.3) */
+void cbe_seq_cs_reply(struct cbe_buf *w, uint32_t xid, uint8_t seed, uint32_t flags);
 struct iovec cbe_io(struct cbe_buf *w);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "cb_enc.h"
@@ -115,6 +116,54 @@ static void t02_parse_bind_reply(void **state)
 	cbe_bind_reply(&w, 1, 43, 0, 0x50, 0x2);
 	v = (struct iovec){ w.b, 24 + 20 + 16 + 4 };
 	assert_false(chk_cb_parse_bind_reply(&v, 1, sid));
+	/* 2.10 SEQUENCE then CREATE_SESSION (RFC 8881 18.36.3): the new
+	 * session, not the one of SEQUENCE; whole and cut after SEQUENCE */
+	cbe_seq_cs_reply(&w, 1, 0x50, 0x2);
+	v = cbe_io(&w);
+	memset(sid, 0, sizeof(sid));
+	assert_true(chk_cb_parse_bind_reply(&v, 1, sid));
+	assert_memory_equal(sid, want, 16);
+	v = (struct iovec){ w.b, 24 + 12 + 8 + 36 };
+	assert_false(chk_cb_parse_bind_reply(&v, 1, sid));
+	cbe_seq_cs_reply(&w, 1, 0x50, 0x1);
+	v = cbe_io(&w);
+	assert_false(chk_cb_parse_bind_reply(&v, 1, sid));
+}
+
+/* 4: which calls' replies are parsed for a back channel at all */
+static void t04_may_bind(void **state)
+{
+	struct chk_call_walk cw = { .cw_prog = NFS, .cw_vers = 4, .cw_proc = 1, .cw_nops = 1,
+				    .cw_nops_listed = 1 };
+
+	(void)state;
+	cw.cw_op[0] = CHK_OP_CREATE_SESSION;
+	assert_true(chk_cb_may_bind(&cw));
+	cw.cw_vers = 3;				/* not an NFSv4 COMPOUND */
+	assert_false(chk_cb_may_bind(&cw));
+	cw.cw_vers = 4, cw.cw_proc = 0;
+	assert_false(chk_cb_may_bind(&cw));
+	cw.cw_proc = 1;
+	cw.cw_op[0] = CHK_OP_BIND_CONN_TO_SESSION;
+	assert_true(chk_cb_may_bind(&cw));
+	cw.cw_op[0] = CHK_OP_EXCHANGE_ID;
+	assert_false(chk_cb_may_bind(&cw));
+	/* SEQUENCE, PUTFH, GETATTR: every ordinary call */
+	cw.cw_nops = cw.cw_nops_listed = 3;
+	cw.cw_op[0] = CHK_OP_SEQUENCE, cw.cw_op[1] = CHK_OP_PUTFH, cw.cw_op[2] = CHK_OP_GETATTR;
+	assert_false(chk_cb_may_bind(&cw));
+	/* SEQUENCE, CREATE_SESSION */
+	cw.cw_nops = cw.cw_nops_listed = 2;
+	cw.cw_op[1] = CHK_OP_CREATE_SESSION;
+	assert_true(chk_cb_may_bind(&cw));
+	cw.cw_nops_listed = 1;			/* SEQUENCE only */
+	assert_false(chk_cb_may_bind(&cw));
+	/* no operation read: sealed (krb5p) or undecodable arguments */
+	cw.cw_nops_listed = 0;
+	cw.cw_noddp = CHK_NODDP_GSS;
+	assert_true(chk_cb_may_bind(&cw));
+	cw.cw_noddp = CHK_NODDP_NO, cw.cw_nops = 0;	/* an empty COMPOUND */
+	assert_false(chk_cb_may_bind(&cw));
 }
 
 static void t03_parse_sequence(void **state)
@@ -150,6 +199,7 @@ int main(void)
 		cmocka_unit_test(t01_parse_cb_call),
 		cmocka_unit_test(t02_parse_bind_reply),
 		cmocka_unit_test(t03_parse_sequence),
+		cmocka_unit_test(t04_may_bind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

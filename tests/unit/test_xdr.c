@@ -174,6 +174,57 @@ static void t07_seek_skip(void **state)
 	assert_int_equal(xc.xc_err, XDR_ERR_BAD_ARG);
 }
 
+/* 8. An opaque, a skip and a word read over two segments split at every
+ * offset, and in a cursor whose stream ends inside its segment (a body's
+ * sub-cursor): the same positions, spans and errors wherever the split
+ * or the end falls (items ending at a segment's end, or past the stream's). */
+static void t08_split_and_confined(void **state)
+{
+	static const uint8_t b[] = { 0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+				     0xaa, 0xbb, 0xcc, 0, 0, 0, 0, 9 };
+	struct xdr_cur xc;
+	struct xdr_span sp;
+	struct iovec v[2];
+	uint32_t u;
+
+	(void)state;
+	for (size_t k = 0; k <= sizeof(b); k++) {
+		v[0] = (struct iovec){ (void *)b, k };
+		v[1] = (struct iovec){ (void *)(b + k), sizeof(b) - k };
+		xdr_cur_init(&xc, v, 2);
+		assert_true(xdr_get_opaque(&xc, &sp, 5));
+		assert_int_equal(sp.xs_pos, 4);
+		assert_int_equal(sp.xs_len, 5);
+		assert_int_equal(xdr_pos(&xc), 12);
+		assert_true(xdr_skip(&xc, 3));
+		assert_int_equal(xdr_pos(&xc), 16);
+		assert_true(xdr_get_u32(&xc, &u));
+		assert_int_equal(u, 9);
+		assert_int_equal(xdr_remaining(&xc), 0);
+		assert_false(xdr_skip(&xc, 1));
+		assert_int_equal(xc.xc_err, XDR_ERR_SHORT);
+	}
+	/* The stream ends before the segment does, at every length. */
+	for (size_t len = 0; len < sizeof(b); len++) {
+		v[0] = (struct iovec){ (void *)b, sizeof(b) };
+		xdr_cur_init(&xc, v, 1);
+		xc.xc_len = len;
+		assert_int_equal(xdr_get_opaque(&xc, &sp, 5), len >= 12);
+		if (len < 12) {
+			assert_int_equal(xc.xc_err, XDR_ERR_SHORT);
+			continue;
+		}
+		assert_int_equal(xdr_skip(&xc, 3), len >= 16);
+		assert_int_equal(xc.xc_err, len >= 16 ? XDR_OK : XDR_ERR_SHORT);
+	}
+	/* Above the maximum: refused by the fast path as by the slow one. */
+	v[0] = (struct iovec){ (void *)b, sizeof(b) };
+	xdr_cur_init(&xc, v, 1);
+	assert_false(xdr_get_opaque(&xc, &sp, 4));
+	assert_int_equal(xc.xc_err, XDR_ERR_TOO_LONG);
+	assert_int_equal(xdr_pos(&xc), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +235,7 @@ int main(void)
 		cmocka_unit_test(t05_bool_enum),
 		cmocka_unit_test(t06_encode),
 		cmocka_unit_test(t07_seek_skip),
+		cmocka_unit_test(t08_split_and_confined),
 	};
 	return cmocka_run_group_tests_name("xdr", tests, NULL, NULL);
 }
