@@ -191,9 +191,12 @@ const struct be_stats *be_ctx_stats(const struct be_ctx *ctx);
 const struct be_config *be_ctx_config(const struct be_ctx *ctx);
 /* To be called by the loop's owner before each time the event loop may
  * block, from the first pass on: CQs woken since are polled, and re-armed
- * once a poll finds them empty.  True when it handled completions: run a
- * pass that does not block (EVLOOP_NONBLOCK), then call it again.  Never
- * called: each CQ is re-armed in its own event, as before. */
+ * once a poll finds them empty; then the calls made ready since are
+ * posted (each connection's in one doorbell).  True when it handled
+ * completions or left work: run a pass that does not block
+ * (EVLOOP_NONBLOCK), then call it again.  Never called: each CQ is
+ * re-armed in its own event and each pass's calls go from an event, as
+ * before. */
 bool be_ctx_prewait(struct be_ctx *ctx);
 
 /*

@@ -672,13 +672,38 @@ static void pool_pump_now(struct be_pool *pool)
 /* Every call made ready in one loop pass (submitted, or given a credit by
  * a reply) goes out from one pump at the pass's end: a connection's calls
  * share one ibv_post_send(), which for rxe is one system call that also
- * runs the requester (a large call goes at once: BE_TX_NOW_BYTES).  An
- * event made active from a callback runs in the same pass, after the
- * callbacks already due. */
+ * runs the requester (a large call goes at once: BE_TX_NOW_BYTES).  The
+ * pass's end is the next be_ctx_prewait() once the loop calls it (no
+ * event to make active and run, per pass); else an event made active from
+ * a callback, which runs in the same pass after the callbacks already due. */
 void be_pool_pump(struct be_pool *pool)
 {
-	if (!pool->bp_freeing && !TAILQ_EMPTY(&pool->bp_queue))
+	struct be_ctx *ctx = pool->bp_ctx;
+
+	if (pool->bp_freeing || TAILQ_EMPTY(&pool->bp_queue))
+		return;
+	if (!ctx->cx_prewait) {
 		event_active(pool->bp_pump_ev, 0, 0);
+	} else if (!pool->bp_pump_due) {
+		pool->bp_pump_due = true;
+		TAILQ_INSERT_TAIL(&ctx->cx_pump_due, pool, bp_due_link);
+	}
+}
+
+void be_ctx_pump_due(struct be_ctx *ctx)
+{
+	struct be_pool *pool;
+	unsigned n = 0;
+
+	/* Those due now; one made due again while pumping waits for the next
+	 * call (its position on the list is all a pool freed meanwhile needs). */
+	TAILQ_FOREACH(pool, &ctx->cx_pump_due, bp_due_link)
+		n++;
+	while (n-- > 0 && (pool = TAILQ_FIRST(&ctx->cx_pump_due))) {
+		TAILQ_REMOVE(&ctx->cx_pump_due, pool, bp_due_link);
+		pool->bp_pump_due = false;
+		pool_pump_now(pool);
+	}
 }
 
 void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg)

@@ -711,5 +711,7 @@ bool be_ctx_prewait(struct be_ctx *ctx)
 		if (cq_drain(cn))
 			busy = true;
 	}
-	return busy;
+	/* Then the calls made ready since (or by those completions) go. */
+	be_ctx_pump_due(ctx);
+	return busy || !TAILQ_EMPTY(&ctx->cx_pump_due);
 }

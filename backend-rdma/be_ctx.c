@@ -132,6 +132,7 @@ struct be_ctx *be_ctx_new(struct event_base *base, const struct be_config *cfg)
 	LIST_INIT(&ctx->cx_pools);
 	LIST_INIT(&ctx->cx_closing);
 	TAILQ_INIT(&ctx->cx_parked);
+	TAILQ_INIT(&ctx->cx_pump_due);
 	rpcrdma_limits_default(&ctx->cx_lim);
 	ctx->cx_lim.lim_max_segs_per_chunk = BE_MAX_CALL_SEGS;
 	if (ctx->cx_cfg.bc_reg_mode == BE_REG_PERSISTENT)
@@ -262,6 +263,8 @@ void be_pool_free(struct be_pool *pool)
 	event_free(pool->bp_fail_ev);
 	event_free(pool->bp_room_ev);
 	event_free(pool->bp_pump_ev);
+	if (pool->bp_pump_due)
+		TAILQ_REMOVE(&pool->bp_ctx->cx_pump_due, pool, bp_due_link);
 	LIST_REMOVE(pool, bp_link);
 	free(pool->bp_slots);
 	free(pool);

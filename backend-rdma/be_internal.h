@@ -189,6 +189,7 @@ LIST_HEAD(be_region_list, be_region);
 TAILQ_HEAD(be_conn_list, be_conn);
 LIST_HEAD(be_closing_list, be_closing);
 LIST_HEAD(be_pool_list, be_pool);
+TAILQ_HEAD(be_pool_due, be_pool);
 
 struct be_ctx {
 	struct event_base *cx_base;
@@ -205,6 +206,7 @@ struct be_ctx {
 	 * while the loop keeps finding work; that call re-arms it. */
 	bool cx_prewait;
 	struct be_conn_list cx_parked;
+	struct be_pool_due cx_pump_due;	/* be_pool_pump() since: pumped by it too */
 };
 
 struct be_mw {
@@ -410,6 +412,8 @@ struct be_pool {
 	unsigned bp_rr;		/* next try when a call's own slot is down */
 	bool bp_pumping;
 	struct event *bp_pump_ev;	/* be_pool_pump(): the pump at the pass's end */
+	bool bp_pump_due;		/* on cx_pump_due (be_ctx_prewait() in use) */
+	TAILQ_ENTRY(be_pool) bp_due_link;
 	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
 	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t bp_ka_xid;
@@ -478,6 +482,8 @@ void be_req_init(struct be_req *rq, struct be_pool *pool, const struct be_call_d
  * connection's together (one doorbell): be_pool_pump_cb(). */
 void be_pool_pump(struct be_pool *pool);
 void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg);
+/* The pumps due since the last call (be_ctx_prewait()). */
+void be_ctx_pump_due(struct be_ctx *ctx);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
 
 /* be_cq.c */

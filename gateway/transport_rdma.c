@@ -107,14 +107,16 @@ struct gw_rdma {
 	gw_rdma_resolve_fn *ra_resolve;	/* getaddrinfo, or a test's */
 	void *ra_resolve_arg;
 	struct gr_server ra_servers[GW_BACKEND_SLOTS];	/* by pi_backend_slot */
+	uint32_t ra_live;		/* bit i: ra_servers[i] has a context */
 };
 
 bool gw_rdma_prewait(struct gw_rdma *ra)
 {
 	bool busy = false;
 
-	for (unsigned i = 0; ra && i < GW_BACKEND_SLOTS; i++)
-		if (ra->ra_servers[i].sv_ctx && be_ctx_prewait(ra->ra_servers[i].sv_ctx))
+	/* Every pass: the live contexts only (usually one), not every slot. */
+	for (uint32_t m = ra ? ra->ra_live : 0; m; m &= m - 1)
+		if (be_ctx_prewait(ra->ra_servers[__builtin_ctz(m)].sv_ctx))
 			busy = true;
 	return busy;
 }
@@ -159,6 +161,8 @@ static void gr_dereg(void *arg, void *reg)
 	be_region_unregister(reg);
 }
 
+_Static_assert(GW_BACKEND_SLOTS <= 32, "ra_live has a bit per slot");
+
 struct gw_rdma *gw_rdma_new(struct event_base *base, struct gw_pool *pool, const struct gw_log *lg,
 			    struct gw_stats *st)
 {
@@ -189,6 +193,7 @@ static void gr_server_put(struct gw_rdma *ra, struct gr_server *sv)
 	sv->sv_reg = -1;
 	be_ctx_free(sv->sv_ctx);
 	sv->sv_ctx = NULL;
+	ra->ra_live &= ~(1u << (sv - ra->ra_servers));
 }
 
 void gw_rdma_free(struct gw_rdma *ra)
@@ -265,6 +270,7 @@ static struct gr_server *gr_server_get(struct gw_rdma *ra, const struct gw_path_
 		return NULL;
 	}
 	sv->sv_users = 1;
+	ra->ra_live |= 1u << (sv - ra->ra_servers);
 	return sv;
 }
 

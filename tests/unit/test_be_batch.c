@@ -406,6 +406,9 @@ static struct fconn *posted(struct bench *b, const uint32_t *x, unsigned n, bool
 	for (unsigned i = 0; i < n; i++)
 		assert_non_null(submit(b, i, x[i]));
 	spin(b, 2);
+	if (prewait)
+		assert_false(be_ctx_prewait(b->ctx));	/* the pass's pump */
+	assert_int_equal(be_pool_inflight(b->pool), n);
 	assert_true(fc->armed);
 	*arms = fc->narms;
 	*wakeups = be_ctx_stats(b->ctx)->bs_cq_wakeups;
@@ -488,6 +491,63 @@ static void t27_cq_rearmed_without_prewait(void **state)
 	bench_down(&b);
 }
 
+/* 28. be_ctx_prewait() in use: the calls of a pass are posted by the
+ * next prewait, all in one doorbell, with no event made active for them;
+ * a reply's freed credit lets a waiting call go from the same prewait
+ * that polled it; a pool freed with its pump due leaves the list. */
+static void t28_pump_in_prewait(void **state)
+{
+	static const uint32_t x[4] = { 2801, 2802, 2803, 2804 };
+	const struct be_stats *st;
+	struct bench b;
+	struct fconn *fc;
+	unsigned p0;
+	uint64_t d0;
+
+	(void)state;
+	one_conn_up(&b, 2);			/* two credits: two calls wait */
+	fc = cur();
+	st = be_ctx_stats(b.ctx);
+	assert_false(be_ctx_prewait(b.ctx));
+	p0 = fc->nposts;
+	d0 = st->bs_send_doorbells;
+	for (unsigned i = 0; i < 4; i++)
+		assert_non_null(submit(&b, i, x[i]));
+	assert_false(event_pending(b.pool->bp_pump_ev, 0, NULL));	/* no event */
+	spin(&b, 2);
+	assert_int_equal(fc->nposts, p0);	/* not by the loop's pass */
+	assert_false(TAILQ_EMPTY(&b.ctx->cx_pump_due));
+	assert_false(be_ctx_prewait(b.ctx));
+	assert_int_equal(fc->nposts, p0 + 1);
+	assert_int_equal(fc->post_wrs[p0], 2);
+	assert_int_equal(st->bs_send_doorbells - d0, 1);
+	assert_int_equal(be_pool_inflight(b.pool), 2);
+	assert_true(TAILQ_EMPTY(&b.ctx->cx_pump_due));
+
+	/* The reply comes by its event (the CQ was armed); its release gives
+	 * the credit back, and the next prewait sends the third call. */
+	deliver_reply(fc, x[0], 8, 0, NULL, 0);
+	spin(&b, 2);
+	assert_int_equal(cb_count(&b, x[0]), 1);
+	be_call_release(&b.req[0]);
+	assert_int_equal(fc->nposts, p0 + 1);
+	be_ctx_prewait(b.ctx);
+	assert_int_equal(fc->nposts, p0 + 2);
+	assert_int_equal(first_send_of(fc, x[2]) >= 0, 1);
+	assert_int_equal(first_send_of(fc, x[3]), -1);
+
+	/* Due again (x[1] answered), then the pool goes before any prewait. */
+	deliver_reply(fc, x[1], 8, 0, NULL, 0);
+	spin(&b, 2);
+	be_call_release(&b.req[1]);
+	assert_false(TAILQ_EMPTY(&b.ctx->cx_pump_due));
+	be_pool_free(b.pool);
+	b.pool = NULL;
+	assert_true(TAILQ_EMPTY(&b.ctx->cx_pump_due));
+	assert_false(be_ctx_prewait(b.ctx));
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +559,7 @@ int main(void)
 		cmocka_unit_test(t25_large_call_at_once),
 		cmocka_unit_test(t26_cq_left_unarmed),
 		cmocka_unit_test(t27_cq_rearmed_without_prewait),
+		cmocka_unit_test(t28_pump_in_prewait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
