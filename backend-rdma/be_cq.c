@@ -697,6 +697,10 @@ bool be_ctx_prewait(struct be_ctx *ctx)
 	bool busy = false;
 
 	ctx->cx_prewait = true;
+	/* The pass's calls go first: the replies that come in while their
+	 * doorbell's system call runs the requester are then found by the
+	 * poll below, not by an event once the loop blocks. */
+	be_ctx_pump_due(ctx);
 	for (cn = TAILQ_FIRST(&ctx->cx_parked); cn; cn = next) {
 		next = TAILQ_NEXT(cn, cn_park_link);
 		if (cq_drain(cn)) {
@@ -711,7 +715,7 @@ bool be_ctx_prewait(struct be_ctx *ctx)
 		if (cq_drain(cn))
 			busy = true;
 	}
-	/* Then the calls made ready since (or by those completions) go. */
+	/* Then the calls those completions let go (credits given back). */
 	be_ctx_pump_due(ctx);
 	return busy || !TAILQ_EMPTY(&ctx->cx_pump_due);
 }

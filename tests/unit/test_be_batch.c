@@ -548,6 +548,39 @@ static void t28_pump_in_prewait(void **state)
 	bench_down(&b);
 }
 
+/* 29. be_ctx_prewait() posts the pass's calls before it polls the CQs
+ * left unarmed: a reply that comes in during the doorbell is handled by
+ * that prewait, with no CQ event (a wake-up, a read and a re-arm). */
+static void t29_post_then_poll(void **state)
+{
+	static const uint32_t x[3] = { 2901, 2902, 2903 };
+	const struct be_stats *st;
+	struct bench b;
+	struct fconn *fc;
+	unsigned a0;
+	uint64_t w0;
+
+	(void)state;
+	fc = posted(&b, x, 2, true, &a0, &w0);
+	st = be_ctx_stats(b.ctx);
+	deliver_reply(fc, x[0], 8, 0, NULL, 0);
+	spin(&b, 2);				/* by its event: the CQ stays unarmed */
+	assert_int_equal(cb_count(&b, x[0]), 1);
+	assert_false(fc->armed);
+	w0 = st->bs_cq_wakeups;
+
+	fc->answer_on_post = true;
+	assert_non_null(submit(&b, 2, x[2]));
+	spin(&b, 2);
+	assert_int_equal(send_of(fc, x[2]), -1);	/* posted by the prewait */
+	assert_true(be_ctx_prewait(b.ctx));
+	assert_true(send_of(fc, x[2]) >= 0);
+	assert_int_equal(cb_count(&b, x[2]), 1);	/* found by its poll */
+	assert_int_equal(st->bs_cq_wakeups, w0);
+	fc->answer_on_post = false;
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +593,7 @@ int main(void)
 		cmocka_unit_test(t26_cq_left_unarmed),
 		cmocka_unit_test(t27_cq_rearmed_without_prewait),
 		cmocka_unit_test(t28_pump_in_prewait),
+		cmocka_unit_test(t29_post_then_poll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

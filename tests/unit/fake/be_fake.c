@@ -291,6 +291,10 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 		s->addr = wr->num_sge ? (uint8_t *)(uintptr_t)wr->sg_list[0].addr : NULL;
 		s->len = wr->num_sge ? wr->sg_list[0].length : 0;
 		s->xid = s->len >= 4 ? chk_be32(s->addr) : 0;
+		if (fc->answer_on_post && s->op == IBV_WR_SEND && s->xid) {
+			s->answered = true;
+			deliver_reply(fc, s->xid, 8, 0, NULL, 0);
+		}
 	}
 	return 0;
 }

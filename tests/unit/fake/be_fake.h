@@ -51,6 +51,8 @@ struct fconn {
 	unsigned nposts;		/* ibv_post_send() calls, post_wrs[] WRs each */
 	unsigned post_wrs[MAXQ];
 	unsigned post_fail_wr;		/* refuse the next post's WR of this number (1...) */
+	bool answer_on_post;		/* each Send answered inside its post (Soft-RoCE's
+					 * loopback can reply within the doorbell) */
 	struct { uint64_t wr_id; uint8_t *addr; uint32_t len; } recvs[MAXQ];
 	unsigned nrecvs, recv_head;
 	int qp_state;
