@@ -155,6 +155,7 @@ void be_call_try_complete(struct be_call *ca)
 	if (ca->rq_state != CS_INVALIDATING || ca->rq_inv_pending)
 		return;
 	TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
+	be_xid_del(cn->cn_pool, ca->rq_xid);
 	cn->cn_pool->bp_ninflight--;
 	be_call_free_mws(ca);
 	if (cn->cn_ka == ca)
@@ -253,6 +254,7 @@ bool be_call_cancel(struct be_req *rq)
 		return true;
 	case BE_REQ_QUEUED:	/* never posted: gone, no callback */
 		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
+		be_xid_del(pool, rq->bq_desc.cd_xid);
 		pool->bp_nqueued--;
 		rq->bq_state = BE_REQ_IDLE;
 		pool_room_check(pool);
@@ -413,6 +415,7 @@ static void call_posted(struct be_conn *cn, struct be_call *ca, unsigned nbinds,
 	cn->cn_sq_used += ca->rq_sq_inv;
 	ca->rq_inv_pending = 0;
 	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
+	be_xid_add(pool, ca->rq_xid);
 	pool->bp_ninflight++;
 	if (ca->rq_plan.pl_proc == RPCRDMA_NOMSG)
 		pool->bp_ctx->cx_stats.bs_nomsg_calls++;
@@ -454,6 +457,7 @@ static struct be_req *call_unbatch(struct be_conn *cn, struct be_call *ca, int r
 		TAILQ_INSERT_AFTER(&pool->bp_queue, prev, rq, bq_link);
 	else
 		TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
+	be_xid_add(pool, rq->bq_desc.cd_xid);
 	pool->bp_nqueued++;
 	return rq;
 }
@@ -638,6 +642,7 @@ static void pool_pump_now(struct be_pool *pool)
 		if (!cn)
 			continue;
 		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
+		be_xid_del(pool, rq->bq_desc.cd_xid);
 		pool->bp_nqueued--;
 		rc = call_batch(cn, rq);
 		if (rc == -EAGAIN) {
@@ -645,6 +650,7 @@ static void pool_pump_now(struct be_pool *pool)
 				TAILQ_INSERT_BEFORE(next, rq, bq_link);
 			else
 				TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
+			be_xid_add(pool, rq->bq_desc.cd_xid);
 			pool->bp_nqueued++;
 			break;
 		}
@@ -713,7 +719,117 @@ void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg)
 	pool_pump_now(arg);
 }
 
+/* ---- the busy XIDs of a pool ----
+ * Linear probing, deletion by backward shift: exact, no tombstones.  Every
+ * submit asks (a duplicate XID would take another call's reply), so the
+ * walk it replaces cost each call the whole queue (up to bc_max_queue) and
+ * every call in flight.  Anything unexpected (the table half full, an XID
+ * removed that is not there) turns it off: the walk again, as exact. */
+#define XID_BITS_MIN	6
+#define XID_BITS_MAX	20
+
+static unsigned xid_home(uint32_t xid, unsigned bits)
+{
+	return (xid * 2654435761u) >> (32 - bits);
+}
+
+static void xid_off(struct be_pool *pool, const char *why)
+{
+	if (pool->bp_xid_off)
+		return;
+	pool->bp_xid_off = true;
+	LOG(WARN, pool, "XID table %s: busy XIDs are looked up by a walk from now on", why);
+}
+
+int be_xid_table_init(struct be_pool *pool)
+{
+	const struct be_config *cfg = &pool->bp_ctx->cx_cfg;
+	size_t want = 2 * ((size_t)cfg->bc_max_queue +
+			   (size_t)pool->bp_nslots * 2 * (cfg->bc_credits + BE_SEND_EXTRA + 8));
+	unsigned bits = XID_BITS_MIN;
+
+	while (bits < XID_BITS_MAX && ((size_t)1 << bits) < want)
+		bits++;
+	pool->bp_xid_bits = bits;
+	pool->bp_xid_key = calloc((size_t)1 << bits, sizeof(uint32_t));
+	pool->bp_xid_cnt = calloc((size_t)1 << bits, sizeof(uint32_t));
+	return pool->bp_xid_key && pool->bp_xid_cnt ? 0 : -ENOMEM;
+}
+
+void be_xid_table_free(struct be_pool *pool)
+{
+	free(pool->bp_xid_key);
+	free(pool->bp_xid_cnt);
+	pool->bp_xid_key = NULL;
+	pool->bp_xid_cnt = NULL;
+}
+
+/* xid's entry, or the free entry where it would go. */
+static unsigned xid_slot(const struct be_pool *pool, uint32_t xid)
+{
+	unsigned mask = (1u << pool->bp_xid_bits) - 1, i = xid_home(xid, pool->bp_xid_bits);
+
+	while (pool->bp_xid_cnt[i] && pool->bp_xid_key[i] != xid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+void be_xid_add(struct be_pool *pool, uint32_t xid)
+{
+	unsigned i;
+
+	if (pool->bp_xid_off)
+		return;
+	i = xid_slot(pool, xid);
+	if (pool->bp_xid_cnt[i]) {
+		pool->bp_xid_cnt[i]++;
+		return;
+	}
+	if (pool->bp_xid_used + 1 > (1u << pool->bp_xid_bits) / 2) {
+		xid_off(pool, "half full");
+		return;
+	}
+	pool->bp_xid_key[i] = xid;
+	pool->bp_xid_cnt[i] = 1;
+	pool->bp_xid_used++;
+}
+
+void be_xid_del(struct be_pool *pool, uint32_t xid)
+{
+	unsigned mask = (1u << pool->bp_xid_bits) - 1, i, j;
+
+	if (pool->bp_xid_off)
+		return;
+	i = xid_slot(pool, xid);
+	if (!pool->bp_xid_cnt[i]) {
+		xid_off(pool, "inconsistent");
+		return;
+	}
+	if (--pool->bp_xid_cnt[i])
+		return;
+	pool->bp_xid_used--;
+	/* Close the hole: an entry moves back into it unless its home lies
+	 * cyclically after the hole, up to the entry. */
+	for (j = (i + 1) & mask; pool->bp_xid_cnt[j]; j = (j + 1) & mask) {
+		unsigned h = xid_home(pool->bp_xid_key[j], pool->bp_xid_bits);
+
+		if (((j - h) & mask) < ((j - i) & mask))
+			continue;
+		pool->bp_xid_key[i] = pool->bp_xid_key[j];
+		pool->bp_xid_cnt[i] = pool->bp_xid_cnt[j];
+		pool->bp_xid_cnt[j] = 0;
+		i = j;
+	}
+}
+
 bool be_xid_busy(struct be_pool *pool, uint32_t xid)
+{
+	if (pool->bp_xid_off)
+		return be_xid_scan(pool, xid);
+	return pool->bp_xid_cnt[xid_slot(pool, xid)] != 0;
+}
+
+bool be_xid_scan(struct be_pool *pool, uint32_t xid)
 {
 	struct be_req *rq;
 	struct be_call *ca;
@@ -799,6 +915,7 @@ int be_call_submit(struct be_pool *pool, struct be_req *rq, const struct be_call
 	rq->bq_state = BE_REQ_QUEUED;
 	ctx->cx_stats.bs_calls++;
 	TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
+	be_xid_add(pool, d->cd_xid);
 	pool->bp_nqueued++;
 	/* No callback from here either way: failures are deferred. */
 	if (!pool->bp_freeing && desc_chunk_bytes(d) >= BE_TX_NOW_BYTES)

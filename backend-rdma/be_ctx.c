@@ -200,7 +200,8 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	pool->bp_pump_ev = event_new(ctx->cx_base, -1, 0, be_pool_pump_cb, pool);
 	pool->bp_nslots = ctx->cx_cfg.bc_conns;
 	pool->bp_slots = calloc(pool->bp_nslots, sizeof(struct be_slot));
-	if (!pool->bp_fail_ev || !pool->bp_room_ev || !pool->bp_pump_ev || !pool->bp_slots) {
+	if (!pool->bp_fail_ev || !pool->bp_room_ev || !pool->bp_pump_ev || !pool->bp_slots ||
+	    be_xid_table_init(pool) < 0) {
 		if (pool->bp_fail_ev)
 			event_free(pool->bp_fail_ev);
 		if (pool->bp_room_ev)
@@ -208,6 +209,7 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 		if (pool->bp_pump_ev)
 			event_free(pool->bp_pump_ev);
 		free(pool->bp_slots);
+		be_xid_table_free(pool);
 		free(pool);
 		return NULL;
 	}
@@ -256,6 +258,7 @@ void be_pool_free(struct be_pool *pool)
 	}
 	while ((rq = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
 		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
+		be_xid_del(pool, rq->bq_desc.cd_xid);
 		pool->bp_nqueued--;
 		be_call_fail_queued(rq, BE_ERR_SHUTDOWN);
 	}
@@ -267,6 +270,7 @@ void be_pool_free(struct be_pool *pool)
 		TAILQ_REMOVE(&pool->bp_ctx->cx_pump_due, pool, bp_due_link);
 	LIST_REMOVE(pool, bp_link);
 	free(pool->bp_slots);
+	be_xid_table_free(pool);
 	free(pool);
 }
 

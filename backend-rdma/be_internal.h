@@ -414,6 +414,13 @@ struct be_pool {
 	struct event *bp_pump_ev;	/* be_pool_pump(): the pump at the pass's end */
 	bool bp_pump_due;		/* on cx_pump_due (be_ctx_prewait() in use) */
 	TAILQ_ENTRY(be_pool) bp_due_link;
+	/* The XIDs busy here (queued, or on a connection's cn_calls), counted
+	 * in an open-addressed table: be_xid_busy() without a walk over every
+	 * call queued and in flight (be_call.c). */
+	uint32_t *bp_xid_key;
+	uint32_t *bp_xid_cnt;		/* 0: a free entry */
+	unsigned bp_xid_bits, bp_xid_used;
+	bool bp_xid_off;		/* full or inconsistent: be_xid_busy() walks */
 	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
 	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t bp_ka_xid;
@@ -485,6 +492,15 @@ void be_pool_pump_cb(evutil_socket_t fd, short what, void *arg);
 /* The pumps due since the last call (be_ctx_prewait()). */
 void be_ctx_pump_due(struct be_ctx *ctx);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
+/* The walk be_xid_busy() replaces (and falls back to). */
+bool be_xid_scan(struct be_pool *pool, uint32_t xid);
+/* The pool's XID table: sized for its queue and connections, 0 or -ENOMEM;
+ * each insertion into bp_queue or a cn_calls adds the XID, each removal
+ * takes it away. */
+int be_xid_table_init(struct be_pool *pool);
+void be_xid_table_free(struct be_pool *pool);
+void be_xid_add(struct be_pool *pool, uint32_t xid);
+void be_xid_del(struct be_pool *pool, uint32_t xid);
 
 /* be_cq.c */
 bool be_send_signal(struct be_conn *cn, unsigned wrs);

@@ -581,6 +581,96 @@ static void t29_post_then_poll(void **state)
 	bench_down(&b);
 }
 
+/* The table's answer is the walk's, for every XID the test uses. */
+static void xids_agree(struct bench *b, const uint32_t *x, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(be_xid_busy(b->pool, x[i]), be_xid_scan(b->pool, x[i]));
+	assert_false(b->pool->bp_xid_off);
+}
+
+/* 30. The pool's table of busy XIDs answers be_xid_busy() as the walk
+ * over the queue and the connections' calls does, through queueing,
+ * posting, a duplicate refused, a queued call cancelled, replies, a
+ * connection lost (its calls queued again) and back; XIDs chosen to share
+ * a home entry, so that removals shift entries back. */
+static void t30_xid_table(void **state)
+{
+	uint32_t x[12];
+	struct bench b;
+	struct fconn *fc;
+	unsigned n = 0, bits;
+
+	(void)state;
+	one_conn_up(&b, 2);			/* two in flight, the rest queued */
+	bits = b.pool->bp_xid_bits;
+	for (uint32_t v = 3000; n < 8; v++)	/* eight with one home, then four after it */
+		if (((v * 2654435761u) >> (32 - bits)) == ((3000u * 2654435761u) >> (32 - bits)))
+			x[n++] = v;
+	for (uint32_t v = 3000; n < 12; v++)
+		if (((v * 2654435761u) >> (32 - bits)) == (((3000u * 2654435761u) >> (32 - bits)) + 1) %
+								 (1u << bits))
+			x[n++] = v;
+	for (unsigned i = 0; i < 12; i++) {
+		assert_false(be_xid_busy(b.pool, x[i]));
+		assert_non_null(submit(&b, i, x[i]));
+		xids_agree(&b, x, 12);
+	}
+	assert_null(submit(&b, 12, x[5]));	/* queued already */
+	assert_int_equal(errno, EEXIST);
+	spin(&b, 2);
+	fc = cur();
+	assert_int_equal(be_pool_inflight(b.pool), 2);
+	assert_true(be_xid_busy(b.pool, x[0]) && be_xid_busy(b.pool, x[11]));
+	assert_null(submit(&b, 12, x[0]));	/* in flight */
+	{
+		/* The answer is the table's: with the queue hidden from a walk,
+		 * a queued XID is still busy. */
+		struct be_req_list saved = b.pool->bp_queue;
+
+		TAILQ_INIT(&b.pool->bp_queue);
+		assert_true(be_xid_busy(b.pool, x[5]));
+		assert_false(be_xid_scan(b.pool, x[5]));
+		b.pool->bp_queue = saved;
+	}
+	assert_true(be_call_cancel(&b.req[3]));	/* queued: gone at once */
+	assert_false(be_xid_busy(b.pool, x[3]));
+	xids_agree(&b, x, 12);
+
+	deliver_reply(fc, x[1], 2, 0, NULL, 0);
+	spin(&b, 2);
+	be_call_release(&b.req[1]);
+	assert_false(be_xid_busy(b.pool, x[1]));
+	spin(&b, 2);				/* x[2] goes */
+	xids_agree(&b, x, 12);
+
+	queue_cm(fc, RDMA_CM_EVENT_DISCONNECTED);	/* x[0] and x[2] queued again */
+	spin(&b, 20);
+	assert_true(be_xid_busy(b.pool, x[0]) && be_xid_busy(b.pool, x[2]));
+	xids_agree(&b, x, 12);
+	wait_conns(&b, 2);			/* the retry's connection */
+	assert_true(cur() != fc);
+	fc = cur();
+	for (unsigned r = 0; r < 40 && (be_pool_inflight(b.pool) || be_pool_queued(b.pool)); r++) {
+		uint32_t left[12];
+		unsigned nl = 0;
+
+		for (unsigned i = 0; i < 12; i++)
+			if (i != 1 && i != 3 && send_of(fc, x[i]) >= 0 && !cb_count(&b, x[i]))
+				left[nl++] = x[i];
+		answer_all(&b, fc, left, nl);
+		for (unsigned i = 0; i < 12; i++)
+			if (i != 1 && i != 3 && cb_count(&b, x[i]) && b.req[i].bq_state == BE_REQ_DONE)
+				be_call_release(&b.req[i]);
+		spin(&b, 2);
+		xids_agree(&b, x, 12);
+	}
+	for (unsigned i = 0; i < 12; i++)
+		assert_false(be_xid_busy(b.pool, x[i]));
+	assert_int_equal(b.pool->bp_xid_used, 0);
+	bench_down(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +684,7 @@ int main(void)
 		cmocka_unit_test(t27_cq_rearmed_without_prewait),
 		cmocka_unit_test(t28_pump_in_prewait),
 		cmocka_unit_test(t29_post_then_poll),
+		cmocka_unit_test(t30_xid_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
