@@ -154,9 +154,7 @@ void be_call_try_complete(struct be_call *ca)
 
 	if (ca->rq_state != CS_INVALIDATING || ca->rq_inv_pending)
 		return;
-	TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
-	be_xid_del(cn->cn_pool, ca->rq_xid);
-	cn->cn_pool->bp_ninflight--;
+	be_flight_take(cn, ca);
 	be_call_free_mws(ca);
 	if (cn->cn_ka == ca)
 		cn->cn_ka = NULL;
@@ -253,9 +251,7 @@ bool be_call_cancel(struct be_req *rq)
 		rq->bq_state = BE_REQ_IDLE;
 		return true;
 	case BE_REQ_QUEUED:	/* never posted: gone, no callback */
-		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
-		be_xid_del(pool, rq->bq_desc.cd_xid);
-		pool->bp_nqueued--;
+		be_queue_take(pool, rq);
 		rq->bq_state = BE_REQ_IDLE;
 		pool_room_check(pool);
 		return true;
@@ -414,9 +410,7 @@ static void call_posted(struct be_conn *cn, struct be_call *ca, unsigned nbinds,
 	ca->rq_sq_inv = nbinds;
 	cn->cn_sq_used += ca->rq_sq_inv;
 	ca->rq_inv_pending = 0;
-	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
-	be_xid_add(pool, ca->rq_xid);
-	pool->bp_ninflight++;
+	be_flight_put(cn, ca);
 	if (ca->rq_plan.pl_proc == RPCRDMA_NOMSG)
 		pool->bp_ctx->cx_stats.bs_nomsg_calls++;
 	be_call_set_state(ca, CS_POSTED);
@@ -453,12 +447,7 @@ static struct be_req *call_unbatch(struct be_conn *cn, struct be_call *ca, int r
 		call_fail_later(rq, BE_ERR_REGISTER);
 		return NULL;
 	}
-	if (prev)
-		TAILQ_INSERT_AFTER(&pool->bp_queue, prev, rq, bq_link);
-	else
-		TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
-	be_xid_add(pool, rq->bq_desc.cd_xid);
-	pool->bp_nqueued++;
+	be_queue_put(pool, rq, prev ? TAILQ_NEXT(prev, bq_link) : TAILQ_FIRST(&pool->bp_queue));
 	return rq;
 }
 
@@ -641,17 +630,10 @@ static void pool_pump_now(struct be_pool *pool)
 		next = TAILQ_NEXT(rq, bq_link);
 		if (!cn)
 			continue;
-		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
-		be_xid_del(pool, rq->bq_desc.cd_xid);
-		pool->bp_nqueued--;
+		be_queue_take(pool, rq);
 		rc = call_batch(cn, rq);
 		if (rc == -EAGAIN) {
-			if (next)
-				TAILQ_INSERT_BEFORE(next, rq, bq_link);
-			else
-				TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
-			be_xid_add(pool, rq->bq_desc.cd_xid);
-			pool->bp_nqueued++;
+			be_queue_put(pool, rq, next);
 			break;
 		}
 		if (rc < 0) {
@@ -914,9 +896,7 @@ int be_call_submit(struct be_pool *pool, struct be_req *rq, const struct be_call
 	be_req_init(rq, pool, d, cb, arg);
 	rq->bq_state = BE_REQ_QUEUED;
 	ctx->cx_stats.bs_calls++;
-	TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
-	be_xid_add(pool, d->cd_xid);
-	pool->bp_nqueued++;
+	be_queue_put(pool, rq, NULL);
 	/* No callback from here either way: failures are deferred. */
 	if (!pool->bp_freeing && desc_chunk_bytes(d) >= BE_TX_NOW_BYTES)
 		pool_pump_now(pool);

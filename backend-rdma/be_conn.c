@@ -123,19 +123,14 @@ static void reap_calls(struct be_conn *cn)
 
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, rq_link);
-		TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
-		be_xid_del(pool, ca->rq_xid);
-		pool->bp_ninflight--;
 		be_call_dereg_mrs(ca);
 		ca->rq_inv_pending = 0;
 		if (ca->rq_state == CS_INVALIDATING) {
 			/* The reply was good; windows died with the QP. */
-			TAILQ_INSERT_HEAD(&cn->cn_calls, ca, rq_link);
-			be_xid_add(pool, ca->rq_xid);
-			pool->bp_ninflight++;
 			be_call_try_complete(ca);
 			continue;
 		}
+		be_flight_take(cn, ca);
 		if (ca->rq_state == CS_READING) {
 			/* The reply is lost with the connection: ask again. */
 			if (ca->rq_lr_posted < ca->rq_lr_nsegs)	/* Reads left to post */
@@ -174,9 +169,7 @@ static void reap_calls(struct be_conn *cn)
 	/* Re-sent first, in their original order. */
 	while ((rq = TAILQ_LAST(&requeue, be_req_list)) != NULL) {
 		TAILQ_REMOVE(&requeue, rq, bq_link);
-		TAILQ_INSERT_HEAD(&pool->bp_queue, rq, bq_link);
-		be_xid_add(pool, rq->bq_desc.cd_xid);
-		pool->bp_nqueued++;
+		be_queue_put(pool, rq, TAILQ_FIRST(&pool->bp_queue));
 	}
 }
 

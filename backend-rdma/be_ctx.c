@@ -257,9 +257,7 @@ void be_pool_free(struct be_pool *pool)
 		event_free(sl->sl_retry);
 	}
 	while ((rq = TAILQ_FIRST(&pool->bp_queue)) != NULL) {
-		TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
-		be_xid_del(pool, rq->bq_desc.cd_xid);
-		pool->bp_nqueued--;
+		be_queue_take(pool, rq);
 		be_call_fail_queued(rq, BE_ERR_SHUTDOWN);
 	}
 	be_pool_failed_cb(-1, 0, pool);

@@ -502,6 +502,40 @@ void be_xid_table_free(struct be_pool *pool);
 void be_xid_add(struct be_pool *pool, uint32_t xid);
 void be_xid_del(struct be_pool *pool, uint32_t xid);
 
+/* The pool's queue and a connection's calls in flight are each kept three
+ * ways that must move together: the list, its count and the XID table.
+ * These four are the only code that inserts into or removes from them. */
+static inline void be_queue_put(struct be_pool *pool, struct be_req *rq, struct be_req *before)
+{
+	if (before)
+		TAILQ_INSERT_BEFORE(before, rq, bq_link);
+	else
+		TAILQ_INSERT_TAIL(&pool->bp_queue, rq, bq_link);
+	be_xid_add(pool, rq->bq_desc.cd_xid);
+	pool->bp_nqueued++;
+}
+
+static inline void be_queue_take(struct be_pool *pool, struct be_req *rq)
+{
+	TAILQ_REMOVE(&pool->bp_queue, rq, bq_link);
+	be_xid_del(pool, rq->bq_desc.cd_xid);
+	pool->bp_nqueued--;
+}
+
+static inline void be_flight_put(struct be_conn *cn, struct be_call *ca)
+{
+	TAILQ_INSERT_TAIL(&cn->cn_calls, ca, rq_link);
+	be_xid_add(cn->cn_pool, ca->rq_xid);
+	cn->cn_pool->bp_ninflight++;
+}
+
+static inline void be_flight_take(struct be_conn *cn, struct be_call *ca)
+{
+	TAILQ_REMOVE(&cn->cn_calls, ca, rq_link);
+	be_xid_del(cn->cn_pool, ca->rq_xid);
+	cn->cn_pool->bp_ninflight--;
+}
+
 /* be_cq.c */
 bool be_send_signal(struct be_conn *cn, unsigned wrs);
 void be_send_push(struct be_conn *cn, unsigned sbuf, unsigned wrs, bool sig);
