@@ -7,7 +7,8 @@
  * `clients top=N by=KEY`, and the order of clients --top.
  *
  *   1. buckets: 5 us is in le="5e-06", 6 us in le="1e-05", 10 s in
- *      le="10", above 10 s only in +Inf (overflow);
+ *      le="10", above 10 s only in +Inf (overflow); every bound, its
+ *      neighbours and every power of two where the definition puts them;
  *   2. percentiles interpolated inside the bucket, +Inf gives the last
  *      finite bound, no observation gives 0;
  *   3. attribution: NFSv3 by procedure, NFSv4 COMPOUND by its main
@@ -72,6 +73,56 @@ static void test_buckets(void **state)
 	assert_int_equal(st->gs_hist[GW_HIST_CALL].gh_bucket[GW_HIST_NBUCKETS - 2], 1);
 	assert_int_equal(st->gs_hist[GW_HIST_CALL].gh_bucket[GW_HIST_NBUCKETS - 1], 1);
 	free(st);
+}
+
+/* The bucket of v by the definition: the first bound v does not exceed. */
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < GW_HIST_NBUCKETS - 1; i++)
+		if (v <= gw_hist_bound_us[i])
+			return i;
+	return i;
+}
+
+static void one_in(uint64_t v)
+{
+	struct gw_hist h;
+	unsigned i, want = bucket_of(v);
+
+	memset(&h, 0, sizeof(h));
+	gw_hist_add(&h, v);
+	for (i = 0; i < GW_HIST_NBUCKETS; i++)
+		if (h.gh_bucket[i] != (i == want))
+			fail_msg("%llu us: bucket %u holds %llu, the value belongs in %u",
+				 (unsigned long long)v, i, (unsigned long long)h.gh_bucket[i], want);
+	assert_int_equal(h.gh_count, 1);
+	assert_true(h.gh_sum_us == v);
+}
+
+/* 1b: gw_hist_add() starts its search from the value's bit length; every
+ * bound, its neighbours and every power of two (and its neighbours) land
+ * where the definition puts them. */
+static void test_bucket_edges(void **state)
+{
+	unsigned i, k;
+
+	(void)state;
+	one_in(0);
+	one_in(UINT64_MAX);
+	for (i = 0; i < GW_HIST_NBUCKETS - 1; i++) {
+		one_in(gw_hist_bound_us[i] - 1);
+		one_in(gw_hist_bound_us[i]);
+		one_in(gw_hist_bound_us[i] + 1);
+	}
+	for (k = 0; k < 64; k++) {
+		one_in((uint64_t)1 << k);
+		one_in(((uint64_t)1 << k) - 1);
+		one_in(((uint64_t)1 << k) + 1);
+	}
+	for (k = 1; k < 100000; k += 7)		/* every step of the lower decades */
+		one_in(k);
 }
 
 static bool near(double a, double b)
@@ -374,6 +425,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_bucket_edges),
 		cmocka_unit_test(test_quantile),
 		cmocka_unit_test(test_attribution),
 		cmocka_unit_test(test_gateway_figures),
