@@ -64,6 +64,9 @@
 # BENCH_INLINE=SIZE (4096-65536) raises nfsd's RPC-over-RDMA inline size
 # (/proc/sys/sunrpc/svc_rdma/max_req_size) and the gateways' inline_send and
 # inline_recv to SIZE: 4 KiB READ and WRITE then travel inline, no chunk.
+# BENCH_MTU=BYTES sets the MTU of Soft-RoCE's dummy netdev (default 1500:
+# RDMA path MTU 1024; 9000, jumbo frames as RoCE networks run: 4096).  It
+# changes the RDMA leg of every RDMA path (direct and gateways), not TCP's.
 set -u
 
 BENCH_SEQ_MIB=128
@@ -92,6 +95,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	[ -z "${BENCH_RT:-}" ] || gargs+=(--rt "$BENCH_RT")
 	[ -z "${BENCH_HAPROXY_THREADS:-}" ] || gargs+=(--haproxy-threads "$BENCH_HAPROXY_THREADS")
 	[ "${BENCH_PIN:-0}" != 1 ] || gargs+=(--pin)
+	[ -z "${BENCH_MTU:-}" ] || gargs+=(--mtu "$BENCH_MTU")
 	if [ -n "${BENCH_GW_BASE:-}" ]; then
 		[ -x "$BENCH_GW_BASE" ] || { echo "vm_nfs_bench: BENCH_GW_BASE $BENCH_GW_BASE is not a program" >&2; exit 1; }
 		gargs+=(--gw-base "$(realpath "$BENCH_GW_BASE")")
@@ -148,7 +152,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 			echo "## NFS paths in the Soft-RoCE guest"
 			echo
 			echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-			echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); guest: qemu TCG, Soft-RoCE (rdma_rxe on a dummy netdev), -smp ${VM_SMP:-2}, ${VM_MEM:-2048} MiB"
+			echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); guest: qemu TCG, Soft-RoCE (rdma_rxe on a dummy netdev, MTU ${BENCH_MTU:-1500}), -smp ${VM_SMP:-2}, ${VM_MEM:-2048} MiB"
 			echo "- guest kernel: $(sed -n 's/^guest kernel: //p' "$out" | head -1); host kernel: $(uname -r)"
 			echo "- host load average (1/5/15 min) before: $load0; after: $load1 (other engineers' VMs and builds share the 2 cores: figures move by tens of percent between runs)"
 			echo "- whole run: ${secs} s"
@@ -220,6 +224,7 @@ while [ $# -gt 0 ]; do
 	--rt) RT=$2; shift 2 ;;
 	--haproxy-threads) export HAPROXY_NBTHREAD=$2; shift 2 ;;
 	--pin) PIN=1; shift ;;
+	--mtu) export BED_MTU=$2; shift 2 ;;
 	*) echo "vm_nfs_bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done

@@ -215,7 +215,8 @@ bed_rdma_up() {
 	fi
 	step "bed: $BED_NETDEV (dummy) $BED_IP/$BED_PREFIX + $BED_RDMA_DEV (rdma_rxe)"
 	ip link add "$BED_NETDEV" type dummy
-	ip link set "$BED_NETDEV" up
+	# BED_MTU (default 1500): Soft-RoCE's path MTU follows it (9000 -> 4096).
+	ip link set "$BED_NETDEV" mtu "${BED_MTU:-1500}" up
 	ip addr add "$BED_IP/$BED_PREFIX" dev "$BED_NETDEV"
 	modprobe rdma_rxe
 	rdma link add "$BED_RDMA_DEV" type rxe netdev "$BED_NETDEV"
