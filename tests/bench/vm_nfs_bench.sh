@@ -121,6 +121,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		[ -z "${BENCH_RT:-}" ] || abargs+=(--rt "$BENCH_RT")
 		[ -z "${BENCH_HAPROXY_THREADS:-}" ] || abargs+=(--haproxy-threads "$BENCH_HAPROXY_THREADS")
 		[ "${BENCH_PIN:-0}" != 1 ] || abargs+=(--pin)
+		[ -z "${BENCH_MTU:-}" ] || abargs+=(--mtu "$BENCH_MTU")
 		VM_TIMEOUT=${VM_TIMEOUT:-1200} tests/vm/run-vm.sh tests/bench/vm_nfs_bench.sh \
 			"${abargs[@]}" --ab "$BENCH_AB" --ab-vs "$vs" | tee "$out"
 		rc=${PIPESTATUS[0]}
