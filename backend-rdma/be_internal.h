@@ -494,9 +494,8 @@ void be_ctx_pump_due(struct be_ctx *ctx);
 bool be_xid_busy(struct be_pool *pool, uint32_t xid);
 /* The walk be_xid_busy() replaces (and falls back to). */
 bool be_xid_scan(struct be_pool *pool, uint32_t xid);
-/* The pool's XID table: sized for its queue and connections, 0 or -ENOMEM;
- * each insertion into bp_queue or a cn_calls adds the XID, each removal
- * takes it away. */
+/* The pool's XID table: sized for its queue and connections, 0 or -ENOMEM.
+ * be_xid_add/del are called only by the four helpers below. */
 int be_xid_table_init(struct be_pool *pool);
 void be_xid_table_free(struct be_pool *pool);
 void be_xid_add(struct be_pool *pool, uint32_t xid);
