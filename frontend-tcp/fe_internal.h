@@ -52,6 +52,10 @@ struct fe_frontend {
 	struct fe_tls *fe_tls[CFG_MAX_LISTENERS];	/* per listener; NULL: its tls = off */
 	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
 	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
+	/* fe_flush() in use: clients given output since its last call, to
+	 * write then (else delivery makes the write event active). */
+	bool fe_flush_used;
+	struct fe_conn_list fe_wdue;
 };
 
 struct fe_conn {
@@ -70,6 +74,8 @@ struct fe_conn {
 	uint64_t fc_timer_at;		/* ms fc_timer fires at; 0: not armed */
 	bool fc_blocked;		/* on fe_blocked; the write event is added */
 	TAILQ_ENTRY(fe_conn) fc_blink;	/* fe_blocked */
+	bool fc_wdue;			/* on fe_wdue */
+	TAILQ_ENTRY(fe_conn) fc_wlink;	/* fe_wdue */
 	bool fc_reading;		/* read event added */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;

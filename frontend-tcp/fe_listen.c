@@ -370,6 +370,7 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	TAILQ_INIT(&fe->fe_conns);
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
 	TAILQ_INIT(&fe->fe_blocked);
+	TAILQ_INIT(&fe->fe_wdue);
 	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
 	for (unsigned i = 0; fe->fe_pw && fe->fe_pressure && i < p->fp_cfg->cf_nlisteners; i++) {
 		struct fe_tls_params tp = { p->fp_base, p->fp_log, p->fp_stats };

@@ -97,6 +97,8 @@ void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason)
 	gw_stat_inc(fe->fe_p.fp_stats, GW_CTR_CLIENTS_CLOSED);
 	if (c->fc_blocked)
 		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
+	if (c->fc_wdue)
+		TAILQ_REMOVE(&fe->fe_wdue, c, fc_wlink);
 	event_free(c->fc_rev);
 	event_free(c->fc_wev);
 	event_free(c->fc_timer);
@@ -119,18 +121,28 @@ void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason)
 static void fe_cop_deliver(void *arg, struct gw_out *o)
 {
 	struct fe_conn *c = arg;
+	struct fe_frontend *fe = c->fc_fe;
 
 	c->fc_out_bytes += gw_out_bytes(o);
 	if (TAILQ_EMPTY(&c->fc_outq))
-		c->fc_out_ms = gw_pass_ms(c->fc_fe->fe_p.fp_stats);
+		c->fc_out_ms = gw_pass_ms(fe->fe_p.fp_stats);
 	TAILQ_INSERT_TAIL(&c->fc_outq, o, ou_link);
-	/* Write from the loop, not from here (the caller may be inside a
-	 * backend callback), but without registering the write event with
+	/* Blocked: the write event is added and takes it when there is room. */
+	if (c->fc_closing || c->fc_blocked)
+		return;
+	/* Write at the pass's end, not from here (the caller may be inside a
+	 * backend callback), and without registering the write event with
 	 * epoll first: a socket with room needs no poll, and items delivered
-	 * in the same loop pass still share one writev().  fe_conn_on_write()
-	 * adds the event only when the socket is full. */
-	if (!c->fc_closing)
+	 * in the same loop pass share one writev().  fe_conn_on_write() adds
+	 * the event only when the socket is full.  The end is the next
+	 * fe_flush() once the loop calls it (no event to make active and run
+	 * per reply), else an event made active from here. */
+	if (!fe->fe_flush_used) {
 		event_active(c->fc_wev, EV_WRITE, 0);
+	} else if (!c->fc_wdue) {
+		c->fc_wdue = true;
+		TAILQ_INSERT_TAIL(&fe->fe_wdue, c, fc_wlink);
+	}
 }
 
 static void fe_cop_update(void *arg)
@@ -485,6 +497,25 @@ static void fe_conn_on_write(evutil_socket_t fd, short what, void *arg)
 	 * receive buffer: an idle connection holds none. */
 	gw_rx_park(&c->fc_rx);
 	fe_timer_arm(c);
+}
+
+void fe_flush(struct fe_frontend *fe)
+{
+	struct fe_conn *c;
+
+	fe->fe_flush_used = true;
+	/* A write may close its client (off the list then) or give output to
+	 * another (on the list's tail, written here too). */
+	while ((c = TAILQ_FIRST(&fe->fe_wdue))) {
+		TAILQ_REMOVE(&fe->fe_wdue, c, fc_wlink);
+		c->fc_wdue = false;
+		fe_conn_on_write(c->fc_fd, EV_WRITE, c);
+	}
+}
+
+bool fe_flush_due(const struct fe_frontend *fe)
+{
+	return !TAILQ_EMPTY(&fe->fe_wdue);
 }
 
 /* ---- a new connection ---- */

@@ -90,6 +90,13 @@ unsigned fe_nconns(const struct fe_frontend *fe);
  * Takes fd. */
 void fe_take(struct fe_frontend *fe, int fd, const struct sockaddr *sa, socklen_t salen,
 	     uint16_t lport, unsigned li);
+/* Writes the output delivered since the last call: one writev() per
+ * client for everything a loop pass gave it.  For the loop's prewait
+ * (gateway/worker.c), before each time the loop may block: once it has
+ * been called, delivery leaves the writing to it, and the loop must not
+ * block while fe_flush_due() (output delivered since). */
+void fe_flush(struct fe_frontend *fe);
+bool fe_flush_due(const struct fe_frontend *fe);
 /* Reload: limits and timeouts from cf from now on (a reload's new values). */
 void fe_set_cfg(struct fe_frontend *fe, const struct cfg *cf);
 

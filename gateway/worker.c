@@ -210,8 +210,16 @@ int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn
 bool gw_worker_prewait(void *arg)
 {
 	struct gw_worker *w = arg;
+	bool busy;
 
-	return w && gw_rdma_prewait(w->gwk_rdma);	/* NULL until an rdma route */
+	if (!w)
+		return false;
+	/* Replies first: each written ends its call, and the releases may let
+	 * queued calls go, which the RDMA prewait then posts. */
+	fe_flush(w->gwk_fe);
+	busy = gw_rdma_prewait(w->gwk_rdma);	/* NULL until an rdma route */
+	/* Replies its polls found are written at the next pass's start. */
+	return busy || fe_flush_due(w->gwk_fe);
 }
 
 static int gw_worker_build(struct gw_worker *w)

@@ -19,7 +19,11 @@
  *   4. no timer moved per call: with the client timeouts on, calls over
  *      50 ms leave every one-shot timer where it was (a client's idle
  *      timer re-armed per call is a timer-heap update and a clock read
- *      each time).
+ *      each time);
+ *   5. replies written by fe_flush(), the worker loop's prewait: once it
+ *      is in use, a reply the gateway has waits for it (no write event
+ *      made active per reply), five replies go out in one writev(), and a
+ *      client that goes while its reply waits leaves nothing behind.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@
 #include "alloc_count.h"
 #include "chunking.h"
 #include "config.h"
+#include "frontend.h"
 #include "gateway.h"
 #include "log.h"
 #include "ops.h"
@@ -338,6 +343,79 @@ static void test_no_timer_moved_per_call(void **state)
 	gw_down(&h, &s);
 }
 
+/* 5: loop passes (no prewait) until the client has output due, or 3 s. */
+static bool due_after_pumping(struct h_gw *h)
+{
+	uint64_t end = gw_now_ms() + 3000;
+
+	while (!fe_flush_due(h->fe) && gw_now_ms() < end)
+		event_base_loop(h->base, EVLOOP_NONBLOCK);
+	return fe_flush_due(h->fe);
+}
+
+static bool readable_now(int fd)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+static void test_replies_written_at_flush(void **state)
+{
+	uint64_t writev0, replies0;
+	uint8_t buf[512];
+	struct h_server s;
+	struct h_gw h;
+	size_t n = 0;
+	int fd;
+
+	(void)state;
+	gw_up(&h, &s);
+	fd = h_client(&h);
+	one_call(&h, fd, 1);			/* before: written from the loop */
+	fe_flush(h.fe);				/* the prewait is in use from now */
+	h_send(fd, buf, h_call(buf, 2, 2, 100003, 3, 2));
+	assert_true(due_after_pumping(&h));
+	h_pump(&h, 20);
+	assert_false(readable_now(fd));		/* no pass wrote it */
+	fe_flush(h.fe);
+	assert_false(fe_flush_due(h.fe));
+	assert_true(readable_now(fd));		/* written by the call itself */
+	assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(chk_be32(buf + 24), 2);
+
+	/* Five calls answered over several passes: one writev() at the end. */
+	for (uint32_t x = 10; x < 15; x++)
+		n += h_call(buf + n, x, 2, 100003, 3, x);
+	h_send(fd, buf, n);
+	while (h_server_calls(&s) < 1 + 1 + 5)	/* warm-up, call 2, these */
+		h_pump(&h, 5);
+	h_pump(&h, 50);				/* their replies read */
+	assert_true(fe_flush_due(h.fe));
+	writev0 = h.st.gs_ctr[GW_CTR_SYS_CLIENT_WRITEV];
+	replies0 = h.st.gs_ctr[GW_CTR_REPLIES];
+	fe_flush(h.fe);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_SYS_CLIENT_WRITEV] - writev0, 1);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_REPLIES] - replies0, 5);
+	for (uint32_t x = 10; x < 15; x++) {
+		assert_int_equal(h_reply(&h, fd, buf, sizeof(buf), 3000), 28);
+		assert_int_equal(chk_be32(buf + 24), x);
+	}
+
+	/* A client gone while its reply waits: off the list, nothing written. */
+	h_send(fd, buf, h_call(buf, 20, 2, 100003, 3, 20));
+	assert_true(due_after_pumping(&h));
+	close(fd);
+	for (uint64_t end = gw_now_ms() + 3000; fe_nconns(h.fe) && gw_now_ms() < end;)
+		event_base_loop(h.base, EVLOOP_NONBLOCK);
+	assert_int_equal(fe_nconns(h.fe), 0);
+	assert_false(fe_flush_due(h.fe));
+	writev0 = h.st.gs_ctr[GW_CTR_SYS_CLIENT_WRITEV];
+	fe_flush(h.fe);
+	assert_int_equal(h.st.gs_ctr[GW_CTR_SYS_CLIENT_WRITEV], writev0);
+	gw_down(&h, &s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_loop_passes),
 		cmocka_unit_test(test_no_allocation_per_call),
 		cmocka_unit_test(test_no_timer_moved_per_call),
+		cmocka_unit_test(test_replies_written_at_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
