@@ -29,6 +29,8 @@ struct gw_pool_reg {
 	void *pr_arg;
 };
 
+#define GW_POOL_HINTS	64
+
 struct gw_pool {
 	uint8_t *gpo_base;
 	size_t gpo_len;
@@ -42,6 +44,10 @@ struct gw_pool {
 	unsigned gpo_low;		/* no free bit in the words below it */
 	unsigned gpo_nregs;
 	struct gw_pool_reg gpo_regs[GW_POOL_MAX_REGS];
+	/* Where each owner's last target started (slot owner % GW_POOL_HINTS;
+	 * a slot two owners share serves the last one). */
+	uint64_t gpo_hint_owner[GW_POOL_HINTS];
+	unsigned gpo_hint_index[GW_POOL_HINTS];
 };
 
 struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
@@ -292,16 +298,106 @@ static struct gw_buf *gw_buf_offer(struct gw_buf *b, uint64_t owner, uint32_t of
 	return b;
 }
 
+static bool gw_pool_free_at(const struct gw_pool *p, unsigned i)
+{
+	return i < p->gpo_nbufs && (p->gpo_freemap[i / 64] >> (i % 64) & 1);
+}
+
+static bool gw_pool_free_run(const struct gw_pool *p, unsigned i, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (!gw_pool_free_at(p, i + k))
+			return false;
+	return true;
+}
+
+/* Where a target of n buffers goes when owner's last place is taken: the
+ * highest free run of n whose first buffer holds owner's bytes, else of
+ * one never written, else any, else UINT32_MAX.  Targets are placed from
+ * the top and receive buffers from the bottom (gw_pool_low_pair), so that
+ * call records do not land in the runs targets keep going back to.  One
+ * walk down the free map, only for targets of several buffers: a target
+ * of one buffer takes the highest free one. */
+static unsigned gw_pool_high_run(const struct gw_pool *p, unsigned n, uint64_t owner)
+{
+	unsigned have = 0, clean = UINT32_MAX, any = UINT32_MAX;
+
+	for (unsigned i = p->gpo_nbufs; i-- > 0;) {
+		uint64_t o;
+
+		if (p->gpo_freemap[i / 64] == 0) {	/* a word of busy buffers */
+			have = 0;
+			i -= i % 64;
+			continue;
+		}
+		if (!(p->gpo_freemap[i / 64] >> (i % 64) & 1)) {
+			have = 0;
+			continue;
+		}
+		if (++have < n)
+			continue;
+		if (n == 1)
+			return i;
+		/* Its ends: a run is usually one earlier target, or part of it. */
+		o = p->gpo_bufs[i].gb_owner;
+		if (o != p->gpo_bufs[i + n - 1].gb_owner)
+			o = 0;
+		if (o == owner)
+			return i;
+		if (o == GW_BUF_CLEAN && clean == UINT32_MAX)
+			clean = i;
+		if (any == UINT32_MAX)
+			any = i;
+	}
+	return clean != UINT32_MAX ? clean : any;
+}
+
+/* Where owner's last target started, if the n buffers from there are free
+ * and the first still owner's: several connections reading at once would
+ * otherwise take each other's last buffers in turn and zero almost every
+ * byte they read. */
+static unsigned gw_pool_hint(const struct gw_pool *p, uint64_t owner, unsigned n)
+{
+	unsigned slot = (unsigned)(owner % GW_POOL_HINTS), i = p->gpo_hint_index[slot];
+
+	if (p->gpo_hint_owner[slot] != owner || !gw_pool_free_run(p, i, n) ||
+	    p->gpo_bufs[i].gb_owner != owner)
+		return UINT32_MAX;
+	return i;
+}
+
+/* A target's first buffer: owner's last place, else the highest run of n
+ * free buffers, else where a run can start. */
+static struct gw_buf *gw_buf_target(struct gw_pool *p, uint64_t owner, uint32_t offer,
+				    uint32_t *cleared, unsigned n)
+{
+	unsigned slot = (unsigned)(owner % GW_POOL_HINTS), want = gw_pool_hint(p, owner, n);
+	struct gw_buf *b;
+
+	if (want == UINT32_MAX)
+		want = gw_pool_high_run(p, n, owner);
+	if (want == UINT32_MAX)
+		want = n > 1 ? gw_pool_low_pair(p) : UINT32_MAX;
+	b = gw_buf_offer(gw_buf_take(p, want), owner, offer, cleared);
+	if (b && gw_buf_owner_ok(owner)) {
+		p->gpo_hint_owner[slot] = owner;
+		p->gpo_hint_index[slot] = b->gb_index;
+	}
+	return b;
+}
+
 struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared)
 {
-	return gw_buf_offer(gw_buf_take(p, UINT32_MAX), owner, offer, cleared);
+	return gw_buf_target(p, owner, offer, cleared, 1);
 }
 
 struct gw_buf *gw_buf_get_for_after(struct gw_pool *p, uint64_t owner, uint32_t offer,
-				    uint32_t *cleared, const struct gw_buf *prev)
+				    uint32_t *cleared, const struct gw_buf *prev, unsigned n)
 {
-	return gw_buf_offer(gw_buf_take(p, gw_pool_next(p, prev)), owner, offer, cleared);
+	if (!prev)
+		return gw_buf_target(p, owner, offer, cleared, n ? n : 1);
+	return gw_buf_offer(gw_buf_take(p, prev->gb_index + 1), owner, offer, cleared);
 }
 
 void gw_buf_ref(struct gw_buf *b)

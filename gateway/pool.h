@@ -67,14 +67,16 @@ struct gw_buf *gw_buf_get(struct gw_pool *p);
  * client's generation): whatever of them may hold another client's bytes
  * is zeroed first, counted in *cleared; the rest of the buffer is never
  * handed out for this use.  Zeroing costs about a memcpy; skipping it when
- * the bytes are the same client's own is what this bookkeeping is for. */
+ * the bytes are the same client's own is what this bookkeeping is for, and
+ * why a target goes back where owner's last one started when it can, else
+ * to the highest free buffers (receive buffers take the lowest). */
 struct gw_buf *gw_buf_get_for(struct gw_pool *p, uint64_t owner, uint32_t offer,
 			      uint32_t *cleared);
-/* The same for a target of several buffers: the one right after prev when
- * free, the first (prev NULL) where a run can start (gw_buf_get_own_after),
- * so the target is one RDMA segment and one window. */
+/* The same for a target of n buffers: the first (prev NULL) where n free
+ * buffers follow, then each the one right after prev when free, so the
+ * target is one RDMA segment and one window. */
 struct gw_buf *gw_buf_get_for_after(struct gw_pool *p, uint64_t owner, uint32_t offer,
-				    uint32_t *cleared, const struct gw_buf *prev);
+				    uint32_t *cleared, const struct gw_buf *prev, unsigned n);
 /* A buffer the caller fills with owner's bytes only (a client
  * connection's receive buffer): what it held of owner's stays counted as
  * owner's.  promised: take one of the caller's promised buffers (never

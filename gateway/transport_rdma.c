@@ -346,13 +346,16 @@ static bool gr_target(struct gr_path *rp, struct gw_rdma_call *gc, uint32_t len,
 	uint64_t owner = gr_call_of(gc)->ca_owner;
 	uint32_t scrubbed = 0;
 	bool ok = true, run = len > bs;
+	unsigned nrun = len / bs + (len % bs != 0);
 	struct gw_buf *prev = NULL;
 
 	*niov = 0;
+	if (nrun > BE_MAX_TARGET_IOV)
+		nrun = BE_MAX_TARGET_IOV;
 	while (len > 0 && *niov < BE_MAX_TARGET_IOV) {
 		uint32_t n = len < bs ? len : bs, cleared;
 		struct gw_buf *b = gc->gc_nbufs >= GW_RDMA_MAX_BUFS ? NULL :
-				   run ? gw_buf_get_for_after(pool, owner, n, &cleared, prev) :
+				   run ? gw_buf_get_for_after(pool, owner, n, &cleared, prev, nrun) :
 					 gw_buf_get_for(pool, owner, n, &cleared);
 
 		if (!b) {

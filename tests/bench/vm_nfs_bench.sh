@@ -628,12 +628,13 @@ idle_cpu() {
 	sleep 2
 	echo "  $p: idle CPU ticks in 2 s: $(($(cpu_ticks "$pid") - c0))"
 }
-# what each worker did so far (gw2; gw for comparison): calls, CPU and
-# system calls by worker (counters since start)
+# what each worker did so far (gw2; gw for comparison): calls, CPU, system
+# calls, payload bytes copied and target bytes zeroed by worker (counters
+# since start)
 gw2_per_worker() {
 	case $p in gw | gw2) ;; *) return 0 ;; esac
 	timeout 10 "$BUILD/rpcrdma-gwctl" -s "$W/$p.control" metrics 2>/dev/null |
-		awk '/^rpcrdma_gw_(calls_forwarded|cpu_seconds|syscalls)_total\{/ { printf "  %s: %s %s\n", p, $1, $2 }' p="$p" || true
+		awk '/^rpcrdma_gw_(calls_forwarded|cpu_seconds|syscalls|scrubbed_bytes|copied_bytes)_total[{ ]/ { printf "  %s: %s %s\n", p, $1, $2 }' p="$p" || true
 }
 
 run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
@@ -678,6 +679,7 @@ run_path() { # path: every workload (of BENCH_WORKLOADS) on $VERS
 	echo 3 >/proc/sys/vm/drop_caches
 	if [ "$spread" -gt 1 ]; then spread_mount "$p"; else do_mount "$p" "$nc"; fi
 	wl sr8 fio_seq8 read
+	gw2_per_worker
 	rm -f "$M"/s8* || true
 	if [ "$nmnt" -gt 1 ]; then spread_umount; else do_umount; fi
 }

@@ -142,7 +142,7 @@ static void t03_turns(void **state)
 static void t04_receive_buffers(void **state)
 {
 	struct gw_pool *p = gw_pool_new(BS, 2, false);
-	struct gw_buf *b;
+	struct gw_buf *b, *hold = gw_buf_get(p);		/* buffer 0: one left */
 	uint32_t c;
 	uint8_t *d;
 
@@ -160,13 +160,19 @@ static void t04_receive_buffers(void **state)
 	assert_int_equal(c, BS);
 	assert_true(all(b->gb_data, BS, 0));
 	gw_buf_put(p, b);
+	gw_buf_put(p, hold);
 	assert_true(gw_pool_promise(p, 1, 0));
 	b = gw_buf_get_own(p, 0, true);				/* no owner: anyone's */
 	assert_non_null(b);
+	assert_int_equal(b->gb_index, 0);
 	assert_int_equal(b->gb_owner, GW_BUF_ANYONE);
 	assert_int_equal(gw_pool_unpromised(p), 1);
 	gw_buf_put(p, b);
-	assert_int_equal(use(p, 5, 10, 1, &d) + use(p, 5, 10, 1, &d), 10);
+	assert_int_equal(use(p, 5, 10, 1, &d), 0);		/* its last place, its own */
+	hold = gw_buf_get_for(p, 5, 10, &c);			/* that place kept */
+	assert_int_equal(hold->gb_index, 1);
+	assert_int_equal(use(p, 5, 10, 1, &d) + use(p, 5, 10, 1, &d), 10);	/* 0: anyone's */
+	gw_buf_put(p, hold);
 	gw_pool_free(p);
 }
 
@@ -288,30 +294,144 @@ static void t07_next_to_prev(void **state)
 		if (i != 64 && i != 100)	/* still free */
 			gw_buf_put(p, b[i]);
 	assert_int_equal(gw_pool_avail(p), 130);
-	/* a server's target of three buffers with buffer 1 kept by someone
-	 * else: 2, 3, 4 (one run), zeroed for its owner like gw_buf_get_for */
-	b[0] = gw_buf_get(p);
+	/* a server's target of three buffers for a client with no bytes in
+	 * the pool: the highest three free, one run, zeroed for its owner
+	 * like gw_buf_get_for (receive buffers take the lowest); a plain
+	 * target then the highest free left */
 	b[1] = gw_buf_get(p);
-	memset(b[0]->gb_data, 0xab, BS);
-	gw_buf_put(p, b[0]);
+	memset(b[126]->gb_data, 0xab, BS);	/* stale bytes in a free buffer */
 	{
 		struct gw_buf *t[3];
 		uint32_t c;
 
 		for (unsigned i = 0; i < 3; i++) {
-			t[i] = gw_buf_get_for_after(p, 9, BS, &c, i ? t[i - 1] : NULL);
-			assert_int_equal(t[i]->gb_index, 2 + i);
-			assert_int_equal(t[i]->gb_owner, 9);
+			t[i] = gw_buf_get_for_after(p, 11, BS, &c, i ? t[i - 1] : NULL, 3);
+			assert_int_equal(t[i]->gb_index, 127 + i);
+			assert_int_equal(t[i]->gb_owner, 11);
 		}
-		assert_ptr_equal(gw_buf_get_for(p, 9, BS, &c), b[0]);	/* plain: the lowest, */
+		assert_ptr_equal(gw_buf_get_for(p, 11, BS, &c), b[126]);
 		assert_int_equal(c, BS);				/* zeroed */
-		assert_int_equal(b[0]->gb_data[BS - 1], 0);
+		assert_int_equal(b[126]->gb_data[BS - 1], 0);
 		for (unsigned i = 0; i < 3; i++)
 			gw_buf_put(p, t[i]);
-		gw_buf_put(p, b[0]);
+		gw_buf_put(p, b[126]);
 	}
 	gw_buf_put(p, b[1]);
 	assert_int_equal(gw_pool_avail(p), 130);
+	gw_pool_free(p);
+}
+
+/* 8. Clients whose calls overlap in time, in a changing order (several
+ * connections each reading a file): each call's record takes a receive
+ * buffer, then its target; each target goes back to where the client's
+ * last one started while that is free and still its own, so after the
+ * first round nothing is zeroed; every offered byte is 0 or the taker's
+ * own throughout.  A client whose place another took is zeroed there. */
+static void t08_owner_hint(void **state)
+{
+	enum { OWNERS = 4, RUN = 4 };
+	struct gw_pool *p = gw_pool_new(BS, 64, false);
+	struct gw_buf *t[OWNERS][RUN], *rec[OWNERS];
+	uint32_t later = 0, c;
+
+	(void)state;
+	for (unsigned round = 0; round < 20; round++) {
+		for (unsigned k = 0; k < OWNERS; k++) {
+			unsigned o = (k + round * 3) % OWNERS;	/* order changes each round */
+			uint64_t owner = 10 + o;
+
+			/* the call's record first, in a receive buffer */
+			rec[o] = gw_buf_get_own_after(p, owner, false, NULL);
+			assert_non_null(rec[o]);
+			for (unsigned i = 0; i < RUN; i++) {
+				t[o][i] = gw_buf_get_for_after(p, owner, BS, &c, i ? t[o][i - 1] : NULL,
+							       RUN);
+				assert_non_null(t[o][i]);
+				if (round > 0)
+					later += c;
+				for (uint32_t b = 0; b < BS; b++)
+					assert_true(t[o][i]->gb_data[b] == 0 || t[o][i]->gb_data[b] == owner);
+				memset(t[o][i]->gb_data, (int)owner, BS);	/* the server's write */
+			}
+		}
+		for (unsigned o = 0; o < OWNERS; o++) {
+			gw_buf_put(p, rec[o]);
+			for (unsigned i = 0; i < RUN; i++)
+				gw_buf_put(p, t[o][i]);
+		}
+	}
+	assert_int_equal(later, 0);
+	/* Two targets of one client at once: the second finds the first's
+	 * place busy and takes never-written buffers; then, with its last
+	 * place busy, the walk finds its other place. */
+	{
+		struct gw_buf *x[RUN], *y[RUN];
+		unsigned first;
+
+		for (unsigned i = 0; i < RUN; i++)
+			x[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? x[i - 1] : NULL, RUN);
+		first = x[0]->gb_index;
+		for (unsigned i = 0; i < RUN; i++) {
+			y[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? y[i - 1] : NULL, RUN);
+			assert_int_equal(c, 0);
+		}
+		assert_true(y[0]->gb_index != first);
+		for (unsigned i = 0; i < RUN; i++) {
+			memset(y[i]->gb_data, 10, BS);
+			gw_buf_put(p, x[i]);
+			gw_buf_put(p, y[i]);
+		}
+		for (unsigned i = 0; i < RUN; i++)	/* its last place, y's */
+			y[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? y[i - 1] : NULL, RUN);
+		for (unsigned i = 0; i < RUN; i++) {	/* the walk: x's */
+			x[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? x[i - 1] : NULL, RUN);
+			assert_int_equal(c, 0);
+		}
+		assert_int_equal(x[0]->gb_index, first);
+		for (unsigned i = 0; i < RUN; i++) {
+			gw_buf_put(p, x[i]);
+			gw_buf_put(p, y[i]);
+		}
+	}
+	/* A newcomer takes buffers never written while there are any. */
+	for (unsigned i = 0; i < RUN; i++) {
+		t[0][i] = gw_buf_get_for_after(p, 99, BS, &c, i ? t[0][i - 1] : NULL, RUN);
+		assert_int_equal(c, 0);
+	}
+	for (unsigned i = 0; i < RUN; i++)
+		gw_buf_put(p, t[0][i]);
+	assert_int_equal(gw_pool_avail(p), 64);
+	gw_pool_free(p);
+}
+
+/* 9. With no place of its own and nothing never written left, a client
+ * takes another's place: zeroed for it, and the other, finding its place
+ * gone, is zeroed where it lands. */
+static void t09_place_taken(void **state)
+{
+	enum { RUN = 4 };
+	struct gw_pool *p = gw_pool_new(BS, RUN, false);
+	struct gw_buf *t[RUN];
+	uint32_t c;
+
+	(void)state;
+	for (uint64_t owner = 10; owner <= 99; owner += 89)	/* 10, then 99 */
+		for (unsigned round = 0; round < 2; round++) {
+			for (unsigned i = 0; i < RUN; i++) {
+				t[i] = gw_buf_get_for_after(p, owner, BS, &c, i ? t[i - 1] : NULL, RUN);
+				assert_non_null(t[i]);
+				/* clean, then 10's own; 99: all 10's, zeroed, then its own */
+				assert_int_equal(c, owner == 99 && round == 0 ? BS : 0);
+				assert_true(all(t[i]->gb_data, BS, round == 0 ? 0 : (uint8_t)owner));
+				memset(t[i]->gb_data, (int)owner, BS);
+			}
+			for (unsigned i = 0; i < RUN; i++)
+				gw_buf_put(p, t[i]);
+		}
+	t[0] = gw_buf_get_for(p, 10, BS, &c);
+	assert_int_equal(c, BS);
+	assert_true(all(t[0]->gb_data, BS, 0));
+	gw_buf_put(p, t[0]);
 	gw_pool_free(p);
 }
 
@@ -325,6 +445,8 @@ int main(void)
 		cmocka_unit_test(t05_received_extent),
 		cmocka_unit_test(t06_lowest_first),
 		cmocka_unit_test(t07_next_to_prev),
+		cmocka_unit_test(t08_owner_hint),
+		cmocka_unit_test(t09_place_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
