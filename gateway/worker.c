@@ -218,8 +218,15 @@ bool gw_worker_prewait(void *arg)
 	 * queued calls go, which the RDMA prewait then posts. */
 	fe_flush(w->gwk_fe);
 	busy = gw_rdma_prewait(w->gwk_rdma);	/* NULL until an rdma route */
-	/* Replies its polls found are written at the next pass's start. */
-	return busy || fe_flush_due(w->gwk_fe);
+	/* Replies its polls found go now too, before the pass reads clients
+	 * (answered clients send their next calls sooner, and a read then
+	 * finds more of them); calls those writes let go are posted at the
+	 * next pass's start, which must then not wait. */
+	if (fe_flush_due(w->gwk_fe)) {
+		fe_flush(w->gwk_fe);
+		busy = true;
+	}
+	return busy;
 }
 
 static int gw_worker_build(struct gw_worker *w)
