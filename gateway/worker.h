@@ -92,7 +92,8 @@ int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn
 		void *arg);
 /* The worker's loop's prewait (gw_loop_run; arg: the worker): the pass's
  * replies written to its clients (fe_flush), then its RDMA context's calls
- * posted and completion queues polled, re-armed once found empty. */
+ * posted and completion queues polled, re-armed once found empty, and the
+ * replies those polls found written too. */
 bool gw_worker_prewait(void *w);
 
 /* `workers = 0`: one per core the daemon may run on (its affinity; a
