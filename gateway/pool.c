@@ -312,8 +312,8 @@ static bool gw_pool_free_run(const struct gw_pool *p, unsigned i, unsigned n)
 }
 
 /* Where a target of n buffers goes when owner's last place is taken: the
- * highest free run of n whose first buffer holds owner's bytes, else of
- * one never written, else any, else UINT32_MAX.  Targets are placed from
+ * highest free run of n whose first and last buffers hold owner's bytes,
+ * else were never written, else any, else UINT32_MAX.  Targets are placed from
  * the top and receive buffers from the bottom (gw_pool_low_pair), so that
  * call records do not land in the runs targets keep going back to.  One
  * walk down the free map, only for targets of several buffers: a target
