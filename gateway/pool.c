@@ -42,6 +42,9 @@ struct gw_pool {
 	struct gw_buf *gpo_bufs;		/* descriptors, one per buffer */
 	uint64_t *gpo_freemap;		/* bit i set: buffer i is free */
 	unsigned gpo_low;		/* no free bit in the words below it */
+	/* Buffers [gpo_clean_lo, gpo_clean_end) were never taken: free and
+	 * clean.  Only ever narrowed (gw_buf_take). */
+	unsigned gpo_clean_lo, gpo_clean_end;
 	unsigned gpo_nregs;
 	struct gw_pool_reg gpo_regs[GW_POOL_MAX_REGS];
 	/* Where each owner's last target started (slot owner % GW_POOL_HINTS;
@@ -94,6 +97,7 @@ struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
 		p->gpo_freemap[i / 64] |= 1ull << (i % 64);
 	}
 	p->gpo_avail = nbufs;
+	p->gpo_clean_end = nbufs;
 	return p;
 
 err_desc:
@@ -216,6 +220,12 @@ static struct gw_buf *gw_buf_take(struct gw_pool *p, unsigned want)
 	b = &p->gpo_bufs[i];
 	p->gpo_freemap[i / 64] &= ~(1ull << (i % 64));
 	p->gpo_avail--;
+	if (i >= p->gpo_clean_lo && i < p->gpo_clean_end) {	/* keep the larger side */
+		if (i - p->gpo_clean_lo >= p->gpo_clean_end - i - 1)
+			p->gpo_clean_end = i;
+		else
+			p->gpo_clean_lo = i + 1;
+	}
 	b->gb_refs = 1;
 	b->gb_used = 0;
 	return b;
@@ -316,8 +326,8 @@ static bool gw_pool_free_run(const struct gw_pool *p, unsigned i, unsigned n)
  * else were never written, else any, else UINT32_MAX.  Targets are placed from
  * the top and receive buffers from the bottom (gw_pool_low_pair), so that
  * call records do not land in the runs targets keep going back to.  One
- * walk down the free map, only for targets of several buffers: a target
- * of one buffer takes the highest free one. */
+ * walk down the free map, for targets of several buffers only (a 64 KiB
+ * memset costs less than walking a large pool for each small READ). */
 static unsigned gw_pool_high_run(const struct gw_pool *p, unsigned n, uint64_t owner)
 {
 	unsigned have = 0, clean = UINT32_MAX, any = UINT32_MAX;
@@ -336,8 +346,6 @@ static unsigned gw_pool_high_run(const struct gw_pool *p, unsigned n, uint64_t o
 		}
 		if (++have < n)
 			continue;
-		if (n == 1)
-			return i;
 		/* Its ends: a run is usually one earlier target, or part of it. */
 		o = p->gpo_bufs[i].gb_owner;
 		if (o != p->gpo_bufs[i + n - 1].gb_owner)
@@ -366,16 +374,36 @@ static unsigned gw_pool_hint(const struct gw_pool *p, uint64_t owner, unsigned n
 	return i;
 }
 
-/* A target's first buffer: owner's last place, else the highest run of n
- * free buffers, else where a run can start. */
+/* The highest of the never-taken buffers, or UINT32_MAX. */
+static unsigned gw_pool_clean_top(const struct gw_pool *p)
+{
+	return p->gpo_clean_end > p->gpo_clean_lo ? p->gpo_clean_end - 1 : UINT32_MAX;
+}
+
+/* The highest free buffer, or UINT32_MAX. */
+static unsigned gw_pool_high_free(const struct gw_pool *p)
+{
+	for (unsigned w = (p->gpo_nbufs + 63) / 64; w-- > p->gpo_low;)
+		if (p->gpo_freemap[w])
+			return w * 64 + 63 - (unsigned)__builtin_clzll(p->gpo_freemap[w]);
+	return UINT32_MAX;
+}
+
+/* A target's first buffer: owner's last place; else for a run the walk
+ * (its own, never written, any), for one buffer a never-taken one, else
+ * the highest free; else where a run can start. */
 static struct gw_buf *gw_buf_target(struct gw_pool *p, uint64_t owner, uint32_t offer,
 				    uint32_t *cleared, unsigned n)
 {
 	unsigned slot = (unsigned)(owner % GW_POOL_HINTS), want = gw_pool_hint(p, owner, n);
 	struct gw_buf *b;
 
-	if (want == UINT32_MAX)
+	if (want == UINT32_MAX && n > 1)
 		want = gw_pool_high_run(p, n, owner);
+	if (want == UINT32_MAX && n == 1)
+		want = gw_pool_clean_top(p);
+	if (want == UINT32_MAX && n == 1)
+		want = gw_pool_high_free(p);
 	if (want == UINT32_MAX)
 		want = n > 1 ? gw_pool_low_pair(p) : UINT32_MAX;
 	b = gw_buf_offer(gw_buf_take(p, want), owner, offer, cleared);

@@ -435,6 +435,36 @@ static void t09_place_taken(void **state)
 	gw_pool_free(p);
 }
 
+/* 10. A one-buffer target (a small READ) of a client with no place of its
+ * own takes a buffer never taken while there is one, not the highest free
+ * buffer another client's READ filled; with none left, the highest free,
+ * zeroed. */
+static void t10_one_buffer_clean(void **state)
+{
+	struct gw_pool *p = gw_pool_new(BS, 8, false);
+	struct gw_buf *t[3], *b;
+	uint32_t c;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		t[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? t[i - 1] : NULL, 3);
+		assert_int_equal(t[i]->gb_index, 5 + i);
+		memset(t[i]->gb_data, 10, BS);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		gw_buf_put(p, t[i]);
+	for (unsigned i = 0; i < 5; i++) {		/* 4, 3, 2, 1, 0: never taken */
+		b = gw_buf_get_for(p, 11 + i, BS, &c);
+		assert_int_equal(b->gb_index, 4 - i);
+		assert_int_equal(c, 0);
+	}
+	b = gw_buf_get_for(p, 20, BS, &c);		/* none left: 10's, zeroed */
+	assert_int_equal(b->gb_index, 7);
+	assert_int_equal(c, BS);
+	assert_true(all(b->gb_data, BS, 0));
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +477,7 @@ int main(void)
 		cmocka_unit_test(t07_next_to_prev),
 		cmocka_unit_test(t08_owner_hint),
 		cmocka_unit_test(t09_place_taken),
+		cmocka_unit_test(t10_one_buffer_clean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
