@@ -30,6 +30,21 @@ struct gw_pool_reg {
 };
 
 #define GW_POOL_HINTS	64
+/* Places remembered per owner: a connection has several READs in flight,
+ * each target in a place of its own. */
+#define GW_POOL_PLACES	4
+/* A run's walk looks at no more candidate runs, nor more buffers, than
+ * these: its cost per target stays the same whatever the pool's size. */
+#define GW_POOL_WALK_RUNS	64
+#define GW_POOL_WALK_BUFS	1024
+
+/* Where one owner's last targets started (slot owner % GW_POOL_HINTS; a
+ * slot two owners share serves the last one). */
+struct gw_pool_hint {
+	uint64_t gph_owner;
+	unsigned gph_index[GW_POOL_PLACES];
+	unsigned gph_next;		/* the place a new one replaces */
+};
 
 struct gw_pool {
 	uint8_t *gpo_base;
@@ -47,10 +62,8 @@ struct gw_pool {
 	unsigned gpo_clean_lo, gpo_clean_end;
 	unsigned gpo_nregs;
 	struct gw_pool_reg gpo_regs[GW_POOL_MAX_REGS];
-	/* Where each owner's last target started (slot owner % GW_POOL_HINTS;
-	 * a slot two owners share serves the last one). */
-	uint64_t gpo_hint_owner[GW_POOL_HINTS];
-	unsigned gpo_hint_index[GW_POOL_HINTS];
+	struct gw_pool_hint gpo_hints[GW_POOL_HINTS];
+	uint64_t gpo_walked;		/* buffers the walks looked at, ever */
 };
 
 struct gw_pool *gw_pool_new(uint32_t buf_size, unsigned nbufs, bool hugepages)
@@ -175,6 +188,7 @@ bool gw_pool_hugepages(const struct gw_pool *p) { return p->gpo_huge; }
 uint32_t gw_pool_buf_size(const struct gw_pool *p) { return p->gpo_buf_size; }
 unsigned gw_pool_avail(const struct gw_pool *p) { return p->gpo_avail; }
 unsigned gw_pool_count(const struct gw_pool *p) { return p->gpo_nbufs; }
+uint64_t gw_pool_walked(const struct gw_pool *p) { return p->gpo_walked; }
 
 /* The lowest free buffer whose right neighbour is free too (a record
  * that starts there can run on), or UINT32_MAX.  Only valid bits are
@@ -321,17 +335,22 @@ static bool gw_pool_free_run(const struct gw_pool *p, unsigned i, unsigned n)
 	return true;
 }
 
-/* Where a target of n buffers goes when owner's last place is taken: the
- * highest free run of n whose first and last buffers hold owner's bytes,
- * else were never written, else any, else UINT32_MAX.  Targets are placed from
- * the top and receive buffers from the bottom (gw_pool_low_pair), so that
- * call records do not land in the runs targets keep going back to.  One
- * walk down the free map, for targets of several buffers only (a 64 KiB
- * memset costs less than walking a large pool for each small READ). */
-static unsigned gw_pool_high_run(const struct gw_pool *p, unsigned n, uint64_t owner)
+/* Where a target of n buffers goes when none of owner's places is free:
+ * the highest free run of n whose first and last buffers hold owner's
+ * bytes, else never-written buffers, else the highest, else UINT32_MAX.
+ * Targets are placed from the top and receive buffers from the bottom
+ * (gw_pool_low_pair), so that call records do not land in the runs
+ * targets keep going back to.  The walk down the free map stops after
+ * GW_POOL_WALK_RUNS runs or GW_POOL_WALK_BUFS buffers (busy words are
+ * skipped whole): its cost does not grow with the pool.  For targets of
+ * several buffers only (a 64 KiB memset costs less than a walk for each
+ * small READ). */
+static unsigned gw_pool_high_run(struct gw_pool *p, unsigned n, uint64_t owner)
 {
-	unsigned have = 0, clean = UINT32_MAX, any = UINT32_MAX;
+	unsigned have = 0, runs = 0, looked = 0, clean = UINT32_MAX, any = UINT32_MAX;
 
+	if (p->gpo_clean_end - p->gpo_clean_lo >= n)	/* never taken: O(1) */
+		clean = p->gpo_clean_end - n;
 	for (unsigned i = p->gpo_nbufs; i-- > 0;) {
 		uint64_t o;
 
@@ -340,38 +359,68 @@ static unsigned gw_pool_high_run(const struct gw_pool *p, unsigned n, uint64_t o
 			i -= i % 64;
 			continue;
 		}
+		if (++looked > GW_POOL_WALK_BUFS || runs == GW_POOL_WALK_RUNS)
+			break;
 		if (!(p->gpo_freemap[i / 64] >> (i % 64) & 1)) {
 			have = 0;
 			continue;
 		}
 		if (++have < n)
 			continue;
+		runs++;
 		/* Its ends: a run is usually one earlier target, or part of it. */
 		o = p->gpo_bufs[i].gb_owner;
 		if (o != p->gpo_bufs[i + n - 1].gb_owner)
 			o = 0;
-		if (o == owner)
-			return i;
+		if (o == owner) {
+			clean = i;
+			break;
+		}
 		if (o == GW_BUF_CLEAN && clean == UINT32_MAX)
 			clean = i;
 		if (any == UINT32_MAX)
 			any = i;
 	}
+	p->gpo_walked += looked;
 	return clean != UINT32_MAX ? clean : any;
 }
 
-/* Where owner's last target started, if the n buffers from there are free
- * and the first still owner's: several connections reading at once would
- * otherwise take each other's last buffers in turn and zero almost every
- * byte they read. */
+/* The first of owner's places (where its last targets started) from which
+ * n buffers are free and the first still owner's: several connections
+ * reading at once would otherwise take each other's last buffers in turn
+ * and zero almost every byte they read. */
 static unsigned gw_pool_hint(const struct gw_pool *p, uint64_t owner, unsigned n)
 {
-	unsigned slot = (unsigned)(owner % GW_POOL_HINTS), i = p->gpo_hint_index[slot];
+	const struct gw_pool_hint *h = &p->gpo_hints[owner % GW_POOL_HINTS];
 
-	if (p->gpo_hint_owner[slot] != owner || !gw_pool_free_run(p, i, n) ||
-	    p->gpo_bufs[i].gb_owner != owner)
+	if (h->gph_owner != owner)
 		return UINT32_MAX;
-	return i;
+	for (unsigned k = 0; k < GW_POOL_PLACES; k++) {
+		unsigned i = h->gph_index[k];
+
+		if (gw_pool_free_run(p, i, n) && p->gpo_bufs[i].gb_owner == owner)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+/* Buffer i is where one of owner's targets started: one of its places,
+ * replacing its oldest. */
+static void gw_pool_remember(struct gw_pool *p, uint64_t owner, unsigned i)
+{
+	struct gw_pool_hint *h = &p->gpo_hints[owner % GW_POOL_HINTS];
+
+	if (h->gph_owner != owner) {
+		h->gph_owner = owner;
+		h->gph_next = 0;
+		for (unsigned k = 0; k < GW_POOL_PLACES; k++)
+			h->gph_index[k] = UINT32_MAX;
+	}
+	for (unsigned k = 0; k < GW_POOL_PLACES; k++)
+		if (h->gph_index[k] == i)
+			return;
+	h->gph_index[h->gph_next] = i;
+	h->gph_next = (h->gph_next + 1) % GW_POOL_PLACES;
 }
 
 /* The highest of the never-taken buffers, or UINT32_MAX. */
@@ -389,13 +438,13 @@ static unsigned gw_pool_high_free(const struct gw_pool *p)
 	return UINT32_MAX;
 }
 
-/* A target's first buffer: owner's last place; else for a run the walk
+/* A target's first buffer: one of owner's places; else for a run the walk
  * (its own, never written, any), for one buffer a never-taken one, else
  * the highest free; else where a run can start. */
 static struct gw_buf *gw_buf_target(struct gw_pool *p, uint64_t owner, uint32_t offer,
 				    uint32_t *cleared, unsigned n)
 {
-	unsigned slot = (unsigned)(owner % GW_POOL_HINTS), want = gw_pool_hint(p, owner, n);
+	unsigned want = gw_pool_hint(p, owner, n);
 	struct gw_buf *b;
 
 	if (want == UINT32_MAX && n > 1)
@@ -407,10 +456,8 @@ static struct gw_buf *gw_buf_target(struct gw_pool *p, uint64_t owner, uint32_t 
 	if (want == UINT32_MAX)
 		want = n > 1 ? gw_pool_low_pair(p) : UINT32_MAX;
 	b = gw_buf_offer(gw_buf_take(p, want), owner, offer, cleared);
-	if (b && gw_buf_owner_ok(owner)) {
-		p->gpo_hint_owner[slot] = owner;
-		p->gpo_hint_index[slot] = b->gb_index;
-	}
+	if (b && gw_buf_owner_ok(owner))
+		gw_pool_remember(p, owner, b->gb_index);
 	return b;
 }
 

@@ -60,6 +60,9 @@ bool gw_pool_hugepages(const struct gw_pool *p);
 uint32_t gw_pool_buf_size(const struct gw_pool *p);
 unsigned gw_pool_avail(const struct gw_pool *p);
 unsigned gw_pool_count(const struct gw_pool *p);
+/* Buffers the placement walks of targets looked at, ever: what a target
+ * costs beyond its own places (bounded per target, whatever the pool). */
+uint64_t gw_pool_walked(const struct gw_pool *p);
 /* A buffer with one reference and gb_used = 0, or NULL when empty.  Its
  * owner becomes GW_BUF_ANYONE: the caller may write anyone's bytes. */
 struct gw_buf *gw_buf_get(struct gw_pool *p);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -362,11 +363,11 @@ static void t08_owner_hint(void **state)
 	}
 	assert_int_equal(later, 0);
 	/* Two targets of one client at once: the second finds the first's
-	 * place busy and takes never-written buffers; then, with its last
-	 * place busy, the walk finds its other place. */
+	 * place busy and takes never-written buffers; the next two take one
+	 * place each. */
 	{
 		struct gw_buf *x[RUN], *y[RUN];
-		unsigned first;
+		unsigned first, second;
 
 		for (unsigned i = 0; i < RUN; i++)
 			x[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? x[i - 1] : NULL, RUN);
@@ -375,19 +376,25 @@ static void t08_owner_hint(void **state)
 			y[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? y[i - 1] : NULL, RUN);
 			assert_int_equal(c, 0);
 		}
-		assert_true(y[0]->gb_index != first);
+		second = y[0]->gb_index;
+		assert_true(second != first);
 		for (unsigned i = 0; i < RUN; i++) {
 			memset(y[i]->gb_data, 10, BS);
 			gw_buf_put(p, x[i]);
 			gw_buf_put(p, y[i]);
 		}
-		for (unsigned i = 0; i < RUN; i++)	/* its last place, y's */
+		/* Two again: one in each of its places, nothing zeroed. */
+		for (unsigned i = 0; i < RUN; i++) {
 			y[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? y[i - 1] : NULL, RUN);
-		for (unsigned i = 0; i < RUN; i++) {	/* the walk: x's */
+			assert_int_equal(c, 0);
+		}
+		for (unsigned i = 0; i < RUN; i++) {
 			x[i] = gw_buf_get_for_after(p, 10, BS, &c, i ? x[i - 1] : NULL, RUN);
 			assert_int_equal(c, 0);
 		}
-		assert_int_equal(x[0]->gb_index, first);
+		assert_true(x[0]->gb_index == first || x[0]->gb_index == second);
+		assert_true(y[0]->gb_index == first || y[0]->gb_index == second);
+		assert_true(x[0]->gb_index != y[0]->gb_index);
 		for (unsigned i = 0; i < RUN; i++) {
 			gw_buf_put(p, x[i]);
 			gw_buf_put(p, y[i]);
@@ -465,6 +472,86 @@ static void t10_one_buffer_clean(void **state)
 	gw_pool_free(p);
 }
 
+/* 11. A client with several small READs in flight has a place for each:
+ * round after round, two clients taking four one-buffer targets each, in
+ * changing order, zero nothing once their places are made. */
+static void t11_several_places(void **state)
+{
+	enum { OWNERS = 2, INFLIGHT = 4 };
+	struct gw_pool *p = gw_pool_new(BS, 4 * OWNERS * INFLIGHT / 2, false);
+	struct gw_buf *t[OWNERS][INFLIGHT];
+	uint32_t later = 0, c;
+
+	(void)state;
+	for (unsigned round = 0; round < 12; round++) {
+		for (unsigned k = 0; k < OWNERS * INFLIGHT; k++) {
+			unsigned o = (k + round) % OWNERS, i = k / OWNERS;
+			uint64_t owner = 10 + o;
+
+			t[o][i] = gw_buf_get_for(p, owner, BS, &c);
+			assert_non_null(t[o][i]);
+			if (round > 0)
+				later += c;
+			for (uint32_t b = 0; b < BS; b++)
+				assert_true(t[o][i]->gb_data[b] == 0 || t[o][i]->gb_data[b] == owner);
+			memset(t[o][i]->gb_data, (int)owner, BS);
+		}
+		for (unsigned k = 0; k < OWNERS * INFLIGHT; k++)	/* done in another order */
+			gw_buf_put(p, t[(k + 1) % OWNERS][INFLIGHT - 1 - k / OWNERS]);
+	}
+	assert_int_equal(later, 0);
+	assert_int_equal(gw_pool_avail(p), 16);
+	gw_pool_free(p);
+}
+
+/* 12. What a multi-buffer target's walk costs does not grow with the pool:
+ * a large pool where no run is free at the top (every other buffer busy),
+ * and one where every free run is another client's: each target looks at
+ * a bounded number of buffers and is still placed. */
+static void t12_walk_bounded(void **state)
+{
+	enum { N = 1u << 16, RUN = 4, BOUND = 2048 };
+	struct gw_pool *p = gw_pool_new(BS, N, false);
+	struct gw_buf **b = calloc(N, sizeof(*b)), *t[RUN];
+	uint64_t w0;
+	uint32_t c;
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(b);
+	for (unsigned i = 0; i < N; i++) {	/* every buffer another client's */
+		b[i] = gw_buf_get_for_after(p, 7, BS, &c, i ? b[i - 1] : NULL, N);
+		assert_non_null(b[i]);
+	}
+	for (unsigned i = 0; i < N; i += 2)	/* every other one free */
+		gw_buf_put(p, b[i]);
+	for (unsigned i = 1; i < 2 * RUN; i += 2)	/* and a run at the bottom */
+		gw_buf_put(p, b[i]);
+	w0 = gw_pool_walked(p);
+	for (unsigned i = 0; i < RUN; i++) {
+		t[i] = gw_buf_get_for_after(p, 8, BS, &c, i ? t[i - 1] : NULL, RUN);
+		assert_non_null(t[i]);
+	}
+	assert_true(gw_pool_walked(p) - w0 <= BOUND);
+	for (unsigned i = 0; i < RUN; i++)
+		gw_buf_put(p, t[i]);
+	for (unsigned i = 2 * RUN + 1; i < N; i += 2)	/* all free: 7's runs */
+		gw_buf_put(p, b[i]);
+	assert_int_equal(gw_pool_avail(p), N);
+	for (unsigned k = 0; k < 4; k++) {
+		w0 = gw_pool_walked(p);
+		for (unsigned i = 0; i < RUN; i++) {
+			t[i] = gw_buf_get_for_after(p, 100 + k, BS, &c, i ? t[i - 1] : NULL, RUN);
+			assert_non_null(t[i]);
+		}
+		assert_true(gw_pool_walked(p) - w0 <= BOUND);
+		for (unsigned i = 0; i < RUN; i++)
+			gw_buf_put(p, t[i]);
+	}
+	free(b);
+	gw_pool_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +565,8 @@ int main(void)
 		cmocka_unit_test(t08_owner_hint),
 		cmocka_unit_test(t09_place_taken),
 		cmocka_unit_test(t10_one_buffer_clean),
+		cmocka_unit_test(t11_several_places),
+		cmocka_unit_test(t12_walk_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,7 +149,7 @@ start_case() {
 	bed_wait 20 "rpcrdma-peer listening" \
 		sh -c "rdma resource show cm_id | grep -q 'state LISTEN.*src-addr $BED_IP:$PEER_PORT'"
 	gw_start "$PORT" "$out/$name" "backend.rdma_port=$PEER_PORT" nfs.fallback=none \
-		gateway.call_timeout=1500ms
+		gateway.call_timeout=1500ms ${case_gw[@]+"${case_gw[@]}"}
 }
 
 # end_case NAME: the gateway still serves /metrics and stops cleanly; the
@@ -213,7 +213,12 @@ for c in "${cases[@]}"; do
 		# rest is what the gateway's buffers held.  A connection may get
 		# its own earlier bytes back (the control: they do come through),
 		# another connection only zeroes, never those bytes.
+		# A small pool: the victim's READ target finds the buffers its
+		# WRITE came in (a run's placement looks at the highest 64 free
+		# runs only, gateway/pool.c), so its own bytes can come back.
+		case_gw=(gateway.buffers=32 gateway.max_record=262144)
 		start_case short short
+		case_gw=()
 		python3 "$out/client.py" victim "$PORT" 196608 | tee "$out/short/victim.txt"
 		s1=$(metric_sum '^rpcrdma_gw_scrubbed_bytes_total')
 		python3 "$out/client.py" stranger "$PORT" 196608 | tee "$out/short/stranger.txt"
