@@ -5,7 +5,7 @@
 # This file contains the per-call cost benchmark of the gateway.
 # On the host: BUILD=build tests/bench/instr_per_call.sh boots the VM tier's
 # guest and runs itself inside.  The guest runs the gateway twice, one after
-# the other, and the same four workloads against each on a vers=3 mount
+# the other, and the same five workloads against each on a vers=3 mount
 # (IPC_VERS=4.1: a vers=4.1 mount of the pseudo root):
 #
 #   GETATTR   IPC_GA stat() calls of one file on a noac mount
@@ -13,6 +13,8 @@
 #   READ      the same file with dd bs=1M iflag=direct (1 MiB READ calls)
 #   READ4K    IPC_GA blocks of it with dd bs=4k iflag=direct (4 KiB READs,
 #             the small data calls of make bench's 4 KiB rows)
+#   GETATTR8  eight GETATTR loops at once on the noac mount (8 x IPC_GA
+#             calls, several in flight: what a loop pass shares among calls)
 #
 # 1. native: `perf stat -e raw_syscalls:sys_enter` on the gateway per
 #    workload (every system call, verbs doorbells and CQ events included) and
@@ -130,9 +132,17 @@ do_mount() { # extra options
 	fi
 }
 
-# The four workloads.
+# The five workloads.
 wl_getattr() {
 	perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$IPC_GA"
+}
+# GETATTR8: eight of those processes at once (IPC_GA each): calls from one
+# connection in flight together, as in make bench's small-op mix.
+wl_getattr8() {
+	local i rc=0
+	for i in 1 2 3 4 5 6 7 8; do wl_getattr & done
+	for i in 1 2 3 4 5 6 7 8; do wait -n || rc=1; done
+	return $rc
 }
 wl_write() { timeout 600 dd if="$W/src.bin" of="$M/seq.bin" bs=1M oflag=direct status=none; }
 wl_read() { timeout 600 dd if="$M/seq.bin" of=/dev/null bs=1M iflag=direct status=none; }
@@ -278,6 +288,7 @@ run_all() { # mode
 	wl_getattr >/dev/null	# warm-up: lookups, attribute paths, TCG translations
 	[ "$1" != native ] || cpu_getattr "$gw_pid" gateway
 	phase "$1" getattr
+	phase "$1" getattr8
 	umount "$M"
 	do_mount
 	phase "$1" write
@@ -384,7 +395,7 @@ cg_self() {
 		END { for (k in self) if (c > 0) printf "%12.0f %5.1f%%  %s\n", self[k] / c, 100 * self[k] / tot, k }' "$1" |
 		sort -rn | sed -n "s/^/    /; 1,$4p"	# not head: its SIGPIPE fails the pipe
 }
-# callgrind LABEL BINARY: the four workloads under callgrind; "IR LABEL
+# callgrind LABEL BINARY: the five workloads under callgrind; "IR LABEL
 # workload ..." lines (per forwarded call when the build counts them, else
 # per client NFS call) and the top functions.
 callgrind() {
@@ -400,7 +411,7 @@ callgrind() {
 	cd "$OLDPWD" || exit 1
 	bed_wait 300 "the gateway's NFS path under valgrind" grep -q "transport ${IPC_TRANSPORT:-rdma} up" "$W/gw-cg.log"
 	run_all callgrind
-	for name in getattr write read read4k; do
+	for name in getattr getattr8 write read read4k; do
 		f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
 		[ -n "$f" ] || { echo "no callgrind dump for $name"; ls -l "$W" | sed 's/^/  /'; continue; }
 		read -r calls ccalls <"$W/calls.$name"
@@ -408,7 +419,7 @@ callgrind() {
 		ir=$(awk '/^totals:/ { print $2; exit }' "$f")
 		awk -v l="$label" -v n="$name" -v c="$calls" -v cc="$ccalls" -v ir="$ir" -v mib="$IPC_MIB" 'BEGIN {
 			if (c > 0) printf "IR %s %s calls=%d client_calls=%d Ir=%d Ir/call=%.0f Ir/client_call=%.0f Ir/MiB=%s\n",
-				l, n, c, cc, ir, ir / c, (cc > 0 ? ir / cc : 0), (n == "getattr" || n == "read4k" ? "-" : sprintf("%.0f", ir / mib)) }'
+				l, n, c, cc, ir, ir / c, (cc > 0 ? ir / cc : 0), (n ~ /^getattr/ || n == "read4k" ? "-" : sprintf("%.0f", ir / mib)) }'
 		cg_fcalls "$f" "$calls" "$label $name"
 		echo "  top functions (self instructions per call, of this workload):"
 		cg_self "$f" "$calls" fn 15
