@@ -214,8 +214,9 @@ for c in "${cases[@]}"; do
 		# its own earlier bytes back (the control: they do come through),
 		# another connection only zeroes, never those bytes.
 		# A small pool: the victim's READ target finds the buffers its
-		# WRITE came in (a run's placement looks at the highest 64 free
-		# runs only, gateway/pool.c), so its own bytes can come back.
+		# WRITE came in (a run's placement looks at a bounded number of
+		# free runs from the top, gateway/pool.c), so its own bytes can
+		# come back.
 		case_gw=(gateway.buffers=32 gateway.max_record=262144)
 		start_case short short
 		case_gw=()
