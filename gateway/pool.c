@@ -376,8 +376,8 @@ static unsigned gw_pool_high_run(struct gw_pool *p, unsigned n, uint64_t owner)
 		if (o != p->gpo_bufs[i + n - 1].gb_owner)
 			o = 0;
 		if (o == owner) {
-			clean = i;
-			break;
+			p->gpo_walked += looked;
+			return i;
 		}
 		if (o == GW_BUF_CLEAN && clean == UINT32_MAX)
 			clean = i;
