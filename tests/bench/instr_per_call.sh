@@ -44,7 +44,9 @@
 # IPC_HAPROXY_CG=1 runs HAProxy under callgrind for the GETATTR workload
 # (instructions and function calls per client call, beside the gateway's
 # "FCALLS" lines); IPC_CALLERS="memcpy clock_gettime" lists the callers of
-# each function named (by name prefix), calls per forwarded call.
+# each function named (by name prefix), calls per forwarded call;
+# IPC_KEEP=1 copies each callgrind dump to LABEL.WORKLOAD.cg in the run
+# folder and keeps it ($BUILD/vm/run-instr_per_call.*/, for callgrind_annotate).
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -54,13 +56,14 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 	command -v valgrind >/dev/null || { echo "instr_per_call: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
 	base=
 	[ -z "${IPC_BASE:-}" ] || base="IPC_BASE=$(realpath "$IPC_BASE")"
+	[ "${IPC_KEEP:-0}" = 0 ] || export VM_KEEP=1
 	VM_TIMEOUT=${VM_TIMEOUT:-1500} exec tests/vm/run-vm.sh tests/bench/instr_per_call.sh \
 		"IPC_GA=${IPC_GA:-300}" "IPC_MIB=${IPC_MIB:-16}" "IPC_NATIVE=${IPC_NATIVE:-1}" \
 		"IPC_CALLGRIND=${IPC_CALLGRIND:-1}" "IPC_WORKERS=${IPC_WORKERS:-}" \
 		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
 		"IPC_TRANSPORT=${IPC_TRANSPORT:-rdma}" \
 		"IPC_HAPROXY=${IPC_HAPROXY:-0}" "IPC_HAPROXY_CG=${IPC_HAPROXY_CG:-0}" \
-		"IPC_CALLERS=${IPC_CALLERS:-}" \
+		"IPC_CALLERS=${IPC_CALLERS:-}" "IPC_KEEP=${IPC_KEEP:-0}" \
 		${base:+"$base"}
 fi
 
@@ -414,6 +417,7 @@ callgrind() {
 	for name in getattr getattr8 write read read4k; do
 		f=$(grep -l "^desc: Trigger: .*dump $name\$" "$W"/cg.out* 2>/dev/null | head -1)
 		[ -n "$f" ] || { echo "no callgrind dump for $name"; ls -l "$W" | sed 's/^/  /'; continue; }
+		[ "${IPC_KEEP:-0}" = 0 ] || cp "$f" "/run/vm/$label.$name.cg"
 		read -r calls ccalls <"$W/calls.$name"
 		[ "${calls:-0}" -gt 0 ] || calls=$ccalls
 		ir=$(awk '/^totals:/ { print $2; exit }' "$f")
