@@ -157,7 +157,7 @@ vm_reap() {
 	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
 		echo "ok:   vm $name ($secs s)"
-		grep -h 'boot hung' "$LOGDIR/vm-$name.log" | sed 's/^/    note: /'
+		grep -h 'boot hung\|boot failed' "$LOGDIR/vm-$name.log" | sed 's/^/    note: /'
 	else
 		fail "vm $name (rc=$rc, log $LOGDIR/vm-$name.log)"
 		tail -25 "$LOGDIR/vm-$name.log" | sed 's/^/    /'
@@ -236,6 +236,20 @@ run_vm() {
 		echo "ok:   vm runner retries a hung boot once, then fails ($(( $(date +%s) - start )) s)"
 	else
 		fail "vm runner retries a hung boot once, then fails: run-vm.sh returned $rc (log $log)"
+		tail -25 "$log" | sed 's/^/    /'
+	fi
+	# A guest kernel that panics before stage 2 (here: no init to run, so
+	# it cannot mount a root) is booted again the same way, then fails.
+	start=$(date +%s)
+	log=$LOGDIR/vm-selftest_boot_ended.log
+	BUILD=$BUILD VM_BOOT_RETRIES=1 VM_APPEND=rdinit=/no-such-init tests/vm/run-vm.sh tests/vm/selftest_fail.sh >"$log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q 'boot failed: .*booting again (retry 1 of 1)' "$log" &&
+		grep -q 'FAILED: boot failed' "$log"; then
+		passed=$((passed + 1))
+		echo "ok:   vm runner retries a boot that panics before stage 2 once, then fails ($(( $(date +%s) - start )) s)"
+	else
+		fail "vm runner retries a boot that panics before stage 2 once, then fails: run-vm.sh returned $rc (log $log)"
 		tail -25 "$log" | sed 's/^/    /'
 	fi
 	for t in tests/vm/t_*.sh; do

@@ -34,7 +34,9 @@
 #   VM_BOOT_TIMEOUT  seconds for the guest kernel to reach stage 2 (default
 #               120; it takes 3-10 s): past it the boot counts as hung, qemu
 #               is killed and the guest boots again, VM_BOOT_RETRIES times
-#               (default 1), each said on stderr ("boot hung")
+#               (default 1), each said on stderr ("boot hung"); so does a
+#               guest that ends before stage 2 ("boot failed": a kernel
+#               panic in early boot, before any scenario ran)
 #   VM_KERNEL   kernel to boot: a series (6.1, 6.12: the newest
 #               vmlinuz-SERIES.* in /boot or in tests/vm/kernels/, where
 #               `make deps` unpacks 6.12) or a path ROOT/boot/vmlinuz-VERSION
@@ -438,7 +440,9 @@ trap on_signal INT TERM HUP
 # and leaves $RUN/boot-hung when stage 2 has not said it is up within
 # VM_BOOT_TIMEOUT s: a TCG guest kernel has hung in its early init (once in
 # a few hundred boots, before any scenario ran), and without this it holds
-# the check for the whole VM_TIMEOUT.
+# the check for the whole VM_TIMEOUT.  A guest that ends before stage 2 is
+# up leaves $RUN/boot-ended: its kernel panicked in early init (6.12 under
+# TCG, once: an int3 Oops in sched_clock_cpu at 1.9 s), nothing ran either.
 boot_once() {
 	: >"$RUN/output"
 	rm -f "$LOG" # the watchdog must not read an earlier run's "stage 2 up"
@@ -465,6 +469,10 @@ boot_once() {
 	qrc=$?
 	wait "$tpid" "$wpid"
 	wpid=""
+	if [ ! -e "$RUN/boot-hung" ] && [ ! -e "$RUN/status" ] &&
+		! grep -q 'vm: stage 2 up' "$LOG" 2>/dev/null; then
+		: >"$RUN/boot-ended"
+	fi
 }
 
 start=$(date +%s.%N)
@@ -474,18 +482,24 @@ if [ "${VM_SHELL:-0}" = 1 ]; then
 		-chardev "stdio,id=ser0,signal=off,logfile=$LOG" -serial chardev:ser0
 	qrc=$?
 else
-	tries=0 hung=""
+	tries=0 hung="" ended=""
 	while :; do
 		boot_once
-		[ -e "$RUN/boot-hung" ] || break
-		rm -f "$RUN/boot-hung"
-		if [ "$tries" -ge "$VM_BOOT_RETRIES" ]; then
-			hung=1
+		if [ -e "$RUN/boot-hung" ]; then
+			what="boot hung: the guest kernel did not reach stage 2 within $VM_BOOT_TIMEOUT s" kept=hung
+		elif [ -e "$RUN/boot-ended" ]; then
+			what="boot failed: the guest ended before stage 2 (qemu exit $qrc; a kernel panic in early boot)" kept=ended
+		else
 			break
 		fi
-		mv -f "$LOG" "$LOG.hung$tries"
-		echo "$ME: boot hung: the guest kernel did not reach stage 2 within $VM_BOOT_TIMEOUT s" \
-			"(serial log $LOG.hung$tries, last line: $(tail -n 1 "$LOG.hung$tries" | tr -d '\r'));" \
+		if [ "$tries" -ge "$VM_BOOT_RETRIES" ]; then
+			[ -e "$RUN/boot-hung" ] && hung=1 || ended=1
+			rm -f "$RUN/boot-hung" "$RUN/boot-ended"
+			break
+		fi
+		rm -f "$RUN/boot-hung" "$RUN/boot-ended"
+		mv -f "$LOG" "$LOG.$kept$tries"
+		echo "$ME: $what (serial log $LOG.$kept$tries, last line: $(tail -n 1 "$LOG.$kept$tries" | tr -d '\r'));" \
 			"booting again (retry $((tries + 1)) of $VM_BOOT_RETRIES)" >&2
 		tries=$((tries + 1))
 	done
@@ -503,6 +517,8 @@ fi
 why=""
 if [ -n "${hung:-}" ]; then
 	why="boot hung: no stage 2 within $VM_BOOT_TIMEOUT s, $VM_BOOT_RETRIES retries (VM_BOOT_TIMEOUT, VM_BOOT_RETRIES)"
+elif [ -n "${ended:-}" ]; then
+	why="boot failed: the guest ended before stage 2 (kernel panic?), qemu exit $qrc, $VM_BOOT_RETRIES retries (VM_BOOT_RETRIES)"
 elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="hard timeout: qemu killed after $VM_TIMEOUT s (VM_TIMEOUT)"
 elif [ -z "$status" ]; then
