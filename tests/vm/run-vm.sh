@@ -482,7 +482,7 @@ if [ "${VM_SHELL:-0}" = 1 ]; then
 		-chardev "stdio,id=ser0,signal=off,logfile=$LOG" -serial chardev:ser0
 	qrc=$?
 else
-	tries=0 hung="" ended=""
+	tries=0 lost=""
 	while :; do
 		boot_once
 		if [ -e "$RUN/boot-hung" ]; then
@@ -492,12 +492,11 @@ else
 		else
 			break
 		fi
+		rm -f "$RUN/boot-hung" "$RUN/boot-ended"
 		if [ "$tries" -ge "$VM_BOOT_RETRIES" ]; then
-			[ -e "$RUN/boot-hung" ] && hung=1 || ended=1
-			rm -f "$RUN/boot-hung" "$RUN/boot-ended"
+			lost=$kept
 			break
 		fi
-		rm -f "$RUN/boot-hung" "$RUN/boot-ended"
 		mv -f "$LOG" "$LOG.$kept$tries"
 		echo "$ME: $what (serial log $LOG.$kept$tries, last line: $(tail -n 1 "$LOG.$kept$tries" | tr -d '\r'));" \
 			"booting again (retry $((tries + 1)) of $VM_BOOT_RETRIES)" >&2
@@ -515,9 +514,9 @@ else
 fi
 
 why=""
-if [ -n "${hung:-}" ]; then
+if [ "${lost:-}" = hung ]; then
 	why="boot hung: no stage 2 within $VM_BOOT_TIMEOUT s, $VM_BOOT_RETRIES retries (VM_BOOT_TIMEOUT, VM_BOOT_RETRIES)"
-elif [ -n "${ended:-}" ]; then
+elif [ "${lost:-}" = ended ]; then
 	why="boot failed: the guest ended before stage 2 (kernel panic?), qemu exit $qrc, $VM_BOOT_RETRIES retries (VM_BOOT_RETRIES)"
 elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="hard timeout: qemu killed after $VM_TIMEOUT s (VM_TIMEOUT)"
