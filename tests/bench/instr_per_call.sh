@@ -46,7 +46,11 @@
 # "FCALLS" lines); IPC_CALLERS="memcpy clock_gettime" lists the callers of
 # each function named (by name prefix), calls per forwarded call;
 # IPC_KEEP=1 copies each callgrind dump to LABEL.WORKLOAD.cg in the run
-# folder and keeps it ($BUILD/vm/run-instr_per_call.*/, for callgrind_annotate).
+# folder and keeps it ($BUILD/vm/run-instr_per_call.*/, for callgrind_annotate);
+# IPC_PAGES=1 counts the memory pages the gateway (and HAProxy, with
+# IPC_HAPROXY=1) touches over one GETATTR, ten, and an idle second, by
+# mapping ("PAGES" lines; transparent huge pages off in the guest, so that a
+# page is 4 KiB).
 set -u
 
 if [ "${VM_GUEST:-}" != 1 ]; then
@@ -63,7 +67,7 @@ if [ "${VM_GUEST:-}" != 1 ]; then
 		"IPC_PROFILE=${IPC_PROFILE:-0}" "IPC_VERS=${IPC_VERS:-3}" "IPC_SYSTIME=${IPC_SYSTIME:-0}" \
 		"IPC_TRANSPORT=${IPC_TRANSPORT:-rdma}" \
 		"IPC_HAPROXY=${IPC_HAPROXY:-0}" "IPC_HAPROXY_CG=${IPC_HAPROXY_CG:-0}" \
-		"IPC_CALLERS=${IPC_CALLERS:-}" "IPC_KEEP=${IPC_KEEP:-0}" \
+		"IPC_CALLERS=${IPC_CALLERS:-}" "IPC_KEEP=${IPC_KEEP:-0}" "IPC_PAGES=${IPC_PAGES:-0}" \
 		${base:+"$base"}
 fi
 
@@ -84,6 +88,9 @@ W=/tmp/ipc
 M=/mnt/ipc
 mkdir -p "$W" "$M"
 echo "guest kernel: $(uname -r)"
+
+# Pages counted one by one: the gateway's memory is mapped after this.
+[ "${IPC_PAGES:-0}" != 1 ] || echo never >/sys/kernel/mm/transparent_hugepage/enabled
 
 # nfsd's largest READ/WRITE is 256 KiB by default in this guest: raise it
 # so that a 1 MiB dd block is one 1 MiB call.
@@ -267,6 +274,34 @@ cpu_getattr() {
 	echo "CPU $2 getattr: $(((t1 - t0) * 10000 / ($(nfs_calls) - c0))) µs per client NFS call (utime + stime, all threads, nothing attached)"
 }
 
+# pages_snap PID: 4 KiB pages referenced per mapping of PID, and all of them
+pages_snap() { # PID
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { m = $6 ? $6 : "[anon]"; sub(/.*\//, "", m) }
+		/^Referenced:/ { r[m] += $2 }
+		END { for (m in r) if (r[m] > 0) { printf "%s=%d ", m, r[m] / 4; t += r[m] / 4 } printf "all=%d\n", t }' "/proc/$1/smaps"
+}
+# pages_per_call PID LABEL (IPC_PAGES=1): "PAGES LABEL WHAT: MAPPING=N ..."
+# lines, N the 4 KiB pages of each mapping of PID (file name, [heap],
+# [anon], [stack], ...) referenced over WHAT: an idle second, one GETATTR
+# (three times), ten in a row.  The kernel clears the accessed bits
+# (clear_refs) before each.  Shared libraries' counts include pages that
+# other processes (the perl client) referenced: read the process's own
+# mappings.  Under TCG every page touched after a switch of address space
+# costs a software TLB fill.
+pages_per_call() {
+	local n what
+	for n in 0 1 1 1 10; do
+		echo 1 >"/proc/$1/clear_refs"
+		if [ "$n" = 0 ]; then
+			what="idle 1 s"; sleep 1
+		else
+			what="calls=$n"
+			perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$n"
+		fi
+		echo "PAGES $2 $what: $(pages_snap "$1")"
+	done
+}
+
 # systime NAME PID: ends perf record PID (IPC_SYSTIME) and prints the
 # gateway's samples of workload NAME: all, in user space, and under each
 # system call's kernel entry (__x64_sys_*; children included: the share of
@@ -290,6 +325,7 @@ run_all() { # mode
 	do_mount noac
 	wl_getattr >/dev/null	# warm-up: lookups, attribute paths, TCG translations
 	[ "$1" != native ] || cpu_getattr "$gw_pid" gateway
+	[ "$1" != native ] || [ "${IPC_PAGES:-0}" != 1 ] || pages_per_call "$gw_pid" gateway
 	phase "$1" getattr
 	phase "$1" getattr8
 	umount "$M"
@@ -323,6 +359,7 @@ haproxy_getattr() {
 		"$BED_IP:$BED_EXPORT" "$M"
 	wl_getattr >/dev/null	# warm-up, as for the gateway
 	cpu_getattr "$hp" haproxy
+	[ "${IPC_PAGES:-0}" != 1 ] || pages_per_call "$hp" haproxy
 	sys_count_start "$hp" haproxy ps
 	samples_start "$hp" haproxy st
 	c0=$(nfs_calls)
