@@ -296,7 +296,7 @@ pages_per_call() {
 			what="idle 1 s"; sleep 1
 		else
 			what="calls=$n"
-			perl -e 'my ($f, $n) = @ARGV; for (1 .. $n) { stat($f) or die "$f: $!" }' "$M/small" "$n"
+			IPC_GA=$n wl_getattr
 		fi
 		echo "PAGES $2 $what: $(pages_snap "$1")"
 	done
