@@ -150,6 +150,7 @@ static void fe_admit(struct fe_frontend *fe, int fd, const struct sockaddr *sa, 
 	if (c && has_src) {
 		memcpy(c->fc_src, src, sizeof(src));
 		c->fc_has_src = true;
+		gw_client_set_src(c->fc_cl, src);
 	}
 }
 

@@ -699,33 +699,91 @@ static struct gw_cb40_reg *cb40_register(struct gw_cb40 *c4, const struct gw_cb4
 
 /* The new cb_program and cb_location of a SETCLIENTID, or false to leave
  * it as it is. */
+enum cb40_aim { CB40_AIM_NONE, CB40_AIM_GIVEN, CB40_AIM_OWN };
+
+/*
+ * Where the relay may connect for a cb_location parsed into ss.  The
+ * unspecified address or port 0 names no service (a client that wants no
+ * callbacks).  cb_location is the client's own callback service (RFC 7530
+ * §16.33), so a host other than the client's address as admitted becomes
+ * that address at the named port: a client must not aim the gateway's
+ * connections at other hosts.  A client without an address (an adopted
+ * socket) keeps what it named.
+ */
+static enum cb40_aim cb40_aim(const struct gw_client *cl, struct sockaddr_storage *ss,
+			      socklen_t *sl)
+{
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff }, zero[16];
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	uint8_t a[16], own[16];
+	uint16_t port;
+
+	if (ss->ss_family == AF_INET) {
+		memcpy(a, v4map, sizeof(v4map));
+		memcpy(a + 12, &sin->sin_addr, 4);
+		port = sin->sin_port;
+	} else {
+		memcpy(a, &sin6->sin6_addr, 16);
+		port = sin6->sin6_port;
+	}
+	if (!port || !memcmp(a, zero, 16) || (!memcmp(a, v4map, 12) && !memcmp(a + 12, zero, 4)))
+		return CB40_AIM_NONE;
+	if (!gw_client_src(cl, own) || !memcmp(a, own, 16))
+		return CB40_AIM_GIVEN;
+	memset(ss, 0, sizeof(*ss));
+	if (!memcmp(own, v4map, 12)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		memcpy(&sin->sin_addr, own + 12, 4);
+		*sl = sizeof(*sin);
+	} else {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = port;
+		memcpy(&sin6->sin6_addr, own, 16);
+		*sl = sizeof(*sin6);
+	}
+	return CB40_AIM_OWN;
+}
+
 static bool cb40_target(struct gw_cb40 *c4, struct gw_call *c, const struct gw_cb40_sci *s,
 			uint32_t *prog, char *netid, char *uaddr)
 {
 	struct gw_ctx *gw = c4->c4_gw;
+	enum cfg_v40cb mode = gw->gw_p.gp_cfg->cf_v40_callbacks;
+	enum cb40_aim aim = CB40_AIM_GIVEN;
 	struct sockaddr_storage ss;
 	struct gw_cb40_reg *rg;
+	bool parsed = false;
 	socklen_t sl;
 
-	switch (gw->gw_p.gp_cfg->cf_v40_callbacks) {
-	case CFG_V40CB_PASSTHROUGH:
+	if (mode == CFG_V40CB_PASSTHROUGH)
 		return false;
-	case CFG_V40CB_OFF:
+	if (mode == CFG_V40CB_RELAY) {
+		parsed = gw_cb40_uaddr_parse(s->sc4_netid, s->sc4_addr, &ss, &sl);
+		if (parsed)
+			aim = cb40_aim(c->ca_cl, &ss, &sl);
+	}
+	if (mode == CFG_V40CB_OFF || aim == CB40_AIM_NONE) {
 		/* nfsd: no address, callback path down at once (no probe) */
 		*prog = s->sc4_prog;
 		netid[0] = uaddr[0] = '\0';
 		gw_stat_inc(ST(gw), GW_CTR_CB40_CLEARED);
 		return true;
-	case CFG_V40CB_RELAY:
-		break;
 	}
-	if (!gw_cb40_uaddr_parse(s->sc4_netid, s->sc4_addr, &ss, &sl) ||
-	    !cb40_listen(c4) || !cb40_our_uaddr(c4, c->ca_path, netid, uaddr)) {
+	if (!parsed || !cb40_listen(c4) || !cb40_our_uaddr(c4, c->ca_path, netid, uaddr)) {
 		gw_stat_inc(ST(gw), GW_CTR_CB40_FAIL_UNPARSED);
 		gw_log_client(LG(gw), CFG_LOG_WARN, gw_client_name(c->ca_cl),
 			      "SETCLIENTID from %s: callback %s %s not relayed: left as it is",
 			      gw_client_name(c->ca_cl), s->sc4_netid, s->sc4_addr);
 		return false;
+	}
+	if (aim == CB40_AIM_OWN) {
+		gw_stat_inc(ST(gw), GW_CTR_CB40_READDRESSED);
+		gw_log_client(LG(gw), CFG_LOG_WARN, gw_client_name(c->ca_cl),
+			      "SETCLIENTID from %s: callback host of %s %s is not the client's: "
+			      "relayed to the client's own address", gw_client_name(c->ca_cl),
+			      s->sc4_netid, s->sc4_addr);
 	}
 	rg = cb40_register(c4, s, &ss, sl, gw_client_name(c->ca_cl));
 	*prog = rg->r4_prog;

@@ -108,6 +108,20 @@ void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash)
 	cl->gcl_listener = listener;
 	cl->gcl_squash = squash;
 }
+
+void gw_client_set_src(struct gw_client *cl, const uint8_t addr[16])
+{
+	memcpy(cl->gcl_src, addr, sizeof(cl->gcl_src));
+	cl->gcl_has_src = true;
+}
+
+bool gw_client_src(const struct gw_client *cl, uint8_t addr[16])
+{
+	if (cl->gcl_has_src)
+		memcpy(addr, cl->gcl_src, sizeof(cl->gcl_src));
+	return cl->gcl_has_src;
+}
+
 unsigned gw_ctx_nclients(const struct gw_ctx *gw) { return gw->gw_nclients; }
 
 unsigned gw_ctx_client_list(const struct gw_ctx *gw, struct gw_client_info *out, unsigned max)

@@ -123,6 +123,12 @@ uint64_t gw_client_gen(const struct gw_client *cl);
  * its verified certificate's identity sets (enum cfg_squash), or -1. */
 void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash);
 
+/* Its address as admitted (the socket's peer or its PROXY header's
+ * source; IPv4 mapped into IPv6), where it has one: where NFSv4.0
+ * callbacks may go (cb40.c). */
+void gw_client_set_src(struct gw_client *cl, const uint8_t addr[16]);
+bool gw_client_src(const struct gw_client *cl, uint8_t addr[16]);
+
 /* The context's clients (control socket, metrics). */
 unsigned gw_ctx_nclients(const struct gw_ctx *gw);
 /* Up to max clients into out; returns how many there are in all. */

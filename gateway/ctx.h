@@ -90,6 +90,8 @@ struct gw_client {
 	bool gcl_closing;
 	unsigned gcl_listener;		/* its listener: index in cf_listeners */
 	int gcl_squash;			/* squash its certificate sets, or -1 (listener's) */
+	bool gcl_has_src;		/* gcl_src known: a TCP client, not an adopted fd */
+	uint8_t gcl_src[16];		/* its address (IPv4 mapped into IPv6) */
 	/* Forwarded calls replied to, their call and reply bytes and summed
 	 * durations (gw_call_observe: clients --top). */
 	uint64_t gcl_done;

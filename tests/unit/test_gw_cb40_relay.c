@@ -7,7 +7,9 @@
  * original address, gets them with its own program and the server's XID,
  * and its reply reaches the server.  Also: a program nobody registered
  * (PROG_UNAVAIL), a client that closes with a callback pending
- * (SYSTEM_ERR), v40_callbacks = off (cleared) and passthrough (unchanged). */
+ * (SYSTEM_ERR), v40_callbacks = off (cleared) and passthrough (unchanged);
+ * a client over TCP whose cb_location names another host (relayed to its
+ * own address) or no service at all (cleared). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,11 +102,27 @@ struct rig {
 	struct gw_cb40_sci sci;
 };
 
-/* The gateway with v40_callbacks = mode; the client's SETCLIENTID naming
- * 127.0.0.1:cbport sent and answered. */
-static void rig_up(struct rig *r, const char *mode, uint16_t cbport)
+/* A client connected over TCP from 127.0.0.1 to a listener of h's. */
+static int tcp_client(struct h_gw *h)
 {
-	char text[1024], ua[GW_CB40_UADDR_MAX];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || fe_listen_addr(h->fe, (struct sockaddr *)&a, sizeof(a)) < 0)
+		abort();
+	a.sin_port = htons(fe_listen_port(h->fe, 0));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		abort();
+	h_pump(h, 50);		/* accepted */
+	return fd;
+}
+
+/* The gateway with v40_callbacks = mode; the client's SETCLIENTID naming
+ * universal address ua sent and answered; the client over TCP from
+ * 127.0.0.1 (tcp) or a socket pair (no address). */
+static void rig_up_at(struct rig *r, const char *mode, const char *ua, bool tcp)
+{
+	char text[1024];
 	uint8_t b[512];
 	struct iovec v;
 
@@ -112,18 +130,27 @@ static void rig_up(struct rig *r, const char *mode, uint16_t cbport)
 	h_server_start(&r->srv);
 	snprintf(text, sizeof(text),
 		 "[gateway]\nbuffer_size = 16k\nbuffers = 64\nmax_record = 64k\nmax_calls = 64\n"
-		 "v40_callbacks = %s\n[backend srv]\naddress = 127.0.0.1\n"
+		 "secure_port = no\nv40_callbacks = %s\n[backend srv]\naddress = 127.0.0.1\n"
 		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
 		 mode, r->srv.port);
 	h_gw_start(&r->gw, text);
 	h_pump(&r->gw, 50);
-	r->cl = h_client(&r->gw);
-	snprintf(ua, sizeof(ua), "127.0.0.1.%u.%u", cbport >> 8, cbport & 0xff);
+	r->cl = tcp ? tcp_client(&r->gw) : h_client(&r->gw);
 	h_send(r->cl, b, setclientid(b, ua));
 	assert_int_equal(h_reply(&r->gw, r->cl, b, sizeof(b), 3000), 28);
 	v = (struct iovec){ r->seen, h_server_last(&r->srv, r->seen, sizeof(r->seen)) };
 	assert_true(gw_cb40_parse_setclientid(&v, 1, &r->sci));
 	assert_int_equal(r->sci.sc4_ident, 9);
+}
+
+/* The gateway with v40_callbacks = mode; the client's SETCLIENTID naming
+ * 127.0.0.1:cbport sent and answered. */
+static void rig_up(struct rig *r, const char *mode, uint16_t cbport)
+{
+	char ua[GW_CB40_UADDR_MAX];
+
+	snprintf(ua, sizeof(ua), "127.0.0.1.%u.%u", cbport >> 8, cbport & 0xff);
+	rig_up_at(r, mode, ua, false);
 }
 
 static void rig_down(struct rig *r)
@@ -152,6 +179,7 @@ static void t01_relay(void **state)
 	assert_true(gw_cb40_uaddr_parse("tcp", r.sci.sc4_addr, &ss, &sl));
 	assert_int_not_equal(((struct sockaddr_in *)&ss)->sin_port, htons(cbport));
 	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN], 1);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_READDRESSED], 0);
 	/* the server connects to the address it was given */
 	sfd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_int_equal(connect(sfd, (struct sockaddr *)&ss, sl), 0);
@@ -227,11 +255,73 @@ static void t02_off_passthrough(void **state)
 	rig_down(&r);
 }
 
+/* 3. A client over TCP from 127.0.0.1 names 127.0.0.2 (another host, to
+ * the gateway): its callbacks go to its own address at the port it named,
+ * never to the host it named (a client must not aim the gateway at other
+ * hosts).  Fails when the gateway connects where the client said: nothing
+ * listens on 127.0.0.2. */
+static void t03_other_host(void **state)
+{
+	struct sockaddr_storage ss;
+	char ua[GW_CB40_UADDR_MAX];
+	uint8_t b[256];
+	uint16_t cbport;
+	int lfd = tcp_listener(&cbport), sfd, cfd;
+	struct rig r;
+	socklen_t sl;
+
+	(void)state;
+	snprintf(ua, sizeof(ua), "127.0.0.2.%u.%u", cbport >> 8, cbport & 0xff);
+	rig_up_at(&r, "relay", ua, true);
+	assert_true((r.sci.sc4_prog & 0xff000000u) == 0x48000000u);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN], 1);
+	assert_true(gw_cb40_uaddr_parse("tcp", r.sci.sc4_addr, &ss, &sl));
+	sfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(sfd, (struct sockaddr *)&ss, sl), 0);
+	h_send(sfd, b, cb_call(b, 0x7730, r.sci.sc4_prog, 0));
+	assert_true(wait_fd(&r.gw, lfd, 3000));
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	assert_true(wait_fd(&r.gw, cfd, 3000));
+	assert_true(h_read_full(cfd, b, 48, &r.srv));
+	assert_int_equal(chk_be32(b + 4), 0x7730);
+	assert_int_equal(chk_be32(b + 16), CB_PROG);
+	chk_put_be32(b, RM_LAST_FRAG | 24), chk_put_be32(b + 4, 0x7730), chk_put_be32(b + 8, 1);
+	memset(b + 12, 0, 16);
+	h_send(cfd, b, 28);
+	assert_int_equal(h_reply(&r.gw, sfd, b, sizeof(b), 3000), 24);
+	assert_int_equal(chk_be32(b + 20), 0);			/* SUCCESS */
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_READDRESSED], 1);
+	close(cfd);
+	close(sfd);
+	close(lfd);
+	rig_down(&r);
+}
+
+/* 4. A cb_location of no service (the unspecified address, port 0: what
+ * a client that wants no callbacks sends) is cleared, as with off: nfsd
+ * marks the path down at once instead of waiting on the relay. */
+static void t04_no_service(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_up_at(&r, "relay", "0.0.0.0.0.0", true);
+	assert_string_equal(r.sci.sc4_netid, "");
+	assert_string_equal(r.sci.sc4_addr, "");
+	assert_int_equal(r.sci.sc4_prog, CB_PROG);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_CLEARED], 1);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN], 0);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_relay),
 		cmocka_unit_test(t02_off_passthrough),
+		cmocka_unit_test(t03_other_host),
+		cmocka_unit_test(t04_no_service),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
