@@ -697,8 +697,6 @@ static struct gw_cb40_reg *cb40_register(struct gw_cb40 *c4, const struct gw_cb4
 	return rg;
 }
 
-/* The new cb_program and cb_location of a SETCLIENTID, or false to leave
- * it as it is. */
 enum cb40_aim { CB40_AIM_NONE, CB40_AIM_GIVEN, CB40_AIM_OWN };
 
 /*
@@ -746,6 +744,8 @@ static enum cb40_aim cb40_aim(const struct gw_client *cl, struct sockaddr_storag
 	return CB40_AIM_OWN;
 }
 
+/* The new cb_program and cb_location of a SETCLIENTID, or false to leave
+ * it as it is. */
 static bool cb40_target(struct gw_cb40 *c4, struct gw_call *c, const struct gw_cb40_sci *s,
 			uint32_t *prog, char *netid, char *uaddr)
 {
