@@ -678,7 +678,17 @@ static struct gw_cb40_reg *cb40_register(struct gw_cb40 *c4, const struct gw_cb4
 			if (!rg || !c4->c4_reg[i].r4_used ||
 			    (rg->r4_used && c4->c4_reg[i].r4_stamp < rg->r4_stamp))
 				rg = &c4->c4_reg[i];
+		if (rg->r4_used) {
+			gw_stat_inc(ST(c4->c4_gw), GW_CTR_CB40_EVICTED);
+			gw_log_client(LG(c4->c4_gw), CFG_LOG_WARN, name,
+				      "SETCLIENTID from %s: %u v4.0 clients registered: the oldest "
+				      "(callbacks prog %#x to %s) forgotten", name, GW_CB40_REGS,
+				      rg->r4_prog, rg->r4_uaddr);
+		}
 		cb40_reg_close(rg, GW_CTR_CB40_FAIL_FULL);
+		/* Free the slot first: the search below must not find the
+		 * entry being replaced (it did, and looped for ever). */
+		rg->r4_used = false;
 		do
 			rg->r4_prog = GW_CB40_PROG_BASE + (c4->c4_next_prog++ & 0xffffff);
 		while (cb40_reg_by_prog(c4, rg->r4_prog) != NULL);

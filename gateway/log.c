@@ -119,6 +119,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_CB40_REWRITTEN] = "cb40_sci_rewritten",
 	[GW_CTR_CB40_CLEARED] = "cb40_sci_cleared",
 	[GW_CTR_CB40_READDRESSED] = "cb40_sci_readdressed",
+	[GW_CTR_CB40_EVICTED] = "cb40_sci_evicted",
 	[GW_CTR_CB40_FAIL_UNPARSED] = "cb40_failed_unparsed",
 	[GW_CTR_CB40_FAIL_NO_CLIENT] = "cb40_failed_no_client",
 	[GW_CTR_CB40_FAIL_CONNECT] = "cb40_failed_connect",

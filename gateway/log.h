@@ -188,6 +188,7 @@ enum gw_ctr {
 	GW_CTR_CB40_REWRITTEN,		/* SETCLIENTID cb_location set to the gateway's listener */
 	GW_CTR_CB40_CLEARED,		/* SETCLIENTID cb_location cleared (off, or no service named) */
 	GW_CTR_CB40_READDRESSED,	/* cb_location's host not the client's: its own address used */
+	GW_CTR_CB40_EVICTED,		/* registration table full: the oldest forgotten */
 	GW_CTR_CB40_FAIL_UNPARSED,	/* SETCLIENTID not rewritten: its cb_location undecodable */
 	GW_CTR_CB40_FAIL_NO_CLIENT,	/* callback for a cb_program no client registered */
 	GW_CTR_CB40_FAIL_CONNECT,	/* client's callback address unreachable or lost */

@@ -478,6 +478,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB40_REWRITTEN] = { F_CB40_SCI, "rewritten" },
 	[GW_CTR_CB40_CLEARED] = { F_CB40_SCI, "cleared" },
 	[GW_CTR_CB40_READDRESSED] = { F_CB40_SCI, "readdressed" },
+	[GW_CTR_CB40_EVICTED] = { F_CB40_SCI, "evicted" },
 	[GW_CTR_CB40_FAIL_UNPARSED] = { F_CB40_FAILED, "unparsed" },
 	[GW_CTR_CB40_FAIL_NO_CLIENT] = { F_CB40_FAILED, "no_client" },
 	[GW_CTR_CB40_FAIL_CONNECT] = { F_CB40_FAILED, "connect" },

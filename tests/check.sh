@@ -27,7 +27,8 @@ run_unit() {
 		[ -x "$bin" ] || continue
 		case "$bin" in *.o|*.d) continue;; esac
 		out="$LOGDIR/unit-$(basename "$bin").log"
-		CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$out" 2>&1
+		# a hung test is a failure, not a hung check
+		CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 10 "${UNIT_TIMEOUT:-600}" "$bin" >"$out" 2>&1
 		local rc=$?
 		# cmocka's TAP says "not ok N # SKIP name" for a skipped case
 		np=$(grep '^ok ' "$out" | grep -vc '# *SKIP')

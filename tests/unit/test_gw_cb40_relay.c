@@ -32,10 +32,11 @@ static void put_str(uint8_t *b, size_t *n, const char *s)
 	*n += 4 + ((l + 3) & ~(size_t)3);
 }
 
-/* Record-marked COMPOUND { SETCLIENTID } of minor version 0. */
-static size_t setclientid(uint8_t *b, const char *uaddr)
+/* Record-marked COMPOUND { SETCLIENTID } of minor version 0 from the
+ * client named id. */
+static size_t setclientid_of(uint8_t *b, uint32_t xid, const char *id, const char *uaddr)
 {
-	static const uint32_t hdr[] = { 0x5c1, 0, 2, 100003, 4, 1, 0, 0, 0, 0 };
+	const uint32_t hdr[] = { xid, 0, 2, 100003, 4, 1, 0, 0, 0, 0 };
 	size_t n = 4;
 
 	for (unsigned i = 0; i < 10; i++, n += 4)
@@ -44,7 +45,7 @@ static size_t setclientid(uint8_t *b, const char *uaddr)
 	chk_put_be32(b + n, 0), chk_put_be32(b + n + 4, 1), chk_put_be32(b + n + 8, 35);
 	chk_put_be32(b + n + 12, 1), chk_put_be32(b + n + 16, 2);	/* verifier */
 	n += 20;
-	put_str(b, &n, "Linux NFSv4.0 test-client");
+	put_str(b, &n, id);
 	chk_put_be32(b + n, CB_PROG);
 	n += 4;
 	put_str(b, &n, "tcp");
@@ -53,6 +54,11 @@ static size_t setclientid(uint8_t *b, const char *uaddr)
 	n += 4;
 	rm_encode_hdr(b, (uint32_t)(n - 4), true);
 	return n;
+}
+
+static size_t setclientid(uint8_t *b, const char *uaddr)
+{
+	return setclientid_of(b, 0x5c1, "Linux NFSv4.0 test-client", uaddr);
 }
 
 /* Record-marked RPC call header (AUTH_NONE) of proc, one word of args. */
@@ -315,6 +321,75 @@ static void t04_no_service(void **state)
 	rig_down(&r);
 }
 
+/* 5. A fleet: 10,000 distinct client ids register, in batches of 32
+ * calls in flight, on a table of 256.  Every SETCLIENTID is answered and
+ * rewritten; past 256 the oldest registration is forgotten (counted), each
+ * live one keeps a program of its own, and the newest client's callbacks
+ * are still relayed.  Fails on a gateway whose eviction finds the entry
+ * it replaces when it looks for a free program: the 257th SETCLIENTID is
+ * never answered and the loop spins for ever. */
+static void t05_fleet(void **state)
+{
+	enum { IDS = 10000, BATCH = 32, REGS = 256 };
+	char ua[GW_CB40_UADDR_MAX], id[48];
+	uint32_t progs[REGS], last = 0;
+	uint8_t b[512], seen[512];
+	uint16_t cbport;
+	int lfd = tcp_listener(&cbport), sfd, cfd;
+	struct sockaddr_storage ss;
+	struct gw_cb40_sci sci;
+	struct rig r;
+	socklen_t sl;
+
+	(void)state;
+	snprintf(ua, sizeof(ua), "127.0.0.1.%u.%u", cbport >> 8, cbport & 0xff);
+	rig_up_at(&r, "relay", ua, false);
+	for (unsigned i = 1; i < IDS; i += BATCH) {
+		unsigned n = i + BATCH <= IDS ? BATCH : IDS - i;
+
+		for (unsigned k = 0; k < n; k++) {
+			snprintf(id, sizeof(id), "fleet-client-%u", i + k);
+			h_send(r.cl, b, setclientid_of(b, 0x10000 + i + k, id, ua));
+		}
+		for (unsigned k = 0; k < n; k++)
+			assert_int_equal(h_reply(&r.gw, r.cl, b, sizeof(b), 3000), 28);
+	}
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_REWRITTEN], IDS);
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_EVICTED], IDS - REGS);
+	/* the last REGS clients, registered again: each finds its own entry
+	 * (no eviction), each with a program no other live client has */
+	for (unsigned i = 0; i < REGS; i++) {
+		struct iovec v;
+
+		snprintf(id, sizeof(id), "fleet-client-%u", IDS - REGS + i);
+		h_send(r.cl, b, setclientid_of(b, 0x20000 + i, id, ua));
+		assert_int_equal(h_reply(&r.gw, r.cl, b, sizeof(b), 3000), 28);
+		v = (struct iovec){ seen, h_server_last(&r.srv, seen, sizeof(seen)) };
+		assert_true(gw_cb40_parse_setclientid(&v, 1, &sci));
+		progs[i] = sci.sc4_prog;
+		for (unsigned k = 0; k < i; k++)
+			assert_int_not_equal(progs[k], progs[i]);
+		last = sci.sc4_prog;
+	}
+	assert_int_equal(r.gw.st.gs_ctr[GW_CTR_CB40_EVICTED], IDS - REGS);
+	/* the newest client's CB_NULL reaches its callback service */
+	assert_true(gw_cb40_uaddr_parse("tcp", sci.sc4_addr, &ss, &sl));
+	sfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(sfd, (struct sockaddr *)&ss, sl), 0);
+	h_send(sfd, b, cb_call(b, 0x7740, last, 0));
+	assert_true(wait_fd(&r.gw, lfd, 3000));
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	assert_true(wait_fd(&r.gw, cfd, 3000));
+	assert_true(h_read_full(cfd, b, 48, &r.srv));
+	assert_int_equal(chk_be32(b + 4), 0x7740);
+	assert_int_equal(chk_be32(b + 16), CB_PROG);
+	close(cfd);
+	close(sfd);
+	close(lfd);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +397,7 @@ int main(void)
 		cmocka_unit_test(t02_off_passthrough),
 		cmocka_unit_test(t03_other_host),
 		cmocka_unit_test(t04_no_service),
+		cmocka_unit_test(t05_fleet),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
