@@ -29,6 +29,7 @@
 #include "fe_internal.h"
 #include "fe_tls.h"
 #include "frontend.h"
+#include "gateway.h"
 #include "log.h"
 #include "pool.h"
 #include "record.h"
@@ -275,6 +276,8 @@ static int fe_listen_fd_li(struct fe_frontend *fe, int fd, unsigned li)
 	else
 		len = 0;
 	l->fl_li = li != CFG_MAX_LISTENERS ? li : fe_listener_of(fe->fe_p.fp_cfg, &ss, len);
+	if (l->fl_port && fe->fe_p.fp_gw)
+		gw_ctx_own_port(fe->fe_p.fp_gw, l->fl_port);
 	fe->fe_nlisteners++;
 	if (fe->fe_listen_paused)
 		evconnlistener_disable(l->fl_lev);

@@ -124,6 +124,12 @@ bool gw_client_src(const struct gw_client *cl, uint8_t addr[16])
 
 unsigned gw_ctx_nclients(const struct gw_ctx *gw) { return gw->gw_nclients; }
 
+void gw_ctx_own_port(struct gw_ctx *gw, uint16_t port)
+{
+	if (gw->gw_nown_ports < sizeof(gw->gw_own_ports) / sizeof(gw->gw_own_ports[0]))
+		gw->gw_own_ports[gw->gw_nown_ports++] = port;
+}
+
 unsigned gw_ctx_client_list(const struct gw_ctx *gw, struct gw_client_info *out, unsigned max)
 {
 	const struct gw_client *cl;

@@ -131,6 +131,8 @@ struct gw_ctx {
 	struct gw_relay *gw_relay;	/* backchannel relay (relay.c) */
 	struct gw_nlm *gw_nlm;		/* NLM lock owners per client (nlm_map.c) */
 	struct gw_cb40 *gw_cb40;	/* NFSv4.0 callback relay (cb40.c) */
+	uint16_t gw_own_ports[8];	/* the frontend's listening ports (gw_ctx_own_port) */
+	unsigned gw_nown_ports;
 };
 
 #define LG(gw) ((gw)->gw_p.gp_log)

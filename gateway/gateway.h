@@ -98,6 +98,9 @@ int gw_ctx_reload(struct gw_ctx *gw, const struct cfg *cf, const struct cfg_diff
 		  size_t errlen);
 /* Set the RDMA transport when a reload brings the first rdma route. */
 void gw_ctx_set_rdma(struct gw_ctx *gw, const struct gw_transport_ops *ops, void *arg);
+/* The frontend listens on port: a client may not name it as a service of
+ * its own (the NFSv4.0 callback relay never connects there). */
+void gw_ctx_own_port(struct gw_ctx *gw, uint16_t port);
 /* Paths retired by a reload that still finish calls (control socket). */
 unsigned gw_ctx_nretiring(const struct gw_ctx *gw);
 struct gw_path *gw_ctx_retiring(struct gw_ctx *gw, unsigned i);

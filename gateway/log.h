@@ -239,6 +239,8 @@ enum gw_ctr {
 	GW_CTR_NSM_UDP_DUPLICATE,	/* ... again (same sender, same state): answered only */
 	GW_CTR_NSM_UDP_REFUSED,		/* other program/version/procedure, bad arguments: answered */
 	GW_CTR_NSM_UDP_DROPPED,		/* oversized or no RPC call: no answer */
+	GW_CTR_CB40_FAIL_PEER,		/* connection to the callback listener not from a backend */
+	GW_CTR_CB40_FAIL_SELF,		/* cb_location named a port of the gateway's own host */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -485,6 +485,8 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB40_FAIL_TIMEOUT] = { F_CB40_FAILED, "timeout" },
 	[GW_CTR_CB40_FAIL_FULL] = { F_CB40_FAILED, "full" },
 	[GW_CTR_CB40_FAIL_BAD] = { F_CB40_FAILED, "bad" },
+	[GW_CTR_CB40_FAIL_PEER] = { F_CB40_FAILED, "peer" },
+	[GW_CTR_CB40_FAIL_SELF] = { F_CB40_FAILED, "self" },
 	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
 	[GW_CTR_NLM_MAPPED] = { F_NLM, "mapped" },
 	[GW_CTR_NLM_UNMAPPED] = { F_NLM, "unmapped" },
