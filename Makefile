@@ -80,7 +80,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
 FUZZ_LIBSRC := $(wildcard chunking/*.c)
 
 .SECONDARY:
-.PHONY: all check unit fuzz fuzz-build vm pkg bench demo deps install clean help tools
+.PHONY: all check unit fuzz fuzz-build vm pkg bench soak demo deps install clean help tools
 all: $(DAEMON) $(CTL) $(TOOLS)
 
 # Tests, tools and benches may include the shared test helpers in tests/unit.
@@ -179,6 +179,13 @@ fuzz: fuzz-build
 bench: all $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/bench/run.sh
 
+# An hour (SOAK_SECONDS) of mixed clients with churn through the VM gateway:
+# RSS, descriptors and calls in flight must stay flat (not in make check).
+SOAK_SECONDS ?= 3600
+soak: all
+	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) VM_TIMEOUT=$$(($(SOAK_SECONDS) + 900)) \
+	  tests/vm/run-vm.sh tests/vm/soak.sh $(SOAK_SECONDS)
+
 demo: deps
 	$(MAKE) all
 	BUILD=$(BUILD) tests/vm/demo.sh
@@ -210,6 +217,7 @@ help:
 	@echo "make deps      install the Debian 12 packages for build, tests and the VM tier"
 	@echo "make fuzz      run every libFuzzer target for FUZZ_RUNS executions (default 10 M; FUZZ_SECONDS caps)"
 	@echo "make bench     benchmarks (not tests)"
+	@echo "make soak      an hour of mixed clients through the VM gateway (SOAK_SECONDS=)"
 	@echo "make install   DESTDIR= PREFIX= ; make clean"
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
