@@ -238,7 +238,8 @@ struct rpc_call_hdr {
 	uint32_t rc_rpcvers;		/* reported, not enforced: caller answers RPC_MISMATCH */
 	uint32_t rc_prog, rc_vers, rc_proc;
 	struct rpc_opaque_auth rc_cred, rc_verf;
-	uint32_t rc_gss_service;	/* RPCSEC_GSS only: enum rpc_gss_service; else 0 */
+	uint32_t rc_gss_service;	/* RPCSEC_GSS only: as sent (enum rpc_gss_service when
+					 * known: not checked, see rpc.c); else 0 */
 	uint32_t rc_gss_proc;		/* RPCSEC_GSS only: gss_proc (DATA = 0) */
 	size_t rc_xid_pos;		/* stream position of the XID word */
 	size_t rc_args_pos;		/* stream position of the procedure arguments */

@@ -46,32 +46,40 @@ static bool span_cursor(const struct xdr_cur *xc, const struct xdr_span *sp, str
 	return true;
 }
 
-/* RFC 2203 5: rpc_gss_cred_t, version 1 only. */
+/*
+ * RFC 2203 5: rpc_gss_cred_t.  What is wrong with a credential is answered
+ * as the Linux nfsd answers it (net/sunrpc/auth_gss/svcauth_gss.c,
+ * svcauth_gss_accept(), in its order): a body that is not exactly one
+ * credential, or a version other than 1, is AUTH_BADCRED (RFC 2203
+ * 5.3.3.3: "If the version field ... does not match ... AUTH_BADCRED");
+ * a gss_proc nfsd does not know is AUTH_BADCRED on any procedure but
+ * NULL and AUTH_REJECTEDCRED on NULL (nfsd looks at the procedure first).
+ * The service is not checked here: nfsd looks it up only after the
+ * context and the verifier's MIC, which the gateway cannot check, so a
+ * call with an unknown service goes to the server, which answers it.
+ */
 static bool gss_cred_decode(const struct xdr_cur *xc, struct rpc_call_hdr *call)
 {
 	struct xdr_cur sub;
-	uint32_t vers, svc;
+	uint32_t vers;
 
 	if (!span_cursor(xc, &call->rc_cred.oa_body, &sub))
 		return false;
-	if (!xdr_get_u32(&sub, &vers))
+	if (!xdr_get_u32(&sub, &vers) || vers != RPCSEC_GSS_VERS_1)
 		return false;
-	if (vers != RPCSEC_GSS_VERS_1) {
-		/* RFC 2203 5.1: an unsupported version is answered with
-		 * AUTH_ERROR / AUTH_REJECTEDCRED. */
-		call->rc_auth_stat = RPC_AUTH_REJECTEDCRED;
-		return false;
-	}
-	if (!xdr_get_enum(&sub, &call->rc_gss_proc, RPCSEC_GSS_NPROC) ||
-	    !xdr_get_u32(&sub, &call->rc_gss_seq) || !xdr_get_u32(&sub, &svc) ||
+	if (!xdr_get_u32(&sub, &call->rc_gss_proc) || !xdr_get_u32(&sub, &call->rc_gss_seq) ||
+	    !xdr_get_u32(&sub, &call->rc_gss_service) ||
 	    !xdr_get_opaque(&sub, &call->rc_gss_handle, RPC_AUTH_MAX_BODY))
 		return false;
-	/* rpc_gss_service_t: 0 is reserved, 1..3 defined. */
-	if (svc < RPC_GSS_SVC_NONE || svc > RPC_GSS_SVC_PRIVACY)
-		return false;
-	call->rc_gss_service = svc;
 	/* The whole body is the credential: trailing bytes are garbage. */
-	return xdr_remaining(&sub) == 0;
+	if (xdr_remaining(&sub) != 0)
+		return false;
+	if (call->rc_gss_proc >= RPCSEC_GSS_NPROC) {
+		if (call->rc_proc == 0)
+			call->rc_auth_stat = RPC_AUTH_REJECTEDCRED;
+		return false;
+	}
+	return true;
 }
 
 /*

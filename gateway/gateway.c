@@ -852,6 +852,15 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 	struct gw_path *pa;
 
 	if (!rpc_call_decode(xc, hdr)) {
+		/* nfsd answers the RPC version before the credential
+		 * (svc_process_common()): so does the gateway. */
+		if (hdr->rc_auth_stat && hdr->rc_rpcvers != RPC_VERS) {
+			st.rr_stat = RPC_MSG_DENIED;
+			st.rr_reject_stat = RPC_MISMATCH;
+			st.rr_low = st.rr_high = RPC_VERS;
+			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
+			return NULL;
+		}
 		if (hdr->rc_auth_stat) {
 			st.rr_stat = RPC_MSG_DENIED;
 			st.rr_reject_stat = RPC_AUTH_ERROR;
@@ -969,7 +978,9 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	/* RPCSEC_GSS integrity/privacy bodies cannot be reduced (RFC 8166
 	 * 8.2.2.3): the walkers take the service and offer no DDP then. */
 	if (hdr->rc_cred.oa_flavor == RPC_RPCSEC_GSS)
-		c->ca_gss = hdr->rc_gss_proc != 0 ? CHK_GSS_CONTROL : hdr->rc_gss_service;
+		c->ca_gss = hdr->rc_gss_proc != 0 || hdr->rc_gss_service < RPC_GSS_SVC_NONE ||
+			    hdr->rc_gss_service > RPC_GSS_SVC_PRIVACY ? CHK_GSS_CONTROL
+			    : hdr->rc_gss_service;	/* a service nfsd answers: opaque */
 	chk_call_walk(&xc, hdr->rc_prog, hdr->rc_vers, hdr->rc_proc, c->ca_gss, &c->ca_walk, &werr);
 	if (hdr->rc_prog == CFG_PROG_NFS && hdr->rc_vers == 4 && hdr->rc_proc == 1)
 		gw_relay_learn_call(gw->gw_relay, c);

@@ -202,6 +202,72 @@ static void t05_read_frees_xid(void **state)
 	h_pump(h, 20);
 }
 
+/* A record-marked call of NFSv3 procedure proc, RPC version rpcvers, with
+ * the RPCSEC_GSS credential words cred[5] (version, gss_proc, seq,
+ * service, handle length 0) and an 8-byte verifier. */
+static size_t gss_call_cred(uint8_t *out, uint32_t xid, uint32_t rpcvers, uint32_t proc,
+			    const uint32_t cred[5])
+{
+	const uint32_t w[] = { xid, RPC_CALL, rpcvers, NFS, 3, proc, RPC_RPCSEC_GSS, 20,
+			       cred[0], cred[1], cred[2], cred[3], cred[4],
+			       RPC_RPCSEC_GSS, 8, 0x11111111, 0x22222222, 0xfe };
+	size_t o = 4;
+
+	for (unsigned i = 0; i < sizeof(w) / sizeof(w[0]); i++, o += 4)
+		chk_put_be32(out + o, w[i]);
+	rm_encode_hdr(out, (uint32_t)(o - 4), true);
+	return o;
+}
+
+/* 6. A malformed RPCSEC_GSS credential gets what the Linux nfsd answers
+ * (svcauth_gss_accept(), RFC 2203 5.3.3.3): version 0 or 2 AUTH_BADCRED
+ * (not AUTH_REJECTEDCRED), an unknown gss_proc AUTH_REJECTEDCRED on the
+ * NULL procedure and AUTH_BADCRED on any other, and the RPC version before
+ * the credential (RPC_MISMATCH); all answered here, none forwarded.  An
+ * unknown service goes to the server, which alone can answer it (its
+ * answer depends on the context and the verifier's MIC). */
+static void t06_bad_cred_answers(void **state)
+{
+	static const struct {
+		const char *what;
+		uint32_t rpcvers, proc, cred[5];
+		uint32_t reject, stat;		/* MSG_DENIED: reject_stat, auth_stat or low */
+	} v[] = {
+		{ "version 0", 2, 1, { 0, 0, 1, 1, 0 }, RPC_AUTH_ERROR, RPC_AUTH_BADCRED },
+		{ "version 0, NULL", 2, 0, { 0, 0, 1, 1, 0 }, RPC_AUTH_ERROR, RPC_AUTH_BADCRED },
+		{ "version 2", 2, 1, { 2, 0, 1, 1, 0 }, RPC_AUTH_ERROR, RPC_AUTH_BADCRED },
+		{ "gss_proc 5, NULL", 2, 0, { 1, 5, 1, 1, 0 }, RPC_AUTH_ERROR, RPC_AUTH_REJECTEDCRED },
+		{ "gss_proc 5, GETATTR", 2, 1, { 1, 5, 1, 1, 0 }, RPC_AUTH_ERROR, RPC_AUTH_BADCRED },
+		{ "RPC version 3, GSS version 0", 3, 1, { 0, 0, 1, 1, 0 }, RPC_MISMATCH, 2 },
+	};
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[256];
+	uint32_t unk[5] = { 1, 0, 1, 9, 0 };
+	int fd;
+
+	h_env_listen(e);
+	h_env_nfs_gw(e, "");
+	fd = h_client(h);
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		print_message("t06 %u: %s\n", i, v[i].what);
+		h_send(fd, buf, gss_call_cred(buf, 0x600 + i, v[i].rpcvers, v[i].proc, v[i].cred));
+		assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000),
+				 v[i].reject == RPC_MISMATCH ? 24 : 20);
+		assert_int_equal(chk_be32(buf), 0x600 + i);
+		assert_int_equal(chk_be32(buf + 8), RPC_MSG_DENIED);
+		assert_int_equal(chk_be32(buf + 12), v[i].reject);
+		assert_int_equal(chk_be32(buf + 16), v[i].stat);
+	}
+	assert_int_equal(h_server_calls(&e->he_srv), 0);
+	h_send(fd, buf, gss_call_cred(buf, 0x6ff, 2, 1, unk));	/* service 9: forwarded */
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_server_calls(&e->he_srv), 1);
+	assert_int_equal(h_server_xid(&e->he_srv, 0), 0x6ff);
+	close(fd);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +276,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t03_drc_window, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t04_waiter_leaves, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t05_read_frees_xid, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t06_bad_cred_answers, h_env_setup, h_env_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

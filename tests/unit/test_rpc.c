@@ -215,31 +215,46 @@ static void t05_auth_sys_limits(void **state)
 }
 
 /* 6. RFC 2203 5: RPCSEC_GSS credential: version 1, gss_proc, seq_num,
- * service, handle<>.  Table of good and bad bodies. */
+ * service, handle<>.  Table of good and bad bodies, each answered as the
+ * Linux nfsd answers it (svcauth_gss_accept()): nproc is the NFS
+ * procedure of the call. */
 static void t06_gss_cred(void **state)
 {
 	static const struct {
 		const char *what;
 		uint32_t body[8];
 		unsigned nbody;
+		uint32_t nproc;
 		bool ok;
 		uint32_t auth_stat, proc, svc;
 	} v[] = {
 		{ "RFC 2203 5.3.1: DATA, seq 5, integrity, 4-byte handle",
-		  { 1, 0, 5, 2, 4, 0xcafef00d }, 6, true, 0, 0, RPC_GSS_SVC_INTEGRITY },
+		  { 1, 0, 5, 2, 4, 0xcafef00d }, 6, 1, true, 0, 0, RPC_GSS_SVC_INTEGRITY },
 		{ "RFC 2203 5.2.2: INIT, service none, empty handle",
-		  { 1, 1, 0, 1, 0 }, 5, true, 0, 1, RPC_GSS_SVC_NONE },
+		  { 1, 1, 0, 1, 0 }, 5, 1, true, 0, 1, RPC_GSS_SVC_NONE },
 		{ "RFC 2203 5.3.2.3: DATA with privacy",
-		  { 1, 0, 7, 3, 0 }, 5, true, 0, 0, RPC_GSS_SVC_PRIVACY },
-		{ "RFC 2203 5.1: version 2 -> AUTH_REJECTEDCRED",
-		  { 2, 0, 5, 1, 0 }, 5, false, RPC_AUTH_REJECTEDCRED, 0, 0 },
-		{ "RFC 2203 5: gss_proc 4 not defined", { 1, 4, 5, 1, 0 }, 5, false, RPC_AUTH_BADCRED, 0, 0 },
-		{ "RFC 2203 5: service 0 reserved", { 1, 0, 5, 0, 0 }, 5, false, RPC_AUTH_BADCRED, 0, 0 },
-		{ "RFC 2203 5: service 4 not defined", { 1, 0, 5, 4, 0 }, 5, false, RPC_AUTH_BADCRED, 0, 0 },
-		{ "truncated: handle length beyond the body", { 1, 0, 5, 1, 8 }, 5, false,
+		  { 1, 0, 7, 3, 0 }, 5, 1, true, 0, 0, RPC_GSS_SVC_PRIVACY },
+		{ "RFC 2203 5.3.3.3: version 2 -> AUTH_BADCRED (nfsd)",
+		  { 2, 0, 5, 1, 0 }, 5, 1, false, RPC_AUTH_BADCRED, 0, 0 },
+		{ "version 0 -> AUTH_BADCRED (nfsd), NULL procedure too",
+		  { 0, 0, 5, 1, 0 }, 5, 0, false, RPC_AUTH_BADCRED, 0, 0 },
+		{ "gss_proc 4 on COMPOUND -> AUTH_BADCRED (nfsd)", { 1, 4, 5, 1, 0 }, 5, 1, false,
 		  RPC_AUTH_BADCRED, 0, 0 },
-		{ "trailing word after the handle", { 1, 0, 5, 1, 0, 0 }, 6, false, RPC_AUTH_BADCRED, 0, 0 },
-		{ "empty body", { 0 }, 0, false, RPC_AUTH_BADCRED, 0, 0 },
+		{ "gss_proc 4 on NULL -> AUTH_REJECTEDCRED (nfsd)", { 1, 4, 5, 1, 0 }, 5, 0, false,
+		  RPC_AUTH_REJECTEDCRED, 0, 0 },
+		{ "gss_proc 0xffffffff on NULL -> AUTH_REJECTEDCRED", { 1, 0xffffffff, 5, 1, 0 }, 5, 0,
+		  false, RPC_AUTH_REJECTEDCRED, 0, 0 },
+		{ "gss_proc 4 with a trailing word: the length first -> AUTH_BADCRED",
+		  { 1, 4, 5, 1, 0, 0 }, 6, 0, false, RPC_AUTH_BADCRED, 0, 0 },
+		{ "service 0 reserved: decoded, the server answers it", { 1, 0, 5, 0, 0 }, 5, 1, true,
+		  0, 0, 0 },
+		{ "service 4 not defined: decoded, the server answers it", { 1, 0, 5, 4, 0 }, 5, 1,
+		  true, 0, 0, 4 },
+		{ "truncated: handle length beyond the body", { 1, 0, 5, 1, 8 }, 5, 1, false,
+		  RPC_AUTH_BADCRED, 0, 0 },
+		{ "trailing word after the handle", { 1, 0, 5, 1, 0, 0 }, 6, 1, false,
+		  RPC_AUTH_BADCRED, 0, 0 },
+		{ "empty body", { 0 }, 0, 1, false, RPC_AUTH_BADCRED, 0, 0 },
 	};
 	uint32_t w[32];
 	struct rpc_call_hdr c;
@@ -251,7 +266,7 @@ static void t06_gss_cred(void **state)
 		size_t n = 0;
 
 		print_message("gss %zu: %s\n", i, v[i].what);
-		w[n++] = XID; w[n++] = 0; w[n++] = 2; w[n++] = 100003; w[n++] = 4; w[n++] = 1;
+		w[n++] = XID; w[n++] = 0; w[n++] = 2; w[n++] = 100003; w[n++] = 4; w[n++] = v[i].nproc;
 		w[n++] = RPC_RPCSEC_GSS;
 		w[n++] = 4 * v[i].nbody;
 		for (unsigned k = 0; k < v[i].nbody; k++)
