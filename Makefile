@@ -113,7 +113,8 @@ $(BUILD)/tools/rpcrdma-call: $(BUILD)/tests/tools/rpcrdma-call-nfs.o
 UNIT_HELP_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(UNIT_HELP))
 # The backend's seam tests share a fake RDMA device (tests/unit/fake/): it
 # needs cmocka, so it is linked into those only, not every test and bench.
-$(BUILD)/tests/unit/test_be_seam $(BUILD)/tests/unit/test_be_send $(BUILD)/tests/unit/test_be_batch: \
+$(BUILD)/tests/unit/test_be_seam $(BUILD)/tests/unit/test_be_send $(BUILD)/tests/unit/test_be_batch \
+  $(BUILD)/tests/unit/test_gw_srvclose: \
   $(BUILD)/tests/unit/fake/be_fake.o
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka

@@ -157,6 +157,17 @@ void be_config_default(struct be_config *cfg);
 	  "calls for one connection share one).") \
 	X(CQ_WAKEUPS, cq_wakeups, "rdma_cq_wakeups_total", NULL, NULL, \
 	  "Completion channel events handled (a read and a re-arm each).") \
+	X(SERVER_CLOSES_GSS, server_closes_gss, "rdma_server_closes_total", "calls", "handed_back", \
+	  "Connections the server closed (DISCONNECTED) while calls were posted on them, by " \
+	  "whether calls that may not be re-sent (RPCSEC_GSS) were handed back to their callers.") \
+	X(SERVER_CLOSES_OTHER, server_closes_other, "rdma_server_closes_total", "calls", "resent", \
+	  NULL) \
+	X(HANDED_BACK, handed_back, "rdma_calls_handed_back_total", NULL, NULL, \
+	  "Calls not re-sent after the server closed their connection (BE_CALL_NO_RESEND): " \
+	  "their callers are told BE_ERR_SERVER_CLOSED.") \
+	X(ISOLATED_LOST, isolated_lost, "rdma_isolated_disconnects_total", NULL, NULL, \
+	  "Isolated connections (be_pool_new_isolated) lost or closed; not in " \
+	  "rdma_disconnects_total.") \
 	X(CALLS, calls, NULL, NULL, NULL, "calls submitted") \
 	X(REPLIES, replies, NULL, NULL, NULL, "calls delivered to the caller, success or not") \
 	X(KEEPALIVES, keepalives, NULL, NULL, NULL, "keepalive NULL calls sent") \
@@ -229,6 +240,18 @@ typedef void be_pool_event_fn(struct be_pool *pool, enum be_pool_event ev, void 
 /* Starts connecting at once (bc_conns connections) and keeps reconnecting. */
 struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
 			    be_pool_event_fn *event_cb, void *arg);
+/* The same with one connection, for calls kept apart from the others (a
+ * client whose calls made the server close a connection): its losses are
+ * counted in bs_isolated_lost, not bs_disconnects; name is its log name. */
+struct be_pool *be_pool_new_isolated(struct be_ctx *ctx, const struct sockaddr *addr,
+				     socklen_t addrlen, be_pool_event_fn *event_cb, void *arg,
+				     const char *name);
+/* True when the pool's latest lost connection was closed by the server
+ * (DISCONNECTED while up) with BE_CALL_NO_RESEND calls posted on it: those
+ * were handed back (BE_ERR_SERVER_CLOSED), the others queued again, and
+ * the connection is made again at once (no backoff).  Read it at
+ * BE_POOL_DOWN. */
+bool be_pool_closed_for_calls(const struct be_pool *pool);
 void be_pool_free(struct be_pool *pool);
 /* The address of the pool's next connection attempts (the server's name
  * resolved again): connections up or connecting keep theirs, nothing a
@@ -305,6 +328,13 @@ struct be_target {
 };
 
 #define BE_CALL_FORCE_NOMSG	0x1	/* send as RDMA_NOMSG even when it fits inline */
+/* Never re-sent as it is on another connection after the server closed the
+ * one it was posted on: the server may have taken it in, and the same
+ * bytes again would be a replay it refuses (RPCSEC_GSS: a sequence number
+ * seen is dropped, RFC 2203 5.3.3.1, and nfsd closes the connection).  It
+ * ends with BE_ERR_SERVER_CLOSED instead; its caller has the client send
+ * it anew. */
+#define BE_CALL_NO_RESEND	0x2
 
 struct be_call_desc {
 	uint32_t cd_xid;			/* == the message's first word */
@@ -331,6 +361,7 @@ enum be_err {
 	BE_ERR_CHUNK,		/* RDMA_ERROR ERR_CHUNK */
 	BE_ERR_QUEUE_FULL,	/* wait queue at bc_max_queue */
 	BE_ERR_RETRIES,		/* re-sent after 5 lost connections, still no reply */
+	BE_ERR_SERVER_CLOSED,	/* BE_CALL_NO_RESEND: the server closed its connection */
 	BE_ERR__COUNT
 };
 const char *be_err_str(enum be_err err);

@@ -177,7 +177,7 @@ void be_call_fail_queued(struct be_req *rq, enum be_err err)
 
 /* Same, but the callback comes from the event loop: never from inside
  * be_call_submit() (the caller must get its handle before the callback). */
-static void call_fail_later(struct be_req *rq, enum be_err err)
+void be_call_fail_later(struct be_req *rq, enum be_err err)
 {
 	struct be_pool *pool = rq->bq_pool;
 
@@ -444,7 +444,7 @@ static struct be_req *call_unbatch(struct be_conn *cn, struct be_call *ca, int r
 	if (first) {
 		LOG(ERR, pool, "xid %08x: ibv_post_send: %s", rq->bq_desc.cd_xid, strerror(rc));
 		pool->bp_ctx->cx_stats.bs_marshal_errors++;
-		call_fail_later(rq, BE_ERR_REGISTER);
+		be_call_fail_later(rq, BE_ERR_REGISTER);
 		return NULL;
 	}
 	be_queue_put(pool, rq, prev ? TAILQ_NEXT(prev, bq_link) : TAILQ_FIRST(&pool->bp_queue));
@@ -639,7 +639,7 @@ static void pool_pump_now(struct be_pool *pool)
 		if (rc < 0) {
 			ctx->cx_stats.bs_marshal_errors++;
 			LOG(WARN, pool, "xid %08x: cannot send: %s", rq->bq_desc.cd_xid, strerror(-rc));
-			call_fail_later(rq, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
+			be_call_fail_later(rq, rc == -E2BIG || rc == -EINVAL ? BE_ERR_TOO_BIG
 									 : BE_ERR_REGISTER);
 		}
 	}

@@ -113,13 +113,38 @@ static int closing_start(struct be_ctx *ctx, struct rdma_event_channel *ch, stru
 	return 0;
 }
 
-/* The reap's part for calls: each settled once (see be_internal.h). */
-static void reap_calls(struct be_conn *cn)
+/*
+ * After the server closed the connection (DISCONNECTED while up), a call
+ * that may not be re-sent (BE_CALL_NO_RESEND: RPCSEC_GSS) goes back to its
+ * caller, from the event loop.  nfsd closes a connection in answer to a
+ * call it drops (an RPCSEC_GSS sequence number outside its window or seen
+ * before, svcauth_gss.c: SVC_CLOSE), and while it runs other calls of the
+ * connection: those were taken in, their replies lost with it.  Sent again
+ * with the same sequence number, a GSS call that was taken in is a replay:
+ * dropped, and the next connection closed too (the loop of five closes and
+ * a dropped call that one bad call cost every client).  So these calls are
+ * not re-sent: their clients retransmit with new sequence numbers (RFC 2203
+ * 5.3.3.1), and the others are re-sent as after any loss.  true when rq
+ * was handed back.
+ */
+static bool reap_hand_back(struct be_conn *cn, struct be_req *rq)
+{
+	if (!cn->cn_server_closed || !(rq->bq_desc.cd_flags & BE_CALL_NO_RESEND))
+		return false;
+	cn->cn_ctx->cx_stats.bs_handed_back++;
+	be_call_fail_later(rq, BE_ERR_SERVER_CLOSED);
+	return true;
+}
+
+/* The reap's part for calls: each settled once (see be_internal.h).
+ * Returns the calls handed back (reap_hand_back). */
+static unsigned reap_calls(struct be_conn *cn)
 {
 	struct be_pool *pool = cn->cn_pool;
 	struct be_call *ca, *tmp;
 	struct be_req *rq;
 	struct be_req_list requeue = TAILQ_HEAD_INITIALIZER(requeue);
+	unsigned back = 0, posted = 0;
 
 	for (ca = TAILQ_FIRST(&cn->cn_calls); ca; ca = tmp) {
 		tmp = TAILQ_NEXT(ca, rq_link);
@@ -152,6 +177,11 @@ static void reap_calls(struct be_conn *cn)
 			be_call_fail_queued(rq, BE_ERR_CANCELLED);
 			continue;
 		}
+		posted++;
+		if (reap_hand_back(cn, rq)) {
+			back++;
+			continue;
+		}
 		if (rq->bq_sends >= BE_MAX_SENDS) {
 			/* This call breaks every connection it goes on. */
 			LOG(WARN, pool, "xid %08x: lost %u connections, failed", rq->bq_desc.cd_xid,
@@ -171,6 +201,16 @@ static void reap_calls(struct be_conn *cn)
 		TAILQ_REMOVE(&requeue, rq, bq_link);
 		be_queue_put(pool, rq, TAILQ_FIRST(&pool->bp_queue));
 	}
+	if (cn->cn_server_closed && posted) {
+		if (back)
+			pool->bp_ctx->cx_stats.bs_server_closes_gss++;
+		else
+			pool->bp_ctx->cx_stats.bs_server_closes_other++;
+		LOG(WARN, pool, "connection %u: the server closed it with %u calls posted: %u "
+				 "handed back (not to be re-sent), %u re-sent", cn->cn_slot, posted,
+		    back, posted - back);
+	}
+	return back;
 }
 
 /* Tear down what the connection holds; calls settled once each (see
@@ -182,6 +222,7 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	struct be_pool *pool = cn->cn_pool;
 	struct be_mw *mw;
 	bool was_up = cn->cn_was_up;
+	unsigned back;
 
 	(void)fd;
 	(void)what;
@@ -191,7 +232,9 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 		/* Stop the QP before anything else: no WR is processed any more. */
 		be_vx()->modify_qp(cn->cn_qp, &qa, IBV_QP_STATE);
 	}
-	reap_calls(cn);
+	back = reap_calls(cn);
+	if (was_up)
+		pool->bp_closed_for_calls = back > 0;
 	/* Windows first: a bound type 2 window holds a reference on its QP,
 	 * and rxe's destroy QP waits ~50 s for it (measured). */
 	while ((mw = cn->cn_mwfree) != NULL) {
@@ -241,8 +284,14 @@ void be_conn_reap(evutil_socket_t fd, short what, void *arg)
 	cn->cn_reap_ev = NULL;
 	if (pool->bp_slots[cn->cn_slot].sl_conn == cn) {
 		pool->bp_slots[cn->cn_slot].sl_conn = NULL;
-		if (!pool->bp_fatal)
+		if (back && !pool->bp_fatal && !pool->bp_freeing) {
+			/* The server is there: it closed in answer to calls. */
+			struct timeval now = { 0, 0 };
+
+			evtimer_add(pool->bp_slots[cn->cn_slot].sl_retry, &now);
+		} else if (!pool->bp_fatal) {
 			slot_schedule(pool, cn->cn_slot);
+		}
 	}
 	be_conn_put(cn);	/* the slot's reference */
 	if (was_up && pool->bp_event_cb && !pool->bp_freeing)
@@ -285,7 +334,9 @@ void be_conn_fail(struct be_conn *cn, const char *why)
 	LOG(WARN, cn->cn_pool, "connection %u %s: %s", cn->cn_slot,
 	    cn->cn_state == BC_UP ? "lost" : "failed", why);
 	snprintf(cn->cn_pool->bp_last_err, sizeof(cn->cn_pool->bp_last_err), "%s", why);
-	if (cn->cn_state == BC_UP)
+	if (cn->cn_state == BC_UP && cn->cn_pool->bp_isolated)
+		ctx->cx_stats.bs_isolated_lost++;
+	else if (cn->cn_state == BC_UP)
 		ctx->cx_stats.bs_disconnects++;
 	else
 		ctx->cx_stats.bs_rejects++;
@@ -730,6 +781,8 @@ static void on_cm(evutil_socket_t fd, short what, void *arg)
 			be_conn_fail(cn, rdma_event_str(type));
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
+			/* Ours go through a be_closing: this one is the server's. */
+			cn->cn_server_closed = cn->cn_state == BC_UP;
 			cn->cn_cm_disconnected = true;
 			be_conn_fail(cn, rdma_event_str(type));
 			break;

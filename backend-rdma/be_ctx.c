@@ -37,6 +37,7 @@ static const char *const err_names[BE_ERR__COUNT] = {
 	[BE_ERR_CHUNK] = "RDMA_ERROR ERR_CHUNK",
 	[BE_ERR_QUEUE_FULL] = "wait queue full",
 	[BE_ERR_RETRIES] = "lost with too many connections",
+	[BE_ERR_SERVER_CLOSED] = "the server closed its connection",
 };
 
 const char *be_err_str(enum be_err err)
@@ -174,8 +175,9 @@ static void pool_name(struct be_pool *pool, const struct sockaddr *addr)
 	}
 }
 
-struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
-			    be_pool_event_fn *event_cb, void *arg)
+static struct be_pool *pool_create(struct be_ctx *ctx, const struct sockaddr *addr,
+				    socklen_t addrlen, be_pool_event_fn *event_cb, void *arg,
+				    const char *name)
 {
 	struct be_pool *pool;
 	unsigned k;
@@ -193,12 +195,16 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	pool->bp_event_cb = event_cb;
 	pool->bp_event_arg = arg;
 	pool_name(pool, addr);
+	if (name) {
+		snprintf(pool->bp_name, sizeof(pool->bp_name), "%s", name);
+		pool->bp_isolated = true;
+	}
 	TAILQ_INIT(&pool->bp_queue);
 	TAILQ_INIT(&pool->bp_failed);
 	pool->bp_fail_ev = event_new(ctx->cx_base, -1, 0, be_pool_failed_cb, pool);
 	pool->bp_room_ev = event_new(ctx->cx_base, -1, 0, be_pool_room_cb, pool);
 	pool->bp_pump_ev = event_new(ctx->cx_base, -1, 0, be_pool_pump_cb, pool);
-	pool->bp_nslots = ctx->cx_cfg.bc_conns;
+	pool->bp_nslots = name ? 1 : ctx->cx_cfg.bc_conns;
 	pool->bp_slots = calloc(pool->bp_nslots, sizeof(struct be_slot));
 	if (!pool->bp_fail_ev || !pool->bp_room_ev || !pool->bp_pump_ev || !pool->bp_slots ||
 	    be_xid_table_init(pool) < 0) {
@@ -229,6 +235,24 @@ struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, soc
 	for (k = 0; k < pool->bp_nslots; k++)
 		be_conn_start(pool, k);
 	return pool;
+}
+
+struct be_pool *be_pool_new(struct be_ctx *ctx, const struct sockaddr *addr, socklen_t addrlen,
+			    be_pool_event_fn *event_cb, void *arg)
+{
+	return pool_create(ctx, addr, addrlen, event_cb, arg, NULL);
+}
+
+struct be_pool *be_pool_new_isolated(struct be_ctx *ctx, const struct sockaddr *addr,
+				     socklen_t addrlen, be_pool_event_fn *event_cb, void *arg,
+				     const char *name)
+{
+	return pool_create(ctx, addr, addrlen, event_cb, arg, name ? name : "isolated");
+}
+
+bool be_pool_closed_for_calls(const struct be_pool *pool)
+{
+	return pool->bp_closed_for_calls;
 }
 
 /* Settle everything at once: no reconnect, queued calls fail. */

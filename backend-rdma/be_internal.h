@@ -372,6 +372,7 @@ struct be_conn {
 	struct be_call *cn_sfree_calls;	/* FREE elements */
 	bool cn_was_up;
 	bool cn_cm_disconnected;	/* DISCONNECTED received: destroy without waiting */
+	bool cn_server_closed;		/* ... while up: the server closed it (be_pool_closed_for_calls) */
 	/* CCP (draft-08 6): while PENDING only the CONF_RDMA call goes out. */
 	enum be_ccp_state cn_ccp;
 	struct be_call *cn_ccp_call;
@@ -422,6 +423,8 @@ struct be_pool {
 	unsigned bp_xid_bits, bp_xid_used;
 	bool bp_xid_off;		/* full or inconsistent: be_xid_busy() walks */
 	bool bp_fatal;			/* ERR_VERS: stop reconnecting */
+	bool bp_isolated;		/* be_pool_new_isolated(): losses in bs_isolated_lost */
+	bool bp_closed_for_calls;	/* be_pool_closed_for_calls() */
 	bool bp_freeing;		/* be_pool_free(): no events, no reconnect */
 	uint32_t bp_ka_xid;
 	bool bp_room_wanted;		/* a submit was refused: BE_POOL_ROOM due */
@@ -481,6 +484,8 @@ void be_call_free_mws(struct be_call *ca);
 void be_pool_room_cb(evutil_socket_t fd, short what, void *arg);
 void be_call_try_complete(struct be_call *ca);
 void be_call_fail_queued(struct be_req *rq, enum be_err err);
+/* The same from the event loop (FAILING): be_call_cancel() may take it. */
+void be_call_fail_later(struct be_req *rq, enum be_err err);
 void be_pool_failed_cb(evutil_socket_t fd, short what, void *arg);
 int be_call_post(struct be_conn *cn, struct be_req *rq);
 void be_req_init(struct be_req *rq, struct be_pool *pool, const struct be_call_desc *d,

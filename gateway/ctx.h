@@ -138,6 +138,10 @@ struct gw_ctx {
 #define LG(gw) ((gw)->gw_p.gp_log)
 #define ST(gw) ((gw)->gw_p.gp_stats)
 
+/* call_end.c: call_timeout's sweep (gw_sweep_ev, every GW_SWEEP_MS) */
+#define GW_SWEEP_MS	250	/* call_timeout granularity */
+void gw_call_sweep(evutil_socket_t fd, short what, void *arg);
+
 /* gateway.c */
 struct gw_path *gw_route(struct gw_ctx *gw, uint32_t prog);
 struct gw_xmap *gw_xmap_for_backend(struct gw_ctx *gw);

@@ -155,6 +155,10 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NSM_UDP_DUPLICATE] = "nsm_udp_duplicate",
 	[GW_CTR_NSM_UDP_REFUSED] = "nsm_udp_refused",
 	[GW_CTR_NSM_UDP_DROPPED] = "nsm_udp_dropped",
+	[GW_CTR_SERVER_CLOSED_FOR_CLIENT] = "server_closed_for_client",
+	[GW_CTR_GSS_QUAR_ENTERED] = "gss_quarantine_entered",
+	[GW_CTR_GSS_QUAR_CALLS] = "gss_quarantine_calls",
+	[GW_CTR_GSS_QUAR_FULL] = "gss_quarantine_full",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

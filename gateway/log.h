@@ -241,6 +241,11 @@ enum gw_ctr {
 	GW_CTR_NSM_UDP_DROPPED,		/* oversized or no RPC call: no answer */
 	GW_CTR_CB40_FAIL_PEER,		/* connection to the callback listener not from a backend */
 	GW_CTR_CB40_FAIL_SELF,		/* cb_location named a port of the gateway's own host */
+	GW_CTR_SERVER_CLOSED_FOR_CLIENT,	/* client closed: the server closed the RDMA
+					 * connection its RPCSEC_GSS call was on (call_end.c) */
+	GW_CTR_GSS_QUAR_ENTERED,	/* source whose GSS calls go on a connection of its own */
+	GW_CTR_GSS_QUAR_CALLS,		/* GSS calls carried on such a connection */
+	GW_CTR_GSS_QUAR_FULL,		/* ... none free: the source stays on the shared ones */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -300,7 +300,7 @@ enum {
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_SCRUBBED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
 	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F_NLM,
-	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F__COUNT
+	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F_SERVER_CLOSED_FOR, F_GSS_QUAR, F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -359,6 +359,8 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			 "action" },
 	[F_CB40_FAILED] = { "cb40_failed_total", "NFSv4.0 callbacks (or SETCLIENTID rewrites) that "
 			    "failed, by reason; a failed callback is answered SYSTEM_ERR.", "reason" },
+	[F_SERVER_CLOSED_FOR] = { "server_closed_for_client_total", "GSS clients closed after a server close.", NULL },
+	[F_GSS_QUAR] = { "gss_quarantine_total", "GSS client hosts kept apart, by event.", "event" },
 	[F_GSS_WAIT] = { "gss_xid_waits_total", "RPCSEC_GSS calls that waited because their XID "
 			 "(kept to the server) was busy on the backend.", NULL },
 	[F_TLS] = { "tls_total", "RPC-with-TLS (RFC 9289) on the client leg: probe (AUTH_TLS probes "
@@ -509,6 +511,10 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_NSM_UDP_DUPLICATE] = { F_NLM, "nsm_udp_duplicate" },
 	[GW_CTR_NSM_UDP_REFUSED] = { F_NLM, "nsm_udp_refused" },
 	[GW_CTR_NSM_UDP_DROPPED] = { F_NLM, "nsm_udp_dropped" },
+	[GW_CTR_SERVER_CLOSED_FOR_CLIENT] = { F_SERVER_CLOSED_FOR, NULL },
+	[GW_CTR_GSS_QUAR_ENTERED] = { F_GSS_QUAR, "entered" },
+	[GW_CTR_GSS_QUAR_CALLS] = { F_GSS_QUAR, "calls" },
+	[GW_CTR_GSS_QUAR_FULL] = { F_GSS_QUAR, "full" },
 };
 
 #define P "rpcrdma_gw_"

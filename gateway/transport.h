@@ -58,7 +58,7 @@ struct gw_stats;
  * ------------------------------------------------------------------------ */
 /* What a transport tells of itself (to_info). */
 #define GW_TP_INFO_CONNS	8
-#define GW_TP_BE_CTRS		40	/* room for backend-rdma's BE_CTR__COUNT */
+#define GW_TP_BE_CTRS		48	/* room for backend-rdma's BE_CTR__COUNT */
 struct gw_tp_conn_info {
 	bool tc_up;
 	unsigned tc_credits;		/* granted by the server */
@@ -99,6 +99,11 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
  * is unusable); the client gets MSG_ACCEPTED SYSTEM_ERR and the call goes
  * on as replied (release, not cancel, gives the transport's share back). */
 void gw_call_system_err(struct gw_call *c);
+/* Instead of a reply: the server closed the connection c (RPCSEC_GSS) was
+ * on, and c may not be sent again as it is; its client's connection is
+ * closed so that the client sends it anew (call_end.c).  Finalizes c and
+ * the client's other calls (to_cancel); from the event loop only. */
+void gw_call_closed_by_server(struct gw_call *c);
 void gw_path_ready(struct gw_path *path, bool up);
 /* Why the path is not up: each failed attempt (and a lost connection,
  * before gw_path_ready(false)) tells it; shown by status, metrics and

@@ -89,6 +89,9 @@
 #include "transport_rdma.h"
 
 #define GR_RETRY_MS	5
+/* The server closed the only connection in answer to calls: the path
+ * stays ready this long while the backend connects again at once. */
+#define GR_CLOSED_GRACE_MS	3000
 
 /* One server context: a be_ctx and the pool registered in it. */
 struct gr_server {
@@ -148,6 +151,8 @@ struct gr_path {
 	struct gw_lookup rp_lookup;	/* runs gr_resolve_work */
 	unsigned rp_dns_failures;
 	struct gr_resolve rp_res;
+	struct event *rp_grace;		/* GR_CLOSED_GRACE_MS */
+	struct gw_quar rp_quar;		/* GSS calls of hosts kept apart (rdma_quar.c) */
 };
 
 static void *gr_reg(void *arg, void *addr, size_t len)
@@ -458,6 +463,12 @@ static void gr_reply_cb(struct be_req *bq, const struct be_reply *r, void *arg)
 			     : GW_RDMA_BAD_HEADER, be_err_str(r->br_err));
 		return;
 	}
+	if (r->br_err == BE_ERR_SERVER_CLOSED) {
+		gr_call_set(rp, gc, GW_RDMA_CALL_FAILED);	/* client closed -> cancel -> done */
+		gw_quar_enter(&rp->rp_quar, c->ca_cl, gw_now_ms());
+		gw_call_closed_by_server(c);
+		return;
+	}
 	if (r->br_err != BE_OK) {
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_CALLS_FAILED);
 		gw_log_server(lg, CFG_LOG_ERR, gw_path_name(rp->rp_path),
@@ -534,6 +545,21 @@ static void gr_retry_cb(evutil_socket_t fd, short what, void *arg)
 	gw_path_ready(rp->rp_path, be_pool_up(rp->rp_pool));
 }
 
+/* GR_CLOSED_GRACE_MS after a close the server made in answer to calls:
+ * still no connection, the path goes down as for any loss. */
+static void gr_grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gr_path *rp = arg;
+
+	(void)fd;
+	(void)what;
+	if (rp->rp_destroying || be_pool_up(rp->rp_pool))
+		return;
+	gw_path_down(rp->rp_path, GW_WHY_LOST, "RDMA connection lost: %s",
+		     be_pool_last_error(rp->rp_pool));
+	gw_path_ready(rp->rp_path, false);
+}
+
 static int gr_refuse(struct gr_path *rp, struct gw_rdma_call *gc)
 {
 	struct timeval tv = { 0, GR_RETRY_MS * 1000 };
@@ -551,6 +577,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	struct chk_decision dc;
 	struct be_conn_info ci;
 	struct be_call_desc d;
+	struct be_pool *pool;
 	unsigned nreads = 0, n;
 	int rc;
 
@@ -577,11 +604,12 @@ static int gr_submit(void *tp, struct gw_call *c)
 	if (!chk_decide(&c->ca_walk, 0, c->ca_rec.rcd_len, &prm, &dc))
 		return -EMSGSIZE;
 	memset(&d, 0, sizeof(d));
+	pool = gw_quar_pick(&rp->rp_quar, c, &d.cd_flags, rp->rp_info->pi_stats);
 	d.cd_xid = c->ca_gxid;
 	d.cd_msg = c->ca_rec.rcd_iov;
 	d.cd_msg_niov = c->ca_rec.rcd_niov;
 	if (dc.dc_proc == RPCRDMA_NOMSG) {
-		d.cd_flags = BE_CALL_FORCE_NOMSG;
+		d.cd_flags |= BE_CALL_FORCE_NOMSG;
 	} else {
 		for (unsigned i = 0; i < dc.dc_nreads && nreads < BE_MAX_READ_ITEMS; i++)
 			if (dc.dc_reads[i].rdc_item >= 0)
@@ -609,7 +637,7 @@ static int gr_submit(void *tp, struct gw_call *c)
 	c->ca_tp_owned = true;
 	rp->rp_ncalls++;
 	gc->gc_t0_us = c->ca_submit_us;	/* this hand-off (gw_path_try) */
-	rc = be_call_submit(rp->rp_pool, &gc->gc_req, &d, gr_reply_cb, gc);
+	rc = be_call_submit(pool, &gc->gc_req, &d, gr_reply_cb, gc);
 	if (rc < 0) {
 		int err = -rc;
 
@@ -685,11 +713,19 @@ static void gr_pool_event(struct be_pool *pool, enum be_pool_event ev, void *arg
 	switch (ev) {
 	case BE_POOL_UP:
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_CONNECTS);
+		evtimer_del(rp->rp_grace);
 		gw_path_ready(rp->rp_path, true);
 		break;
 	case BE_POOL_DOWN:
 		gw_stat_inc(rp->rp_info->pi_stats, GW_CTR_BACKEND_DISCONNECTS);
 		gr_resolve_start(rp);	/* the server may have moved */
+		if (be_pool_closed_for_calls(rp->rp_pool) && !be_pool_up(rp->rp_pool)) {
+			/* New calls wait in the backend's queue meanwhile. */
+			struct timeval tv = { GR_CLOSED_GRACE_MS / 1000, 0 };
+
+			evtimer_add(rp->rp_grace, &tv);
+			break;
+		}
 		if (!be_pool_up(rp->rp_pool))
 			gw_path_down(rp->rp_path, GW_WHY_LOST, "RDMA connection lost: %s",
 				     be_pool_last_error(rp->rp_pool));
@@ -798,6 +834,8 @@ static void gr_on_reresolved(struct gr_path *rp)
 	rp->rp_dns_failures = 0;
 	if (be_pool_set_addr(rp->rp_pool, (struct sockaddr *)&rs->rrs_addr, rs->rrs_addrlen) <= 0)
 		return;
+	rp->rp_quar.qt_addr = rs->rrs_addr;	/* quarantine connections made from now */
+	rp->rp_quar.qt_addrlen = rs->rrs_addrlen;
 	gw_stat_inc(pi->pi_stats, GW_CTR_BACKEND_READDRESSED);
 	getnameinfo((struct sockaddr *)&rs->rrs_addr, rs->rrs_addrlen, host, sizeof(host), NULL, 0,
 		    NI_NUMERICHOST);
@@ -821,6 +859,10 @@ static void gr_on_resolved(void *arg)
 		rp->rp_pool = be_pool_new(rp->rp_server->sv_ctx, (struct sockaddr *)&rs->rrs_addr,
 					  rs->rrs_addrlen, gr_pool_event, rp);
 		if (rp->rp_pool) {
+			rp->rp_quar = (struct gw_quar){ .qt_ctx = rp->rp_server->sv_ctx,
+							.qt_addr = rs->rrs_addr,
+							.qt_addrlen = rs->rrs_addrlen,
+							.qt_shared = rp->rp_pool, .qt_path = rp->rp_path };
 			be_pool_set_backchannel(rp->rp_pool, gr_bc_cb, rp);
 			be_pool_set_failure(rp->rp_pool, gr_attempt_failed, rp);
 			rp->rp_dns_failures = 0;
@@ -854,9 +896,11 @@ static void gr_destroy(void *tp)
 	/* Calls still owned end with BE_ERR_SHUTDOWN callbacks. */
 	rp->rp_destroying = true;
 	gw_lookup_destroy(&rp->rp_lookup);	/* a name lookup may take a while: waits */
+	gw_quar_free(&rp->rp_quar);
 	if (rp->rp_pool)
 		be_pool_free(rp->rp_pool);
 	event_free(rp->rp_retry);
+	event_free(rp->rp_grace);
 	gr_server_put(rp->rp_ra, rp->rp_server);
 	free(rp);
 }
@@ -880,7 +924,8 @@ static void *gr_create(struct gw_ctx *gw, struct gw_path *path)
 	rp->rp_info = pi;
 	rp->rp_lookup.lk_pipe[0] = rp->rp_lookup.lk_pipe[1] = -1;
 	rp->rp_retry = evtimer_new(pi->pi_base, gr_retry_cb, rp);
-	if (!rp->rp_retry ||
+	rp->rp_grace = evtimer_new(pi->pi_base, gr_grace_cb, rp);
+	if (!rp->rp_retry || !rp->rp_grace ||
 	    gw_lookup_init(&rp->rp_lookup, pi->pi_base, gr_resolve_work, gr_on_resolved, rp) < 0)
 		goto err;
 	rp->rp_server = gr_server_get(ra, pi);
@@ -893,6 +938,8 @@ err:
 	gw_lookup_destroy(&rp->rp_lookup);
 	if (rp->rp_retry)
 		event_free(rp->rp_retry);
+	if (rp->rp_grace)
+		event_free(rp->rp_grace);
 	free(rp);
 	return NULL;
 }

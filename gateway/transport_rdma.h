@@ -9,6 +9,7 @@
 #define RPCRDMA_GW_TRANSPORT_RDMA_H
 
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "backend.h"
@@ -76,5 +77,46 @@ enum gw_rdma_bad gw_rdma_reply_bound(const struct gw_rdma_call *gc, const struct
 enum gw_rdma_bad gw_rdma_reply_assemble(struct gw_rdma_call *gc, const struct rpc_call_hdr *hdr,
 					uint32_t gss, const struct iovec *body, unsigned nbody,
 					const uint32_t *wlen, unsigned nw, enum chk_walk_err *werr);
+
+/*
+ * Quarantine (rdma_quar.c): the RPCSEC_GSS calls of a client host whose
+ * call made the server close a connection go, for GW_QUAR_MS after its
+ * latest such call, on an RDMA connection of their own
+ * (be_pool_new_isolated), so that a repeat closes that one only.  At most
+ * GW_QUAR_SOURCES hosts per path and worker, one connection each; a host
+ * beyond that stays on the shared connections (gw_quar_enter -ENOSPC).
+ * The table is scanned only for GSS calls and only while a host is in it.
+ */
+#define GW_QUAR_SOURCES	8
+#define GW_QUAR_MS	(10u * 60 * 1000)
+
+struct gw_client;
+struct gw_path;
+struct gw_quar_slot {
+	uint8_t qs_src[16];		/* the host's address (IPv4 mapped) */
+	uint64_t qs_until_ms;		/* quarantine ends (0: slot free) */
+	struct be_pool *qs_pool;	/* its connection */
+};
+/* Set by the transport once its shared pool exists (zeroed before). */
+struct gw_quar {
+	struct gw_quar_slot qt_slot[GW_QUAR_SOURCES];
+	unsigned qt_live;		/* slots in use, ended ones too until reused */
+	struct be_ctx *qt_ctx;		/* the path's server context */
+	struct sockaddr_storage qt_addr;	/* the server, as the shared pool has it */
+	socklen_t qt_addrlen;
+	struct be_pool *qt_shared;	/* the path's shared pool */
+	struct gw_path *qt_path;
+};
+struct gw_call;
+struct gw_stats;
+/* The pool call c goes on; sets BE_CALL_NO_RESEND in *flags for GSS. */
+struct be_pool *gw_quar_pick(struct gw_quar *qt, const struct gw_call *c, unsigned *flags,
+			     struct gw_stats *st);
+/* cl's call made the server close a connection: its host is quarantined
+ * from now (or again), counted and logged; a host beyond the bound, or
+ * without an address (an adopted socket), stays on the shared ones. */
+void gw_quar_enter(struct gw_quar *qt, const struct gw_client *cl, uint64_t now_ms);
+/* Every connection freed (its calls end with BE_ERR_SHUTDOWN). */
+void gw_quar_free(struct gw_quar *qt);
 
 #endif /* RPCRDMA_GW_TRANSPORT_RDMA_H */
