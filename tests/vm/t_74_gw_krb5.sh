@@ -13,56 +13,7 @@ REALM=GW.TEST
 HOST=nfsgw.test
 mkdir -p "$out"
 
-krb5_up() {
-	step "bed: MIT KDC for $REALM, keytab nfs/$HOST, rpc.gssd + rpc.svcgssd + rpc.idmapd"
-	for b in krb5kdc kdb5_util kadmin.local rpc.gssd rpc.svcgssd rpc.idmapd; do
-		command -v "$b" >/dev/null || bed_fail "$b missing (make deps installs krb5-kdc, krb5-admin-server)" ||
-			return 1
-	done
-	hostname "$HOST"
-	sed -i "1i 127.0.0.1 $HOST" /etc/hosts
-	cat >/etc/krb5.conf <<-CONF
-	[libdefaults]
-	    default_realm = $REALM
-	    dns_lookup_kdc = false
-	    dns_lookup_realm = false
-	    dns_canonicalize_hostname = false
-	    rdns = false
-	[realms]
-	    $REALM = {
-	        kdc = 127.0.0.1
-	        admin_server = 127.0.0.1
-	    }
-	[domain_realm]
-	    .test = $REALM
-	    $HOST = $REALM
-	CONF
-	mkdir -p /etc/krb5kdc /var/lib/krb5kdc
-	cat >/etc/krb5kdc/kdc.conf <<-CONF
-	[realms]
-	    $REALM = {
-	        database_name = /var/lib/krb5kdc/principal
-	        key_stash_file = /etc/krb5kdc/stash
-	    }
-	CONF
-	rm -f /etc/krb5.keytab
-	kdb5_util create -s -r "$REALM" -P gw-test-master >"$out/kdb.log" 2>&1 ||
-		{ cat "$out/kdb.log"; bed_fail "kdb5_util create"; return 1; }
-	kadmin.local -q "addprinc -randkey nfs/$HOST" >>"$out/kdb.log" 2>&1
-	kadmin.local -q "ktadd -k /etc/krb5.keytab nfs/$HOST" >>"$out/kdb.log" 2>&1
-	klist -k /etc/krb5.keytab | grep -q "nfs/$HOST@$REALM" || bed_fail "keytab lacks nfs/$HOST" || return 1
-	krb5kdc -P "$out/kdc.pid" || bed_fail "krb5kdc did not start" || return 1
-	modprobe auth_rpcgss
-	modprobe rpcsec_gss_krb5
-	mkdir -p /run/rpc_pipefs
-	mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs sunrpc /run/rpc_pipefs
-	printf '[General]\nDomain = gw.test\n' >/etc/idmapd.conf
-	rpc.svcgssd -f -v -p "nfs/$HOST@$REALM" >"$out/svcgssd.log" 2>&1 &
-	rpc.gssd -f -v -v >"$out/gssd.log" 2>&1 &
-	sleep 1
-}
-
-krb5_up
+bed_krb5_up "$out" "$REALM" "$HOST"
 bed_nfsd_up
 bed_nfs_client_modules
 # NFSv4 owners travel as names with Kerberos: nfsd maps them through idmapd.
