@@ -74,6 +74,9 @@ if dmesg | grep -E "not responding|timed out"; then
 	bed_fail "the krb5 mount saw a major timeout"
 fi
 
+step "what the gateway logged of the closes"
+grep -E "closed it with|the server closed the RDMA|of their own|connection [0-9]+ (lost|up)" \
+	"$gw_out/gw.log" | cut -c1-240 | sed 's/^/  gw.log: /'
 step "counters: the shared connection lost at most once, the offender kept apart"
 dis1=$(gw_metric 'rpcrdma_gw_rdma_disconnects_total{backend="nfsd"}')
 echo "  rdma_disconnects_total +$((dis1 - dis0)), server_closed_for_client_total" \
