@@ -20,7 +20,7 @@
 #              vers0     RPCSEC_GSS version 0
 #              reconnect a new TCP connection (the context stays valid)
 # The credential cache is the caller's (KRB5CCNAME).
-import ctypes, socket, struct, sys
+import ctypes, socket, struct, sys, time
 
 NFS, RPCSEC_GSS = 100003, 6
 
@@ -129,13 +129,24 @@ class Client:
         return "accepted %d" % struct.unpack(">I", r[off:off + 4])[0], r[off + 4:]
 
     def init(self):
-        """RFC 2203 5.2.2: one INIT round (krb5 needs one without mutual auth)."""
+        """RFC 2203 5.2.2: one INIT round (krb5 needs one without mutual auth).
+        nfsd closes the connection of an INIT whose upcall to rpc.svcgssd
+        has no answer yet (svcauth_gss.c: SVC_CLOSE): connect again and
+        retry, as the kernel client does."""
         out = Buf()
         check(gss.gss_init_sec_context(ctypes.byref(OM()), None, ctypes.byref(self.ctx),
                                        self.name, None, 0, 0, None, None, None,
                                        ctypes.byref(out), None, None), "init_sec_context")
-        what, res = self.call(0, self.cred(1, 0), opaque(take(out)))
-        if what != "accepted 0":
+        token = take(out)
+        for attempt in range(10):
+            what, res = self.call(0, self.cred(1, 0), opaque(token))
+            if what == "accepted 0":
+                break
+            print("gssbad: context creation: %s, again" % what, file=sys.stderr, flush=True)
+            time.sleep(1)
+            self.s.close()
+            self.connect()
+        else:
             raise SystemExit("gssbad: context creation: %s" % what)
         hlen = struct.unpack(">I", res[:4])[0]
         self.handle = res[4:4 + hlen]

@@ -32,7 +32,8 @@ gw_start "$PORT" "$out"
 gssbad() {
 	local port=$1
 	shift
-	timeout 300 python3 "$(dirname "$0")/gssbad.py" 127.0.0.1 "$port" 127.0.0.2 "nfs@$HOST" "$@"
+	timeout 300 python3 "$(dirname "$0")/gssbad.py" 127.0.0.1 "$port" 127.0.0.2 "nfs@$HOST" "$@" \
+		2>>"$out/gssbad.err" || { sed 's/^/  gssbad: /' "$out/gssbad.err" >&2; return 1; }
 }
 # The steps, and the answer of the step named $2 in the output $1.
 steps=(good:3 badproc0 badproc1 vers0 good:130 lowseq)
