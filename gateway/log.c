@@ -218,7 +218,9 @@ uint64_t gw_pass_us_read(struct gw_stats *st)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	gw_stat_inc(st, GW_CTR_SYS_CLOCK);
-	if (st && st->gs_pass_on)
+	if (st && st->gs_pass_on) {
 		st->gs_pass_us = us;
+		st->gs_pass_us_old = false;
+	}
 	return us;
 }

@@ -298,6 +298,9 @@ struct gw_stats {
 	bool gs_pass_on;
 	uint64_t gs_pass_us;
 	uint64_t gs_pass_ms;
+	/* gs_pass_us was taken in the pass before this one (gw_loop_run lends
+	 * it to the prewait, never across a wait). */
+	bool gs_pass_us_old;
 };
 /* Monotonic milliseconds, read now (the coarse clock, log.c). */
 uint64_t gw_now_ms(void);

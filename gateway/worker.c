@@ -181,6 +181,34 @@ int gw_worker_need_rdma(struct gw_worker *w)
 	return 0;
 }
 
+/* A pass begins: its precise reading is the last pass's until one is
+ * taken (nothing waited in between: the prewait's replies end at the time
+ * the calls before them were handled, as within a pass); the coarse one
+ * is taken afresh. */
+static void gw_pass_begin(struct gw_stats *st)
+{
+	if (!st)
+		return;
+	st->gs_pass_on = true;
+	st->gs_pass_ms = 0;
+	st->gs_pass_us_old = true;
+}
+
+/* The prewait is done and the pass's callbacks come next.  Before a wait
+ * every reading is forgotten: one taken before epoll_wait blocked would be
+ * the start of the call that ends the wait, its client's idle time counted
+ * as latency.  A pass that does not wait keeps what its prewait read, not
+ * the last pass's (else a busy loop would keep one reading for ever). */
+static void gw_pass_callbacks(struct gw_stats *st, bool waits)
+{
+	if (!st)
+		return;
+	if (waits)
+		st->gs_pass_ms = 0;
+	if (waits || st->gs_pass_us_old)
+		st->gs_pass_us = 0;
+}
+
 int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn *prewait,
 		void *arg)
 {
@@ -189,22 +217,31 @@ int gw_loop_run(struct event_base *base, struct gw_stats *st, gw_loop_prewait_fn
 	 * woke for nothing), so the count is a lower bound of epoll_wait.
 	 * Once a callback ran, a pass blocks no more: its one clock reading
 	 * (gw_pass_us) is never older than the pass. */
-	for (;;) {
-		int rc, flags = EVLOOP_ONCE;
+	int rc;
 
-		gw_pass_set(st, true);
+	gw_pass_set(st, false);		/* nothing of an earlier run */
+	for (;;) {
+		int flags = EVLOOP_ONCE;
+
+		gw_pass_begin(st);
 		/* Completions handled here: the pass does not block, so its
 		 * readings stay fresh; none handled: none taken. */
 		if (prewait && prewait(arg))
 			flags |= EVLOOP_NONBLOCK;
+		gw_pass_callbacks(st, !(flags & EVLOOP_NONBLOCK));
 		rc = event_base_loop(base, flags);
-		gw_pass_set(st, false);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;	/* 1: no event left */
+		if (st)
+			st->gs_pass_on = false;	/* its readings serve the next prewait */
+		if (rc != 0) {
+			rc = rc < 0 ? -1 : 0;	/* 1: no event left */
+			break;
+		}
 		gw_stat_inc(st, GW_CTR_SYS_LOOP_WAIT);
 		if (event_base_got_break(base) || event_base_got_exit(base))
-			return 0;
+			break;
 	}
+	gw_pass_set(st, false);
+	return rc;
 }
 
 bool gw_worker_prewait(void *arg)

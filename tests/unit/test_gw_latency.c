@@ -22,7 +22,14 @@
  *      arguments end in !ERR;
  *   5. clients --top ordering by calls, bytes and mean latency, ties by id;
  *   6. the interval table (gwctl stats --ops -i) shows the difference of
- *      two answers only, and a reset counter as a whole.
+ *      two answers only, and a reset counter as a whole;
+ *   7. a quiet gateway: a worker with its loop on its own thread as the
+ *      daemon runs it (gw_loop_run with the worker's prewait), a TCP
+ *      backend that answers at once, one client sending GETATTRs 20 ms
+ *      apart; the medians of op_duration_seconds and
+ *      backend_duration_seconds are within 2x of the client's own round
+ *      trip (they were the gap between calls: the pass clock read before
+ *      the loop blocked served the call that woke it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +50,7 @@
 #include "nfs_enc.h"
 #include "ops.h"
 #include "transport.h"
+#include "worker.h"
 #include "test_gw_harness.h"
 
 /* 1 */
@@ -421,6 +429,108 @@ static void test_interval_table(void **state)
 	free(st);
 }
 
+/* 7 */
+#define QUIET_CALLS	30
+#define QUIET_GAP_US	20000
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One call on a blocking socket: its round trip in microseconds. */
+static uint64_t quiet_call(int fd, uint32_t xid)
+{
+	uint8_t buf[128];
+	size_t have = 0, n = h_call(buf, xid, 2, 100003, 3, xid);
+	uint64_t t0 = mono_us();
+
+	h_send(fd, buf, n);
+	while (have < 4 + 28) {		/* mark + the tiny server's reply */
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		ssize_t r;
+
+		assert_true(poll(&pfd, 1, 3000) == 1);
+		r = read(fd, buf + have, sizeof(buf) - have);
+		assert_true(r > 0);
+		have += (size_t)r;
+	}
+	assert_int_equal(chk_be32(buf + 4), xid);
+	return mono_us() - t0;
+}
+
+static void test_quiet_gateway(void **state)
+{
+	struct gw_log lg = { .gl_level = getenv("H_VERBOSE") ? CFG_LOG_DEBUG : -1 };
+	struct gw_worker_params wp = { .wp_index = 0, .wp_count = 1, .wp_log = &lg };
+	struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint64_t rtt[QUIET_CALLS];
+	double client_p50, op_p50, path_p50;
+	const struct gw_hist *op, *path;
+	struct gw_worker *w;
+	struct gw_stats *st;
+	struct h_server s;
+	char text[1024], err[256];
+	struct cfg *cf;
+	int fd;
+
+	(void)state;
+	h_server_init(&s);
+	h_server_start(&s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nsecure_port = no\nbuffer_size = 16k\n"
+		 "buffers = 64\nmax_record = 64k\nmax_calls = 64\nworkers = 1\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n", s.port);
+	cf = cfg_parse_string(text, "test", NULL, err, sizeof(err));
+	if (!cf)
+		fprintf(stderr, "config: %s\n", err);
+	assert_non_null(cf);
+	wp.wp_cfg = cf;
+	w = gw_worker_new(&wp);		/* no base given: a loop and thread of its own */
+	assert_non_null(w);
+	assert_int_equal(fe_listen_addr(gw_worker_fe(w), (struct sockaddr *)&la, sizeof(la)), 0);
+	la.sin_port = htons(fe_listen_port(gw_worker_fe(w), 0));
+	assert_int_equal(gw_worker_start(w), 0);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&la, sizeof(la)), 0);
+	quiet_call(fd, 1);		/* the backend connection is made on this one */
+	st = gw_worker_stats(w);
+	for (unsigned i = 0; i < QUIET_CALLS; i++) {
+		usleep(QUIET_GAP_US);
+		rtt[i] = quiet_call(fd, 0x100 + i);
+	}
+	close(fd);
+	gw_worker_join(w);		/* its thread ended: its counters are read here */
+	qsort(rtt, QUIET_CALLS, sizeof(rtt[0]), cmp_u64);
+	client_p50 = (double)rtt[QUIET_CALLS / 2];
+	op = &st->gs_op_hist[gw_op_slot(100003, 3, 1, NULL)];
+	path = gw_path_hist(gw_ctx_path(gw_worker_ctx(w), 0));
+	assert_int_equal(op->gh_count, QUIET_CALLS + 1);
+	assert_int_equal(path->gh_count, QUIET_CALLS + 1);
+	op_p50 = gw_hist_quantile(op->gh_bucket, 0.5);
+	path_p50 = gw_hist_quantile(path->gh_bucket, 0.5);
+	fprintf(stderr, "  p50 us: client %.0f, op_duration %.0f, backend_duration %.0f\n",
+		client_p50, op_p50, path_p50);
+	/* The gateway's time is part of the client's round trip; the 2x is
+	 * the histogram's bucket interpolation (1-2-5 bounds). */
+	assert_true(op_p50 <= 2 * client_p50);
+	assert_true(path_p50 <= 2 * client_p50);
+	gw_worker_free(w);
+	cfg_free(cf);
+	h_server_stop(&s, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_gateway_figures),
 		cmocka_unit_test(test_top_order),
 		cmocka_unit_test(test_interval_table),
+		cmocka_unit_test(test_quiet_gateway),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
