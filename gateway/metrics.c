@@ -184,8 +184,11 @@ void gw_call_observe(struct gw_call *c, uint64_t now_us)
 	gw_stats_observe(st, GW_HIST_CALL, us);
 	if (st && slot >= 0)
 		gw_hist_add(&st->gs_op_hist[slot], us);
+	/* A call on a route's TCP fallback counts on the route's path: the
+	 * one operators see (the fallback path has no series of its own). */
 	if (c->ca_path && c->ca_sent_us)
-		gw_hist_add(&c->ca_path->pa_hist, now_us - c->ca_sent_us);
+		gw_hist_add(c->ca_path->pa_fb_of ? &c->ca_path->pa_fb_of->pa_hist :
+			    &c->ca_path->pa_hist, now_us - c->ca_sent_us);
 	if (c->ca_cl) {
 		c->ca_cl->gcl_done++;
 		c->ca_cl->gcl_done_bytes += c->ca_bytes + c->ca_out.ou_len;

@@ -5,7 +5,9 @@
  * as it would on a server without an adapter.
  *
  *   1. fallback = tcp: a call through the gateway is answered over TCP
- *      within a second of start; status, backends and /metrics say so.
+ *      within a second of start; status, backends and /metrics say so;
+ *      its latency counts on the route's path (backend_duration_seconds
+ *      {path="nfs/srv"}, the backends of `stats ops`), not on a hidden one.
  *   2. fallback = none: the NFS route stays down with its reason; /readyz is
  *      503 although the MOUNT route (TCP) is up; the call is held.
  *   3. ready_when = any / all.
@@ -212,8 +214,12 @@ static void t01_fallback_tcp_answers(void **state)
 	assert_null(strstr(r, "\"reason\":\"none\""));
 	assert_null(strstr(r, "\"reason\":\"starting\""));
 	free(r);
+	r = h_ctl(ct, "stats ops");
+	assert_non_null(strstr(r, "\nnfs/srv                                  1 "));
+	free(r);
 	gw_ctl_free(ct);
 	r = h_render(&h->st, h->gw);
+	assert_true(h_sample(r, "rpcrdma_gw_backend_duration_seconds_count{path=\"nfs/srv\"} ") == 1);
 	assert_non_null(strstr(r, "\nrpcrdma_gw_path_fallback{path=\"nfs/srv\""));
 	assert_non_null(strstr(r, ",transport=\"rdma\"} 1\n"));
 	assert_null(strstr(r, "reason=\"none\"} 1"));
