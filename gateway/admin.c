@@ -303,19 +303,18 @@ static void gw_admin_refuse(struct gw_admin *ad, struct evhttp_request *req, str
 	gw_admin_reply(req, 401, "Unauthorized", "text/plain", b);
 }
 
-/* Every worker ready (the first that is not says why). */
-static bool gw_admin_ready(struct gw_admin *ad, char *why, size_t len)
+/* Every worker ready (the first that is not says why), or degraded. */
+static void gw_admin_ready(struct gw_admin *ad, struct gw_readiness *rd)
 {
 	const struct gw_ops_view *v = &ad->ad_view;
-	bool ready = true;
 
-	if (!v->ov_n)
-		return gw_ctx_ready(ad->ad_gw, why, len);
+	if (!v->ov_n) {
+		gw_readiness(&ad->ad_gw, 1, rd);
+		return;
+	}
 	v->ov_stop(v->ov_arg);
-	for (unsigned i = 0; i < v->ov_n && ready; i++)
-		ready = gw_ctx_ready(v->ov_gw[i], why, len);
+	gw_readiness(v->ov_gw, v->ov_n, rd);
 	v->ov_go(v->ov_arg);
-	return ready;
 }
 
 void gw_admin_set_view(struct gw_admin *ad, const struct gw_ops_view *v)
@@ -359,14 +358,17 @@ static void gw_admin_cb(struct evhttp_request *req, void *arg)
 		evbuffer_add_printf(b, "ok\n");
 		gw_admin_reply(req, 200, "OK", "text/plain", b);
 	} else if (n == 7 && !strncmp(uri, "/readyz", 7)) {
-		char why[256];
-		bool ready = gw_admin_ready(ad, why, sizeof(why));
+		struct gw_readiness rd;
 
-		if (ready)
+		gw_admin_ready(ad, &rd);
+		/* Degraded is ready (200): it forwards every call, over TCP. */
+		if (rd.rdy_degraded)
+			evbuffer_add_printf(b, "ready, %s\n", rd.rdy_why);
+		else if (rd.rdy_ready)
 			evbuffer_add_printf(b, "ready\n");
 		else
-			evbuffer_add_printf(b, "not ready: %s\n", why);
-		gw_admin_reply(req, ready ? 200 : 503, ready ? "OK" : "Service Unavailable",
+			evbuffer_add_printf(b, "not ready: %s\n", rd.rdy_why);
+		gw_admin_reply(req, rd.rdy_ready ? 200 : 503, rd.rdy_ready ? "OK" : "Service Unavailable",
 			       "text/plain", b);
 	} else {
 		evbuffer_add_printf(b, "not found; try /metrics, /healthz, /readyz\n");

@@ -158,14 +158,17 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	const struct gw_stats *st = gw_ctx_stats(gw);
 	struct json_object *o = json_object_new_object(), *lim = json_object_new_object(),
 			   *rl = json_object_new_object(), *pa = json_object_new_array();
-	char why[256];
+	struct gw_readiness rd;
 
 	gw_jadd(o, "version", gw_jstr(GW_VERSION));
 	gw_jadd(o, "uptime_s", json_object_new_int64(uptime));
 	gw_jadd(o, "config", gw_jstr(cfgp));
-	gw_jadd(o, "ready", json_object_new_boolean(gw_ctx_ready(gw, why, sizeof(why))));
+	gw_readiness(&gw, 1, &rd);
+	gw_jadd(o, "ready", json_object_new_boolean(rd.rdy_ready));
+	gw_jadd(o, "degraded", json_object_new_boolean(rd.rdy_degraded));
+	gw_jadd(o, "ready_state", gw_jstr(gw_readiness_state(&rd)));
 	gw_jadd(o, "ready_when", gw_jstr(cfg_ready_when_str(cf->cf_ready_when)));
-	gw_jadd(o, "ready_reason", gw_jstr(why));
+	gw_jadd(o, "ready_reason", gw_jstr(rd.rdy_why));
 	gw_jadd(o, "log_level", gw_jstr(lvl));
 	gw_jadd(o, "clients", json_object_new_int64(gw_ctx_nclients(gw)));
 	gw_jadd(o, "tls", gw_jstr(cf->cf_tls == CFG_TLS_REQUIRED ? "required"
@@ -227,8 +230,8 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 
 	const struct cfg *cf = gw_ctx_cfg(gw);
 	const struct gw_stats *st = gw_ctx_stats(gw);
+	struct gw_readiness rd;
 	char why[256];
-	bool ready;
 
 	if (json) {
 		gw_ctl_status_json(ct, o, cfgp, uptime, lvl);
@@ -236,17 +239,15 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	}
 	evbuffer_add_printf(o, "rpcrdma-gw %s, up %u s, configuration %s\n", GW_VERSION, uptime,
 			    cfgp ? cfgp : "(none)");
-	ready = true;
 	for (unsigned w = 0; w < nw; w++) {	/* with workers: all of them */
 		struct gw_ctx *g = v->ov_n ? v->ov_gw[w] : gw;
 
 		nclients += gw_ctx_nclients(g);
 		inflight += gw_ctx_ncalls(g) - gw_ctx_calls_avail(g);
-		if (ready)
-			ready = gw_ctx_ready(g, why, sizeof(why));
 	}
+	gw_readiness(v->ov_n ? v->ov_gw : &gw, nw, &rd);
 	evbuffer_add_printf(o, "ready: %s (%s, ready_when %s); log level %s; %u clients; "
-			    "%u calls in flight\n", ready ? "yes" : "no", why,
+			    "%u calls in flight\n", rd.rdy_ready ? "yes" : "no", rd.rdy_why,
 			    cfg_ready_when_str(cf->cf_ready_when), lvl, nclients, inflight);
 	evbuffer_add_printf(o, "limits: calls_per_client %u, bytes_per_client %zu, held_calls %u; "
 			    "reloads applied %" PRIu64 ", refused %" PRIu64 "\n", cf->cf_calls_per_client,

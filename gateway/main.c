@@ -189,18 +189,21 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
  * is ready, STATUS= whenever what it says changes. */
 static void gw_main_ready_check(struct gw_main *m)
 {
-	char why[200], status[sizeof(m->m_status)];
+	char status[sizeof(m->m_status)];
+	struct gw_ctx *gws[CFG_MAX_WORKERS];
+	struct gw_readiness rd;
 	bool ready;
 
 	if (!m->m_fe || !m->m_gw)	/* not listening yet */
 		return;
 	gw_main_stop(m);
-	ready = true;
-	for (unsigned i = 0; i < m->m_nw && ready; i++)	/* the first worker not ready says why */
-		ready = gw_ctx_ready(gw_worker_ctx(m->m_w[i]), why, sizeof(why));
+	for (unsigned i = 0; i < m->m_nw; i++)
+		gws[i] = gw_worker_ctx(m->m_w[i]);
+	gw_readiness(gws, m->m_nw, &rd);	/* the first worker not ready says why */
 	gw_main_go(m);
-	snprintf(status, sizeof(status), "%s: listening; %s%s", ready ? "ready" : "not ready",
-		 ready ? "" : "waiting for ", why);
+	ready = rd.rdy_ready;
+	snprintf(status, sizeof(status), "%s: listening; %s%.200s", ready ? "ready" : "not ready",
+		 ready ? "" : "waiting for ", rd.rdy_why);
 	if (ready && !m->m_ready) {
 		m->m_ready = true;
 		snprintf(m->m_status, sizeof(m->m_status), "%s", status);

@@ -898,6 +898,7 @@ static void gw_gauges_render(struct evbuffer *o, struct gw_ctx *const *gws, unsi
 		free_bufs += gw_pool_avail(gw_ctx_pool(gws[w]));
 	}
 	gw_backend_hist_render(o, gws, n);
+	gw_readiness_render(o, gws, n);
 	gw_head(o, "calls_in_flight", "gauge", "Call objects in use (calls between decode and reply).");
 	evbuffer_add_printf(o, P "calls_in_flight %u\n", used);
 	gw_head(o, "call_slots", "gauge", "Call objects in all (max_calls of every worker).");
@@ -950,54 +951,4 @@ uint64_t gw_wall_ms(uint64_t mono_ms)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	wall = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 	return mono_ms <= now && now - mono_ms <= wall ? wall - (now - mono_ms) : wall;
-}
-
-/* One path's reason in words: "nfs/srv: no_device (rdma_create...)". */
-static void gw_path_why_line(const struct gw_path *pa, char *why, size_t len)
-{
-	const char *text;
-	enum gw_why w = gw_path_why(pa, &text, NULL);
-
-	if (gw_path_draining(pa))
-		snprintf(why, len, "%s: draining", gw_path_name(pa));
-	else
-		snprintf(why, len, "%s: %s%s%s%s", gw_path_name(pa), gw_why_str(w), text ? " (" : "",
-			 text ? text : "", text ? ")" : "");
-}
-
-bool gw_ctx_ready(struct gw_ctx *gw, char *why, size_t len)
-{
-	enum cfg_ready_when rw = gw_ctx_cfg(gw)->cf_ready_when;
-	unsigned n = gw_ctx_npaths(gw), nfs = 0;
-	const struct gw_path *first_bad = NULL;
-
-	for (unsigned i = 0; i < n; i++)
-		nfs += gw_path_info(gw_ctx_path(gw, i))->pi_route->cr_prog == CFG_PROG_NFS;
-	if (rw == CFG_READY_NFS && nfs == 0)
-		rw = CFG_READY_ANY;	/* no route carries NFS: any route will do */
-	for (unsigned i = 0; i < n; i++) {
-		const struct gw_path *pa = gw_ctx_path(gw, i);
-		bool ok = gw_path_can_forward(pa);
-
-		if (rw == CFG_READY_ANY && ok)
-			goto ready;
-		if (rw == CFG_READY_NFS && gw_path_info(pa)->pi_route->cr_prog != CFG_PROG_NFS)
-			continue;
-		if (!ok && !first_bad)
-			first_bad = pa;
-	}
-	if (rw == CFG_READY_ANY || first_bad) {
-		if (why && n == 0)
-			snprintf(why, len, "no route");
-		else if (why && rw == CFG_READY_ANY)
-			snprintf(why, len, "no route can forward (ready_when = any)");
-		else if (why)
-			gw_path_why_line(first_bad, why, len);
-		return false;
-	}
-ready:
-	if (why)
-		snprintf(why, len, "%s", rw == CFG_READY_ALL ? "every route can forward"
-			 : rw == CFG_READY_NFS ? "every NFS route can forward" : "a route can forward");
-	return true;
 }

@@ -56,11 +56,29 @@ void gw_metrics_render(struct evbuffer *out, const struct gw_stats *st, struct g
 void gw_metrics_render_all(struct evbuffer *out, struct gw_ctx *const *gws, unsigned n);
 const char *gw_prog_name(uint32_t prog);			/* NULL when unknown */
 const char *gw_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);	/* NULL when unknown */
+
+/* readiness.c */
 /* Ready as ready_when says: nfs (default), every route of program NFS can
  * forward a call now (up, or on a connected TCP fallback; not draining);
  * all, every route; any, one route.  why (may be NULL) gets what is
- * waited for, or what is ready. */
+ * waited for, or what is ready (and "degraded: ..." when a route it
+ * counts forwards over its TCP fallback). */
 bool gw_ctx_ready(struct gw_ctx *gw, char *why, size_t len);
+/* The readiness of n workers' gateways (stopped: gw_ops_view), as one. */
+struct gw_readiness {
+	bool rdy_ready;
+	bool rdy_degraded;	/* ready, but a route it counts is on its TCP fallback */
+	const char *rdy_reason;	/* "none", "fallback", "no_route", "draining", or gw_why_str() */
+	char rdy_path[2 * CFG_NAME_MAX + 24];	/* the path that says so, "" for none */
+	char rdy_why[256];	/* in words: /readyz, status, STATUS= */
+};
+void gw_readiness(struct gw_ctx *const *gws, unsigned n, struct gw_readiness *rd);
+/* "ready", "degraded" or "not_ready". */
+const char *gw_readiness_state(const struct gw_readiness *rd);
+/* rpcrdma_gw_ready and rpcrdma_gw_readiness{state,reason,path}. */
+void gw_readiness_render(struct evbuffer *o, struct gw_ctx *const *gws, unsigned n);
+
+/* metrics.c */
 /* Wall-clock milliseconds of a gw_now_ms() instant. */
 uint64_t gw_wall_ms(uint64_t mono_ms);
 /* A forwarded call was replied to (gw_call_finalize): its durations go to

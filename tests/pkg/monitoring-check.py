@@ -6,7 +6,8 @@
 # with panels and queries, and every metric name that a dashboard query or
 # a Prometheus rule names is one the gateway exports.  The exported names
 # are read from the code that prints them: gateway/metrics.c (gw_head(),
-# gw_hist_render() and the gw_fams[] table) and backend-rdma/backend.h (the
+# gw_hist_render() and the gw_fams[] table), gateway/readiness.c (its
+# "# TYPE" lines) and backend-rdma/backend.h (the
 # family column of BE_COUNTERS), plus PENDING, names another change adds.
 #
 #   monitoring-check.py names                      print the exported names
@@ -34,6 +35,8 @@ def exported():
     for h in hists:
         names |= {h + '_bucket', h + '_sum', h + '_count'}
     names |= set(re.findall(r'X\([A-Z0-9_]+, [a-z0-9_]+, "([a-z0-9_]+)"', be))
+    # Families written out whole elsewhere (readiness.c: rpcrdma_gw_ready).
+    names |= set(re.findall(r'# TYPE rpcrdma_gw_([a-z0-9_]+) ', open('gateway/readiness.c').read()))
     missing = [m for m in MUST if m not in names]
     if missing:
         sys.exit('monitoring-check: the metric names of gateway/metrics.c were not found '

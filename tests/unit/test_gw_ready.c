@@ -7,9 +7,14 @@
  *   1. fallback = tcp: a call through the gateway is answered over TCP
  *      within a second of start; status, backends and /metrics say so;
  *      its latency counts on the route's path (backend_duration_seconds
- *      {path="nfs/srv"}, the backends of `stats ops`), not on a hidden one.
+ *      {path="nfs/srv"}, the backends of `stats ops`), not on a hidden one;
+ *      ready but degraded: /readyz 200 "ready, degraded: nfs/srv on TCP
+ *      fallback because ...", status and its JSON, rpcrdma_gw_ready 1 and
+ *      rpcrdma_gw_readiness{state="degraded",reason="fallback"}.
  *   2. fallback = none: the NFS route stays down with its reason; /readyz is
- *      503 although the MOUNT route (TCP) is up; the call is held.
+ *      503 although the MOUNT route (TCP) is up; the call is held;
+ *      rpcrdma_gw_ready is 0 (path_up of the MOUNT route is 1: an alert on
+ *      path_up alone stays silent) and rpcrdma_gw_readiness says why.
  *   3. ready_when = any / all.
  *   4. a name that does not resolve: the path is down for "DNS: ..." (RDMA
  *      and TCP transports), the event loop keeps running, nothing switches
@@ -203,7 +208,7 @@ static void t01_fallback_tcp_answers(void **state)
 
 	ct = ctl_open(h, path, sizeof(path));
 	r = h_ctl(ct, "status");
-	assert_non_null(strstr(r, "ready: yes"));
+	assert_non_null(strstr(r, "ready: yes (degraded: nfs/srv on TCP fallback because "));
 	assert_non_null(strstr(r, " fallback "));
 	assert_non_null(strstr(r, "on TCP fallback (tcp up) because "));
 	assert_non_null(strstr(r, " since "));
@@ -214,11 +219,30 @@ static void t01_fallback_tcp_answers(void **state)
 	assert_null(strstr(r, "\"reason\":\"none\""));
 	assert_null(strstr(r, "\"reason\":\"starting\""));
 	free(r);
+	r = h_ctl(ct, "json status");
+	assert_non_null(strstr(r, "\"ready\":true,\"degraded\":true,\"ready_state\":\"degraded\""));
+	free(r);
+	{
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		struct gw_admin *ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa,
+						   sizeof(sa), NULL);
+
+		assert_non_null(ad);
+		r = h_http_get(h, gw_admin_port(ad), "/readyz");
+		assert_non_null(strstr(r, " 200 "));
+		assert_non_null(strstr(r, "\r\n\r\nready, degraded: nfs/srv on TCP fallback because "));
+		free(r);
+		gw_admin_free(ad);
+	}
 	r = h_ctl(ct, "stats ops");
 	assert_non_null(strstr(r, "\nnfs/srv                                  1 "));
 	free(r);
 	gw_ctl_free(ct);
 	r = h_render(&h->st, h->gw);
+	assert_true(h_sample(r, "rpcrdma_gw_ready ") == 1);
+	assert_true(h_sample(r, "rpcrdma_gw_readiness{state=\"degraded\",reason=\"fallback\","
+			     "path=\"nfs/srv\"} ") == 1);
 	assert_true(h_sample(r, "rpcrdma_gw_backend_duration_seconds_count{path=\"nfs/srv\"} ") == 1);
 	assert_non_null(strstr(r, "\nrpcrdma_gw_path_fallback{path=\"nfs/srv\""));
 	assert_non_null(strstr(r, ",transport=\"rdma\"} 1\n"));
@@ -273,6 +297,12 @@ static void t02_fallback_none_not_ready(void **state)
 	assert_non_null(strstr(r, "not ready: nfs/srv: "));
 	free(r);
 	gw_admin_free(ad);
+	r = h_render(&h->st, h->gw);
+	assert_true(h_sample(r, "rpcrdma_gw_ready ") == 0);
+	assert_non_null(strstr(r, "\nrpcrdma_gw_readiness{state=\"not_ready\",reason=\""));
+	assert_non_null(strstr(r, "\",path=\"nfs/srv\"} 1\n"));
+	assert_true(h_sample(r, "rpcrdma_gw_path_up{path=\"mount/srv\"") == 1);
+	free(r);
 	ct = ctl_open(h, path, sizeof(path));
 	r = h_ctl(ct, "status");
 	assert_non_null(strstr(r, "ready: no (nfs/srv: "));
