@@ -547,9 +547,22 @@ bad:
 	return cfg_fail(cp, 0, "'%s' is not HOST[:PORT]", ov->co_backend);
 }
 
-/* Without any [route], NFS goes to the first backend and MOUNT/NLM/NSM
- * follow it over TCP, ports from the server's rpcbind; NFS_ACL (which Linux
- * clients probe with NFSv3) goes over TCP to the NFS port. */
+/* v4_only: a route an NFSv4-only site cannot serve is a mistake to say,
+ * not a path left down for ever. */
+static bool cfg_v4_only_route(struct cfg_parser *cp, const struct cfg_route *r)
+{
+	if (!cp->cp_cfg->cf_v4_only)
+		return true;
+	if (r->cr_prog != CFG_PROG_NFS)
+		return cfg_fail(cp, r->cr_line, "route '%s': program %u with v4_only = yes (NFSv4 "
+				"uses no MOUNT, NLM, NSM or NFS_ACL): remove the route or v4_only",
+				r->cr_name, r->cr_prog);
+	if (r->cr_vers_low < 4)
+		return cfg_fail(cp, r->cr_line, "route '%s': versions include NFS %u with v4_only = "
+				"yes: set versions = 4", r->cr_name, r->cr_vers_low ? r->cr_vers_low : 2);
+	return true;
+}
+
 /* Without any [route], NFS goes to the first backend and MOUNT/NLM/NSM
  * follow it over TCP, ports from the server's rpcbind; NFS_ACL (which Linux
  * clients probe with NFSv3) goes over TCP to the NFS port. */
@@ -565,12 +578,17 @@ static void cfg_default_routes(struct cfg_parser *cp)
 	struct cfg *cf = cp->cp_cfg;
 
 	for (unsigned i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
-		struct cfg_route *r = &cf->cf_routes[cf->cf_nroutes++];
+		struct cfg_route *r;
 
+		if (cf->cf_v4_only && defs[i].prog != CFG_PROG_NFS)
+			continue;	/* v4_only: NFSv4 needs none of them */
+		r = &cf->cf_routes[cf->cf_nroutes++];
 		cfg_route_defaults(cp, r, defs[i].name, 0);
 		r->cr_prog = defs[i].prog;
 		r->cr_backend = 0;
 		r->cr_transport = defs[i].tr;
+		if (cf->cf_v4_only)
+			r->cr_vers_low = r->cr_vers_high = 4;
 	}
 }
 
@@ -670,6 +688,8 @@ static bool cfg_validate(struct cfg_parser *cp)
 			if (cf->cf_routes[j].cr_prog == r->cr_prog)
 				return cfg_fail(cp, r->cr_line, "route '%s': program %u already routed by '%s'",
 						r->cr_name, r->cr_prog, cf->cf_routes[j].cr_name);
+		if (!cfg_v4_only_route(cp, r))
+			return false;
 	}
 	if (cf->cf_nroutes == 0)
 		cfg_default_routes(cp);

@@ -194,6 +194,7 @@ struct cfg {
 	uint32_t cf_anonuid, cf_anongid;
 	bool cf_reject_auth_none;	/* AUTH_NONE only for the NULL procedure */
 	enum cfg_ready_when cf_ready_when;	/* /readyz, READY=1 */
+	bool cf_v4_only;		/* NFSv4 only: the default routes are NFS v4 alone */
 	/* RPC-with-TLS (frontend-tcp/fe_tls.c) */
 	enum cfg_tls cf_tls;
 	char cf_tls_cert[CFG_HOST_MAX];		/* PEM chain served; "" = none */

@@ -152,6 +152,8 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_reject_auth_none) },
 	{ KEY(GATEWAY, "ready_when", ENUM), RANGE(0, CFG_READY_ANY), .ky_def = CFG_READY_NFS,
 	  .ky_names = cfg_ready_when_names, MEMBER(cfg, cf_ready_when) },
+	/* An NFSv4-only site: no MOUNT, NLM, NSM or NFS_ACL route (config.c). */
+	{ KEY(GATEWAY, "v4_only", BOOL), RANGE(0, 1), .ky_def = 0, MEMBER(cfg, cf_v4_only) },
 	/* RPC-with-TLS (frontend-tcp/fe_tls.c): turning it on or off needs a
 	 * restart; every reload reads the files again into a new context for
 	 * new handshakes (established sessions keep theirs). */

@@ -159,7 +159,7 @@ void gw_path_init(struct gw_ctx *gw, struct gw_path *pa, const struct cfg_route 
 	pa->pa_info = (struct gw_path_info){
 		.pi_backend = bk->bk_cfg, .pi_route = pa->pa_route, .pi_pool = p->gp_pool,
 		.pi_log = p->gp_log, .pi_stats = p->gp_stats, .pi_base = p->gp_base,
-		.pi_cfg = p->gp_cfg, .pi_backend_slot = bk->bk_slot,
+		.pi_cfg = p->gp_cfg, .pi_backend_slot = bk->bk_slot, .pi_backoff = p->gp_backoff,
 		.pi_conns = cfg_backend_conns(bk->bk_cfg, p->gp_nworkers),
 	};
 }

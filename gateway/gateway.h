@@ -77,6 +77,7 @@ struct gw_ctx_params {
 	 * one): its slice of gateway XIDs and NLM owner slots. */
 	unsigned gp_worker, gp_nworkers;
 	struct gw_nlm_names *gp_nlm_names;	/* workers > 1: shared NLM host names (nlm_map.h) */
+	struct gw_backoff *gp_backoff;	/* shared rpcbind backoff (backoff.h); NULL: none */
 };
 struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p);
 /* Creates the transports of every route (they connect asynchronously). */

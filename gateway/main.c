@@ -28,6 +28,7 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
+#include "backoff.h"
 #include "call.h"
 #include "config.h"
 #include "fe_admit.h"
@@ -51,6 +52,7 @@ struct gw_main {
 	struct gw_stats m_stats;	/* worker 0's */
 	struct gw_worker *m_w[CFG_MAX_WORKERS];	/* m_w[0] runs on this thread */
 	struct gw_nlm_names *m_nlm_names;	/* workers > 1: what their NLM maps share */
+	struct gw_backoff *m_backoff;		/* every worker's routes: rpcbind asked how often */
 	struct gw_nu *m_nu;		/* NSM over UDP on the listen addresses (nsm_udp.h) */
 	unsigned m_nw;
 	unsigned m_stops;		/* gw_main_stop depth */
@@ -507,6 +509,8 @@ static int gw_main_workers(struct gw_main *m)
 
 	if (n > 1 && !(m->m_nlm_names = gw_nlm_names_new()))
 		return -ENOMEM;
+	if (!(m->m_backoff = gw_backoff_new()))
+		return -ENOMEM;
 	/* m_nw counts the workers made: stop, go and teardown see no hole. */
 	for (unsigned i = 0; i < n; i++, m->m_nw = i) {
 		struct gw_worker_params wp = {
@@ -514,6 +518,7 @@ static int gw_main_workers(struct gw_main *m)
 			.wp_stats = i ? NULL : &m->m_stats, .wp_base = i ? NULL : m->m_base,
 			.wp_paths_changed = on_paths_changed, .wp_paths_changed_arg = m,
 			.wp_main = i ? m->m_w[0] : NULL, .wp_nlm_names = m->m_nlm_names,
+			.wp_backoff = m->m_backoff,
 			.wp_handoff = i || n == 1 ? NULL : gw_main_handoff, .wp_handoff_arg = m,
 		};
 
@@ -632,6 +637,7 @@ static void gw_main_teardown(struct gw_main *m)
 	for (unsigned i = m->m_nw; i-- > 0;)
 		gw_worker_free(m->m_w[i]);
 	gw_nlm_names_free(m->m_nlm_names);
+	gw_backoff_free(m->m_backoff);	/* after the workers: their transports used it */
 	if (m->m_watchdog)
 		event_free(m->m_watchdog);
 	for (int i = 0; i < 4; i++)

@@ -25,6 +25,18 @@ void gw_rpcbind_init(void)
 	(void)authnone_create();
 }
 
+/* Why libtirpc failed, in the words of the system call under it where
+ * there is one ("Connection refused", as rpcinfo says), not the RPC status
+ * alone ("RPC: Remote system error" hides whether rpcbind runs at all). */
+static void gw_rpcbind_errstr(enum clnt_stat st, const struct rpc_err *e, char *why, size_t whylen)
+{
+	if (e && e->re_errno && (st == RPC_SYSTEMERROR || st == RPC_CANTSEND ||
+				 st == RPC_CANTRECV || st == RPC_CANTCONNECT))
+		snprintf(why, whylen, "%s", strerror(e->re_errno));
+	else
+		snprintf(why, whylen, "%s", clnt_sperrno(st));
+}
+
 /* The rpcbind at rb (port 111) over nc's transport: the port of (prog,
  * vers, nc's netid).  RPCBPROC_GETADDR, version 3 (RFC 1833 section 2.2.1);
  * an rpcbind that speaks only the portmapper gets PMAPPROC_GETPORT
@@ -47,7 +59,7 @@ static int gw_rpcbind_ask(struct netconfig *nc, struct netbuf *rb, uint32_t prog
 	*port = 0;
 	cl = clnt_tli_create(RPC_ANYFD, nc, rb, RPCBPROG, RPCBVERS, 0, 0);
 	if (!cl) {
-		snprintf(why, whylen, "%s", clnt_sperrno(rpc_createerr.cf_stat));
+		gw_rpcbind_errstr(rpc_createerr.cf_stat, &rpc_createerr.cf_error, why, whylen);
 		return -1;
 	}
 	st = clnt_call(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, (char *)&parms,
@@ -70,13 +82,21 @@ static int gw_rpcbind_ask(struct netconfig *nc, struct netbuf *rb, uint32_t prog
 		st = cl ? clnt_call(cl, PMAPPROC_GETPORT, (xdrproc_t)xdr_pmap, (char *)&pm,
 				    (xdrproc_t)xdr_u_long, (char *)&pport, tv)
 			: rpc_createerr.cf_stat;
+		if (!cl && st != RPC_SUCCESS) {
+			gw_rpcbind_errstr(st, &rpc_createerr.cf_error, why, whylen);
+			return -1;
+		}
 		if (st == RPC_SUCCESS) {
 			*port = pport <= 65535 ? (uint16_t)pport : 0;
 			rc = *port != 0;
 		}
 	}
-	if (rc < 0)
-		snprintf(why, whylen, "%s", clnt_sperrno(st));
+	if (rc < 0) {
+		struct rpc_err e = { 0 };
+
+		clnt_geterr(cl, &e);
+		gw_rpcbind_errstr(st, &e, why, whylen);
+	}
 	if (uaddr)
 		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
 	if (cl)
@@ -104,14 +124,18 @@ int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t ver
 		if (ai)
 			freeaddrinfo(ai);
 		freenetconfigent(nc);
-		return -1;
+		return -2;
 	}
 	memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
 	nb.len = ai->ai_addrlen;
 	freeaddrinfo(ai);
 	rc = gw_rpcbind_ask(nc, &nb, prog, vers, port, why, sizeof(why));
 	freenetconfigent(nc);
-	if (rc <= 0) {
+	if (rc < 0) {	/* rpcbind itself: not there, not answering */
+		snprintf(msg, msglen, "rpcbind on %s port 111: %s", host, why);
+		return -2;
+	}
+	if (rc == 0) {
 		snprintf(msg, msglen, "rpcbind on %s: no program %u version %u over tcp (%s)", host, prog,
 			 vers, why);
 		return -1;

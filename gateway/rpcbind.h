@@ -17,7 +17,9 @@
  * registration) may both allocate it and one copy leaks (LeakSanitizer). */
 void gw_rpcbind_init(void);
 /* TCP port of (prog, vers) on host, asked of host's rpcbind (GETADDR,
- * else PMAP GETPORT); 0, or -1 with a reason in msg. */
+ * else PMAP GETPORT); 0; -1 rpcbind answered that the program is not
+ * registered; -2 rpcbind did not answer (the host's name, a refused or
+ * unreachable port 111, a timeout): the reason in msg either way. */
 int gw_rpcbind_getport(const char *host, int family, uint32_t prog, uint32_t vers, uint16_t *port,
 		       char *msg, size_t msglen);
 

@@ -18,6 +18,7 @@
 #include "gateway.h"
 
 struct event_base;
+struct gw_backoff;
 struct gw_call;
 struct gw_ctx;
 struct gw_log;
@@ -129,6 +130,7 @@ struct gw_path_info {
 	const struct cfg *pi_cfg;
 	unsigned pi_backend_slot;	/* stable id of the backend while it lives (< GW_BACKEND_SLOTS) */
 	unsigned pi_conns;		/* RDMA connections of this worker (cfg_backend_conns) */
+	struct gw_backoff *pi_backoff;	/* rpcbind backoff of the process (backoff.h), or NULL */
 };
 const struct gw_path_info *gw_path_info(const struct gw_path *path);
 const char *gw_path_name(const struct gw_path *path);

@@ -48,6 +48,7 @@
 #include "pool.h"
 #include "lookup.h"
 #include "record.h"
+#include "backoff.h"
 #include "rpcbind.h"
 #include "transport.h"
 
@@ -69,7 +70,8 @@ struct gt_resolve {
 	uint16_t trs_port;		/* 0: ask rpcbind */
 	struct sockaddr_storage trs_addr;
 	socklen_t trs_addrlen;
-	int trs_err;			/* 0, 1: name did not resolve, -1: rpcbind */
+	int trs_err;			/* 0, 1: name did not resolve, -1/-2: rpcbind (gw_rpcbind_getport) */
+	bool trs_asked;			/* rpcbind was asked (its answer goes to pi_backoff) */
 	char trs_msg[128];
 };
 
@@ -133,11 +135,14 @@ static void gt_resolve_work(void *arg)
 	memcpy(&rs->trs_addr, ai->ai_addr, ai->ai_addrlen);
 	rs->trs_addrlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
-	if (rs->trs_port == 0 &&
-	    gw_rpcbind_getport(rs->trs_host, rs->trs_addr.ss_family, rs->trs_prog, rs->trs_vers,
-			       &rs->trs_port, rs->trs_msg, sizeof(rs->trs_msg)) < 0) {
-		rs->trs_err = -1;
-		return;
+	if (rs->trs_port == 0) {
+		rs->trs_asked = true;
+		rc = gw_rpcbind_getport(rs->trs_host, rs->trs_addr.ss_family, rs->trs_prog,
+					rs->trs_vers, &rs->trs_port, rs->trs_msg, sizeof(rs->trs_msg));
+		if (rc < 0) {
+			rs->trs_err = rc;
+			return;
+		}
 	}
 	if (rs->trs_addr.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&rs->trs_addr)->sin6_port = htons(rs->trs_port);
@@ -149,18 +154,27 @@ static void gt_resolve_work(void *arg)
 
 /* An attempt failed: counted, logged (not every time), told to the
  * gateway as the reason the path is down, retried. */
-static void gt_connect_failed(struct gw_tcp *gt, enum gw_why why, const char *what)
+static void gt_connect_failed_in(struct gw_tcp *gt, enum gw_why why, const char *what,
+				 unsigned retry_ms)
 {
 	const struct cfg *cf = gt->gt_info->pi_cfg;
 
+	if (retry_ms < cf->cf_reconnect_ms)
+		retry_ms = cf->cf_reconnect_ms;
 	gw_stat_inc(gt_st(gt), GW_CTR_BACKEND_CONNECT_FAILED);
 	gw_path_down(gt->gt_path, why, "%s", what);
 	/* First failure and then one in 30, not a line per second. */
 	if (gt->gt_failures++ % 30 == 0)
-		gw_warn(gt_log(gt), "path %s: %s; retrying every %u ms", gw_path_name(gt->gt_path), what,
-			cf->cf_reconnect_ms);
+		gw_warn(gt_log(gt), "path %s: %s; retrying %s %u ms", gw_path_name(gt->gt_path), what,
+			retry_ms > cf->cf_reconnect_ms ? "(backing off, shared by every route of "
+			"this backend) in" : "every", retry_ms);
 	gt->gt_state = GT_DOWN;
-	gt_schedule(gt, cf->cf_reconnect_ms);
+	gt_schedule(gt, retry_ms);
+}
+
+static void gt_connect_failed(struct gw_tcp *gt, enum gw_why why, const char *what)
+{
+	gt_connect_failed_in(gt, why, what, 0);
 }
 
 /* Close the connection; calls written but unanswered will be written again. */
@@ -302,6 +316,8 @@ static void gt_on_resolved(void *arg)
 {
 	struct gw_tcp *gt = arg;
 	struct gt_resolve *rs = &gt->gt_res;
+	unsigned step = 0;
+
 	if (rs->trs_err > 0) {	/* the name did not resolve; the next attempt asks again */
 		char why[GW_WHY_TEXT_MAX];
 
@@ -309,9 +325,13 @@ static void gt_on_resolved(void *arg)
 		gt_connect_failed(gt, GW_WHY_DNS, why);
 		return;
 	}
+	if (rs->trs_asked)	/* every route of every worker waits as the answer says */
+		step = gw_backoff_result(gt->gt_info->pi_backoff, gt->gt_info->pi_backend->cb_name,
+					 rs->trs_prog, rs->trs_err, rs->trs_msg, gw_now_ms(),
+					 gt->gt_info->pi_cfg->cf_reconnect_ms);
 	if (rs->trs_err) {
 		gw_stat_inc(gt_st(gt), GW_CTR_RPCBIND_FAILED);
-		gt_connect_failed(gt, GW_WHY_CONNECT, rs->trs_msg);
+		gt_connect_failed_in(gt, GW_WHY_CONNECT, rs->trs_msg, step);
 		return;
 	}
 	gt->gt_fd = socket(rs->trs_addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -331,6 +351,23 @@ static void gt_on_resolved(void *arg)
 	}
 	event_assign(gt->gt_wev, gt->gt_info->pi_base, gt->gt_fd, EV_WRITE, gt_on_connected, gt);
 	event_add(gt->gt_wev, NULL);
+}
+
+/* Another route or worker was just told that this server's rpcbind (or
+ * the program) is not there: no question now; the path stays down with
+ * that answer and the timer comes back when the shared wait ends. */
+static bool gt_rpcbind_later(struct gw_tcp *gt)
+{
+	char msg[GW_WHY_TEXT_MAX - 40] = "";
+	unsigned wait = gw_backoff_wait(gt->gt_info->pi_backoff, gt->gt_info->pi_backend->cb_name,
+					gt->gt_info->pi_route->cr_prog, gw_now_ms(), msg, sizeof(msg));
+
+	if (!wait)
+		return false;
+	gw_path_down(gt->gt_path, GW_WHY_CONNECT, "%s (asked again in %u s)", msg,
+		     (wait + 999) / 1000);
+	gt_schedule(gt, wait);
+	return true;
 }
 
 static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
@@ -355,6 +392,8 @@ static void gt_on_timer(evutil_socket_t fd, short what, void *arg)
 	rs->trs_vers = gt_rpcbind_vers(r);
 	rs->trs_port = r->cr_port ? r->cr_port
 		      : (r->cr_prog == CFG_PROG_NFS || r->cr_prog == CFG_PROG_NFS_ACL) ? b->cb_port : 0;
+	if (rs->trs_port == 0 && gt_rpcbind_later(gt))
+		return;
 	gt->gt_state = GT_RESOLVING;
 	if (gw_lookup_start(&gt->gt_lookup) != 0)
 		gt_connect_failed(gt, GW_WHY_DNS, "DNS: cannot start the resolver thread");

@@ -289,7 +289,7 @@ static int gw_worker_build(struct gw_worker *w)
 		.gp_paths_changed = w->gwk_own ? gw_worker_paths_changed : p->wp_paths_changed,
 		.gp_paths_changed_arg = w->gwk_own ? (void *)w : p->wp_paths_changed_arg,
 		.gp_worker = p->wp_index, .gp_nworkers = p->wp_count,
-		.gp_nlm_names = p->wp_nlm_names,
+		.gp_nlm_names = p->wp_nlm_names, .gp_backoff = p->wp_backoff,
 	};
 	w->gwk_gw = gw_ctx_new(&gp);
 	if (!w->gwk_gw)

@@ -57,6 +57,7 @@ struct gw_worker_params {
 	void *wp_paths_changed_arg;
 	struct gw_worker *wp_main;	/* worker 0 (NULL for worker 0 itself) */
 	struct gw_nlm_names *wp_nlm_names;	/* shared by all workers (nlm_map.h), or NULL */
+	struct gw_backoff *wp_backoff;	/* rpcbind backoff shared by all workers (backoff.h), or NULL */
 	/* Worker 0's frontend hands every accepted socket to this hook
 	 * (frontend.h fp_handoff), or keeps them all when NULL. */
 	bool (*wp_handoff)(void *arg, int fd, const struct sockaddr *sa, socklen_t salen,
