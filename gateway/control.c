@@ -43,6 +43,7 @@
 #include "log.h"
 #include "ops.h"
 #include "transport.h"
+#include "worker.h"
 
 #define GW_CTL_MAX_LINE		512
 #define GW_CTL_TIMEOUT_S	5
@@ -60,12 +61,6 @@ struct gw_ctl {
 };
 
 /* ---- commands ---- */
-
-static const char *gw_ctl_path_state(struct gw_path *pa)
-{
-	return gw_path_retiring(pa) ? "removing" : gw_path_draining(pa) ? "draining"
-	       : gw_path_up(pa) ? "up" : gw_path_on_fallback(pa) ? "fallback" : "down";
-}
 
 /* JSON answers are built with json-c, which escapes every string (a
  * configuration path or peer name may hold '"', '\\' or control bytes). */
@@ -93,36 +88,6 @@ static void gw_jemit(const struct gw_ctl *ct, struct evbuffer *out, struct json_
 	json_object_put(o);
 }
 
-/* ISO 8601 UTC of a gw_now_ms() instant. */
-static void gw_ctl_when(uint64_t mono_ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(gw_wall_ms(mono_ms) / 1000);
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "?");
-}
-
-/* Why a path is not up, and since when, in one phrase:
- * "on TCP fallback (tcp up) because no_device: ... since 2026-..." */
-static void gw_ctl_path_why(struct gw_path *pa, char *buf, size_t len)
-{
-	const char *text;
-	uint64_t since;
-	enum gw_why w = gw_path_why(pa, &text, &since);
-	char when[32];
-
-	gw_ctl_when(since, when, sizeof(when));
-	if (w == GW_WHY_NONE) {
-		snprintf(buf, len, "up since %s", when);
-		return;
-	}
-	snprintf(buf, len, "%s%s: %s since %s", gw_path_on_fallback(pa)
-		 ? gw_path_fallback_up(pa) ? "on TCP fallback (tcp up) because "
-		 : "on TCP fallback (tcp not connected yet) because " : "",
-		 gw_why_str(w), text ? text : "-", when);
-}
-
 static void gw_ctl_path_why_json(struct json_object *p, struct gw_path *pa)
 {
 	const char *text;
@@ -130,7 +95,7 @@ static void gw_ctl_path_why_json(struct json_object *p, struct gw_path *pa)
 	enum gw_why w = gw_path_why(pa, &text, &since);
 	char when[32];
 
-	gw_ctl_when(since, when, sizeof(when));
+	gw_ops_when(since, when, sizeof(when));
 	gw_jadd(p, "reason", gw_jstr(gw_why_str(w)));
 	gw_jadd(p, "reason_text", gw_jstr(text));
 	gw_jadd(p, "since", gw_jstr(when));
@@ -209,7 +174,7 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 		struct json_object *p = json_object_new_object();
 
 		gw_jadd(p, "path", gw_jstr(gw_path_name(gw_ctx_path(gw, i))));
-		gw_jadd(p, "state", gw_jstr(gw_ctl_path_state(gw_ctx_path(gw, i))));
+		gw_jadd(p, "state", gw_jstr(gw_path_state_str(gw_ctx_path(gw, i))));
 		gw_ctl_path_why_json(p, gw_ctx_path(gw, i));
 		json_object_array_add(pa, p);
 	}
@@ -217,7 +182,7 @@ static void gw_ctl_status_json(struct gw_ctl *ct, struct evbuffer *out, const ch
 	gw_jemit(ct, out, o);
 }
 
-static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
+static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json, bool per_worker)
 {
 	struct gw_ctx *gw = ct->ct_gw;
 	const char *cfgp = ct->ct_hooks.ch_config_path ? ct->ct_hooks.ch_config_path(ct->ct_hooks.ch_arg)
@@ -231,7 +196,7 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	const struct cfg *cf = gw_ctx_cfg(gw);
 	const struct gw_stats *st = gw_ctx_stats(gw);
 	struct gw_readiness rd;
-	char why[256];
+	char why[256], cap[400];
 
 	if (json) {
 		gw_ctl_status_json(ct, o, cfgp, uptime, lvl);
@@ -249,6 +214,8 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 	evbuffer_add_printf(o, "ready: %s (%s, ready_when %s); log level %s; %u clients; "
 			    "%u calls in flight\n", rd.rdy_ready ? "yes" : "no", rd.rdy_why,
 			    cfg_ready_when_str(cf->cf_ready_when), lvl, nclients, inflight);
+	gw_worker_capacity(cf, nw, cap, sizeof(cap));
+	evbuffer_add_printf(o, "capacity: %s\n", cap);
 	evbuffer_add_printf(o, "limits: calls_per_client %u, bytes_per_client %zu, held_calls %u; "
 			    "reloads applied %" PRIu64 ", refused %" PRIu64 "\n", cf->cf_calls_per_client,
 			    cf->cf_bytes_per_client, cf->cf_held_calls, st->gs_ctr[GW_CTR_RELOAD_APPLIED],
@@ -275,19 +242,20 @@ static void gw_ctl_status(struct gw_ctl *ct, struct evbuffer *o, bool json)
 				    gw_ctl_squash_str(p->pol_squash),
 				    p->pol_allow.ns_n ? p->pol_allow.ns_text : "any");
 	}
+	if (!per_worker) {	/* one row per path, whatever the workers */
+		gw_ctl_paths_status(v->ov_n ? v->ov_gw : &gw, nw, o);
+		return;
+	}
 	for (unsigned w = 0; w < nw; w++) {
 		struct gw_ctx *g = v->ov_n ? v->ov_gw[w] : gw;
 
 		for (unsigned i = 0; i < gw_ctx_npaths(g); i++) {
 			struct gw_path *pa = gw_ctx_path(g, i);
-			char wk[24] = "";
 
-			if (nw > 1)
-				snprintf(wk, sizeof(wk), " (worker %u)", w);
-			gw_ctl_path_why(pa, why, sizeof(why));
-			evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held; %s%s\n", gw_path_name(pa),
-					    gw_path_transport(pa), gw_ctl_path_state(pa),
-					    gw_path_nheld(pa), why, wk);
+			gw_path_why_phrase(pa, why, sizeof(why));
+			evbuffer_add_printf(o, "path %-24s %-5s %-8s %u held; %s (worker %u)\n",
+					    gw_path_name(pa), gw_path_transport(pa), gw_path_state_str(pa),
+					    gw_path_nheld(pa), why, w);
 		}
 	}
 }
@@ -479,15 +447,22 @@ static int gw_ctl_top_args(const char *a, const char *b, unsigned *top, enum gw_
 static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, unsigned top,
 			   enum gw_top_by by)
 {
-	unsigned all = gw_ctx_client_list(ct->ct_gw, NULL, 0);
-	unsigned cap = top ? (all ? all : 1) : GW_CTL_MAX_CLIENTS;
-	struct gw_client_info *ci = calloc(cap, sizeof(*ci));
-	unsigned n = 0;
+	unsigned nw = ct->ct_view.ov_n ? ct->ct_view.ov_n : 1, all = 0, n = 0, cap;
+	struct gw_ctx *const *gws = ct->ct_view.ov_n ? ct->ct_view.ov_gw : &ct->ct_gw;
+	struct gw_client_info *ci;
 
-	if (!ci)
+	/* One list over every worker (a client's id says its worker:
+	 * fp_id_first/fp_id_step), so --top is the gateway's top. */
+	for (unsigned w = 0; w < nw; w++)
+		all += gw_ctx_client_list(gws[w], NULL, 0);
+	cap = top ? (all ? all : 1) : GW_CTL_MAX_CLIENTS;
+	if (!(ci = calloc(cap, sizeof(*ci))))
 		return;
-	all = gw_ctx_client_list(ct->ct_gw, ci, cap);
-	n = all < cap ? all : cap;
+	for (unsigned w = 0; w < nw && n < cap; w++) {
+		unsigned got = gw_ctx_client_list(gws[w], ci + n, cap - n);
+
+		n += got < cap - n ? got : cap - n;
+	}
 	if (top) {
 		gw_ctl_top_sort(ci, n, by);
 		n = n < top ? n : top;
@@ -513,9 +488,13 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 			gw_jadd(c, "tls", gw_jstr(ci[i].gci_tls));
 			gw_jadd(c, "tls_identity", gw_jstr(ci[i].gci_tls_id));
 			gw_jadd(c, "listener", gw_jstr(ci[i].gci_listener));
+			if (nw > 1)
+				gw_jadd(c, "worker", json_object_new_int64((int64_t)((ci[i].gci_id - 1) % nw)));
 			json_object_array_add(arr, c);
 		}
 		gw_jadd(jo, "clients", arr);
+		if (nw > 1)
+			gw_jadd(jo, "workers", json_object_new_int64(nw));
 		gw_jemit(ct, o, jo);
 	} else if (top) {
 		evbuffer_add_printf(o, "%-6s %-32s %12s %14s %10s %6s\n", "id", "peer", "calls_done",
@@ -529,17 +508,23 @@ static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, uns
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	} else {
-		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %-12s %s\n", "id", "peer",
-				    "calls", "queued", "received", "idle_s", "paused", "listener", "tls");
-		for (unsigned i = 0; i < n; i++)
+		evbuffer_add_printf(o, "%-6s %-32s %6s %10s %14s %9s %-6s %-12s %s%s\n", "id", "peer",
+				    "calls", "queued", "received", "idle_s", "paused", "listener", "tls",
+				    nw > 1 ? " (worker)" : "");
+		for (unsigned i = 0; i < n; i++) {
+			char wk[24] = "";
+
+			if (nw > 1)	/* the id says the worker (fp_id_first, fp_id_step) */
+				snprintf(wk, sizeof(wk), " (worker %u)", (unsigned)((ci[i].gci_id - 1) % nw));
 			evbuffer_add_printf(o, "%-6" PRIu64 " %-32s %6u %10zu %14" PRIu64 " %9.1f %-6s %-12s "
-					    "%s%s%s\n",
+					    "%s%s%s%s\n",
 					    ci[i].gci_id, ci[i].gci_name, ci[i].gci_calls, ci[i].gci_bytes,
 					    ci[i].gci_rx_bytes, (double)ci[i].gci_idle_ms / 1000.0,
 					    ci[i].gci_paused ? "yes" : "no",
 					    ci[i].gci_listener[0] ? ci[i].gci_listener : "-",
 					    ci[i].gci_tls[0] ? ci[i].gci_tls : "off",
-					    ci[i].gci_tls_id[0] ? " " : "", ci[i].gci_tls_id);
+					    ci[i].gci_tls_id[0] ? " " : "", ci[i].gci_tls_id, wk);
+		}
 		if (all > n)
 			evbuffer_add_printf(o, "... %u more\n", all - n);
 	}
@@ -557,7 +542,7 @@ static struct json_object *gw_ctl_path_json(struct gw_path *pa, const struct gw_
 	gw_jadd(p, "backend", gw_jstr(pi->pi_backend->cb_name));
 	gw_jadd(p, "address", gw_jstr(pi->pi_backend->cb_host));
 	gw_jadd(p, "transport", gw_jstr(gw_path_transport(pa)));
-	gw_jadd(p, "state", gw_jstr(gw_ctl_path_state(pa)));
+	gw_jadd(p, "state", gw_jstr(gw_path_state_str(pa)));
 	gw_jadd(p, "held", json_object_new_int64(gw_path_nheld(pa)));
 	gw_jadd(p, "queued", json_object_new_int64(have ? ti->ti_queued : 0));
 	gw_jadd(p, "inflight", json_object_new_int64(have ? ti->ti_inflight : 0));
@@ -578,57 +563,23 @@ static struct json_object *gw_ctl_path_json(struct gw_path *pa, const struct gw_
 	return p;
 }
 
-static void gw_ctl_backends(struct gw_ctl *ct, struct evbuffer *o, bool json)
+/* `json backends` of the gateway a command reads now (gw_ctl_each). */
+static void gw_ctl_backends_json(struct gw_ctl *ct, struct evbuffer *o)
 {
 	struct gw_ctx *gw = ct->ct_gw;
-	struct json_object *jo = NULL, *arr = NULL;
+	struct json_object *jo = json_object_new_object(), *arr = json_object_new_array();
 	struct gw_tp_info ti;
 
-	if (json) {
-		jo = json_object_new_object();
-		arr = json_object_new_array();
-	} else {
-		evbuffer_add_printf(o, "%-24s %-10s %-5s %-8s %5s %6s %8s  %s\n", "path", "backend",
-				    "tp", "state", "held", "queued", "inflight",
-				    "connections (conn:state credits granted/in use, inline send/recv)");
-	}
 	/* Active paths, then those a reload removed that still finish calls. */
 	for (unsigned i = 0; i < gw_ctx_npaths(gw) + gw_ctx_nretiring(gw); i++) {
 		struct gw_path *pa = i < gw_ctx_npaths(gw) ? gw_ctx_path(gw, i)
 				     : gw_ctx_retiring(gw, i - gw_ctx_npaths(gw));
-		const struct gw_path_info *pi = gw_path_info(pa);
 		bool have = gw_path_tp_info(pa, &ti) == 0;
 
-		if (json) {
-			json_object_array_add(arr, gw_ctl_path_json(pa, &ti, have));
-			continue;
-		}
-		evbuffer_add_printf(o, "%-24s %-10s %-5s %-8s %5u", gw_path_name(pa),
-				    pi->pi_backend->cb_name, gw_path_transport(pa),
-				    gw_ctl_path_state(pa), gw_path_nheld(pa));
-		if (!have) {
-			evbuffer_add_printf(o, " %6s %8s  -", "-", "-");
-		} else {
-			evbuffer_add_printf(o, " %6u %8u ", ti.ti_queued, ti.ti_inflight);
-			for (unsigned k = 0; k < ti.ti_nconns; k++)
-				evbuffer_add_printf(o, " %u:%s credits %u/%u inline %" PRIu32 "/%" PRIu32,
-						    k, ti.ti_conn[k].tc_up ? "up" : "down",
-						    ti.ti_conn[k].tc_credits, ti.ti_conn[k].tc_inflight,
-						    ti.ti_conn[k].tc_send_threshold,
-						    ti.ti_conn[k].tc_recv_threshold);
-		}
-		if (!gw_path_up(pa)) {
-			char why[256];
-
-			gw_ctl_path_why(pa, why, sizeof(why));
-			evbuffer_add_printf(o, "\n  %s", why);
-		}
-		evbuffer_add_printf(o, "\n");
+		json_object_array_add(arr, gw_ctl_path_json(pa, &ti, have));
 	}
-	if (json) {
-		gw_jadd(jo, "paths", arr);
-		gw_jemit(ct, o, jo);
-	}
+	gw_jadd(jo, "paths", arr);
+	gw_jemit(ct, o, jo);
 }
 
 /* drain/undrain: a path name ("nfs/srv", also the old form "nfs->srv") or
@@ -682,8 +633,7 @@ static bool gw_ctl_worker(struct gw_ctl *ct, unsigned w, struct evbuffer *o, boo
 /* status, clients or backends of every worker.  Text: a "worker N:" block
  * each.  JSON: still one line, worker 0's answer with the others merged
  * into it (gw_ops_json_merge). */
-static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool json, unsigned top,
-			enum gw_top_by by)
+static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool json)
 {
 	struct evbuffer *one = json && ct->ct_view.ov_n > 1 ? evbuffer_new() : NULL;
 	struct json_object *base = NULL, *jo;
@@ -691,11 +641,9 @@ static void gw_ctl_each(struct gw_ctl *ct, char what, struct evbuffer *o, bool j
 	for (unsigned w = 0; gw_ctl_worker(ct, w, o, json); w++) {
 		ct->ct_worker = -1;	/* in the entries of the lists instead */
 		if (what == 's')
-			gw_ctl_status(ct, one ? one : o, json);
-		else if (what == 'c')
-			gw_ctl_clients(ct, one ? one : o, json, top, by);
+			gw_ctl_status(ct, one ? one : o, json, false);
 		else
-			gw_ctl_backends(ct, one ? one : o, json);
+			gw_ctl_backends_json(ct, one ? one : o);
 		if (!one)
 			continue;
 		evbuffer_add(one, "", 1);
@@ -742,10 +690,16 @@ static int gw_ctl_read_cmd(struct gw_ctl *ct, const char *cmd, const char *arg, 
 	const struct gw_stats *st;
 	int rc = 0;
 
+	bool per_worker = arg && !strcmp(arg, "workers");
+
+	if ((!strcmp(cmd, "status") || !strcmp(cmd, "backends")) && arg && !per_worker) {
+		snprintf(msg, len, "%s takes no argument or workers", cmd);
+		return -EINVAL;
+	}
 	if (!strcmp(cmd, "status") && !json) {
-		gw_ctl_status(ct, o, false);	/* one page: counts and paths of every worker */
+		gw_ctl_status(ct, o, false, per_worker);	/* one page: every worker's */
 	} else if (!strcmp(cmd, "status")) {
-		gw_ctl_each(ct, 's', o, json, 0, GW_TOP_CALLS);
+		gw_ctl_each(ct, 's', o, json);
 	} else if (!strcmp(cmd, "stats")) {
 		st = gw_ctl_stats_all(ct, &sum);
 		if (!arg)
@@ -763,9 +717,15 @@ static int gw_ctl_read_cmd(struct gw_ctl *ct, const char *cmd, const char *arg, 
 			snprintf(msg, len, "clients takes top=N (1-%u) and by=calls|bytes|latency",
 				 GW_CTL_MAX_TOP);
 		if (rc == 0)
-			gw_ctl_each(ct, 'c', o, json, top, by);
+			gw_ctl_clients(ct, o, json, top, by);
+	} else if (!strcmp(cmd, "backends") && json) {
+		gw_ctl_each(ct, 'b', o, json);
+	} else if (!strcmp(cmd, "backends") && per_worker) {
+		for (unsigned w = 0; gw_ctl_worker(ct, w, o, false); w++)
+			gw_ctl_paths_worker(ct->ct_gw, o);
 	} else if (!strcmp(cmd, "backends")) {
-		gw_ctl_each(ct, 'b', o, json, 0, GW_TOP_CALLS);
+		gw_ctl_paths_backends(ct->ct_view.ov_n ? ct->ct_view.ov_gw : &ct->ct_gw,
+				      ct->ct_view.ov_n ? ct->ct_view.ov_n : 1, o);
 	} else if (!strcmp(cmd, "metrics")) {
 		if (ct->ct_view.ov_n)
 			gw_metrics_render_all(o, ct->ct_view.ov_gw, ct->ct_view.ov_n);

@@ -131,10 +131,13 @@ static void gw_log_emit(const struct gw_log *lg, enum cfg_log_level lvl, const c
 			const struct gw_log_ev *ev, const char *msg)
 {
 	unsigned l = (unsigned)lvl < 4 ? (unsigned)lvl : 0;
-	char xid[16] = "", prog[16] = "", vers[16] = "", proc[16] = "";
+	char xid[16] = "", prog[16] = "", vers[16] = "", proc[16] = "", wk[16] = "";
 
+	if (lg->gl_worker)
+		snprintf(wk, sizeof(wk), "%u", lg->gl_worker - 1);
 	if (lg->gl_target != GW_LOG_JOURNAL) {
-		fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", gw_ev_level_tag[l], func, msg);
+		fprintf(stderr, "rpcrdma-gw[%s] %s%s%s%s: %s\n", gw_ev_level_tag[l], wk[0] ? "(worker " : "",
+			wk, wk[0] ? ") " : "", func, msg);
 		return;
 	}
 	if (ev && ev->le_has_xid)
@@ -152,6 +155,7 @@ static void gw_log_emit(const struct gw_log *lg, enum cfg_log_level lvl, const c
 			"BACKEND=%s", ev && ev->le_backend ? ev->le_backend : "",
 			"RPC_PROG=%s", prog, "RPC_VERS=%s", vers, "RPC_PROC=%s", proc,
 			"ERROR=%s", ev && ev->le_error ? ev->le_error : "",
+			"WORKER=%s", wk,
 			NULL);
 }
 

@@ -181,8 +181,12 @@ void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, 
 		return;
 	}
 	/* One write per line so lines from several processes do not mix. */
-	fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", (unsigned)lvl < 4 ? gw_level_tag[lvl] : "?",
-		func, line);
+	if (lg && lg->gl_worker)
+		fprintf(stderr, "rpcrdma-gw[%s] (worker %u) %s: %s\n",
+			(unsigned)lvl < 4 ? gw_level_tag[lvl] : "?", lg->gl_worker - 1, func, line);
+	else
+		fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", (unsigned)lvl < 4 ? gw_level_tag[lvl] : "?",
+			func, line);
 }
 
 void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg)

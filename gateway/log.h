@@ -33,6 +33,9 @@ struct gw_log {
 	int gl_level;		/* enum cfg_log_level; -1 = silent (tests) */
 	enum gw_log_target gl_target;
 	struct gw_log_rl *gl_rl;	/* NULL: no rate limit (tests) */
+	/* With several workers: its number + 1, named in each line (a path
+	 * of every worker says the same thing once each); 0 none. */
+	unsigned gl_worker;
 };
 
 void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)

@@ -589,6 +589,12 @@ static int gw_main_setup(struct gw_main *m)
 	}
 	if (m->m_nw > 1)
 		gw_info(&m->m_log, "%u workers: connections go by their source address", m->m_nw);
+	{
+		char cap[400];
+
+		gw_worker_capacity(cf, m->m_nw, cap, sizeof(cap));
+		gw_info(&m->m_log, "capacity: %s", cap);
+	}
 	n = sd_listen_fds(1);
 	if (n > 0) {
 		for (int i = 0; i < n; i++) {

@@ -157,11 +157,26 @@ struct gw_ctl_hooks {
 struct gw_ctl *gw_ctl_new(struct event_base *base, struct gw_ctx *gw, const char *path,
 			  const struct gw_ctl_hooks *hooks);
 void gw_ctl_free(struct gw_ctl *ctl);
-/* status, clients and backends then answer for each worker (text: a block
- * each; JSON: one object, "workers": N, the lists of paths and clients of
- * all with each entry's "worker", counts summed), drain acts on all,
- * stats and metrics are summed. */
+/* status, clients and backends then answer for all workers: text, one row
+ * per path (`status workers`, `backends workers`: each worker's own) and
+ * one list of clients with their worker; JSON, one object, "workers": N,
+ * the lists of paths and clients of all with each entry's "worker",
+ * counts summed; drain acts on all, stats and metrics are summed. */
 void gw_ctl_set_view(struct gw_ctl *ctl, const struct gw_ops_view *v);
+/* ctl_paths.c: the paths in the control socket's text answers. */
+/* "up", "down", "fallback", "draining" or "removing". */
+const char *gw_path_state_str(struct gw_path *pa);
+/* ISO 8601 UTC of a gw_now_ms() instant. */
+void gw_ops_when(uint64_t mono_ms, char *buf, size_t len);
+/* Why a path is not up, and since when, in one phrase: "on TCP fallback
+ * (tcp up) because no_device: ... since 2026-..." or "up since ...". */
+void gw_path_why_phrase(struct gw_path *pa, char *buf, size_t len);
+/* `status` path lines and the `backends` table of n workers' gateways:
+ * one row per path (counts summed, "down 1/2" where they differ). */
+void gw_ctl_paths_status(struct gw_ctx *const *gws, unsigned n, struct evbuffer *o);
+void gw_ctl_paths_backends(struct gw_ctx *const *gws, unsigned n, struct evbuffer *o);
+/* One gateway's `backends` table, every connection on its own. */
+void gw_ctl_paths_worker(struct gw_ctx *gw, struct evbuffer *o);
 /* Run one command line and append the answer to out (also used by tests). */
 void gw_ctl_exec(struct gw_ctl *ctl, const char *line, struct evbuffer *out);
 /* `clients top=N by=KEY`: the order, highest first (ties by id). */

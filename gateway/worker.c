@@ -46,7 +46,7 @@ struct gw_worker {
 	struct gw_worker_params gwk_p;
 	struct event_base *gwk_base;
 	bool gwk_own;			/* a loop and thread of its own */
-	struct gw_log gwk_log;		/* its own (not worker 0: the main thread's) */
+	struct gw_log gwk_log;		/* its own (worker 0: a copy of the main thread's) */
 	struct gw_stats gwk_stats;
 	struct gw_log *gwk_lg;		/* the one it uses */
 	struct gw_stats *gwk_st;
@@ -319,7 +319,12 @@ struct gw_worker *gw_worker_new(const struct gw_worker_params *p)
 		w->gwk_log.gl_rl = gw_log_rl_new(&w->gwk_stats);
 		w->gwk_lg = &w->gwk_log;
 		w->gwk_st = &w->gwk_stats;
+	} else if (p->wp_count > 1) {	/* worker 0: the main log, its lines named */
+		w->gwk_log = *p->wp_log;
+		w->gwk_lg = &w->gwk_log;
 	}
+	if (p->wp_count > 1)
+		w->gwk_log.gl_worker = p->wp_index + 1;
 	pthread_mutex_init(&w->gwk_mu, NULL);
 	pthread_cond_init(&w->gwk_cv, NULL);
 	w->gwk_own = !p->wp_base;
@@ -401,7 +406,7 @@ void gw_worker_free(struct gw_worker *w)
 			close(w->gwk_mbox[i]);
 	if (w->gwk_own && w->gwk_base)
 		event_base_free(w->gwk_base);
-	if (w->gwk_lg == &w->gwk_log)
+	if (!w->gwk_p.wp_stats)		/* its own rate limit, not the main one */
 		gw_log_rl_free(w->gwk_log.gl_rl);
 	pthread_cond_destroy(&w->gwk_cv);
 	pthread_mutex_destroy(&w->gwk_mu);
@@ -413,6 +418,25 @@ struct fe_frontend *gw_worker_fe(struct gw_worker *w) { return w->gwk_fe; }
 struct gw_stats *gw_worker_stats(struct gw_worker *w) { return w->gwk_st; }
 struct gw_log *gw_worker_log(struct gw_worker *w) { return w->gwk_lg; }
 struct gw_pool *gw_worker_pool(struct gw_worker *w) { return w->gwk_pool; }
+
+void gw_worker_capacity(const struct cfg *cf, unsigned n, char *buf, size_t len)
+{
+	unsigned long long mib = (unsigned long long)cf->cf_buffers * cf->cf_buffer_size >> 20;
+
+	if (n < 2) {
+		snprintf(buf, len, "buffers %u (%llu MiB pinned), max_calls %u, max_clients %u", cf->cf_buffers,
+			 mib, cf->cf_max_calls, cf->cf_max_clients);
+		return;
+	}
+	/* A client host's connections all go to one worker (gw_worker_pick):
+	 * one host meets that worker's max_clients, not the total. */
+	snprintf(buf, len, "%u workers x (buffers %u, max_calls %u, max_clients %u) = gateway-wide "
+		 "buffers %llu (%llu MiB pinned), max_calls %llu, max_clients %llu; one client host "
+		 "at most %u connections (its worker's)", n, cf->cf_buffers, cf->cf_max_calls,
+		 cf->cf_max_clients, (unsigned long long)cf->cf_buffers * n, mib * n,
+		 (unsigned long long)cf->cf_max_calls * n, (unsigned long long)cf->cf_max_clients * n,
+		 cf->cf_max_clients);
+}
 
 unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed, cpu_set_t *out)
 {

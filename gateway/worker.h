@@ -108,6 +108,11 @@ unsigned gw_worker_auto(const char *sysfs, cpu_set_t *node, char *why, size_t le
  * (may be NULL) gets them. */
 unsigned gw_worker_cpulist(const char *list, const cpu_set_t *allowed, cpu_set_t *out);
 
+/* What buffers, max_calls and max_clients (each per worker) come to over
+ * n workers, in words for the start's log line and `status`: the
+ * gateway-wide caps and pinned memory, and what one client host gets. */
+void gw_worker_capacity(const struct cfg *cf, unsigned n, char *buf, size_t len);
+
 /* The worker (0..n-1) of a client at sa: a hash of its address, not its
  * port, so that all of one host's connections meet on one worker. */
 unsigned gw_worker_pick(const struct sockaddr *sa, unsigned n);

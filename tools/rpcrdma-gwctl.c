@@ -70,7 +70,8 @@ static void usage(FILE *f)
 		"usage: rpcrdma-gwctl [--json] [-s SOCKET] COMMAND [ARGUMENT]\n"
 		"\n"
 		"commands:\n"
-		"  status              version, uptime, readiness, paths\n"
+		"  status [--workers]  version, uptime, readiness, capacity, paths (one row\n"
+		"                      each; --workers: each worker's own)\n"
 		"  stats               calls per procedure (nfsstat-like), counters, CPU us\n"
 		"                      and syscalls per forwarded call\n"
 		"  stats --ops [-i N [-c COUNT]]\n"
@@ -81,7 +82,9 @@ static void usage(FILE *f)
 		"                      -c, --count COUNT times\n"
 		"  clients [--top N] [--by calls|bytes|latency]\n"
 		"                      client connections; --top: the N first by the key\n"
-		"  backends            backend paths, connections, credits\n"
+		"  backends [--workers]\n"
+		"                      backend paths, connections, credits (one row per\n"
+		"                      path; --workers: each worker's paths)\n"
 		"  metrics             the Prometheus exposition\n"
 		"  drain NAME          hold new calls of a path (route/backend) or backend\n"
 		"  undrain NAME        send them again\n"
@@ -260,6 +263,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 't' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "workers", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -268,7 +272,7 @@ int main(int argc, char **argv)
 	struct sockaddr_un sun;
 	char req[512], top_arg[32] = "", by_arg[32] = "", *buf, *last;
 	size_t have, body;
-	bool json = false, ops = false;
+	bool json = false, ops = false, workers = false;
 	unsigned interval = 0, count = 0, top = 0;
 	int opt, n, rc;
 
@@ -296,6 +300,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'b': by = optarg; break;
+		case 'w': workers = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("rpcrdma-gwctl %s\n", GW_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -314,6 +319,10 @@ int main(int argc, char **argv)
 	}
 	if ((top || by) && (strcmp(cmd, "clients") || argc - optind > 1)) {
 		fprintf(stderr, "rpcrdma-gwctl: --top and --by belong to clients\n");
+		return 2;
+	}
+	if (workers && ((strcmp(cmd, "status") && strcmp(cmd, "backends")) || argc - optind > 1)) {
+		fprintf(stderr, "rpcrdma-gwctl: --workers belongs to status and backends\n");
 		return 2;
 	}
 	if (by && strcmp(by, "calls") && strcmp(by, "bytes") && strcmp(by, "latency")) {
@@ -336,9 +345,9 @@ int main(int argc, char **argv)
 		snprintf(top_arg, sizeof(top_arg), " top=%u", top);
 	if (by)
 		snprintf(by_arg, sizeof(by_arg), " by=%s", by);
-	n = snprintf(req, sizeof(req), "%s%s%s%s%s%s%s\n", json ? "json " : "", cmd,
+	n = snprintf(req, sizeof(req), "%s%s%s%s%s%s%s%s\n", json ? "json " : "", cmd,
 		     argc - optind == 2 ? " " : "", argc - optind == 2 ? argv[optind + 1] : "",
-		     ops ? " ops" : "", top_arg, by_arg);
+		     ops ? " ops" : "", top_arg, by_arg, workers ? " workers" : "");
 	if (n < 0 || (size_t)n >= sizeof(req)) {
 		fprintf(stderr, "rpcrdma-gwctl: command or socket path too long\n");
 		return 2;

@@ -7,6 +7,11 @@
  * off by worker 0's listener, is served by the worker its address picks,
  * while the operations' stop reads both; a client's SM_NOTIFY datagram
  * on worker 0's UDP NSM socket releases the lock tracked on its worker.
+ * What the operator reads of two workers: `status` and `backends` show
+ * each path once (`status workers`, `backends workers` each worker's),
+ * `clients` one table over both with each client's worker, `clients
+ * top=N` the gateway's N, `status` the capacity over both workers; every
+ * log line of a worker names it (t06).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,6 +298,16 @@ static void t04_go(void *arg)
 		gw_worker_go(e->w[i]);
 }
 
+/* Occurrences of needle in hay. */
+static unsigned t04_count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
 /* The control socket's commands over both workers (a view). */
 static void t04_control(struct t04_env *e, struct event_base *base, const char *path)
 {
@@ -324,16 +339,42 @@ static void t04_control(struct t04_env *e, struct event_base *base, const char *
 	assert_int_equal(json_object_get_int(json_object_object_get(jo, "count")), 16);
 	json_object_put(jo);
 	free(r);
-	r = h_ctl(ct, "status");	/* one page: all clients, every worker's paths */
+	r = h_ctl(ct, "status");	/* one page: all clients, each path once */
 	assert_non_null(strstr(r, "; 16 clients;"));
-	assert_non_null(strstr(r, "(worker 0)\n"));
-	assert_non_null(strstr(r, "(worker 1)\n"));
+	assert_int_equal(t04_count(r, "\npath nfs/srv "), 1);
+	assert_null(strstr(r, "(worker "));
 	assert_non_null(strstr(r, "\nlimits: "));
 	assert_null(strstr(strstr(r, "\nlimits: ") + 1, "\nlimits: "));	/* once */
+	/* The caps per worker, and what they come to for the gateway. */
+	assert_non_null(strstr(r, "\ncapacity: 2 workers x (buffers 64, max_calls 64, max_clients "
+			       "1024) = gateway-wide buffers 128 (2 MiB pinned), max_calls 128, "
+			       "max_clients 2048; one client host at most 1024 connections"));
 	free(r);
-	r = h_ctl(ct, "clients");
-	assert_non_null(strstr(r, "worker 0:\n"));
+	r = h_ctl(ct, "status workers");	/* the breakdown, on request */
+	assert_int_equal(t04_count(r, "\npath nfs/srv "), 2);
+	assert_non_null(strstr(r, "(worker 1)\n"));
+	free(r);
+	r = h_ctl(ct, "backends");	/* one row per path, counts summed */
+	assert_int_equal(t04_count(r, "\nnfs/srv "), 1);
+	assert_non_null(strstr(r, "\n(2 workers, each with its own paths: summed"));
+	assert_null(strstr(r, "worker 0:"));
+	free(r);
+	r = h_ctl(ct, "backends workers");
+	assert_int_equal(t04_count(r, "\nnfs/srv "), 2);
 	assert_non_null(strstr(r, "\nworker 1:\n"));
+	free(r);
+	r = h_ctl(ct, "backends nope");
+	assert_non_null(strstr(r, "!ERR backends takes no argument or workers"));
+	free(r);
+	r = h_ctl(ct, "clients");	/* one table of the 16, each with its worker */
+	assert_int_equal(t04_count(r, "\nid "), 0);
+	assert_int_equal(t04_count(r, "peer"), 1);
+	assert_int_equal(t04_count(r, " (worker 0)\n") + t04_count(r, " (worker 1)\n"), 16);
+	assert_null(strstr(r, "worker 0:\n"));
+	free(r);
+	r = h_ctl(ct, "clients top=3");	/* the gateway's top 3, not each worker's */
+	assert_int_equal(t04_count(r, "\n"), 1 + 3 + 1 + 1);	/* head, rows, "... 13 more", "." */
+	assert_non_null(strstr(r, "\n... 13 more\n"));
 	free(r);
 	r = h_ctl(ct, "drain nfs/srv");	/* every worker's path */
 	assert_non_null(strstr(r, ".\n"));
@@ -451,6 +492,8 @@ static void t04_live(void **state)
 	assert_non_null(cf);
 	assert_int_equal(cf->cf_workers, 2);
 	t04_workers_up(&e, cf, &lg, st0, base, &la);
+	assert_int_equal(gw_worker_log(e.w[0])->gl_worker, 1);	/* its lines say "worker 0" */
+	assert_int_equal(gw_worker_log(e.w[1])->gl_worker, 2);
 	assert_true(t04_thread_named("rpcrdma-gw/w1"));	/* worker 1's own thread */
 	for (unsigned i = 0; i < 16; i++) {
 		struct sockaddr_in src = { .sin_family = AF_INET,
@@ -666,6 +709,36 @@ static void t05_nsm_handoff_live(void **state)
 	free(st0);
 }
 
+/* A line logged through a worker's log on stderr: its worker named
+ * (both stderr writers: gw_logf and the per-peer gw_logf_ev). */
+static void t06_log_names_worker(void **state)
+{
+	struct gw_log lg0 = { .gl_level = CFG_LOG_INFO, .gl_target = GW_LOG_STDERR, .gl_worker = 2 };
+	struct gw_log *lg = &lg0;
+	struct gw_log_ev ev = { .le_backend = "srv" };
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	char buf[512] = "";
+
+	(void)state;
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	gw_warn(lg, "path mount/srv: down");
+	gw_logf_ev(lg, CFG_LOG_WARN, "t06", &ev, "backend srv: slow");
+	lg->gl_worker = 0;	/* one worker: lines as before */
+	gw_warn(lg, "path nfs/srv: down");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, tmp) > 0);
+	fclose(tmp);
+	assert_non_null(strstr(buf, "rpcrdma-gw[warn] (worker 1) t06_log_names_worker: path mount/srv: down\n"));
+	assert_non_null(strstr(buf, "rpcrdma-gw[warn] (worker 1) t06: backend srv: slow\n"));
+	assert_non_null(strstr(buf, "rpcrdma-gw[warn] t06_log_names_worker: path nfs/srv: down\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +750,7 @@ int main(void)
 		cmocka_unit_test(t03_stats_sum),
 		cmocka_unit_test(t04_live),
 		cmocka_unit_test(t05_nsm_handoff_live),
+		cmocka_unit_test(t06_log_names_worker),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
