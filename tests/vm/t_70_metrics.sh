@@ -1,5 +1,5 @@
 #!/bin/bash
-# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the live connections with their credits, two RDMA connections for one worker and one per worker for several (connections unset); after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are not zeroed again for the same connection's re-reads (under a quarter of the bytes placed), and another connection's (the v4.1 mount's) go to buffers never written while the pool has them rather than onto the v3 mount's, so nothing is zeroed for it either (scrubbed_bytes_total unchanged); the latency histograms count the v3 READ and WRITE procedures, taking at most one precise clock read per event loop pass (syscalls_total clock_gettime between 1 and epoll_wait), the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
+# claim: with the kernel NFS client doing IO through rpcrdma-gw over RPC-over-RDMA, GET /metrics on the admin listener shows non-zero counters for the NFS procedures used (WRITE, READ, GETATTR...), read/write chunk bytes, RDMA-leg latency, and the backend connection up with its credits granted; /healthz and /readyz answer 200; rpcrdma-gwctl backends shows the path on one row, and with --workers the live connections with their credits, two RDMA connections for one worker and one per worker for several (connections unset); after a vers=4.1 mount writes and reads 2 MiB, rpcrdma_gw_nfs4_ops_total counts SEQUENCE, PUTFH, READ and WRITE inside COMPOUND (non-zero), and rpcrdma-gwctl stats lists them; READ targets are not zeroed again for the same connection's re-reads (under a quarter of the bytes placed), and another connection's (the v4.1 mount's) go to buffers never written while the pool has them rather than onto the v3 mount's, so nothing is zeroed for it either (scrubbed_bytes_total unchanged); the latency histograms count the v3 READ and WRITE procedures, taking at most one precise clock read per event loop pass (syscalls_total clock_gettime between 1 and epoll_wait), the v4.1 COMPOUNDs under READ and WRITE (never under PUTFH, which only sets up the request), and the path nfs/nfsd; rpcrdma-gwctl stats --ops shows them; a v3 mount from the next client address (another worker under GW_WORKERS=2) reads the file back, its READs counted in the sums
 #
 #   kernel NFS client              rpcrdma-gw                           kernel nfsd
 #   /mnt/m70 (vers=3)   --tcp--> 127.0.0.1:20490 --rdma 20049 (rxe0)--> tmpfs /srv/nfs
@@ -113,7 +113,11 @@ echo "  first read: $s0 B zeroed of $w0 B placed; two re-reads: $((s1 - s0)) B z
 
 if [ -x "$CTL" ]; then
 	step "rpcrdma-gwctl backends / stats"
-	"$CTL" -s "$out/control" backends | tee "$out/backends" | sed 's/^/  /'
+	"$CTL" -s "$out/control" backends | sed 's/^/  /'
+	# One row for the path however many workers; --workers: each one's.
+	[ "$("$CTL" -s "$out/control" backends | grep -c '^nfs/nfsd ')" = 1 ] ||
+		bed_fail "gwctl backends: nfs/nfsd not on exactly one row"
+	"$CTL" -s "$out/control" backends --workers >"$out/backends"
 	grep -Eq '^nfs/nfsd +nfsd +rdma +up .* 0:up credits [1-9][0-9]*/' "$out/backends" ||
 		bed_fail "gwctl backends does not show nfs/nfsd up with its credits"
 	# connections unset: two for one worker, one per worker for several
