@@ -592,6 +592,20 @@ static void cfg_default_routes(struct cfg_parser *cp)
 	}
 }
 
+static bool cfg_routes_finish(struct cfg_parser *cp)
+{
+	struct cfg *cf = cp->cp_cfg;
+
+	if (cf->cf_nroutes == 0) {
+		cfg_default_routes(cp);
+		return true;
+	}
+	for (unsigned i = 0; i < cf->cf_nroutes; i++)
+		if (!cfg_v4_only_route(cp, &cf->cf_routes[i]))
+			return false;
+	return true;
+}
+
 /* Was the member key k sets given in listener li (k or its alias)? */
 static bool cfg_li_given(const struct cfg_parser *cp, unsigned li, const struct cfg_key *k)
 {
@@ -688,11 +702,9 @@ static bool cfg_validate(struct cfg_parser *cp)
 			if (cf->cf_routes[j].cr_prog == r->cr_prog)
 				return cfg_fail(cp, r->cr_line, "route '%s': program %u already routed by '%s'",
 						r->cr_name, r->cr_prog, cf->cf_routes[j].cr_name);
-		if (!cfg_v4_only_route(cp, r))
-			return false;
 	}
-	if (cf->cf_nroutes == 0)
-		cfg_default_routes(cp);
+	if (!cfg_routes_finish(cp))	/* the default routes, or v4_only's check */
+		return false;
 	if (cf->cf_nlisten == 0) {
 		const char *saved = cp->cp_name;
 

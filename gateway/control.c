@@ -444,25 +444,38 @@ static int gw_ctl_top_args(const char *a, const char *b, unsigned *top, enum gw_
 	return 0;
 }
 
-static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, unsigned top,
-			   enum gw_top_by by)
+/* One list over every worker (a client's id says its worker:
+ * fp_id_first/fp_id_step), so --top is the gateway's top: every client
+ * with top, else the first GW_CTL_MAX_CLIENTS; *all counts them all. */
+static struct gw_client_info *gw_ctl_clients_all(struct gw_ctl *ct, unsigned top, unsigned *all,
+						 unsigned *n)
 {
-	unsigned nw = ct->ct_view.ov_n ? ct->ct_view.ov_n : 1, all = 0, n = 0, cap;
+	unsigned nw = ct->ct_view.ov_n ? ct->ct_view.ov_n : 1, cap;
 	struct gw_ctx *const *gws = ct->ct_view.ov_n ? ct->ct_view.ov_gw : &ct->ct_gw;
 	struct gw_client_info *ci;
 
-	/* One list over every worker (a client's id says its worker:
-	 * fp_id_first/fp_id_step), so --top is the gateway's top. */
+	*all = *n = 0;
 	for (unsigned w = 0; w < nw; w++)
-		all += gw_ctx_client_list(gws[w], NULL, 0);
-	cap = top ? (all ? all : 1) : GW_CTL_MAX_CLIENTS;
+		*all += gw_ctx_client_list(gws[w], NULL, 0);
+	cap = top ? (*all ? *all : 1) : GW_CTL_MAX_CLIENTS;
 	if (!(ci = calloc(cap, sizeof(*ci))))
-		return;
-	for (unsigned w = 0; w < nw && n < cap; w++) {
-		unsigned got = gw_ctx_client_list(gws[w], ci + n, cap - n);
+		return NULL;
+	for (unsigned w = 0; w < nw && *n < cap; w++) {
+		unsigned got = gw_ctx_client_list(gws[w], ci + *n, cap - *n);
 
-		n += got < cap - n ? got : cap - n;
+		*n += got < cap - *n ? got : cap - *n;
 	}
+	return ci;
+}
+
+static void gw_ctl_clients(struct gw_ctl *ct, struct evbuffer *o, bool json, unsigned top,
+			   enum gw_top_by by)
+{
+	unsigned nw = ct->ct_view.ov_n ? ct->ct_view.ov_n : 1, all, n;
+	struct gw_client_info *ci = gw_ctl_clients_all(ct, top, &all, &n);
+
+	if (!ci)
+		return;
 	if (top) {
 		gw_ctl_top_sort(ci, n, by);
 		n = n < top ? n : top;

@@ -167,6 +167,21 @@ static bool pump_until_up(struct h_gw *h, struct gw_path *pa, int ms)
 	return gw_path_up(pa);
 }
 
+/* /readyz of a gateway on its TCP fallback: 200, and it says so. */
+static void readyz_degraded(struct h_gw *h)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct gw_admin *ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa, sizeof(sa), NULL);
+	char *r;
+
+	assert_non_null(ad);
+	r = h_http_get(h, gw_admin_port(ad), "/readyz");
+	assert_non_null(strstr(r, " 200 "));
+	assert_non_null(strstr(r, "\r\n\r\nready, degraded: nfs/srv on TCP fallback because "));
+	free(r);
+	gw_admin_free(ad);
+}
+
 /* 1. fallback = tcp, no RDMA: the call is answered over TCP within a second
  * of start; the route says why and that it is on fallback. */
 static void t01_fallback_tcp_answers(void **state)
@@ -222,19 +237,7 @@ static void t01_fallback_tcp_answers(void **state)
 	r = h_ctl(ct, "json status");
 	assert_non_null(strstr(r, "\"ready\":true,\"degraded\":true,\"ready_state\":\"degraded\""));
 	free(r);
-	{
-		struct sockaddr_in sa = { .sin_family = AF_INET,
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		struct gw_admin *ad = gw_admin_new(h->base, h->gw, (struct sockaddr *)&sa,
-						   sizeof(sa), NULL);
-
-		assert_non_null(ad);
-		r = h_http_get(h, gw_admin_port(ad), "/readyz");
-		assert_non_null(strstr(r, " 200 "));
-		assert_non_null(strstr(r, "\r\n\r\nready, degraded: nfs/srv on TCP fallback because "));
-		free(r);
-		gw_admin_free(ad);
-	}
+	readyz_degraded(h);
 	r = h_ctl(ct, "stats ops");
 	assert_non_null(strstr(r, "\nnfs/srv                                  1 "));
 	free(r);
