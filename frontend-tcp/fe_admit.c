@@ -92,6 +92,16 @@ enum fe_adm_verdict fe_adm_check(const struct cfg_policy *pol, const struct sock
 	return FE_ADM_OK;
 }
 
+const char *fe_adm_datagram(const struct cfg *cf, unsigned li, const struct sockaddr *sa)
+{
+	enum fe_adm_verdict v;
+
+	if (li >= cf->cf_nlisteners)
+		li = 0;	/* [gateway]'s, as for a socket of no listener */
+	v = fe_adm_check(&cf->cf_listeners[li].li_pol, sa, 0);
+	return v == FE_ADM_OK ? NULL : fe_adm_verdict_str(v);
+}
+
 void fe_adm_peer_name(const struct sockaddr *sa, char *name, size_t len, char *host, size_t hlen)
 {
 	char h[INET6_ADDRSTRLEN] = "local";

@@ -44,6 +44,10 @@ bool fe_adm_addr16(const struct sockaddr *sa, uint8_t addr[16], uint16_t *port);
  * listener's connections count). */
 enum fe_adm_verdict fe_adm_check(const struct cfg_policy *pol, const struct sockaddr *sa,
 				 unsigned nsame);
+/* The rules of listener li of cf (allow, deny, secure_port) for a datagram
+ * from sa (the gateway's NSM over UDP): NULL admits it, else the reason
+ * (fe_adm_verdict_str).  The per-source cap counts connections: not here. */
+const char *fe_adm_datagram(const struct cfg *cf, unsigned li, const struct sockaddr *sa);
 /* "a.b.c.d:port" or "[v6]:port" (host: without the port), for names and logs. */
 void fe_adm_peer_name(const struct sockaddr *sa, char *name, size_t len, char *host, size_t hlen);
 

@@ -360,6 +360,11 @@ int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr
 			   &len) == 0 ? 0 : -1;
 }
 
+unsigned fe_listen_li(const struct fe_frontend *fe, unsigned i)
+{
+	return i < fe->fe_nlisteners ? fe->fe_listeners[i].fl_li : 0;
+}
+
 struct fe_frontend *fe_new(const struct fe_params *p)
 {
 	struct fe_frontend *fe = calloc(1, sizeof(*fe));

@@ -82,6 +82,8 @@ int fe_listen_fd(struct fe_frontend *fe, int fd);
 uint16_t fe_listen_port(const struct fe_frontend *fe, unsigned i);
 /* Bound address of listener i (getsockname): 0, or -1 past the last. */
 int fe_listen_sockaddr(const struct fe_frontend *fe, unsigned i, struct sockaddr_storage *ss);
+/* The policy of listener i: its index in cf_listeners (0 past the last). */
+unsigned fe_listen_li(const struct fe_frontend *fe, unsigned i);
 /* Serve an already connected socket (tests, inetd style); takes fd. */
 int fe_adopt_fd(struct fe_frontend *fe, int fd, const char *name);
 unsigned fe_nconns(const struct fe_frontend *fe);

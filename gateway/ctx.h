@@ -157,6 +157,10 @@ void gw_path_destroy(struct gw_path *pa);
 void gw_path_fallback_off(struct gw_path *pa);
 /* XID remapping of a call routed to pa; false when it was finalized. */
 bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c);
+/* A reply of the gateway's own to c, counted in ctr: st, then reslen bytes
+ * of results (res; they must fit ca_local after the header). */
+void gw_call_local_reply(struct gw_call *c, const struct rpc_reply_hdr *st, enum gw_ctr ctr,
+			 const uint8_t *res, size_t reslen);
 /* A call with its gateway XID goes to its path (held or sent). */
 void gw_call_send(struct gw_path *pa, struct gw_call *c);
 

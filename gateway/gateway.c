@@ -462,9 +462,10 @@ void gw_call_complete(struct gw_call *c, const struct iovec *iov, unsigned niov)
 	gw_client_deliver(c->ca_cl, &c->ca_out);
 }
 
-static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rpc_reply_hdr *st,
-			   enum gw_ctr ctr)
+void gw_call_local_reply(struct gw_call *c, const struct rpc_reply_hdr *st, enum gw_ctr ctr,
+			 const uint8_t *res, size_t reslen)
 {
+	struct gw_ctx *gw = c->ca_gw;
 	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
 				.le_client = gw_client_name(c->ca_cl), .le_prog = c->ca_hdr.rc_prog,
 				.le_vers = c->ca_hdr.rc_vers, .le_proc = c->ca_hdr.rc_proc,
@@ -473,7 +474,8 @@ static void gw_local_reply(struct gw_ctx *gw, struct gw_call *c, const struct rp
 
 	gw_stat_inc(ST(gw), ctr);
 	xdr_enc_init(&xe, c->ca_local, sizeof(c->ca_local));
-	if (!rpc_local_reply(&xe, c->ca_cxid, st)) {
+	if (!rpc_local_reply(&xe, c->ca_cxid, st) ||
+	    (reslen && !xdr_put_fixed(&xe, res, (uint32_t)reslen))) {
 		gw_err(LG(gw), "xid %#x: cannot encode local reply", c->ca_cxid);
 		gw_call_finalize(c, GW_END_FAILED);
 		return;
@@ -500,7 +502,7 @@ void gw_call_system_err(struct gw_call *c)
 		return;
 	}
 	gw_stat_inc(ST(c->ca_gw), GW_CTR_CALLS_FAILED);
-	gw_local_reply(c->ca_gw, c, &st, GW_CTR_LOCAL_SYSTEM_ERR);
+	gw_call_local_reply(c, &st, GW_CTR_LOCAL_SYSTEM_ERR, NULL, 0);
 }
 
 /* ---- finalize: the one end of every call ---- */
@@ -795,14 +797,14 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 			st.rr_stat = RPC_MSG_DENIED;
 			st.rr_reject_stat = RPC_MISMATCH;
 			st.rr_low = st.rr_high = RPC_VERS;
-			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
+			gw_call_local_reply(c, &st, GW_CTR_LOCAL_RPC_MISMATCH, NULL, 0);
 			return NULL;
 		}
 		if (hdr->rc_auth_stat) {
 			st.rr_stat = RPC_MSG_DENIED;
 			st.rr_reject_stat = RPC_AUTH_ERROR;
 			st.rr_auth_stat = hdr->rc_auth_stat;
-			gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+			gw_call_local_reply(c, &st, GW_CTR_LOCAL_AUTH_ERROR, NULL, 0);
 			return NULL;
 		}
 		struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
@@ -820,7 +822,7 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_MISMATCH;
 		st.rr_low = st.rr_high = RPC_VERS;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_RPC_MISMATCH);
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_RPC_MISMATCH, NULL, 0);
 		return NULL;
 	}
 	if (hdr->rc_cred.oa_flavor == RPC_AUTH_TLS) {
@@ -829,21 +831,21 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_AUTH_ERROR;
 		st.rr_auth_stat = RPC_AUTH_BADCRED;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_AUTH_ERROR, NULL, 0);
 		return NULL;
 	}
 	st.rr_auth_stat = gw_authpol_apply(gw->gw_p.gp_cfg, c->ca_cl, &c->ca_rec, hdr, ST(gw));
 	if (st.rr_auth_stat) {	/* squash, reject_auth_none: authpol.c */
 		st.rr_stat = RPC_MSG_DENIED;
 		st.rr_reject_stat = RPC_AUTH_ERROR;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_AUTH_ERROR);
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_AUTH_ERROR, NULL, 0);
 		return NULL;
 	}
 	pa = gw_route(gw, hdr->rc_prog);
 	if (!pa) {
 		st.rr_stat = RPC_MSG_ACCEPTED;
 		st.rr_accept_stat = RPC_PROG_UNAVAIL;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_UNAVAIL);
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_PROG_UNAVAIL, NULL, 0);
 		return NULL;
 	}
 	if (hdr->rc_vers < pa->pa_route->cr_vers_low || hdr->rc_vers > pa->pa_route->cr_vers_high) {
@@ -851,7 +853,7 @@ static struct gw_path *gw_call_admit(struct gw_ctx *gw, struct gw_call *c, struc
 		st.rr_accept_stat = RPC_PROG_MISMATCH;
 		st.rr_low = pa->pa_route->cr_vers_low;
 		st.rr_high = pa->pa_route->cr_vers_high;
-		gw_local_reply(gw, c, &st, GW_CTR_LOCAL_PROG_MISMATCH);
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_PROG_MISMATCH, NULL, 0);
 		return NULL;
 	}
 	return pa;
@@ -904,11 +906,7 @@ int gw_on_record(struct gw_client *cl, struct gw_rec *rec)
 	hdr = &c->ca_hdr;
 	if ((hdr->rc_prog == CFG_PROG_NLM || hdr->rc_prog == CFG_PROG_NSM) &&
 	    (rc = (int)gw_nlm_call(gw, c, &xc)) != GW_NLM_FORWARD) {
-		struct rpc_reply_hdr ok = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat =
-					    rc == GW_NLM_ANSWER ? RPC_SUCCESS : RPC_SYSTEM_ERR };
-
-		gw_local_reply(gw, c, &ok, rc == GW_NLM_ANSWER ? GW_CTR_LOCAL_NLM_NOTIFY :
-			       GW_CTR_LOCAL_SYSTEM_ERR);	/* void result, or a SHARE refused */
+		gw_nlm_answer(c, (enum gw_nlm_act)rc);	/* nlm_hooks.c */
 		return 0;
 	}
 	c->ca_path = pa;

@@ -135,7 +135,7 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_SYS_LOOP_WAIT] = "sys_loop_wait",
 	[GW_CTR_SYS_CLOCK] = "sys_clock",
 	[GW_CTR_NLM_MAPPED] = "nlm_owners_mapped",
-	[GW_CTR_NLM_UNMAPPED] = "nlm_owners_unmapped",
+	[GW_CTR_NLM_OWNER_REFUSED] = "nlm_owners_refused",
 	[GW_CTR_NLM_HOLDER_MAPPED] = "nlm_holders_mapped",
 	[GW_CTR_NLM_REBOOTS] = "nlm_client_reboots",
 	[GW_CTR_NLM_RELEASED] = "nlm_locks_released",
@@ -159,6 +159,13 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_GSS_QUAR_ENTERED] = "gss_quarantine_entered",
 	[GW_CTR_GSS_QUAR_CALLS] = "gss_quarantine_calls",
 	[GW_CTR_GSS_QUAR_FULL] = "gss_quarantine_full",
+	[GW_CTR_NLM_HOSTS_FULL] = "nlm_hosts_full",
+	[GW_CTR_NLM_SOURCE_FULL] = "nlm_source_full",
+	[GW_CTR_NLM_CALLER_REFUSED] = "nlm_caller_refused",
+	[GW_CTR_NLM_NSM_REFUSED] = "nlm_nsm_refused",
+	[GW_CTR_NSM_UDP_NOT_ADMITTED] = "nsm_udp_not_admitted",
+	[GW_CTR_NLM_SERVER_NOTIFY_REFUSED] = "nlm_server_notify_refused",
+	[GW_CTR_LOCAL_NLM_REFUSED] = "local_nlm_refused",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

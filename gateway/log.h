@@ -222,7 +222,7 @@ enum gw_ctr {
 	GW_CTR_TLS_REFUSED_IDENTITY,	/* client certificate names no tls_allow_identity */
 	/* NLM lock owners per client (nlm_map.c) */
 	GW_CTR_NLM_MAPPED,		/* NLM call whose owner (svid) was mapped to the gateway's */
-	GW_CTR_NLM_UNMAPPED,		/* svid above 2^22 or host table full: sent unmapped */
+	GW_CTR_NLM_OWNER_REFUSED,	/* svid not below 2^22, or no alock: refused, never sent */
 	GW_CTR_NLM_HOLDER_MAPPED,	/* NLM TEST reply: holder svid mapped back */
 	GW_CTR_NLM_REBOOTS,		/* client reboot notifications (SM_NOTIFY, FREE_ALL) */
 	GW_CTR_NLM_RELEASED,		/* that client's locks released (UNLOCK granted) */
@@ -249,6 +249,13 @@ enum gw_ctr {
 	GW_CTR_GSS_QUAR_ENTERED,	/* source whose GSS calls go on a connection of its own */
 	GW_CTR_GSS_QUAR_CALLS,		/* GSS calls carried on such a connection */
 	GW_CTR_GSS_QUAR_FULL,		/* ... none free: the source stays on the shared ones */
+	GW_CTR_NLM_HOSTS_FULL,		/* new client host, every slot of its worker taken: refused */
+	GW_CTR_NLM_SOURCE_FULL,		/* new client host, its source holds half the slots: refused */
+	GW_CTR_NLM_CALLER_REFUSED,	/* caller_name no host name (length, characters): refused */
+	GW_CTR_NLM_NSM_REFUSED,		/* NSM call of a host's own statd (SM_MON...): PROC_UNAVAIL */
+	GW_CTR_NSM_UDP_NOT_ADMITTED,	/* datagram its listener's allow/deny/secure_port refuse */
+	GW_CTR_NLM_SERVER_NOTIFY_REFUSED, /* SM_NOTIFY from a backend's address, port not reserved */
+	GW_CTR_LOCAL_NLM_REFUSED,	/* NLM/NSM call refused by the owner map: answered here */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

@@ -362,6 +362,18 @@ static bool gw_main_nsm_handoff(void *arg, const struct sockaddr *sa, socklen_t 
 	return rc != 0;
 }
 
+/* A datagram to the NSM socket of listener li: that listener's admission
+ * (allow, deny, secure_port), as its TCP connections have, by the
+ * configuration in force (a reload's new rules apply from then on). */
+static const char *gw_main_nsm_admit(void *arg, unsigned li, const struct sockaddr *sa,
+				     socklen_t salen)
+{
+	struct gw_main *m = arg;
+
+	(void)salen;
+	return fe_adm_datagram(m->m_cfg, li, sa);
+}
+
 /* NSM over UDP (nsm_udp.h) on every listen address, when NSM is routed:
  * sm-notify sends datagrams only.  A socket that cannot be bound is
  * logged and left out (NSM over TCP still works). */
@@ -369,7 +381,8 @@ static void gw_main_nsm_setup(struct gw_main *m)
 {
 	struct gw_nu_params np = { .np_base = m->m_base, .np_gw = m->m_gw, .np_st = &m->m_stats,
 				   .np_lg = &m->m_log, .np_handoff = m->m_nw > 1 ? gw_main_nsm_handoff
-				   : NULL, .np_handoff_arg = m };
+				   : NULL, .np_handoff_arg = m, .np_admit = gw_main_nsm_admit,
+				   .np_admit_arg = m };
 	struct sockaddr_storage ss;
 	int err;
 
@@ -379,7 +392,7 @@ static void gw_main_nsm_setup(struct gw_main *m)
 		char name[INET6_ADDRSTRLEN + 8], host[INET6_ADDRSTRLEN];
 
 		fe_adm_peer_name((const struct sockaddr *)&ss, name, sizeof(name), host, sizeof(host));
-		err = gw_nu_open(m->m_nu, &ss);
+		err = gw_nu_open(m->m_nu, &ss, fe_listen_li(m->m_fe, i));
 		if (err < 0)
 			gw_warn(&m->m_log, "NSM over UDP on %s: %s; reboot notifications from sm-notify "
 				"do not arrive there", name, strerror(-err));

@@ -441,7 +441,7 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CB40_FAIL_SELF] = { F_CB40_FAILED, "self" },
 	/* GW_CTR_SYS_*: syscalls_total{worker,call}, gw_cpu_render */
 	[GW_CTR_NLM_MAPPED] = { F_NLM, "mapped" },
-	[GW_CTR_NLM_UNMAPPED] = { F_NLM, "unmapped" },
+	[GW_CTR_NLM_OWNER_REFUSED] = { F_NLM, "owner_refused" },
 	[GW_CTR_NLM_HOLDER_MAPPED] = { F_NLM, "holder_mapped" },
 	[GW_CTR_NLM_REBOOTS] = { F_NLM, "client_reboot" },
 	[GW_CTR_NLM_RELEASED] = { F_NLM, "lock_released" },
@@ -465,6 +465,13 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_GSS_QUAR_ENTERED] = { F_GSS_QUAR, "entered" },
 	[GW_CTR_GSS_QUAR_CALLS] = { F_GSS_QUAR, "calls" },
 	[GW_CTR_GSS_QUAR_FULL] = { F_GSS_QUAR, "full" },
+	[GW_CTR_NLM_HOSTS_FULL] = { F_NLM, "hosts_full" },
+	[GW_CTR_NLM_SOURCE_FULL] = { F_NLM, "source_full" },
+	[GW_CTR_NLM_CALLER_REFUSED] = { F_NLM, "caller_refused" },
+	[GW_CTR_NLM_NSM_REFUSED] = { F_NLM, "nsm_refused" },
+	[GW_CTR_NSM_UDP_NOT_ADMITTED] = { F_NLM, "nsm_udp_not_admitted" },
+	[GW_CTR_NLM_SERVER_NOTIFY_REFUSED] = { F_NLM, "server_notify_refused" },
+	[GW_CTR_LOCAL_NLM_REFUSED] = { F_LOCAL, "nlm_refused" },
 };
 
 #define P "rpcrdma_gw_"

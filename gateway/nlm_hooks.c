@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -162,7 +163,9 @@ void gw_nlm_detach(struct gw_ctx *gw)
 	gw->gw_nlm = NULL;
 }
 
-/* The client's host: its name without ":port" ("[v6]:port" too). */
+/* The client's host: its name without ":port" ("[v6]:port" too), an
+ * IPv4-mapped address as IPv4 (a dual-stack listener's peer is the same
+ * host as that address's datagrams on the IPv4 NSM socket). */
 static const char *nm_host_of(const struct gw_call *c, char *buf, size_t len)
 {
 	const char *n = gw_client_name(c->ca_cl), *colon = strrchr(n, ':');
@@ -172,11 +175,27 @@ static const char *nm_host_of(const struct gw_call *c, char *buf, size_t len)
 		n++;
 		l -= 2;
 	}
+	if (l > 7 && strncmp(n, "::ffff:", 7) == 0 && memchr(n + 7, '.', l - 7)) {
+		n += 7;
+		l -= 7;
+	}
 	if (l >= len)
 		l = len - 1;
 	memcpy(buf, n, l);
 	buf[l] = '\0';
 	return buf;
+}
+
+/* The client's source port (a connection is named "address:port#id");
+ * 65535 when its name has none. */
+static unsigned nm_port_of(const struct gw_call *c)
+{
+	const char *colon = strrchr(gw_client_name(c->ca_cl), ':');
+	char *end = NULL;
+	unsigned long p = colon ? strtoul(colon + 1, &end, 10) : 65535;
+
+	return colon && end != colon + 1 && (*end == '\0' || *end == '#') && p <= 65535 ?
+	       (unsigned)p : 65535;
 }
 
 struct gw_ng *gw_nlm_grants(struct gw_nlm *nm)
@@ -204,9 +223,13 @@ static bool nm_from_backend(const struct gw_ctx *gw, const char *host)
 /* A GRANTED_MSG (XNFS NLM: the server grants a blocked lock, answer in
  * GRANTED_RES) sent by the server's lockd to the gateway, the host it knows:
  * for an owner the gateway mapped, restored and relayed to that client's
- * NLM service, answered here (void, as a _MSG call is).  Anything else goes
- * the route as before.  Only a server may grant: a client that forges one
- * would make another client believe it holds a lock. */
+ * NLM service, answered here (void, as a _MSG call is).  Only a server may
+ * grant: a client that forges a grant (GRANTED_MSG or GRANTED) could make
+ * another client, or the server's host, believe it holds a lock, and no
+ * host behind the gateway is a lock server the gateway's clients lock
+ * at; so a grant from any other address is answered here and dropped.
+ * A server's GRANTED_MSG for no mapped owner, and its GRANTED, go the
+ * route as before. */
 static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char *from)
 {
 	struct gw_nlm *nm = gw->gw_nlm;
@@ -217,16 +240,17 @@ static enum gw_nlm_act nm_grant(struct gw_ctx *gw, struct gw_call *c, const char
 	char to[48];
 	int32_t svid;
 
-	if (!nm->nm_ng || !gw_nlm_call_alock(&c->ca_rec, c->ca_hdr.rc_args_pos, vers, NM_GRANTED_MSG,
-					 &xc, &a) ||
-	    a.na_svid < 0 || ((uint32_t)a.na_svid >> GW_NLM_SVID_BITS) == 0)
-		return GW_NLM_FORWARD;	/* no owner the gateway mapped */
 	if (!nm_from_backend(gw, from)) {
 		gw_stat_inc(nm->nm_st, GW_CTR_NLM_GRANT_REFUSED);
-		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: GRANTED_MSG from %s, which is no "
-			      "backend: dropped", from);
-		return GW_NLM_ANSWER;
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, from, "NLM: %s from %s, which is no "
+			      "backend: dropped", c->ca_hdr.rc_proc == NM_GRANTED ? "GRANTED" :
+			      "GRANTED_MSG", from);
+		return c->ca_hdr.rc_proc == NM_GRANTED ? GW_NLM_NOLOCKS : GW_NLM_ANSWER;
 	}
+	if (c->ca_hdr.rc_proc == NM_GRANTED || !nm->nm_ng ||
+	    !gw_nlm_call_alock(&c->ca_rec, c->ca_hdr.rc_args_pos, vers, NM_GRANTED_MSG, &xc, &a) ||
+	    a.na_svid < 0 || ((uint32_t)a.na_svid >> GW_NLM_SVID_BITS) == 0)
+		return GW_NLM_FORWARD;	/* no owner the gateway mapped */
 	h = gw_nlm_owner(nm, a.na_svid, &svid);
 	if (h) {
 		gw_nlm_track(nm, h->nh_name, &a, &xc, vers, true);	/* released if the client reboots */
@@ -291,6 +315,30 @@ static enum gw_nlm_act nm_server_reboot(struct gw_ctx *gw, struct xdr_cur *xc, c
 	return GW_NLM_ANSWER;
 }
 
+/* SM_NOTIFY from host, source port port, arguments at xc (NULL: none):
+ * from a backend's address the server rebooted - believed from a reserved
+ * port only, as nfs-utils' sm-notify sends from one (bindresvport) and
+ * only root on the server's host can; from another port it is refused,
+ * answered AUTH_TOOWEAK (nfsd's answer to a request from an insecure port),
+ * counted and logged, and acts on nothing.  GW_NLM_FORWARD: not a
+ * server's. */
+static enum gw_nlm_act nm_server_notify(struct gw_ctx *gw, const char *host, unsigned port,
+					struct xdr_cur *xc)
+{
+	struct gw_nlm *nm = gw->gw_nlm;
+
+	if (!nm_from_backend(gw, host))
+		return GW_NLM_FORWARD;
+	if (port >= 1024) {
+		gw_stat_inc(nm->nm_st, GW_CTR_NLM_SERVER_NOTIFY_REFUSED);
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM: SM_NOTIFY from server %s, port %u "
+			      "(not below 1024): not the server's statd; refused (AUTH_TOOWEAK), "
+			      "nothing forgotten or relayed", host, port);
+		return GW_NLM_TOOWEAK;
+	}
+	return nm_server_reboot(gw, xc, host);
+}
+
 enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur *xc)
 {
 	const struct rpc_call_hdr *hdr = &c->ca_hdr;
@@ -300,17 +348,20 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur
 	if (!gw->gw_nlm || !c->ca_cl || c->ca_cl == gw->gw_nlm->nm_cl)
 		return GW_NLM_FORWARD;
 	gw_nlm_epoch_check(gw->gw_nlm);
-	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_proc == NM_GRANTED_MSG)
+	if (hdr->rc_prog == CFG_PROG_NLM &&
+	    (hdr->rc_proc == NM_GRANTED_MSG || hdr->rc_proc == NM_GRANTED))
 		return nm_grant(gw, c, nm_host_of(c, host, sizeof(host)));
 	/* Only a server's reboot fans out; from anyone else it is that
 	 * host's own (gw_nlm_on_call), or a client could make every other
 	 * client re-send its locks. */
-	if (hdr->rc_prog == CFG_PROG_NSM && hdr->rc_vers == 1 && hdr->rc_proc == NM_NSM_NOTIFY &&
-	    nm_from_backend(gw, nm_host_of(c, host, sizeof(host)))) {
+	if (hdr->rc_prog == CFG_PROG_NSM && hdr->rc_vers == 1 && hdr->rc_proc == NM_NSM_NOTIFY) {
 		struct xdr_cur args;
 
 		xdr_cur_init(&args, c->ca_rec.rcd_iov, c->ca_rec.rcd_niov);
-		return nm_server_reboot(gw, xdr_seek(&args, hdr->rc_args_pos) ? &args : NULL, host);
+		act = nm_server_notify(gw, nm_host_of(c, host, sizeof(host)), nm_port_of(c),
+				       xdr_seek(&args, hdr->rc_args_pos) ? &args : NULL);
+		if (act != GW_NLM_FORWARD)
+			return act;
 	}
 	if (hdr->rc_prog == CFG_PROG_NLM && hdr->rc_vers >= 3 && hdr->rc_cred.oa_flavor ==
 	    RPC_RPCSEC_GSS && (hdr->rc_proc == GW_NSH_PROC_SHARE || hdr->rc_proc == GW_NSH_PROC_UNSHARE)) {
@@ -327,13 +378,13 @@ enum gw_nlm_act gw_nlm_call(struct gw_ctx *gw, struct gw_call *c, struct xdr_cur
 	return act;
 }
 
-bool gw_nlm_server_notify(struct gw_ctx *gw, const char *host, struct xdr_cur *xc)
+enum gw_nlm_act gw_nlm_server_notify(struct gw_ctx *gw, const char *host, unsigned port,
+				     struct xdr_cur *xc)
 {
-	if (!gw->gw_nlm || !nm_from_backend(gw, host))
-		return false;
+	if (!gw->gw_nlm)
+		return GW_NLM_FORWARD;
 	gw_nlm_epoch_check(gw->gw_nlm);
-	nm_server_reboot(gw, xc, host);
-	return true;
+	return nm_server_notify(gw, host, port, xc);
 }
 
 void gw_nlm_host_rebooted(struct gw_ctx *gw, const char *host)
@@ -342,6 +393,44 @@ void gw_nlm_host_rebooted(struct gw_ctx *gw, const char *host)
 		return;
 	gw_nlm_epoch_check(gw->gw_nlm);
 	gw_nlm_release_host(gw->gw_nlm, host, "SM_NOTIFY over UDP");
+}
+
+void gw_nlm_answer(struct gw_call *c, enum gw_nlm_act act)
+{
+	struct rpc_reply_hdr st = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SUCCESS };
+	uint8_t res[sizeof(c->ca_local) - 24];	/* after an accepted header, AUTH_NONE verifier */
+	size_t n = 0;
+
+	switch (act) {
+	case GW_NLM_ANSWER:
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_NLM_NOTIFY, NULL, 0);	/* void result */
+		return;
+	case GW_NLM_NOLOCKS:
+		n = gw_nlm_nolocks_res(&c->ca_rec, c->ca_hdr.rc_args_pos, c->ca_hdr.rc_proc, res,
+				       sizeof(res));
+		if (n)
+			break;
+		st.rr_accept_stat = RPC_SYSTEM_ERR;	/* a _MSG form, a cookie too long to echo */
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_SYSTEM_ERR, NULL, 0);
+		return;
+	case GW_NLM_FORWARD:
+	case GW_NLM_REFUSE:
+		st.rr_accept_stat = RPC_SYSTEM_ERR;
+		gw_call_local_reply(c, &st, GW_CTR_LOCAL_SYSTEM_ERR, NULL, 0);	/* a SHARE refused */
+		return;
+	case GW_NLM_GARBAGE:
+		st.rr_accept_stat = RPC_GARBAGE_ARGS;
+		break;
+	case GW_NLM_PROC_UNAVAIL:
+		st.rr_accept_stat = RPC_PROC_UNAVAIL;
+		break;
+	case GW_NLM_TOOWEAK:	/* RFC 5531 9: the credential (here: the port) too weak */
+		st = (struct rpc_reply_hdr){ .rr_stat = RPC_MSG_DENIED,
+					     .rr_reject_stat = RPC_AUTH_ERROR,
+					     .rr_auth_stat = RPC_AUTH_TOOWEAK };
+		break;
+	}
+	gw_call_local_reply(c, &st, GW_CTR_LOCAL_NLM_REFUSED, res, n);
 }
 
 void gw_nlm_reply(struct gw_ctx *gw, struct gw_call *c, const struct iovec *iov, unsigned niov)

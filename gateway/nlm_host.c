@@ -6,9 +6,14 @@
  * slices of the slots that workers map into, and every worker's hosts by
  * slot for the grants and reboots one worker relays for another.
  *
- * Bounded: GW_NLM_MAX_HOSTS slots, allocated with the map.  A host with
- * no tracked lock is the one reused when the table is full.
+ * Bounded: GW_NLM_MAX_HOSTS slots, allocated with the map, split between
+ * the workers; a source (an address, an IPv6 /64) holds at most half of a
+ * worker's slots; a slot goes to another host only when nothing of its
+ * host's can be on the server (nm_idle).  A new host finding no slot is
+ * refused (nlm_map.c: DENIED_NOLOCKS), never sent unmapped.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,36 +70,94 @@ void gw_nlm_set_slice(struct gw_nlm *nm, unsigned index, unsigned count)
 	nm->nm_hi = (index + 1) * GW_NLM_MAX_HOSTS / count;
 }
 
-struct gw_nlm_host *gw_nlm_host_get(struct gw_nlm *nm, const char *name, bool create)
+/* The source whose share of the slots a host counts against (nh_src): its
+ * address, IPv4 in the IPv4-mapped form; of an IPv6 address the /64 only,
+ * as one host may hold any number of addresses there (RFC 4291 2.5.1: the
+ * low 64 bits are the interface identifier; temporary addresses, RFC
+ * 8981, change within the prefix).  A name that is no address (the unit
+ * tests' hosts) is a source of its own: a hash of it after 8 bytes of
+ * 0xff, where an address's source has a multicast prefix or zeroes. */
+static void nm_source(const char *name, uint8_t src[16])
 {
-	struct gw_nlm_host *free_h = NULL, *lru = NULL;
+	struct in6_addr a6;
+	struct in_addr a4;
+	uint64_t h = 0xcbf29ce484222325ull;
 
+	memset(src, 0, 16);
+	if (inet_pton(AF_INET, name, &a4) == 1) {
+		src[10] = src[11] = 0xff;
+		memcpy(src + 12, &a4, 4);
+	} else if (inet_pton(AF_INET6, name, &a6) == 1) {
+		memcpy(src, &a6, IN6_IS_ADDR_V4MAPPED(&a6) ? 16 : 8);
+	} else {
+		for (const char *p = name; *p; p++)
+			h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+		memset(src, 0xff, 8);
+		memcpy(src + 8, &h, 8);
+	}
+}
+
+/* May h's slot be given to another host?  Only when nothing of its owners
+ * can be on the server: no lock or share tracked, and no LOCK, NM_LOCK or
+ * SHARE sent for it lately (one whose reply the gateway did not see - the
+ * client went away, the call timed out - may have been granted all the
+ * same; a LOCK answered BLOCKED is tracked as held, as its grant may come
+ * much later).  Another host in that slot would own its svid' space. */
+static bool nm_idle(const struct gw_nlm *nm, const struct gw_nlm_host *h, uint64_t now)
+{
+	return h->nh_nlocks == 0 && gw_nsh_count(nm->nm_nsh, gw_nlm_slot(nm, h)) == 0 &&
+	       (h->nh_lock_ms == 0 || now - h->nh_lock_ms >= nm->nm_quiet_ms);
+}
+
+/* A new host gets a free slot or, the worker's slots all taken, the idle
+ * one used least lately; never a slot that is not idle.  One source holds
+ * at most half of the worker's slots: past that its new host takes its
+ * own least used idle slot, or is refused, so that hosts of one prefix
+ * (or one host with many addresses) cannot take every slot. */
+struct gw_nlm_host *gw_nlm_host_get(struct gw_nlm *nm, const char *name, bool create,
+				    enum gw_ctr *full)
+{
+	struct gw_nlm_host *free_h = NULL, *lru = NULL, *lru_src = NULL, *h;
+	unsigned nsrc = 0, cap = (nm->nm_hi - nm->nm_lo) / 2;
+	uint64_t now = gw_pass_ms(nm->nm_st);
+	uint8_t src[16];
+
+	nm_source(name, src);
 	for (unsigned i = nm->nm_lo; i < nm->nm_hi; i++) {
-		struct gw_nlm_host *h = &nm->nm_hosts[i];
+		bool same;
 
+		h = &nm->nm_hosts[i];
 		if (!h->nh_used) {
-			if (!free_h)
-				free_h = h;
-		} else if (strcmp(h->nh_name, name) == 0) {
+			free_h = free_h ? free_h : h;
+			continue;
+		}
+		if (strcmp(h->nh_name, name) == 0) {
 			h->nh_seq = ++nm->nm_seq;
 			return h;
-		} else if (h->nh_nlocks == 0 && gw_nsh_count(nm->nm_nsh, i) == 0 &&
-			   (!lru || h->nh_seq < lru->nh_seq)) {
-			lru = h;
 		}
+		same = memcmp(h->nh_src, src, sizeof(src)) == 0;
+		nsrc += same;
+		if (!nm_idle(nm, h, now))
+			continue;
+		if (!lru || h->nh_seq < lru->nh_seq)
+			lru = h;
+		if (same && (!lru_src || h->nh_seq < lru_src->nh_seq))
+			lru_src = h;
 	}
-	if (!create || strlen(name) >= sizeof(free_h->nh_name))
+	if (!create)
 		return NULL;
-	if (!free_h)
-		free_h = lru;	/* nothing of its owners (locks, shares) is tracked on the server */
-	if (!free_h)
+	h = nsrc >= (cap ? cap : 1) ? lru_src : free_h ? free_h : lru;
+	if (!h || strlen(name) >= sizeof(h->nh_name)) {
+		*full = nsrc >= (cap ? cap : 1) ? GW_CTR_NLM_SOURCE_FULL : GW_CTR_NLM_HOSTS_FULL;
 		return NULL;
-	memset(free_h, 0, sizeof(*free_h));
-	free_h->nh_used = true;
-	snprintf(free_h->nh_name, sizeof(free_h->nh_name), "%s", name);
-	free_h->nh_seq = ++nm->nm_seq;
-	nm_names_set(nm->nm_names, gw_nlm_slot(nm, free_h), name);
-	return free_h;
+	}
+	memset(h, 0, sizeof(*h));
+	h->nh_used = true;
+	snprintf(h->nh_name, sizeof(h->nh_name), "%s", name);
+	memcpy(h->nh_src, src, sizeof(src));
+	h->nh_seq = ++nm->nm_seq;
+	nm_names_set(nm->nm_names, gw_nlm_slot(nm, h), name);
+	return h;
 }
 
 struct gw_nlm_host *gw_nlm_owner(struct gw_nlm *nm, int32_t m, int32_t *svid)
@@ -119,6 +182,7 @@ void gw_nlm_forget_all(struct gw_nlm *nm)
 {
 	for (unsigned i = nm->nm_lo; i < nm->nm_hi; i++) {
 		nm->nm_hosts[i].nh_nlocks = 0;
+		nm->nm_hosts[i].nh_lock_ms = 0;	/* nothing granted before is held */
 		gw_nsh_forget(nm->nm_nsh, i);	/* shares went with the locks */
 	}
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "chunking.h"
+#include "log.h"
 #include "nlm_map.h"
 
 struct event;
@@ -44,7 +45,9 @@ struct gw_nlm_lock {			/* a lock the server granted to a mapped owner */
 struct gw_nlm_host {
 	bool nh_used;
 	char nh_name[NM_NAME_MAX];	/* client address, no port */
+	uint8_t nh_src[16];		/* its source (nlm_host.c): the address, an IPv6 /64 */
 	uint64_t nh_seq;		/* last use (LRU among hosts with no lock) */
+	uint64_t nh_lock_ms;		/* its last LOCK, NM_LOCK or SHARE sent (0: none) */
 	unsigned nh_nlocks;
 	struct gw_nlm_lock nh_locks[GW_NLM_LOCKS_PER_HOST];
 };
@@ -75,11 +78,13 @@ struct gw_nlm {
 	struct gw_nlm_names *nm_names;	/* every worker's hosts, or NULL (one worker) */
 	struct gw_nsh *nm_nsh;		/* the hosts' shares (nlm_share.c), by slot */
 	struct gw_pool *nm_pool;	/* buffers for re-encoded SHARE calls */
+	uint64_t nm_quiet_ms;		/* GW_NLM_QUIET_MS (tests shorten it) */
 	struct gw_nlm_host nm_hosts[GW_NLM_MAX_HOSTS];
 };
 
 /* An alock (nlm_lock, nlm4_lock) as far as the map needs it. */
 struct gw_nlm_alock {
+	struct xdr_span na_caller;	/* caller_name */
 	struct xdr_span na_fh;
 	size_t na_svid_pos;
 	int32_t na_svid;
@@ -91,9 +96,11 @@ static inline unsigned gw_nlm_slot(const struct gw_nlm *nm, const struct gw_nlm_
 {
 	return (unsigned)(h - nm->nm_hosts);
 }
-/* The host named name (an address), made if create and a slot is free
- * (else NULL). */
-struct gw_nlm_host *gw_nlm_host_get(struct gw_nlm *nm, const char *name, bool create);
+/* The host named name (an address), made if create and a slot may be
+ * given to it; else NULL, and with create why not into *full
+ * (GW_CTR_NLM_HOSTS_FULL, GW_CTR_NLM_SOURCE_FULL). */
+struct gw_nlm_host *gw_nlm_host_get(struct gw_nlm *nm, const char *name, bool create,
+				    enum gw_ctr *full);
 /* The client's owner of mapped svid m (its svid into *svid), or NULL
  * when m is no mapped svid of this worker's hosts. */
 struct gw_nlm_host *gw_nlm_owner(struct gw_nlm *nm, int32_t m, int32_t *svid);

@@ -46,6 +46,7 @@ struct gw_nlm *gw_nlm_new(struct gw_stats *st, const struct gw_log *lg)
 	nm->nm_lg = lg;
 	nm->nm_xid = 0x6e6c0000u;
 	nm->nm_hi = GW_NLM_MAX_HOSTS;
+	nm->nm_quiet_ms = GW_NLM_QUIET_MS;
 	return nm;
 }
 
@@ -74,8 +75,8 @@ static bool nm_get_alock(struct xdr_cur *xc, uint32_t vers, struct gw_nlm_alock 
 	struct xdr_span s;
 	uint32_t o, l;
 
-	if (!xdr_get_string(xc, &s, NM_XDR_MAX) || !xdr_get_opaque(xc, &a->na_fh, NM_XDR_MAX) ||
-	    !xdr_get_opaque(xc, &s, NM_XDR_MAX))
+	if (!xdr_get_string(xc, &a->na_caller, NM_XDR_MAX) ||
+	    !xdr_get_opaque(xc, &a->na_fh, NM_XDR_MAX) || !xdr_get_opaque(xc, &s, NM_XDR_MAX))
 		return false;
 	a->na_svid_pos = xdr_pos(xc);
 	if (!xdr_get_i32(xc, &a->na_svid))
@@ -138,32 +139,96 @@ static void nm_iov_put_be32(const struct iovec *iov, unsigned niov, size_t off, 
 
 /* ---- calls ---- */
 
-static void nm_map_owner(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_t proc,
-			 struct gw_rec *rec, size_t args_pos)
+static const char *nm_proc_str(uint32_t proc)
+{
+	static const char *const names[] = {
+		[NM_TEST] = "TEST", [NM_LOCK] = "LOCK", [NM_CANCEL] = "CANCEL",
+		[NM_UNLOCK] = "UNLOCK", [NM_GRANTED] = "GRANTED", [NM_TEST_MSG] = "TEST_MSG",
+		[NM_LOCK_MSG] = "LOCK_MSG", [NM_CANCEL_MSG] = "CANCEL_MSG",
+		[NM_UNLOCK_MSG] = "UNLOCK_MSG", [NM_GRANTED_MSG] = "GRANTED_MSG",
+		[GW_NSH_PROC_SHARE] = "SHARE", [GW_NSH_PROC_UNSHARE] = "UNSHARE",
+		[NM_NM_LOCK] = "NM_LOCK", [NM_FREE_ALL] = "FREE_ALL",
+	};
+
+	return proc < sizeof(names) / sizeof(names[0]) && names[proc] ? names[proc] : "call";
+}
+
+/* A call the map will not carry: counted (ctr) and logged per client; its
+ * answer (act: DENIED_NOLOCKS or GARBAGE_ARGS) is the gateway's. */
+static enum gw_nlm_act nm_refuse(struct gw_nlm *nm, const char *host, uint32_t proc,
+				 enum gw_ctr ctr, enum gw_nlm_act act, const char *why)
+{
+	gw_stat_inc(nm->nm_st, ctr);
+	gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM %s from %s: %s: answered %s, not "
+		      "forwarded", nm_proc_str(proc), host, why,
+		      act == GW_NLM_GARBAGE ? "GARBAGE_ARGS" : "DENIED_NOLOCKS");
+	return act;
+}
+
+/* Why caller_name (span s of xc) is no name of a host, or NULL.  nlm4.x
+ * only bounds it (LM_MAXSTRLEN, 1024); the gateway takes what a host may
+ * call itself: 1 to 255 bytes (a domain name, RFC 1035 2.3.4) of letters,
+ * digits, '-', '.', '_', and the ':' and '%' of an IPv6 address.  The
+ * server's lockd hands it to its statd as mon_name, which stores and logs
+ * it: no path, blank or control byte gets there through the gateway.  The
+ * gateway itself never finds a host by this name, only by its address: a
+ * client naming itself after another reaches nothing of the other's. */
+static const char *nm_name_bad(const struct xdr_cur *xc, const struct xdr_span *s)
+{
+	char n[GW_NLM_NAME_MAX];
+
+	if (s->xs_len == 0)
+		return "caller_name empty";
+	if (s->xs_len > GW_NLM_NAME_MAX)
+		return "caller_name over 255 bytes";
+	xdr_span_copy(xc, s, n, sizeof(n));
+	for (size_t i = 0; i < s->xs_len; i++) {
+		char c = n[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '.' || c == '_' || c == ':' || c == '%'))
+			return "caller_name has a byte no host name has";
+	}
+	return NULL;
+}
+
+/* The alock's owner (svid) becomes svid' = (slot + 1) << 22 | svid, in
+ * place.  Any owner that cannot be mapped is refused, never forwarded as
+ * it came: the server keys owners by (host, svid), every client is the
+ * gateway's host there, so an unmapped svid could be another client's
+ * svid' (an UNLOCK of it would release that client's lock). */
+static enum gw_nlm_act nm_map_owner(struct gw_nlm *nm, const char *host, uint32_t vers,
+				    uint32_t proc, struct gw_rec *rec, size_t args_pos)
 {
 	struct gw_nlm_alock a;
 	struct gw_nlm_host *h;
 	struct xdr_cur xc;
+	enum gw_ctr full;
+	const char *why;
+	char svid[64];
 
 	if (!gw_nlm_call_alock(rec, args_pos, vers, proc, &xc, &a))
-		return;	/* the server answers what it cannot decode */
+		return nm_refuse(nm, host, proc, GW_CTR_NLM_OWNER_REFUSED, GW_NLM_GARBAGE,
+				 "arguments do not decode");
+	why = nm_name_bad(&xc, &a.na_caller);
+	if (why)
+		return nm_refuse(nm, host, proc, GW_CTR_NLM_CALLER_REFUSED, GW_NLM_NOLOCKS, why);
 	if (a.na_svid < 0 || (uint32_t)a.na_svid > NM_SVID_MASK) {
-		gw_stat_inc(nm->nm_st, GW_CTR_NLM_UNMAPPED);
-		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM from %s: svid %d above 2^%d: "
-			      "sent unmapped (may meet another client's owner)", host, a.na_svid,
-			      GW_NLM_SVID_BITS);
-		return;
+		snprintf(svid, sizeof(svid), "svid %d not in 0 .. 2^%d - 1", (int)a.na_svid,
+			 GW_NLM_SVID_BITS);
+		return nm_refuse(nm, host, proc, GW_CTR_NLM_OWNER_REFUSED, GW_NLM_NOLOCKS, svid);
 	}
-	h = gw_nlm_host_get(nm, host, true);
-	if (!h) {
-		gw_stat_inc(nm->nm_st, GW_CTR_NLM_UNMAPPED);
-		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM from %s: %u client hosts with "
-			      "locks: owner sent unmapped", host, GW_NLM_MAX_HOSTS);
-		return;
-	}
+	h = gw_nlm_host_get(nm, host, true, &full);
+	if (!h)
+		return nm_refuse(nm, host, proc, full, GW_NLM_NOLOCKS, full == GW_CTR_NLM_SOURCE_FULL ?
+				 "its source holds half the client host slots" :
+				 "every client host slot is taken");
+	if (proc == NM_LOCK || proc == NM_LOCK_MSG || proc == NM_NM_LOCK)
+		h->nh_lock_ms = gw_pass_ms(nm->nm_st);	/* it may hold a lock from now on */
 	gw_rec_put_be32(rec, a.na_svid_pos, (gw_nlm_slot(nm, h) + 1) << GW_NLM_SVID_BITS |
 			(uint32_t)a.na_svid);
 	gw_stat_inc(nm->nm_st, GW_CTR_NLM_MAPPED);
+	return GW_NLM_FORWARD;
 }
 
 /* One UNLOCK (offset 0, length 0: every lock of the owner on the file,
@@ -196,7 +261,7 @@ static bool nm_release_one(struct gw_nlm *nm, const struct gw_nlm_host *h,
  * does: the monitor drops the host's locks): UNLOCK what it holds. */
 void gw_nlm_release_host(struct gw_nlm *nm, const char *host, const char *why)
 {
-	struct gw_nlm_host *h = gw_nlm_host_get(nm, host, false);
+	struct gw_nlm_host *h = gw_nlm_host_get(nm, host, false, NULL);
 	unsigned sent = 0, failed = 0, shares, sfailed;
 
 	gw_stat_inc(nm->nm_st, GW_CTR_NLM_REBOOTS);
@@ -226,14 +291,28 @@ void gw_nlm_release_host(struct gw_nlm *nm, const char *host, const char *why)
 static enum gw_nlm_act nm_share_call(struct gw_nlm *nm, const char *host, uint32_t proc,
 				     struct gw_rec *rec, size_t args_pos)
 {
-	struct gw_nlm_host *h = gw_nlm_host_get(nm, host, true);
-	struct gw_buf *b = h && nm->nm_pool ? gw_buf_get(nm->nm_pool) : NULL;
+	struct xdr_span cookie, caller;
+	struct gw_nlm_host *h;
+	struct gw_buf *b;
+	struct xdr_cur xc;
+	enum gw_ctr full;
+	const char *why;
 	size_t len = 0;
 
+	xdr_cur_init(&xc, rec->rcd_iov, rec->rcd_niov);	/* cookie, caller_name, ... */
+	if (xdr_seek(&xc, args_pos) && xdr_get_opaque(&xc, &cookie, NM_XDR_MAX) &&
+	    xdr_get_string(&xc, &caller, NM_XDR_MAX) && (why = nm_name_bad(&xc, &caller)))
+		return nm_refuse(nm, host, proc, GW_CTR_NLM_CALLER_REFUSED, GW_NLM_NOLOCKS, why);
+	h = gw_nlm_host_get(nm, host, true, &full);
+	if (!h)
+		return nm_refuse(nm, host, proc, full, GW_NLM_NOLOCKS, full == GW_CTR_NLM_SOURCE_FULL ?
+				 "its source holds half the client host slots" :
+				 "every client host slot is taken");
+	b = nm->nm_pool ? gw_buf_get(nm->nm_pool) : NULL;
 	if (!b) {
 		gw_stat_inc(nm->nm_st, GW_CTR_NLM_SHARE_REFUSED);
-		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM share call from %s: %s: answered "
-			      "SYSTEM_ERR", host, h ? "no buffer" : "every client slot holds locks");
+		gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NLM share call from %s: no buffer: "
+			      "answered SYSTEM_ERR", host);
 		return GW_NLM_REFUSE;
 	}
 	if (gw_nsh_map_call(nm->nm_nsh, host, gw_nlm_slot(nm, h), proc, rec, args_pos, b->gb_data,
@@ -241,6 +320,8 @@ static enum gw_nlm_act nm_share_call(struct gw_nlm *nm, const char *host, uint32
 		gw_buf_put(nm->nm_pool, b);
 		return GW_NLM_REFUSE;
 	}
+	if (proc == GW_NSH_PROC_SHARE)
+		h->nh_lock_ms = gw_pass_ms(nm->nm_st);	/* it may hold a share from now on */
 	b->gb_used = (uint32_t)len;
 	gw_rec_release(nm->nm_pool, rec);
 	rec->rcd_iov[0] = (struct iovec){ b->gb_data, len };
@@ -255,8 +336,19 @@ enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t pro
 			       uint32_t proc, struct gw_rec *rec, size_t args_pos)
 {
 	if (prog == CFG_PROG_NSM) {
-		if (vers != 1 || proc != NM_NSM_NOTIFY)
-			return GW_NLM_FORWARD;
+		if (proc == 0)
+			return GW_NLM_FORWARD;	/* NULL */
+		if (vers != 1 || proc != NM_NSM_NOTIFY) {
+			/* SM_STAT, SM_MON, SM_UNMON(_ALL), SM_SIMU_CRASH are a
+			 * host's lockd talking to its own statd (nsm.x); through
+			 * the gateway they would reach the server's statd as the
+			 * gateway's (as a local caller, on a shared host). */
+			gw_stat_inc(nm->nm_st, GW_CTR_NLM_NSM_REFUSED);
+			gw_log_client(nm->nm_lg, CFG_LOG_WARN, host, "NSM procedure %u from %s: a "
+				      "host's own statd's, only SM_NOTIFY crosses hosts: answered "
+				      "PROC_UNAVAIL, not forwarded", proc, host);
+			return GW_NLM_PROC_UNAVAIL;
+		}
 		/* SM_NOTIFY comes from the rebooted host's statd (nsm.x): the
 		 * sender is the client; the server's statd only knows the
 		 * gateway, so the notification goes no further. */
@@ -275,8 +367,33 @@ enum gw_nlm_act gw_nlm_on_call(struct gw_nlm *nm, const char *host, uint32_t pro
 		return nm_share_call(nm, host, proc, rec, args_pos);
 	if ((proc >= NM_TEST && proc <= NM_UNLOCK_MSG && proc != NM_GRANTED) ||
 	    (proc == NM_NM_LOCK && vers >= 3))
-		nm_map_owner(nm, host, vers, proc, rec, args_pos);
+		return nm_map_owner(nm, host, vers, proc, rec, args_pos);
 	return GW_NLM_FORWARD;
+}
+
+size_t gw_nlm_nolocks_res(const struct gw_rec *rec, size_t args_pos, uint32_t proc, uint8_t *out,
+			  size_t cap)
+{
+	uint8_t ck[NM_XDR_MAX];
+	struct xdr_span cookie;
+	struct xdr_cur xc;
+	struct xdr_enc xe;
+
+	/* The _MSG forms answer in a call of their own (their RPC reply is
+	 * void): the refusal is their SYSTEM_ERR. */
+	if (!(proc >= NM_TEST && proc <= NM_GRANTED) && proc != NM_NM_LOCK &&
+	    proc != GW_NSH_PROC_SHARE && proc != GW_NSH_PROC_UNSHARE)
+		return 0;
+	xdr_cur_init(&xc, rec->rcd_iov, rec->rcd_niov);
+	if (!xdr_seek(&xc, args_pos) || !xdr_get_opaque(&xc, &cookie, NM_XDR_MAX))
+		return 0;
+	xdr_span_copy(&xc, &cookie, ck, sizeof(ck));
+	xdr_enc_init(&xe, out, cap);
+	xdr_put_opaque(&xe, ck, cookie.xs_len);
+	xdr_put_u32(&xe, 2);	/* nlm4_denied_nolocks; LCK_DENIED_NOLOCKS (nlm.x) alike */
+	if (proc == GW_NSH_PROC_SHARE || proc == GW_NSH_PROC_UNSHARE)
+		xdr_put_u32(&xe, 0);	/* nlm4_shareres sequence */
+	return xe.xe_err == XDR_OK ? xe.xe_len : 0;
 }
 
 /* ---- replies ---- */
@@ -354,8 +471,13 @@ void gw_nlm_on_reply(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_
 		gw_stat_inc(nm->nm_st, GW_CTR_NLM_HOLDER_MAPPED);
 		return;
 	}
-	if (stat != 0 || !gw_nlm_call_alock(call, args_pos, vers, proc, &cc, &a))
-		return;	/* only a GRANTED changes what the client holds */
+	/* Only a GRANTED changes what the client holds; a LOCK BLOCKED (nlm4_blocked)
+	 * is tracked as held too: its grant may come to another worker, or much
+	 * later, and an UNLOCK of it cancels it (Linux lockd: nlmsvc_unlock
+	 * cancels the owner's blocked lock first). */
+	if ((stat != 0 && !(stat == 3 && proc == NM_LOCK)) ||
+	    !gw_nlm_call_alock(call, args_pos, vers, proc, &cc, &a))
+		return;
 	if (proc == NM_UNLOCK && (a.na_off != 0 || a.na_len != 0))
 		return;	/* part of a file: the owner may hold the rest */
 	gw_nlm_track(nm, host, &a, &cc, vers, proc != NM_UNLOCK);

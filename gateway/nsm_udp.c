@@ -6,6 +6,14 @@
  * (RFC 5531), then NSM v1 (nsm.x) NULL or SM_NOTIFY, answered to the
  * sender.  SM_MON and the other procedures are a host's own statd's
  * business (PROC_UNAVAIL); only SM_NOTIFY crosses hosts.
+ *
+ * A datagram is judged before it is read, as a TCP connection is before
+ * its first byte: by the rules of the listener whose address it came to
+ * (np_admit: allow, deny, secure_port), so that a host the gateway does not
+ * serve over TCP cannot release a client's locks over UDP either.  Then
+ * an SM_NOTIFY from a backend's address is the server's reboot only from a
+ * reserved port (nlm_hooks.c); a sender's retransmission is answered and
+ * not acted on again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,13 +38,16 @@
 
 struct gw_nu_sock {
 	int nsk_fd;
+	unsigned nsk_li;		/* its listener (admission) */
 	struct event *nsk_ev;
 	struct gw_nu *nsk_nu;
 	struct sockaddr_storage nsk_addr;
 };
 
-/* An SM_NOTIFY acted on: sm-notify retransmits until it hears a reply, and
- * the same (sender, state) is the same reboot (nsm.x: state only grows). */
+/* A sender's last SM_NOTIFY acted on: sm-notify retransmits until it hears
+ * a reply, and the same (sender, state) is the same reboot (nsm.x: state
+ * only grows).  One entry per sender, so that no sender's notifications
+ * push out more than its own entry. */
 struct gw_nu_seen {
 	char nsn_host[INET6_ADDRSTRLEN];
 	int32_t nsn_state;
@@ -73,64 +84,93 @@ void gw_nu_free(struct gw_nu *nu)
 	free(nu);
 }
 
-/* The sender as the TCP path names a client host (inet_ntop, no port). */
-static bool gw_nu_host(const struct sockaddr *sa, socklen_t salen, char *host, size_t len)
+/* The sender as the TCP path names a client host (inet_ntop, no port),
+ * and its port. */
+static bool gw_nu_host(const struct sockaddr *sa, socklen_t salen, char *host, size_t len,
+		       unsigned *port)
 {
-	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in))
+	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in)) {
+		*port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
 		return inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host,
 				 (socklen_t)len) != NULL;
-	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6))
+	}
+	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		*port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 		return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, host,
 				 (socklen_t)len) != NULL;
+	}
 	return false;
 }
 
-/* true: this (host, state) was acted on already; else remembered. */
-static bool gw_nu_seen_before(struct gw_nu *nu, const char *host, int32_t state)
+/* host's entry, or NULL. */
+static struct gw_nu_seen *gw_nu_seen_find(struct gw_nu *nu, const char *host)
 {
-	struct gw_nu_seen *s;
-
 	for (unsigned i = 0; i < nu->nu_nseen; i++)
-		if (nu->nu_seen[i].nsn_state == state && !strcmp(nu->nu_seen[i].nsn_host, host))
-			return true;
-	s = &nu->nu_seen[nu->nu_seen_next];
-	nu->nu_seen_next = (nu->nu_seen_next + 1) % GW_NU_SEEN;
-	if (nu->nu_nseen < GW_NU_SEEN)
-		nu->nu_nseen++;
-	snprintf(s->nsn_host, sizeof(s->nsn_host), "%s", host);
-	s->nsn_state = state;
-	return false;
+		if (!strcmp(nu->nu_seen[i].nsn_host, host))
+			return &nu->nu_seen[i];
+	return NULL;
 }
 
-/* SM_NOTIFY from host, xc at its stat_chge: the server's reboot when host
- * is a backend's address, else that client host's (its worker releases). */
-static uint32_t gw_nu_notify(struct gw_nu *nu, const struct xdr_cur *args, const char *host,
-			     const struct sockaddr *sa, socklen_t salen)
+/* host's notification of state was acted on: its entry says so (a new
+ * sender takes the oldest entry when all are taken). */
+static void gw_nu_seen_set(struct gw_nu *nu, const char *host, int32_t state)
+{
+	struct gw_nu_seen *s = gw_nu_seen_find(nu, host);
+
+	if (!s) {
+		s = &nu->nu_seen[nu->nu_seen_next];
+		nu->nu_seen_next = (nu->nu_seen_next + 1) % GW_NU_SEEN;
+		if (nu->nu_nseen < GW_NU_SEEN)
+			nu->nu_nseen++;
+		snprintf(s->nsn_host, sizeof(s->nsn_host), "%s", host);
+	}
+	s->nsn_state = state;
+}
+
+/* SM_NOTIFY from host (source port port), xc at its stat_chge, answered
+ * in st: the server's reboot when host is a backend's address and port a
+ * reserved one (refused, AUTH_TOOWEAK, from another port), else that
+ * client host's (its worker releases).  Only what is acted on is
+ * remembered: a refused datagram cannot make the real one a "duplicate". */
+static void gw_nu_notify(struct gw_nu *nu, const struct xdr_cur *args, const char *host,
+			 unsigned port, const struct sockaddr *sa, socklen_t salen,
+			 struct rpc_reply_hdr *st)
 {
 	char mon[GW_SN_NAME_MAX];
 	struct xdr_cur xc = *args;
+	struct gw_nu_seen *seen;
+	enum gw_nlm_act act;
 	int32_t state;
 
 	if (!gw_sn_decode(&xc, mon, sizeof(mon), &state)) {
 		gw_stat_inc(nu->nu_p.np_st, GW_CTR_NSM_UDP_REFUSED);
 		gw_log_client(nu->nu_p.np_lg, CFG_LOG_WARN, host, "NSM over UDP: SM_NOTIFY from %s: "
 			      "arguments undecodable: GARBAGE_ARGS", host);
-		return RPC_GARBAGE_ARGS;
+		st->rr_accept_stat = RPC_GARBAGE_ARGS;
+		return;
 	}
-	if (gw_nu_seen_before(nu, host, state)) {
+	seen = gw_nu_seen_find(nu, host);
+	if (seen && seen->nsn_state == state) {
 		gw_stat_inc(nu->nu_p.np_st, GW_CTR_NSM_UDP_DUPLICATE);
 		gw_log_client(nu->nu_p.np_lg, CFG_LOG_DEBUG, host, "NSM over UDP: SM_NOTIFY from %s, "
 			      "state %d again (retransmission): answered only", host, (int)state);
-		return RPC_SUCCESS;
+		return;
+	}
+	xc = *args;
+	act = nu->nu_p.np_gw ? gw_nlm_server_notify(nu->nu_p.np_gw, host, port, &xc) : GW_NLM_ANSWER;
+	if (act == GW_NLM_TOOWEAK) {
+		*st = (struct rpc_reply_hdr){ .rr_stat = RPC_MSG_DENIED,
+					      .rr_reject_stat = RPC_AUTH_ERROR,
+					      .rr_auth_stat = RPC_AUTH_TOOWEAK };
+		return;
 	}
 	gw_stat_inc(nu->nu_p.np_st, GW_CTR_NSM_UDP_NOTIFY);
-	xc = *args;
-	if (!nu->nu_p.np_gw || gw_nlm_server_notify(nu->nu_p.np_gw, host, &xc))
-		return RPC_SUCCESS;
+	gw_nu_seen_set(nu, host, state);
+	if (act == GW_NLM_ANSWER)
+		return;
 	if (nu->nu_p.np_handoff && nu->nu_p.np_handoff(nu->nu_p.np_handoff_arg, sa, salen))
-		return RPC_SUCCESS;
+		return;
 	gw_nlm_host_rebooted(nu->nu_p.np_gw, host);
-	return RPC_SUCCESS;
 }
 
 /* A refusal or an answer: one counter for every refusal. */
@@ -145,8 +185,9 @@ static uint32_t gw_nu_refuse(struct gw_nu *nu, const char *host, const struct rp
 	return stat;
 }
 
-size_t gw_nu_datagram(struct gw_nu *nu, const uint8_t *msg, size_t len, size_t real_len,
-		      const struct sockaddr *sa, socklen_t salen, uint8_t *out, size_t cap)
+size_t gw_nu_datagram(struct gw_nu *nu, unsigned li, const uint8_t *msg, size_t len,
+		      size_t real_len, const struct sockaddr *sa, socklen_t salen, uint8_t *out,
+		      size_t cap)
 {
 	struct rpc_reply_hdr st = { .rr_stat = RPC_MSG_ACCEPTED, .rr_accept_stat = RPC_SUCCESS };
 	char host[INET6_ADDRSTRLEN];
@@ -154,9 +195,19 @@ size_t gw_nu_datagram(struct gw_nu *nu, const uint8_t *msg, size_t len, size_t r
 	struct xdr_enc xe;
 	struct xdr_cur xc;
 	struct iovec one;
+	const char *why;
+	unsigned port;
 
-	if (!gw_nu_host(sa, salen, host, sizeof(host))) {
+	if (!gw_nu_host(sa, salen, host, sizeof(host), &port)) {
 		gw_stat_inc(nu->nu_p.np_st, GW_CTR_NSM_UDP_DROPPED);
+		return 0;
+	}
+	why = nu->nu_p.np_admit ? nu->nu_p.np_admit(nu->nu_p.np_admit_arg, li, sa, salen) : NULL;
+	if (why) {	/* refused unread and unanswered, as TCP closes before a byte */
+		gw_stat_inc(nu->nu_p.np_st, GW_CTR_NSM_UDP_NOT_ADMITTED);
+		gw_log_client(nu->nu_p.np_lg, CFG_LOG_WARN, host, "NSM over UDP: datagram from %s "
+			      "port %u refused: %s (its listener's admission): dropped", host, port,
+			      why);
 		return 0;
 	}
 	memset(&hdr, 0, sizeof(hdr));
@@ -178,7 +229,7 @@ size_t gw_nu_datagram(struct gw_nu *nu, const uint8_t *msg, size_t len, size_t r
 		st.rr_accept_stat = gw_nu_refuse(nu, host, &hdr, RPC_PROG_MISMATCH);
 		st.rr_low = st.rr_high = 1;
 	} else if (hdr.rc_proc == GW_NU_PROC_NOTIFY) {
-		st.rr_accept_stat = gw_nu_notify(nu, &xc, host, sa, salen);
+		gw_nu_notify(nu, &xc, host, port, sa, salen, &st);
 	} else if (hdr.rc_proc != GW_NU_PROC_NULL) {
 		st.rr_accept_stat = gw_nu_refuse(nu, host, &hdr, RPC_PROC_UNAVAIL);
 	}
@@ -203,7 +254,7 @@ static void gw_nu_on_read(evutil_socket_t fd, short what, void *arg)
 
 		if (n < 0)
 			return;	/* EAGAIN: drained; anything else: the next wake-up */
-		rl = gw_nu_datagram(nu, nu->nu_in, (size_t)n < sizeof(nu->nu_in) ? (size_t)n :
+		rl = gw_nu_datagram(nu, sk->nsk_li, nu->nu_in, (size_t)n < sizeof(nu->nu_in) ? (size_t)n :
 				    sizeof(nu->nu_in), (size_t)n, (struct sockaddr *)&ss, sl,
 				    nu->nu_out, sizeof(nu->nu_out));
 		if (rl)	/* a lost reply: the sender retransmits */
@@ -211,7 +262,7 @@ static void gw_nu_on_read(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-int gw_nu_open(struct gw_nu *nu, const struct sockaddr_storage *ss)
+int gw_nu_open(struct gw_nu *nu, const struct sockaddr_storage *ss, unsigned li)
 {
 	struct gw_nu_sock *sk = &nu->nu_sock[nu->nu_nsock];
 	socklen_t sl = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -230,7 +281,7 @@ int gw_nu_open(struct gw_nu *nu, const struct sockaddr_storage *ss)
 		close(fd);
 		return err;
 	}
-	*sk = (struct gw_nu_sock){ .nsk_fd = fd, .nsk_nu = nu };
+	*sk = (struct gw_nu_sock){ .nsk_fd = fd, .nsk_li = li, .nsk_nu = nu };
 	sl = sizeof(sk->nsk_addr);
 	getsockname(fd, (struct sockaddr *)&sk->nsk_addr, &sl);
 	sk->nsk_ev = event_new(nu->nu_p.np_base, fd, EV_READ | EV_PERSIST, gw_nu_on_read, sk);

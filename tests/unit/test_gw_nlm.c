@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for the NLM lock-owner map (gateway/nlm_map.c): owners of two
- * client hosts with the same svid stay apart, TEST's holder comes back as
- * its client sent it, and a client's reboot notification releases that
- * client's locks only; the same for SHARE owners (gateway/nlm_share.c). */
+/* Unit tests for the NLM lock-owner map (gateway/nlm_map.c, nlm_host.c):
+ * owners of two client hosts with the same svid stay apart, TEST's holder
+ * comes back as its client sent it, and a client's reboot notification
+ * releases that client's locks only; the same for SHARE owners
+ * (gateway/nlm_share.c); owners the map cannot carry, hosts past the
+ * table's bounds and caller_names that are no host names are refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include "chunking.h"
 #include "config.h"
 #include "log.h"
+#include "nlm_int.h"
 #include "nlm_map.h"
 #include "nlm_share.h"
 #include "pool.h"
@@ -65,16 +68,18 @@ static void alock(struct msg *m, uint32_t vers, const char *fh, int32_t svid, ui
 static void nlm_call(struct msg *m, uint32_t vers, uint32_t proc, const char *fh, int32_t svid,
 		     uint64_t off, uint64_t len)
 {
+	uint32_t p = proc >= 6 && proc <= 9 ? proc - 5 : proc;	/* a _MSG: its call's args */
+
 	call_hdr(m, NLM, vers, proc);
 	xdr_put_opaque(&m->m_xe, "ck", 2);
-	if (proc == 2 || proc == 3 || proc == 22) {
+	if (p == 2 || p == 3 || p == 22) {
 		xdr_put_u32(&m->m_xe, 0);	/* block */
 		xdr_put_u32(&m->m_xe, 1);	/* exclusive */
-	} else if (proc == 1) {
+	} else if (p == 1) {
 		xdr_put_u32(&m->m_xe, 1);
 	}
 	alock(m, vers, fh, svid, off, len);
-	if (proc == 2 || proc == 22) {
+	if (p == 2 || p == 22) {
 		xdr_put_u32(&m->m_xe, 0);	/* reclaim */
 		xdr_put_u32(&m->m_xe, 3);	/* state */
 	}
@@ -87,6 +92,7 @@ static int32_t svid_of(const struct msg *m, const char *fh)
 	size_t pos = m->m_args + 8;	/* cookie "ck" */
 	uint32_t proc = chk_be32(m->m_buf + 20);
 
+	proc = proc >= 6 && proc <= 9 ? proc - 5 : proc;
 	pos += (proc == 2 || proc == 3 || proc == 22) ? 8 : proc == 1 ? 4 : 0;
 	pos += 4 + 8 + 4 + xdr_round4(strlen(fh)) + 4 + 8;
 	return (int32_t)chk_be32(m->m_buf + pos);
@@ -307,16 +313,21 @@ static void t03_reboot_releases_one_client(void **state)
 	assert_int_equal(s.st_svid[2], b1);
 	assert_string_equal(s.st_fh[2], "f9");
 	assert_int_equal(st->gs_ctr[GW_CTR_NLM_REBOOTS], 3);
-	/* other NSM procedures and FREE_ALL in v1 (no such procedure) pass */
+	/* NSM NULL and FREE_ALL in v1 (no such procedure) pass; the other NSM
+	 * procedures (SM_STAT .. SM_SIMU_CRASH) are a host's own statd's */
 	{
 		struct msg m;
 
-		call_hdr(&m, NSM, 1, 2);
+		call_hdr(&m, NSM, 1, 0);
 		done(&m);
-		assert_int_equal(gw_nlm_on_call(nm, "127.0.0.2", NSM, 1, 2, &m.m_rec, m.m_args),
+		assert_int_equal(gw_nlm_on_call(nm, "127.0.0.2", NSM, 1, 0, &m.m_rec, m.m_args),
 				 GW_NLM_FORWARD);
 		assert_int_equal(gw_nlm_on_call(nm, "127.0.0.2", NLM, 1, 23, &m.m_rec, m.m_args),
 				 GW_NLM_FORWARD);
+		for (uint32_t p = 1; p <= 5; p++)
+			assert_int_equal(gw_nlm_on_call(nm, "127.0.0.2", NSM, 1, p, &m.m_rec, m.m_args),
+					 GW_NLM_PROC_UNAVAIL);
+		assert_int_equal(st->gs_ctr[GW_CTR_NLM_NSM_REFUSED], 5);
 	}
 	gw_nlm_free(nm);
 	free(st);
@@ -346,30 +357,62 @@ static void t04_unlock_forgets(void **state)
 	free(st);
 }
 
-/* 5. Owners the map cannot carry go unmapped (counted), never garbled:
- * svid above 2^22, negative; truncated arguments are left to the server. */
+/* An NLM call from host, its act; the svid word it carries then. */
+static enum gw_nlm_act call_as(struct gw_nlm *nm, const char *host, uint32_t vers, uint32_t proc,
+			       const char *fh, int32_t svid, int32_t *sent)
+{
+	struct msg m;
+	enum gw_nlm_act act;
+
+	nlm_call(&m, vers, proc, fh, svid, 0, 0);
+	act = gw_nlm_on_call(nm, host, NLM, vers, proc, &m.m_rec, m.m_args);
+	if (sent)
+		*sent = svid_of(&m, fh);
+	return act;
+}
+
+/* 5. Owners the map cannot carry are refused (DENIED_NOLOCKS), never sent:
+ * an svid of 2^22 or more - another client's svid' among them, the attack
+ * of a client that UNLOCKs every svid' - or negative; arguments that do
+ * not decode are GARBAGE_ARGS.  Before: all forwarded as they came. */
 static void t05_unmappable(void **state)
 {
 	struct gw_stats *st = stats();
 	struct gw_nlm *nm = gw_nlm_new(st, NULL);
+	static const uint32_t procs[] = { 1, 2, 3, 4, 6, 7, 8, 9 };
 	struct msg m;
+	int32_t b;
 
 	(void)state;
-	assert_int_equal(lock_as(nm, "h", 4, 2, "f", 1 << GW_NLM_SVID_BITS, 0, 0, 0),
-			 1 << GW_NLM_SVID_BITS);
-	assert_int_equal(lock_as(nm, "h", 4, 2, "f", -5, 0, 0, 0), -5);
-	assert_int_equal(st->gs_ctr[GW_CTR_NLM_UNMAPPED], 2);
-	assert_int_equal(gw_nlm_host_locks(nm, "h"), 0);
+	b = lock_as(nm, "127.0.0.3", 4, 2, "f", 1, 0, 0, 0);	/* B holds a lock: its svid' */
+	assert_true(b >= 1 << GW_NLM_SVID_BITS);
+	for (unsigned i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		assert_int_equal(call_as(nm, "127.0.0.2", 4, procs[i], "f", b, NULL), GW_NLM_NOLOCKS);
+		assert_int_equal(call_as(nm, "127.0.0.2", 3, procs[i], "f", 1 << GW_NLM_SVID_BITS,
+					 NULL), GW_NLM_NOLOCKS);
+		assert_int_equal(call_as(nm, "127.0.0.2", 4, procs[i], "f", -5, NULL), GW_NLM_NOLOCKS);
+	}
+	assert_int_equal(call_as(nm, "127.0.0.2", 3, 22, "f", INT32_MAX, NULL), GW_NLM_NOLOCKS);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_OWNER_REFUSED], 25);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_MAPPED], 1);
+	assert_int_equal(gw_nlm_host_locks(nm, "127.0.0.3"), 1);
+	/* the largest svid the map carries still goes, mapped */
+	assert_int_equal(call_as(nm, "127.0.0.2", 4, 4, "f", (1 << GW_NLM_SVID_BITS) - 1, &b),
+			 GW_NLM_FORWARD);
+	assert_int_equal(b & ((1 << GW_NLM_SVID_BITS) - 1), (1 << GW_NLM_SVID_BITS) - 1);
+	/* cut short: not an owner the map can read */
 	nlm_call(&m, 4, 2, "f", 1, 0, 0);
 	m.m_rec.rcd_iov[0].iov_len = m.m_rec.rcd_len = m.m_args + 20;
-	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 2, &m.m_rec, m.m_args), GW_NLM_FORWARD);
-	assert_int_equal(st->gs_ctr[GW_CTR_NLM_MAPPED], 0);
+	assert_int_equal(gw_nlm_on_call(nm, "h", NLM, 4, 2, &m.m_rec, m.m_args), GW_NLM_GARBAGE);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_OWNER_REFUSED], 26);
 	gw_nlm_free(nm);
 	free(st);
 }
 
-/* 6. The host table is bounded: a host with no tracked lock is reused,
- * hosts holding locks are not (the newcomer goes unmapped). */
+/* 6. The host table at and past its capacity: every slot held by a host
+ * with a lock, the next host is refused (DENIED_NOLOCKS, counted
+ * hosts_full; before: sent unmapped); a host that only TESTed gives its
+ * slot up, one that sent a LOCK lately does not, even if denied. */
 static void t06_hosts_bounded(void **state)
 {
 	struct gw_stats *st = stats();
@@ -379,19 +422,24 @@ static void t06_hosts_bounded(void **state)
 
 	(void)state;
 	first = lock_as(nm, "host-0", 4, 1, "f", 1, 0, 0, 0);	/* TEST only: nothing tracked */
-	for (unsigned i = 1; i < GW_NLM_MAX_HOSTS; i++) {
+	lock_as(nm, "host-1", 4, 2, "f", 1, 0, 0, 1);		/* LOCK, DENIED: nothing tracked */
+	for (unsigned i = 2; i < GW_NLM_MAX_HOSTS; i++) {
 		snprintf(name, sizeof(name), "host-%u", i);
 		lock_as(nm, name, 4, 2, "f", 1, 0, 0, 0);
 	}
-	assert_int_equal(st->gs_ctr[GW_CTR_NLM_UNMAPPED], 0);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_HOSTS_FULL], 0);
 	again = lock_as(nm, "newcomer", 4, 2, "f", 1, 0, 0, 0);	/* takes host-0's slot */
 	assert_int_equal(again, first);
-	assert_int_equal(lock_as(nm, "late", 4, 2, "f", 1, 0, 0, 0), 1);	/* every slot holds locks */
-	assert_int_equal(st->gs_ctr[GW_CTR_NLM_UNMAPPED], 1);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(call_as(nm, "late", 4, i ? 4 : 2, "f", 1, NULL), GW_NLM_NOLOCKS);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_HOSTS_FULL], 3);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_OWNER_REFUSED], 0);
+	/* the hosts in the table keep their owners */
+	assert_int_equal(call_as(nm, "host-1", 4, 4, "f", 1, &again), GW_NLM_FORWARD);
+	assert_int_equal((uint32_t)again >> GW_NLM_SVID_BITS, 2);
 	gw_nlm_free(nm);
 	free(st);
 }
-
 
 /* ---- SHARE and UNSHARE (gateway/nlm_share.c) ---- */
 
@@ -687,9 +735,176 @@ static void t10_share_bounds(void **state)
 		snprintf(name, sizeof(name), "host-%u", i);
 		lock_as(nm, name, 4, 2, "f", 1, 0, 0, 0);
 	}
-	assert_int_equal(lock_as(nm, "late", 4, 2, "f", 1, 0, 0, 0), 1);	/* unmapped */
-	assert_int_equal(share_as(nm, pool, "late", 20, "f", "o", 0, NULL), GW_NLM_REFUSE);
+	assert_int_equal(call_as(nm, "late", 4, 2, "f", 1, NULL), GW_NLM_NOLOCKS);
+	assert_int_equal(share_as(nm, pool, "late", 20, "f", "o", 0, NULL), GW_NLM_NOLOCKS);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_HOSTS_FULL], 2);
 	share_done(nm, st, pool);
+}
+
+/* ---- bounds per source, names, what keeps a slot ---- */
+
+/* 11. One source holds at most half the slots: hosts of one IPv6 /64 (one
+ * host's many addresses) fill their half, the next one of that /64 is
+ * refused (source_full; before: mapped, and 511 such hosts took every
+ * slot), an idle host of the /64 gives its slot to its own newcomer, and
+ * hosts of other sources (another /64, IPv4) still get slots. */
+static void t11_source_bounded(void **state)
+{
+	struct gw_stats *st = stats();
+	struct gw_nlm *nm = gw_nlm_new(st, NULL);
+	const unsigned half = GW_NLM_MAX_HOSTS / 2;
+	char name[64];
+	int32_t idle, again;
+
+	(void)state;
+	idle = lock_as(nm, "2001:db8:0:1::ffff", 4, 1, "f", 1, 0, 0, 0);	/* TEST only */
+	for (unsigned i = 1; i < half; i++) {
+		snprintf(name, sizeof(name), "2001:db8:0:1::%x", i);
+		assert_int_equal(call_as(nm, name, 4, 2, "f", 1, NULL), GW_NLM_FORWARD);
+	}
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SOURCE_FULL], 0);
+	/* at the cap: the /64's newcomer takes the /64's own idle slot */
+	assert_int_equal(call_as(nm, "2001:db8:0:1:1::1", 4, 2, "f", 1, &again), GW_NLM_FORWARD);
+	assert_int_equal((uint32_t)again >> GW_NLM_SVID_BITS, (uint32_t)idle >> GW_NLM_SVID_BITS);
+	/* past it: refused, every time, whatever the address in the /64 */
+	for (unsigned i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "2001:db8:0:1:2::%x", i);
+		assert_int_equal(call_as(nm, name, 4, 2, "f", 1, NULL), GW_NLM_NOLOCKS);
+	}
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SOURCE_FULL], 8);
+	/* others are served: another /64, IPv4 and its IPv4-mapped form */
+	assert_int_equal(call_as(nm, "2001:db8:0:2::1", 4, 2, "f", 1, NULL), GW_NLM_FORWARD);
+	assert_int_equal(call_as(nm, "192.0.2.1", 4, 2, "f", 1, NULL), GW_NLM_FORWARD);
+	assert_int_equal(call_as(nm, "192.0.2.2", 4, 2, "f", 1, NULL), GW_NLM_FORWARD);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_SOURCE_FULL], 8);
+	/* and the /64's hosts in the table keep theirs */
+	assert_int_equal(call_as(nm, "2001:db8:0:1::1", 4, 4, "f", 1, NULL), GW_NLM_FORWARD);
+	gw_nlm_free(nm);
+	free(st);
+}
+
+/* A LOCK (or SHARE's) call of host with caller_name caller; its act. */
+static enum gw_nlm_act named_as(struct gw_nlm *nm, const char *host, const void *caller,
+				size_t len, uint32_t proc)
+{
+	struct msg m;
+
+	call_hdr(&m, NLM, 4, proc);
+	xdr_put_opaque(&m.m_xe, "ck", 2);
+	if (proc == 20) {
+		xdr_put_opaque(&m.m_xe, caller, (uint32_t)len);
+		xdr_put_opaque(&m.m_xe, "fh", 2);
+		xdr_put_opaque(&m.m_xe, "oh", 2);
+		xdr_put_u32(&m.m_xe, 0);
+		xdr_put_u32(&m.m_xe, 1);
+		xdr_put_u32(&m.m_xe, 0);
+	} else {
+		xdr_put_u32(&m.m_xe, 0);
+		xdr_put_u32(&m.m_xe, 1);
+		xdr_put_opaque(&m.m_xe, caller, (uint32_t)len);
+		xdr_put_opaque(&m.m_xe, "fh", 2);
+		xdr_put_opaque(&m.m_xe, "1@guest", 7);
+		xdr_put_u32(&m.m_xe, 1);
+		xdr_put_u64(&m.m_xe, 0);
+		xdr_put_u64(&m.m_xe, 0);
+		xdr_put_u32(&m.m_xe, 0);
+		xdr_put_u32(&m.m_xe, 3);
+	}
+	done(&m);
+	return gw_nlm_on_call(nm, host, NLM, 4, proc, &m.m_rec, m.m_args);
+}
+
+/* 12. caller_name: a host name or an address, 1 to 255 bytes; anything
+ * else (empty, 256 bytes, a blank, a slash, a control or non-ASCII byte)
+ * is refused, counted caller_refused (before: every one forwarded). */
+static void t12_caller_name(void **state)
+{
+	struct gw_stats *st = stats();
+	struct gw_nlm *nm = gw_nlm_new(st, NULL);
+	static const char *const good[] = { "guest", "client-7.example.org", "10.1.2.3",
+					    "fe80::1%eth0", "WIN_PC", "a" };
+	static const char *const bad[] = { "", "a b", "../../etc/passwd", "host\n", "h\x01",
+					   "caf\xc3\xa9", "x;y", "a\0b" };
+	char big[300];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_int_equal(named_as(nm, "127.0.0.2", good[i], strlen(good[i]), 2),
+				 GW_NLM_FORWARD);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(named_as(nm, "127.0.0.2", bad[i], i == 7 ? 3 : strlen(bad[i]), 2),
+				 GW_NLM_NOLOCKS);
+	memset(big, 'a', sizeof(big));
+	assert_int_equal(named_as(nm, "127.0.0.2", big, GW_NLM_NAME_MAX, 2), GW_NLM_FORWARD);
+	assert_int_equal(named_as(nm, "127.0.0.2", big, GW_NLM_NAME_MAX + 1, 2), GW_NLM_NOLOCKS);
+	assert_int_equal(named_as(nm, "127.0.0.2", "a b", 3, 20), GW_NLM_NOLOCKS);	/* SHARE */
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_CALLER_REFUSED], 10);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_MAPPED], 7);
+	gw_nlm_free(nm);
+	free(st);
+}
+
+/* 13. What keeps a slot from going to another host: a LOCK answered
+ * BLOCKED is tracked as held (its grant may come later, maybe on another
+ * worker; a client's reboot UNLOCKs it); a LOCK sent lately whose reply
+ * never came keeps the slot GW_NLM_QUIET_MS; after that it may go. */
+static void t13_slot_kept(void **state)
+{
+	struct gw_stats *st = stats();
+	struct gw_nlm *nm = gw_nlm_new(st, NULL);
+	struct sent s = { 0 };
+	char name[32];
+	int32_t lost, again;
+
+	(void)state;
+	gw_nlm_set_sender(nm, capture, &s);
+	lock_as(nm, "blocked", 4, 2, "fb", 1, 0, 0, 3);		/* BLOCKED */
+	assert_int_equal(gw_nlm_host_locks(nm, "blocked"), 1);
+	assert_int_equal(call_as(nm, "lost", 4, 2, "f", 1, &lost), GW_NLM_FORWARD);	/* no reply */
+	for (unsigned i = 2; i < GW_NLM_MAX_HOSTS; i++) {
+		snprintf(name, sizeof(name), "host-%u", i);
+		lock_as(nm, name, 4, 2, "f", 1, 0, 0, 0);
+	}
+	assert_int_equal(call_as(nm, "new", 4, 2, "f", 1, NULL), GW_NLM_NOLOCKS);
+	nm->nm_quiet_ms = 0;	/* as if GW_NLM_QUIET_MS went by */
+	assert_int_equal(call_as(nm, "new", 4, 2, "f", 1, &again), GW_NLM_FORWARD);
+	assert_int_equal((uint32_t)again >> GW_NLM_SVID_BITS, (uint32_t)lost >> GW_NLM_SVID_BITS);
+	nm->nm_quiet_ms = GW_NLM_QUIET_MS;
+	assert_int_equal(call_as(nm, "newer", 4, 2, "f", 1, NULL), GW_NLM_NOLOCKS);
+	/* blocked's reboot: its blocked lock UNLOCKed (which cancels it) */
+	assert_int_equal(notify(nm, "blocked", false), GW_NLM_ANSWER);
+	assert_int_equal(s.st_n, 1);
+	assert_string_equal(s.st_fh[0], "fb");
+	assert_int_equal(gw_nlm_host_locks(nm, "blocked"), 0);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_HOSTS_FULL], 2);
+	gw_nlm_free(nm);
+	free(st);
+}
+
+/* 14. The refusal's result: the call's cookie and DENIED_NOLOCKS (2), a
+ * SHARE's with its sequence; the _MSG forms have none (SYSTEM_ERR), nor
+ * has a call whose cookie does not fit. */
+static void t14_nolocks_result(void **state)
+{
+	static const uint8_t lock_res[] = { 0, 0, 0, 2, 'c', 'k', 0, 0, 0, 0, 0, 2 };
+	static const uint8_t share_res[] = { 0, 0, 0, 2, 'c', 'k', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0 };
+	uint8_t out[64];
+	struct msg m;
+	struct smsg sm;
+
+	(void)state;
+	for (uint32_t proc = 1; proc <= 4; proc++) {
+		nlm_call(&m, proc == 2 ? 3 : 4, proc, "f", 1, 0, 0);
+		assert_int_equal(gw_nlm_nolocks_res(&m.m_rec, m.m_args, proc, out, sizeof(out)), 12);
+		assert_memory_equal(out, lock_res, sizeof(lock_res));
+	}
+	share_call(&sm, 4, 21, "fh", 2, "oh", 2, 0, 0);
+	assert_int_equal(gw_nlm_nolocks_res(&sm.sm_rec, sm.sm_args, 21, out, sizeof(out)), 16);
+	assert_memory_equal(out, share_res, sizeof(share_res));
+	nlm_call(&m, 4, 7, "f", 1, 0, 0);
+	assert_int_equal(gw_nlm_nolocks_res(&m.m_rec, m.m_args, 7, out, sizeof(out)), 0);
+	nlm_call(&m, 4, 2, "f", 1, 0, 0);
+	assert_int_equal(gw_nlm_nolocks_res(&m.m_rec, m.m_args, 2, out, 8), 0);
 }
 
 int main(void)
@@ -705,6 +920,10 @@ int main(void)
 		cmocka_unit_test(t08_share_release),
 		cmocka_unit_test(t09_share_hostile),
 		cmocka_unit_test(t10_share_bounds),
+		cmocka_unit_test(t11_source_bounded),
+		cmocka_unit_test(t12_caller_name),
+		cmocka_unit_test(t13_slot_kept),
+		cmocka_unit_test(t14_nolocks_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

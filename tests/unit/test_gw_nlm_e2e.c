@@ -6,7 +6,10 @@
  * GRANTED_MSG reaches the client whose lock it is, with its own svid, and
  * one a client forges reaches nobody; a server's SM_NOTIFY (its reboot)
  * reaches each client host's statd, one a client sends only its own
- * reboot; two clients' SHAREs with one oh reach the server as two owners.
+ * reboot; two clients' SHAREs with one oh reach the server as two owners;
+ * an owner a client cannot carry (another's svid'), a statd procedure, a
+ * server's reboot from an unreserved port and a client's grant are
+ * answered by the gateway and reach nobody.
  * The harness
  * (test_gw_harness.h) names each adopted connection as the frontend names
  * an accepted one ("address:port"). */
@@ -476,6 +479,144 @@ static void t08_share_owners(void **state)
 	h_pump(h, 20);
 }
 
+/* ---- owners a client cannot reach: the map's refusals ---- */
+
+/* Record-marked NLM v4 call proc (UNLOCK: 4, GRANTED: 5) of owner svid on
+ * "fh", caller "guest"; the svid word's offset into *svid_at. */
+static size_t nlm_alock_call(uint8_t out[512], uint32_t xid, uint32_t proc, int32_t svid,
+			     size_t *svid_at)
+{
+	struct xdr_enc xe;
+
+	xdr_enc_init(&xe, out + 4, 508);
+	rpc_call_encode(&xe, xid, H_NLM, 4, proc, NULL);
+	xdr_put_opaque(&xe, "ck", 2);
+	if (proc == 5)
+		xdr_put_u32(&xe, 1);	/* exclusive (nlm4_testargs) */
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_opaque(&xe, "fh", 2);
+	xdr_put_opaque(&xe, "1@guest", 7);
+	*svid_at = xe.xe_len;
+	xdr_put_u32(&xe, (uint32_t)svid);
+	xdr_put_u64(&xe, 0);
+	xdr_put_u64(&xe, 0);
+	return h_rm_close(out, &xe);
+}
+
+/* The gateway's DENIED_NOLOCKS to xid: accepted, SUCCESS, cookie "ck", 2. */
+static void expect_nolocks(struct h_gw *h, int fd, uint32_t xid)
+{
+	uint8_t buf[512];
+
+	assert_int_equal(h_reply(h, fd, buf, sizeof(buf), 3000), 36);
+	assert_int_equal(chk_be32(buf), xid);
+	assert_int_equal(chk_be32(buf + 8), RPC_MSG_ACCEPTED);
+	assert_int_equal(chk_be32(buf + 20), RPC_SUCCESS);
+	assert_int_equal(chk_be32(buf + 24), 2);
+	assert_memory_equal(buf + 28, "ck", 2);
+	assert_int_equal(chk_be32(buf + 32), 2);	/* nlm4_denied_nolocks */
+}
+
+/* 9. The attack of the fleet test: A and B each LOCK with svid 1; A then
+ * sends UNLOCK for every svid' the map can make (slot + 1) << 22 | 1, B's
+ * among them.  Each is answered DENIED_NOLOCKS by the gateway and none
+ * reaches the server (before: forwarded unmapped, and the server got B's
+ * owner from A and released B's lock).  A's own UNLOCK (svid 1) still goes,
+ * as A's svid'. */
+static void t09_other_owner_refused(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	size_t at;
+	int32_t a, b;
+	int fa, fb;
+
+	h_env_listen(e);
+	h_env_nlm_gw(e);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
+	a = lock_of(e, fa, 0x51);
+	b = lock_of(e, fb, 0x52);
+	assert_int_not_equal(a, b);
+	for (uint32_t slot = 0; slot < GW_NLM_MAX_HOSTS; slot++) {
+		h_send(fa, buf, nlm_alock_call(buf, 0x1000 + slot, 4,
+					       (int32_t)((slot + 1) << GW_NLM_SVID_BITS | 1), &at));
+		expect_nolocks(h, fa, 0x1000 + slot);
+	}
+	assert_int_equal(h_server_calls(&e->he_srv), 2);	/* the two LOCKs only */
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_OWNER_REFUSED], GW_NLM_MAX_HOSTS);
+	h_send(fa, buf, nlm_alock_call(buf, 0x53, 4, 1, &at));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 28);
+	assert_int_equal(h_server_calls(&e->he_srv), 3);
+	assert_int_equal(server_svid(&e->he_srv, at), a);
+	close(fa);
+	close(fb);
+	h_pump(h, 20);
+}
+
+/* 10. What only a host's own statd, or only the server, may send: SM_MON
+ * (and the other statd procedures) from a client is answered PROC_UNAVAIL
+ * and reaches no statd; an SM_NOTIFY from the backend's address on an
+ * unreserved port is answered AUTH_TOOWEAK, relays nothing and forgets
+ * nothing; a GRANTED from a client is answered DENIED_NOLOCKS and reaches
+ * no lockd (before: SM_MON and GRANTED forwarded, the SM_NOTIFY taken for
+ * the server's reboot). */
+static void t10_not_a_clients(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	uint8_t buf[512];
+	struct xdr_enc xe;
+	int fa, fs, la;
+	size_t at;
+
+	h_env_listen(e);
+	h_env_nlm_gw(e);
+	la = h_listener(0x7f000002, &h_statd_port[0]);
+	assert_true(la >= 0);
+	h_statd_lookups = 0;
+	gw_sn_set_getport(gw_nlm_notifier(h->gw->gw_nlm), h_statd_getport);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fs = h_client_at(h, "127.0.0.1:1021");
+	track_a(e, fs, lock_of(e, fa, 0xb1), 0xb2);
+	xdr_enc_init(&xe, buf + 4, 508);	/* SM_MON: mon_id, priv */
+	rpc_call_encode(&xe, 0xb3, H_NSM, 1, 2, NULL);
+	xdr_put_opaque(&xe, "127.0.0.3", 9);
+	xdr_put_opaque(&xe, "guest", 5);
+	xdr_put_u32(&xe, H_NLM);
+	xdr_put_u32(&xe, 4);
+	xdr_put_u32(&xe, 16);
+	xdr_put_fixed(&xe, "0123456789abcdef", 16);
+	h_send(fa, buf, h_rm_close(buf, &xe));
+	assert_int_equal(h_reply(h, fa, buf, sizeof(buf), 3000), 24);
+	assert_int_equal(chk_be32(buf), 0xb3);
+	assert_int_equal(chk_be32(buf + 20), RPC_PROC_UNAVAIL);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_NSM_REFUSED], 1);
+	close(fs);
+	fs = h_client_at(h, "127.0.0.1:40000");	/* the server's address, no reserved port */
+	h_send(fs, buf, h_sm_notify(buf, 0xb4, "nfs-server", 9));
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 20);
+	assert_int_equal(chk_be32(buf), 0xb4);
+	assert_int_equal(chk_be32(buf + 8), RPC_MSG_DENIED);
+	assert_int_equal(chk_be32(buf + 12), RPC_AUTH_ERROR);
+	assert_int_equal(chk_be32(buf + 16), RPC_AUTH_TOOWEAK);
+	h_pump(h, 300);
+	assert_true(accept(la, NULL, NULL) < 0);
+	assert_int_equal(__atomic_load_n(&h_statd_lookups, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_REBOOT], 0);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_SERVER_NOTIFY_REFUSED], 1);
+	assert_int_equal(gw_nlm_host_locks(h->gw->gw_nlm, "127.0.0.2"), 1);
+	h_send(fa, buf, nlm_alock_call(buf, 0xb5, 5, 1, &at));	/* GRANTED from a client */
+	expect_nolocks(h, fa, 0xb5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_REFUSED], 1);
+	assert_int_equal(h_server_calls(&e->he_srv), 1);	/* A's LOCK only */
+	close(la);
+	close(fs);
+	close(fa);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +629,8 @@ int main(void)
 						h_env_teardown),
 		cmocka_unit_test_setup_teardown(t07_notify_bounded, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t08_share_owners, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t09_other_owner_refused, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t10_not_a_clients, h_env_setup, h_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -653,7 +653,7 @@ static void t05_nsm_handoff_live(void **state)
 					       .np_handoff = t05_nsm_handoff, .np_handoff_arg = &e });
 	assert_non_null(nu);
 	memcpy(&ss, &la, sizeof(la));
-	assert_int_equal(gw_nu_open(nu, &ss), 0);
+	assert_int_equal(gw_nu_open(nu, &ss, 0), 0);
 	assert_int_equal(gw_nu_sockaddr(nu, 0, &ss), 0);
 	memcpy(&ua, &ss, sizeof(ua));
 
