@@ -248,19 +248,41 @@ static void ng_lookup_done(void *arg)
 		ng_end(s, false, "cannot connect");
 }
 
+/* A slot for a message to host, or NULL (why into *why): one of the
+ * GW_NG_SLOTS, and no more than GW_NG_PER_HOST to one host, so that a
+ * client whose service takes the call and never answers (GW_NG_TIMEOUT_S
+ * each) slows its own grants only, not every client's. */
+static struct gw_ng_slot *ng_slot(struct gw_ng *ng, const char *host, const char **why)
+{
+	struct gw_ng_slot *s = NULL;
+	unsigned same = 0;
+
+	for (unsigned i = 0; i < GW_NG_SLOTS; i++) {
+		struct gw_ng_slot *t = &ng->ng_slots[i];
+
+		if (!t->ngs_busy)
+			s = s ? s : t;
+		else
+			same += strcmp(t->ngs_host, host) == 0;
+	}
+	*why = same >= GW_NG_PER_HOST ? "as many on their way to that host as one may have" :
+	       !s ? "all slots busy" : NULL;
+	return *why ? NULL : s;
+}
+
 bool gw_ng_relay(struct gw_ng *ng, const char *host, uint32_t vers, const struct iovec *iov,
 		 unsigned niov, size_t len)
 {
-	struct gw_ng_slot *s = NULL;
+	const char *why;
+	struct gw_ng_slot *s = ng_slot(ng, host, &why);
 	size_t off = 4;
 
-	for (unsigned i = 0; i < GW_NG_SLOTS && !s; i++)
-		if (!ng->ng_slots[i].ngs_busy)
-			s = &ng->ng_slots[i];
-	if (!s || len > GW_NG_MSG_MAX || len < 4 || strlen(host) >= sizeof(s->ngs_host)) {
+	if (s && (len > GW_NG_MSG_MAX || len < 4 || strlen(host) >= sizeof(s->ngs_host)))
+		why = "call too long";
+	if (why) {
 		gw_stat_inc(ng->ng_st, ng->ng_failed);
 		gw_log_client(ng->ng_lg, CFG_LOG_WARN, host, "NLM: %s for %s not relayed (%s)",
-			      ng->ng_what, host, s ? "call too long" : "all slots busy");
+			      ng->ng_what, host, why);
 		return false;
 	}
 	if (!s->ngs_lk_set &&

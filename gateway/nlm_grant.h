@@ -10,7 +10,8 @@
  * of the relay's own, one per grant.  nlm_map.c decides what is a grant
  * and for whom; this module only finds the port (rpcbind, on a helper
  * thread: it blocks) and delivers.  Bounded: GW_NG_SLOTS grants at once,
- * GW_NG_MSG_MAX bytes each, all allocated with the relay.
+ * GW_NG_PER_HOST of them to one client host, GW_NG_MSG_MAX bytes each, all
+ * allocated with the relay.
  */
 #ifndef RPCRDMA_GW_NLM_GRANT_H
 #define RPCRDMA_GW_NLM_GRANT_H
@@ -27,6 +28,7 @@ struct gw_log;
 struct gw_stats;
 
 #define GW_NG_SLOTS	8	/* grants on their way at once */
+#define GW_NG_PER_HOST	2	/* ... to one client host: a host slow to answer holds no more */
 #define GW_NG_MSG_MAX	6144	/* one GRANTED_MSG: header, cookie, caller, fh, oh (nlm4.x) */
 #define GW_NG_TIMEOUT_S	10	/* connect, send and the client's answer */
 
@@ -42,7 +44,8 @@ void gw_ng_free(struct gw_ng *ng);
 
 /* Sends the call in iov (from the XID on, len bytes) to the NLM service
  * (version vers) of client host (an address, no port).  false: not taken
- * (no free slot, too long), counted and logged as a failed grant. */
+ * (no free slot, GW_NG_PER_HOST on their way to host already, too long),
+ * counted and logged as a failed grant. */
 bool gw_ng_relay(struct gw_ng *ng, const char *host, uint32_t vers, const struct iovec *iov,
 		 unsigned niov, size_t len);
 /* What the relay carries, for its lookups, counters and log lines: by

@@ -617,6 +617,70 @@ static void t10_not_a_clients(void **state)
 	h_pump(h, 20);
 }
 
+/* 11. Grants on their way at and past one host's share: A's NLM service
+ * takes connections and never answers; the server grants A's owner three
+ * times: two are on their way (each would hold its slot GW_NG_TIMEOUT_S),
+ * the third is counted failed at once (lockd sends it again), and B's
+ * grant still gets a slot and is relayed.  Before: A's grants could take
+ * every slot (8), and B's grant failed. */
+static void t11_grants_per_host(void **state)
+{
+	struct h_env *e = *state;
+	struct h_gw *h = &e->he_gw;
+	struct sockaddr_in b_at = { .sin_family = AF_INET };
+	uint8_t buf[512];
+	int fa, fb, fs, la, lb, cfd, one = 1;
+	int32_t a, b;
+	size_t at;
+
+	h_env_listen(e);
+	h_env_nlm_gw(e);
+	la = grant_listener();
+	lb = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);	/* B's NLM, the same port */
+	b_at.sin_addr.s_addr = htonl(0x7f000003);
+	b_at.sin_port = htons(grant_port);
+	setsockopt(lb, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(lb, (struct sockaddr *)&b_at, sizeof(b_at)), 0);
+	assert_int_equal(listen(lb, 4), 0);
+	gw_ng_set_getport(gw_nlm_grants(h->gw->gw_nlm), fake_getport);
+	fa = h_client_at(h, "127.0.0.2:801");
+	fb = h_client_at(h, "127.0.0.3:801");
+	a = lock_of(e, fa, 0xc1);
+	b = lock_of(e, fb, 0xc2);
+	fs = h_client_at(h, "127.0.0.1:4045");
+	for (uint32_t i = 0; i < GW_NG_PER_HOST + 1; i++) {
+		h_send(fs, buf, h_nlm_granted_msg(buf, 0xc3 + i, a, &at));
+		assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	}
+	assert_int_equal(gw_ng_busy(gw_nlm_grants(h->gw->gw_nlm)), GW_NG_PER_HOST);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED], 1);
+	h_send(fs, buf, h_nlm_granted_msg(buf, 0xc9, b, &at));
+	assert_int_equal(h_reply(h, fs, buf, sizeof(buf), 3000), 24);
+	cfd = h_accept(h, lb, 3000);
+	assert_true(cfd >= 0);
+	assert_true(grant_read(h, cfd, buf, 4 + 4));
+	h_send_reply(cfd, chk_be32(buf + 4), 0);
+	for (int i = 0; i < 3000 && !h->st.gs_ctr[GW_CTR_NLM_GRANT_RELAYED]; i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_RELAYED], 1);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED], 1);
+	close(cfd);
+	for (unsigned i = 0; i < GW_NG_PER_HOST; i++) {	/* A's service goes away */
+		cfd = h_accept(h, la, 3000);
+		assert_true(cfd >= 0);
+		close(cfd);
+	}
+	for (int i = 0; i < 3000 && gw_ng_busy(gw_nlm_grants(h->gw->gw_nlm)); i += 5)
+		h_pump(h, 5);
+	assert_int_equal(h->st.gs_ctr[GW_CTR_NLM_GRANT_FAILED], 1 + GW_NG_PER_HOST);
+	close(la);
+	close(lb);
+	close(fs);
+	close(fb);
+	close(fa);
+	h_pump(h, 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +695,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(t08_share_owners, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t09_other_owner_refused, h_env_setup, h_env_teardown),
 		cmocka_unit_test_setup_teardown(t10_not_a_clients, h_env_setup, h_env_teardown),
+		cmocka_unit_test_setup_teardown(t11_grants_per_host, h_env_setup, h_env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
