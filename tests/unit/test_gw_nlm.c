@@ -188,6 +188,14 @@ static bool capture(void *arg, const uint8_t *msg, size_t len)
 	return true;
 }
 
+static bool count_sent(void *arg, const uint8_t *msg, size_t len)
+{
+	(void)msg;
+	(void)len;
+	++*(unsigned *)arg;
+	return true;
+}
+
 static enum gw_nlm_act notify(struct gw_nlm *nm, const char *host, bool free_all)
 {
 	struct msg m;
@@ -907,6 +915,30 @@ static void t14_nolocks_result(void **state)
 	assert_int_equal(gw_nlm_nolocks_res(&m.m_rec, m.m_args, 2, out, 8), 0);
 }
 
+/* 15. Tracked locks of one host at and past GW_NLM_LOCKS_PER_HOST: the
+ * 65th file's lock is granted but not tracked (track_full, logged); the
+ * host's reboot releases the 64 it tracks. */
+static void t15_locks_tracked_bounded(void **state)
+{
+	struct gw_stats *st = stats();
+	struct gw_nlm *nm = gw_nlm_new(st, NULL);
+	unsigned sent = 0;
+	char fh[16];
+
+	(void)state;
+	gw_nlm_set_sender(nm, count_sent, &sent);
+	for (unsigned i = 0; i <= GW_NLM_LOCKS_PER_HOST; i++) {
+		snprintf(fh, sizeof(fh), "f%u", i);
+		lock_as(nm, "h", 4, 2, fh, 1, 0, 0, 0);
+	}
+	assert_int_equal(gw_nlm_host_locks(nm, "h"), GW_NLM_LOCKS_PER_HOST);
+	assert_int_equal(st->gs_ctr[GW_CTR_NLM_TRACK_FULL], 1);
+	assert_int_equal(notify(nm, "h", false), GW_NLM_ANSWER);
+	assert_int_equal(sent, GW_NLM_LOCKS_PER_HOST);
+	gw_nlm_free(nm);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -924,6 +956,7 @@ int main(void)
 		cmocka_unit_test(t12_caller_name),
 		cmocka_unit_test(t13_slot_kept),
 		cmocka_unit_test(t14_nolocks_result),
+		cmocka_unit_test(t15_locks_tracked_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
