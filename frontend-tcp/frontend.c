@@ -186,7 +186,8 @@ static bool fe_conn_can_read(const struct fe_conn *c)
 
 	return !c->fc_closing && !gw_client_held(c->fc_cl) &&
 	       gw_client_ncalls(c->fc_cl) < cf->cf_calls_per_client &&
-	       gw_client_bytes(c->fc_cl) + c->fc_out_bytes < cf->cf_bytes_per_client;
+	       gw_client_bytes(c->fc_cl) + c->fc_out_bytes < cf->cf_bytes_per_client &&
+	       gw_client_share_ok(c->fc_cl);	/* last: it marks the host for a wake-up */
 }
 
 /* Nothing in flight and nothing to write: the idle timeout runs. */
@@ -397,10 +398,12 @@ static void fe_conn_set_blocked(struct fe_conn *c, bool blocked)
 	}
 }
 
-/* Pool pressure: free buffers down to the servers' reserve while clients
- * sit on replies they do not read.  The one blocked longest goes, once it
- * has made no progress for evict_timeout; one a tick, so the freed
- * buffers are seen before the next. */
+/* Pressure: free buffers down to the servers' reserve, or fewer call
+ * objects free than a new client host's share (gw_ctx_calls_short), while
+ * clients sit on replies they do not read: those replies hold the buffers
+ * and the call objects the others need.  The one blocked longest goes,
+ * once it has made no progress for evict_timeout; one a tick, so what it
+ * freed is seen before the next. */
 void fe_on_pressure(evutil_socket_t fd, short what, void *arg)
 {
 	struct fe_frontend *fe = arg;
@@ -410,10 +413,14 @@ void fe_on_pressure(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (c && grace && gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve &&
-	    gw_now_ms() >= c->fc_out_ms + grace)
-		fe_conn_close(c, GW_CTR_CLIENT_EVICTED,
-			      "replies not read while the buffer pool is short (evicted)");
+	if (c && grace && gw_now_ms() >= c->fc_out_ms + grace) {
+		if (gw_pool_unpromised(fe->fe_p.fp_pool) <= fe->fe_reserve)
+			fe_conn_close(c, GW_CTR_CLIENT_EVICTED,
+				      "replies not read while the buffer pool is short (evicted)");
+		else if (gw_ctx_calls_short(fe->fe_p.fp_gw))
+			fe_conn_close(c, GW_CTR_CLIENT_EVICTED_CALLS,
+				      "replies not read while call objects are short (evicted)");
+	}
 	if (!TAILQ_EMPTY(&fe->fe_blocked))
 		evtimer_add(fe->fe_pressure, &tv);
 }

@@ -77,6 +77,7 @@ struct gw_client *gw_client_open(struct gw_ctx *gw, const struct gw_client_ops *
 	cl->gcl_gen = ++gw->gw_client_gens;	/* from 1: 0 is no client */
 	cl->gcl_squash = -1;
 	TAILQ_INIT(&cl->gcl_calls);
+	gw_src_attach(gw->gw_srcs, cl, key);	/* its own, until its address is known */
 	TAILQ_INSERT_TAIL(&gw->gw_clients, cl, gcl_link);
 	gw->gw_nclients++;
 	return cl;
@@ -91,6 +92,7 @@ void gw_client_close(struct gw_client *cl)
 	gw_relay_client_gone(gw->gw_relay, cl);
 	while ((c = TAILQ_FIRST(&cl->gcl_calls)))
 		gw_call_finalize(c, GW_END_CLIENT_GONE);	/* calls gw_client_call_remove() */
+	gw_src_detach(gw->gw_srcs, cl);
 	TAILQ_REMOVE(&gw->gw_clients, cl, gcl_link);
 	gw->gw_nclients--;
 	free(cl);
@@ -111,8 +113,19 @@ void gw_client_set_policy(struct gw_client *cl, unsigned listener, int squash)
 
 void gw_client_set_src(struct gw_client *cl, const uint8_t addr[16])
 {
+	struct gw_srcs *ss = cl->gcl_gw->gw_srcs;
+
 	memcpy(cl->gcl_src, addr, sizeof(cl->gcl_src));
 	cl->gcl_has_src = true;
+	if (cl->gcl_ncalls)	/* set before the first call (fe_admit) */
+		return;
+	gw_src_detach(ss, cl);
+	gw_src_attach(ss, cl, gw_src_addr_key(ss, addr));
+}
+
+bool gw_client_share_ok(struct gw_client *cl)
+{
+	return gw_src_may_read(cl->gcl_gw->gw_srcs, cl->gcl_src_ent);
 }
 
 bool gw_client_src(const struct gw_client *cl, uint8_t addr[16])
@@ -161,6 +174,7 @@ void gw_client_call_add(struct gw_client *cl, struct gw_call *c)
 	TAILQ_INSERT_TAIL(&cl->gcl_calls, c, ca_cl_link);
 	cl->gcl_ncalls++;
 	cl->gcl_bytes += c->ca_bytes;
+	gw_src_call_add(cl->gcl_gw->gw_srcs, cl->gcl_src_ent);
 }
 
 void gw_client_call_remove(struct gw_client *cl, struct gw_call *c)
@@ -169,6 +183,8 @@ void gw_client_call_remove(struct gw_client *cl, struct gw_call *c)
 	cl->gcl_ncalls--;
 	cl->gcl_bytes -= c->ca_bytes;
 	c->ca_cl = NULL;
+	/* First: cl and its source's other connections may read again. */
+	gw_src_call_remove(cl->gcl_gw->gw_srcs, cl->gcl_src_ent);
 	if (!cl->gcl_closing)
 		cl->gcl_ops->cop_update(cl->gcl_arg);
 }

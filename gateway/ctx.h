@@ -92,6 +92,9 @@ struct gw_client {
 	int gcl_squash;			/* squash its certificate sets, or -1 (listener's) */
 	bool gcl_has_src;		/* gcl_src known: a TCP client, not an adopted fd */
 	uint8_t gcl_src[16];		/* its address (IPv4 mapped into IPv6) */
+	struct gw_src *gcl_src_ent;	/* its source: the share of its calls (source.c) */
+	uint64_t gcl_src_key;		/* its key: XID map shares */
+	TAILQ_ENTRY(gw_client) gcl_slink;	/* its source's connections */
 	/* Forwarded calls replied to, their call and reply bytes and summed
 	 * durations (gw_call_observe: clients --top). */
 	uint64_t gcl_done;
@@ -133,6 +136,7 @@ struct gw_ctx {
 	struct gw_cb40 *gw_cb40;	/* NFSv4.0 callback relay (cb40.c) */
 	uint16_t gw_own_ports[8];	/* the frontend's listening ports (gw_ctx_own_port) */
 	unsigned gw_nown_ports;
+	struct gw_srcs *gw_srcs;	/* clients' sources and their shares (source.c) */
 };
 
 #define LG(gw) ((gw)->gw_p.gp_log)
@@ -181,6 +185,26 @@ void gw_xwait_path_gone(struct gw_path *pa);
 /* Answer a server's callback CALL through the path's transport (niov 0:
  * only release the handle); -ENOTSUP when the transport has no backchannel. */
 int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, unsigned niov);
+
+/* source.c: a worker's client hosts and their shares of its call objects */
+struct gw_src;
+struct gw_srcs;
+/* Room for cap sources; ncalls call objects to share. */
+struct gw_srcs *gw_srcs_new(unsigned cap, unsigned ncalls, struct gw_stats *st,
+			    const struct gw_log *lg);
+void gw_srcs_free(struct gw_srcs *ss);
+/* The key of the source at addr (the worker's seeded hash). */
+uint64_t gw_src_addr_key(const struct gw_srcs *ss, const uint8_t addr[16]);
+/* cl joins the source of key (gcl_src_ent, gcl_src_key), or leaves its own. */
+void gw_src_attach(struct gw_srcs *ss, struct gw_client *cl, uint64_t key);
+void gw_src_detach(struct gw_srcs *ss, struct gw_client *cl);
+/* false: s holds its share of call objects; its connections get
+ * cop_update once it is below again. */
+bool gw_src_may_read(struct gw_srcs *ss, struct gw_src *s);
+void gw_src_call_add(struct gw_srcs *ss, struct gw_src *s);
+void gw_src_call_remove(struct gw_srcs *ss, struct gw_src *s);
+/* Fewer than a share of call objects free for a source not yet holding any. */
+bool gw_srcs_short(const struct gw_srcs *ss, unsigned avail);
 
 /* reload.c: frees what retired paths and backends left (event loop). */
 void gw_reap_cb(evutil_socket_t fd, short what, void *arg);

@@ -53,6 +53,7 @@ struct gw_stats *gw_ctx_stats(struct gw_ctx *gw) { return gw->gw_p.gp_stats; }
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw) { return gw->gw_p.gp_pool; }
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw) { return gw->gw_p.gp_cfg; }
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw) { return gw_call_pool_avail(gw->gw_calls); }
+bool gw_ctx_calls_short(const struct gw_ctx *gw) { return gw_srcs_short(gw->gw_srcs, gw_call_pool_avail(gw->gw_calls)); }
 void *gw_ctx_rdma_arg(const struct gw_ctx *gw) { return gw->gw_p.gp_rdma_arg; }
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw) { return gw->gw_p.gp_ncalls; }
 const struct gw_path_info *gw_path_info(const struct gw_path *pa) { return &pa->pa_info; }
@@ -173,7 +174,10 @@ struct gw_ctx *gw_ctx_new(const struct gw_ctx_params *p)
 		return NULL;
 	gw->gw_p = *p;
 	gw->gw_calls = gw_call_pool_new(p->gp_ncalls, p->gp_pool, p->gp_stats, p->gp_log);
-	if (!gw->gw_calls)
+	/* A source per connection at most (max_clients), and a few for the
+	 * gateway's own clients (nlm_map.c's release connection). */
+	gw->gw_srcs = gw_srcs_new(cf->cf_max_clients + 16, p->gp_ncalls, p->gp_stats, p->gp_log);
+	if (!gw->gw_calls || !gw->gw_srcs)
 		goto err;
 	if (p->gp_base) {
 		struct timeval tv = { 0, GW_SWEEP_MS * 1000 };
@@ -403,6 +407,7 @@ void gw_ctx_free(struct gw_ctx *gw)
 	if (gw->gw_xwait_ev)
 		event_free(gw->gw_xwait_ev);
 	gw_call_pool_free(gw->gw_calls);
+	gw_srcs_free(gw->gw_srcs);	/* last: closing clients leave their sources */
 	free(gw);
 }
 

@@ -114,6 +114,9 @@ struct gw_stats *gw_ctx_stats(struct gw_ctx *gw);
 struct gw_pool *gw_ctx_pool(struct gw_ctx *gw);
 const struct cfg *gw_ctx_cfg(const struct gw_ctx *gw);
 unsigned gw_ctx_calls_avail(const struct gw_ctx *gw);
+/* Fewer call objects free than the share of a client host that holds none
+ * yet (gateway/source.c): replies left unread then hold what others need. */
+bool gw_ctx_calls_short(const struct gw_ctx *gw);
 void *gw_ctx_rdma_arg(const struct gw_ctx *gw);
 unsigned gw_ctx_ncalls(const struct gw_ctx *gw);
 

@@ -166,6 +166,9 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_NSM_UDP_NOT_ADMITTED] = "nsm_udp_not_admitted",
 	[GW_CTR_NLM_SERVER_NOTIFY_REFUSED] = "nlm_server_notify_refused",
 	[GW_CTR_LOCAL_NLM_REFUSED] = "local_nlm_refused",
+	[GW_CTR_SRC_CALL_SHARE] = "source_call_share",
+	[GW_CTR_SRC_SPILL] = "source_spill",
+	[GW_CTR_CLIENT_EVICTED_CALLS] = "client_evicted_calls",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -256,6 +256,10 @@ enum gw_ctr {
 	GW_CTR_NSM_UDP_NOT_ADMITTED,	/* datagram its listener's allow/deny/secure_port refuse */
 	GW_CTR_NLM_SERVER_NOTIFY_REFUSED, /* SM_NOTIFY from a backend's address, port not reserved */
 	GW_CTR_LOCAL_NLM_REFUSED,	/* NLM/NSM call refused by the owner map: answered here */
+	/* shares of a worker's tables per client host (source.c, xmap.c) */
+	GW_CTR_SRC_CALL_SHARE,		/* host at its share of call objects: not read */
+	GW_CTR_SRC_SPILL,		/* source table full: connection on the spill source */
+	GW_CTR_CLIENT_EVICTED_CALLS,	/* replies not read while call objects were short: closed */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

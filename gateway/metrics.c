@@ -472,6 +472,9 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_NSM_UDP_NOT_ADMITTED] = { F_NLM, "nsm_udp_not_admitted" },
 	[GW_CTR_NLM_SERVER_NOTIFY_REFUSED] = { F_NLM, "server_notify_refused" },
 	[GW_CTR_LOCAL_NLM_REFUSED] = { F_LOCAL, "nlm_refused" },
+	[GW_CTR_SRC_CALL_SHARE] = { F_FLOW, "source_call_share" },
+	[GW_CTR_SRC_SPILL] = { F_CONN, "source_spill" },
+	[GW_CTR_CLIENT_EVICTED_CALLS] = { F_CLIENT_ERR, "evicted_calls" },
 };
 
 #define P "rpcrdma_gw_"

@@ -9,7 +9,8 @@
  *
  * The tiny server answers every call with: XID, REPLY, MSG_ACCEPTED,
  * AUTH_NONE verifier, SUCCESS, then the call's last 4 bytes (a tag the
- * test puts there), so a reply shows which call it answers.  It records
+ * test puts there), so a reply shows which call it answers, then as many
+ * zero bytes as h_server_set_pad() asked (0 by default).  It records
  * the XIDs it saw (the gateway XIDs) and can hold replies back, or drop
  * the connection on a chosen call without answering.
  *
@@ -62,6 +63,7 @@ struct h_server {
 	bool stop;
 	bool hold;		/* keep replies back */
 	int drop_at;		/* close the connection on call number N (1-based), once */
+	unsigned pad;		/* zero bytes after each reply's tag */
 	unsigned ncalls;	/* calls seen */
 	unsigned nconns;	/* connections accepted */
 	uint32_t xids[1024];
@@ -96,11 +98,14 @@ static __attribute__((unused)) bool h_read_full(int fd, void *buf, size_t n, str
 	return true;
 }
 
-static __attribute__((unused)) void h_send_reply(int fd, uint32_t xid, uint32_t tag)
+/* A reply to xid ending with tag and pad zero bytes. */
+static __attribute__((unused)) void h_send_reply_pad(int fd, uint32_t xid, uint32_t tag,
+						     unsigned pad)
 {
+	static const uint8_t zero[4096];
 	uint8_t r[32];
 
-	chk_put_be32(r, RM_LAST_FRAG | 28);
+	chk_put_be32(r, RM_LAST_FRAG | (28 + pad));
 	chk_put_be32(r + 4, xid);
 	chk_put_be32(r + 8, 1);		/* REPLY */
 	chk_put_be32(r + 12, 0);	/* MSG_ACCEPTED */
@@ -108,9 +113,20 @@ static __attribute__((unused)) void h_send_reply(int fd, uint32_t xid, uint32_t 
 	chk_put_be32(r + 20, 0);	/* verifier length */
 	chk_put_be32(r + 24, 0);	/* SUCCESS */
 	chk_put_be32(r + 28, tag);
-	if (write(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
-		/* the gateway went away: fine for a test server */
+	if (write(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
+		return;		/* the gateway went away: fine for a test server */
+	while (pad) {
+		unsigned n = pad < sizeof(zero) ? pad : sizeof(zero);
+
+		if (write(fd, zero, n) != (ssize_t)n)
+			return;
+		pad -= n;
 	}
+}
+
+static __attribute__((unused)) void h_send_reply(int fd, uint32_t xid, uint32_t tag)
+{
+	h_send_reply_pad(fd, xid, tag, 0);
 }
 
 static __attribute__((unused)) void *h_server_main(void *arg)
@@ -141,11 +157,13 @@ static __attribute__((unused)) void *h_server_main(void *arg)
 			struct pollfd cp = { fd, POLLIN, 0 };
 			uint8_t hdr[4], body[65536];
 			uint32_t len, xid, tag;
+			unsigned pad;
 			bool hold, drop = false;
 			int pr = poll(&cp, 1, 10);
 
 			pthread_mutex_lock(&s->mu);
 			hold = s->hold;
+			pad = s->pad;
 			if (s->stop) {
 				pthread_mutex_unlock(&s->mu);
 				break;
@@ -153,7 +171,7 @@ static __attribute__((unused)) void *h_server_main(void *arg)
 			pthread_mutex_unlock(&s->mu);
 			if (!hold) {
 				for (unsigned i = 0; i < npend; i++)
-					h_send_reply(fd, pend_xid[i], pend_tag[i]);
+					h_send_reply_pad(fd, pend_xid[i], pend_tag[i], pad);
 				npend = 0;
 			}
 			if (pr <= 0)
@@ -183,7 +201,7 @@ static __attribute__((unused)) void *h_server_main(void *arg)
 				pend_xid[npend] = xid;
 				pend_tag[npend++] = tag;
 			} else {
-				h_send_reply(fd, xid, tag);
+				h_send_reply_pad(fd, xid, tag, pad);
 			}
 		}
 		close(fd);
@@ -229,6 +247,14 @@ static __attribute__((unused)) void h_server_set(struct h_server *s, bool hold, 
 	pthread_mutex_lock(&s->mu);
 	s->hold = hold;
 	s->drop_at = drop_at;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Each reply from now on ends with pad zero bytes. */
+static __attribute__((unused)) void h_server_set_pad(struct h_server *s, unsigned pad)
+{
+	pthread_mutex_lock(&s->mu);
+	s->pad = pad;
 	pthread_mutex_unlock(&s->mu);
 }
 

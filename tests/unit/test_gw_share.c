@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the shares a client host (a source: the address its
+ * connections come from) has of a worker's finite tables, at and past
+ * their capacity, each playing an attack of issue 52 at small scale on a
+ * gateway in process (test_gw_harness.h: frontend, gateway, TCP transport
+ * to the tiny server; clients over loopback TCP from 127.0.0.2 and up, or
+ * socketpairs, each a source of its own):
+ *
+ *   1. call objects: one host with three connections gets half of them
+ *      (max_calls / (active hosts + 1)), not all; its connections are not
+ *      read past that; another host's call goes out at once;
+ *   2. call objects held by replies nobody reads: while call objects are
+ *      short, the client blocked longest is evicted after evict_timeout
+ *      (before, only a short buffer pool evicted: the others starved
+ *      until write_timeout);
+ *   3. the table of sources itself, past its capacity: a spill source.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "chunking.h"
+#include "gateway.h"
+#include "log.h"
+#include "test_gw_harness.h"
+
+#define NFS 100003u
+
+struct fx {
+	struct h_server s;
+	struct h_gw h;
+	uint16_t port;		/* the frontend's loopback listener */
+};
+
+/* Gateway with a loopback listener, extra lines in [gateway], NFS over
+ * TCP to the tiny server (started). */
+static void fx_start(struct fx *f, const char *extra)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char text[1024];
+
+	h_server_init(&f->s);
+	h_server_start(&f->s);
+	snprintf(text, sizeof(text),
+		 "[gateway]\nbuffer_size = 16k\nbuffers = 256\nmax_record = 64k\n"
+		 "secure_port = no\nreconnect_interval = 30ms\n%s\n"
+		 "[backend srv]\naddress = 127.0.0.1\n"
+		 "[route nfs]\nprogram = nfs\nversions = 3-4\ntransport = tcp\nport = %u\n",
+		 extra, f->s.port);
+	h_gw_start(&f->h, text);
+	if (fe_listen_addr(f->h.fe, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		abort();
+	f->port = fe_listen_port(f->h.fe, 0);
+}
+
+static void fx_stop(struct fx *f)
+{
+	h_pump(&f->h, 50);
+	assert_int_equal(h_gw_stop(&f->h), 0);	/* every buffer back */
+	h_server_stop(&f->s, true);
+}
+
+/* A TCP connection to the listener from host address src ("127.0.0.2"). */
+static int tcp_from(struct fx *f, const char *src)
+{
+	struct sockaddr_in b = { .sin_family = AF_INET };
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(f->port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	inet_pton(AF_INET, src, &b.sin_addr);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&b, sizeof(b)) < 0 ||
+	    connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0)
+		abort();
+	h_pump(&f->h, 20);	/* accepted and admitted */
+	return fd;
+}
+
+/* A socketpair client whose gateway end sends at most about sndbuf bytes
+ * before its writes block (a client that does not read fills it soon). */
+static int pair_client(struct fx *f, int sndbuf)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ||
+	    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0 ||
+	    fe_adopt_fd(f->h.fe, sv[1], "pair") < 0)
+		abort();
+	return sv[0];
+}
+
+/* n NFSv3 calls of procedure proc, XIDs from xid, tags from tag: one write. */
+static void send_calls(int fd, uint32_t xid, uint32_t proc, unsigned n, uint32_t tag)
+{
+	uint8_t *buf = malloc((size_t)n * 64);
+	size_t len = 0;
+
+	if (!buf)
+		abort();
+	for (unsigned i = 0; i < n; i++)
+		len += h_call_proc(buf + len, xid + i, 2, NFS, 3, proc, tag + i);
+	h_send(fd, buf, len);
+	free(buf);
+}
+
+/* The value of a /metrics sample, -1 when absent. */
+static double metric(struct fx *f, const char *sample)
+{
+	char *text = h_render(&f->h.st, f->h.gw);
+	double v = h_sample(text, sample);
+
+	free(text);
+	return v;
+}
+
+/* Replies read from fd within ms (the loop turning), at most max. */
+static unsigned read_replies(struct fx *f, int fd, unsigned max, int ms)
+{
+	uint8_t buf[8192];
+	unsigned n = 0;
+
+	while (n < max && h_reply(&f->h, fd, buf, sizeof(buf), ms) > 0)
+		n++;
+	return n;
+}
+
+/* 1. 127.0.0.2 opens three connections of 16 calls each (calls_per_client
+ * 16, max_calls 32, the server holding its replies): it gets its share,
+ * 16, where it used to get all 32; 127.0.0.3's call then goes out at once
+ * (it used to find no call object).  Once the server answers, every call
+ * of both is answered and the call objects all come back. */
+static void t01_call_share(void **state)
+{
+	struct fx f;
+	int a[3], v;
+
+	(void)state;
+	fx_start(&f, "max_calls = 32\ncalls_per_client = 16\n");
+	h_server_set(&f.s, true, 0);
+	for (unsigned i = 0; i < 3; i++) {
+		a[i] = tcp_from(&f, "127.0.0.2");
+		send_calls(a[i], 0xa000 + i * 100, 1, 16, 0x100 * i);
+	}
+	h_pump(&f.h, 300);
+	assert_int_equal(h_server_calls(&f.s), 16);	/* the host's share: 32 / (1 + 1) */
+	v = tcp_from(&f, "127.0.0.3");
+	send_calls(v, 0xb000, 1, 1, 0xbb);
+	h_pump(&f.h, 300);
+	assert_int_equal(h_server_calls(&f.s), 17);	/* the other host's call went out */
+	assert_true(metric(&f, "rpcrdma_gw_flow_control_total{cause=\"source_call_share\"}") >= 1);
+	h_server_set(&f.s, false, 0);
+	assert_int_equal(read_replies(&f, v, 1, 3000), 1);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(read_replies(&f, a[i], 16, 3000), 16);
+	assert_int_equal(h_server_calls(&f.s), 49);
+	h_pump(&f.h, 50);
+	assert_int_equal(gw_ctx_calls_avail(f.h.gw), 32);
+	for (unsigned i = 0; i < 3; i++)
+		close(a[i]);
+	close(v);
+	fx_stop(&f);
+}
+
+/* 2. Four clients send 8 calls each and read none of the 4 KiB replies:
+ * they hold every call object (max_calls 16: 8, 5 and 3 by the shares,
+ * the fourth finds none) while the buffer pool is far from short.  A
+ * fifth client's call waits until the one blocked longest is evicted
+ * (evict_timeout 200 ms), then it is answered. */
+static void t02_evict_calls(void **state)
+{
+	struct fx f;
+	int nr[4], v;
+
+	(void)state;
+	fx_start(&f, "max_calls = 16\ncalls_per_client = 8\nevict_timeout = 200ms\n");
+	h_server_set_pad(&f.s, 4096);
+	for (unsigned i = 0; i < 4; i++) {
+		nr[i] = pair_client(&f, 4096);
+		send_calls(nr[i], 0xc000 + i * 100, 6, 8, 0x100 * i);	/* READ */
+		h_pump(&f.h, 100);
+	}
+	v = pair_client(&f, 1 << 20);
+	send_calls(v, 0xd000, 1, 1, 0xdd);
+	assert_int_equal(read_replies(&f, v, 1, 2000), 1);
+	assert_true(metric(&f, "rpcrdma_gw_client_errors_total{kind=\"evicted_calls\"}") >= 1);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_CLIENT_EVICTED], 0);	/* not the pool */
+	for (unsigned i = 0; i < 4; i++)
+		close(nr[i]);
+	close(v);
+	fx_stop(&f);
+}
+
+/* 3. The table of sources at and past its capacity (max_clients + 16:
+ * 18 here): 20 connections, the last two on the spill source (counted),
+ * every call answered, every source given back. */
+static void t03_sources_full(void **state)
+{
+	uint8_t buf[256];
+	struct fx f;
+	int c[20];
+
+	(void)state;
+	fx_start(&f, "max_clients = 2\n");
+	for (unsigned i = 0; i < 20; i++) {
+		c[i] = pair_client(&f, 1 << 20);
+		h_send(c[i], buf, h_call(buf, 0xe000 + i, 2, NFS, 3, i));
+	}
+	for (unsigned i = 0; i < 20; i++)
+		assert_int_equal(read_replies(&f, c[i], 1, 3000), 1);
+	assert_int_equal(metric(&f, "rpcrdma_gw_client_connections_total{event=\"source_spill\"}"), 2);
+	for (unsigned i = 0; i < 20; i++)
+		close(c[i]);
+	h_pump(&f.h, 50);
+	assert_int_equal(fe_nconns(f.h.fe), 0);
+	c[0] = pair_client(&f, 1 << 20);	/* the slots came back: no spill */
+	h_send(c[0], buf, h_call(buf, 0xe100, 2, NFS, 3, 1));
+	assert_int_equal(read_replies(&f, c[0], 1, 3000), 1);
+	assert_int_equal(metric(&f, "rpcrdma_gw_client_connections_total{event=\"source_spill\"}"), 2);
+	close(c[0]);
+	fx_stop(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t01_call_share),
+		cmocka_unit_test(t02_evict_calls),
+		cmocka_unit_test(t03_sources_full),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
