@@ -52,6 +52,8 @@ struct fe_frontend {
 	struct fe_tls *fe_tls[CFG_MAX_LISTENERS];	/* per listener; NULL: its tls = off */
 	struct fe_conn_list fe_blocked;	/* output stuck (socket full), oldest progress first */
 	struct event *fe_pressure;	/* pool pressure check while fe_blocked is not empty */
+	struct fe_conn_list fe_unread;	/* not read (a cap, a share, starved): watched for their end */
+	struct event *fe_uwatch;	/* the watch's tick while fe_unread is not empty */
 	/* fe_flush() in use: clients given output since its last call, to
 	 * write then (else delivery makes the write event active). */
 	bool fe_flush_used;
@@ -77,6 +79,8 @@ struct fe_conn {
 	bool fc_wdue;			/* on fe_wdue */
 	TAILQ_ENTRY(fe_conn) fc_wlink;	/* fe_wdue */
 	bool fc_reading;		/* read event added */
+	bool fc_unread;			/* on fe_unread */
+	TAILQ_ENTRY(fe_conn) fc_ulink;	/* fe_unread */
 	bool fc_starved;		/* no buffer / call object: retry timer */
 	bool fc_closing;
 	uint64_t fc_last_ms;		/* last activity */
@@ -98,6 +102,13 @@ struct fe_conn *fe_conn_new(struct fe_frontend *fe, int fd, const char *name, ui
 void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason);
 /* The frontend's pool pressure timer (fe_blocked). */
 void fe_on_pressure(evutil_socket_t fd, short what, void *arg);
+
+/* fe_watch.c: connections not read, watched for their peer's end. */
+#define FE_UWATCH_MS		250
+#define FE_UWATCH_BATCH		256	/* connections looked at per tick */
+/* c is read (false) or not (true) from now on: it leaves or joins the watch. */
+void fe_watch_set(struct fe_conn *c, bool unread);
+void fe_on_uwatch(evutil_socket_t fd, short what, void *arg);
 
 /* fe_listen.c: listeners. */
 /* Listeners paused at max_clients, resumed below it. */

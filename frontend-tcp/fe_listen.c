@@ -380,8 +380,11 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 	fe->fe_pw = fe_pw_new(p->fp_base, fe_on_proxy_done, fe);
 	TAILQ_INIT(&fe->fe_blocked);
 	TAILQ_INIT(&fe->fe_wdue);
+	TAILQ_INIT(&fe->fe_unread);
 	fe->fe_pressure = evtimer_new(p->fp_base, fe_on_pressure, fe);
-	for (unsigned i = 0; fe->fe_pw && fe->fe_pressure && i < p->fp_cfg->cf_nlisteners; i++) {
+	fe->fe_uwatch = evtimer_new(p->fp_base, fe_on_uwatch, fe);
+	for (unsigned i = 0; fe->fe_pw && fe->fe_pressure && fe->fe_uwatch &&
+			     i < p->fp_cfg->cf_nlisteners; i++) {
 		struct fe_tls_params tp = { p->fp_base, p->fp_log, p->fp_stats };
 		char err[512];
 
@@ -394,11 +397,13 @@ struct fe_frontend *fe_new(const struct fe_params *p)
 			fe->fe_pw = NULL;
 		}
 	}
-	if (!fe->fe_pw || !fe->fe_pressure) {
+	if (!fe->fe_pw || !fe->fe_pressure || !fe->fe_uwatch) {
 		if (fe->fe_pw)
 			fe_pw_free(fe->fe_pw);
 		if (fe->fe_pressure)
 			event_free(fe->fe_pressure);
+		if (fe->fe_uwatch)
+			event_free(fe->fe_uwatch);
 		free(fe);
 		return NULL;
 	}
@@ -423,6 +428,7 @@ void fe_free(struct fe_frontend *fe)
 	while ((c = TAILQ_FIRST(&fe->fe_conns)))
 		fe_conn_close(c, GW_CTR__COUNT, "shutdown");
 	event_free(fe->fe_pressure);
+	event_free(fe->fe_uwatch);
 	for (unsigned i = 0; i < CFG_MAX_LISTENERS; i++)
 		fe_tls_free(fe->fe_tls[i]);
 	free(fe);

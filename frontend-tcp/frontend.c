@@ -99,6 +99,7 @@ void fe_conn_close(struct fe_conn *c, enum gw_ctr why, const char *reason)
 		TAILQ_REMOVE(&fe->fe_blocked, c, fc_blink);
 	if (c->fc_wdue)
 		TAILQ_REMOVE(&fe->fe_wdue, c, fc_wlink);
+	fe_watch_set(c, false);
 	event_free(c->fc_rev);
 	event_free(c->fc_wev);
 	event_free(c->fc_timer);
@@ -252,6 +253,7 @@ static void fe_conn_update(struct fe_conn *c)
 		if (!c->fc_starved)
 			gw_stat_inc(c->fc_fe->fe_p.fp_stats, GW_CTR_CLIENT_PAUSED);
 	}
+	fe_watch_set(c, !c->fc_reading);
 	fe_timer_arm(c);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * This file contains the calls a server ends for their client by closing a
- * connection, or by never answering: call_timeout, and the server's close
- * of the RDMA connection an RPCSEC_GSS call was on.  Both close the
+ * connection, or by never answering: call_timeout (also for RPCSEC_GSS
+ * calls that waited that long for their XID, gss_xid.c: a client that
+ * keeps an XID busy on purpose could make them wait for good), and the
+ * server's close of the RDMA connection an RPCSEC_GSS call was on.  Both close the
  * client's TCP connection, as nfsd closes a client's connection when it
  * drops one of its requests, so that the client sends its calls again.
  */
@@ -37,6 +39,7 @@
 static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 {
 	struct gw_client *cl = c->ca_cl;
+	bool waited = c->ca_state == GW_CALL_XWAIT;
 	struct gw_log_ev ev = { .le_xid = c->ca_cxid, .le_has_xid = true,
 				.le_client = cl ? gw_client_name(cl) : NULL,
 				.le_backend = c->ca_path ? c->ca_path->pa_name : NULL,
@@ -45,17 +48,40 @@ static void gw_call_timeout(struct gw_ctx *gw, struct gw_call *c, unsigned tmo)
 
 	gw_stat_inc(ST(gw), GW_CTR_CALL_TIMEOUTS);
 	c->ca_timed_out = true;
-	gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply within "
-		  "%u ms: call cancelled, client connection closed", c->ca_cxid, c->ca_gxid,
-		  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);
+	if (waited)
+		gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x from %s via %s: RPCSEC_GSS call waited "
+			  "%u ms for its XID: call cancelled, client connection closed", c->ca_cxid,
+			  cl ? gw_client_name(cl) : "-", c->ca_path ? c->ca_path->pa_name : "-", tmo);
+	else
+		gw_log_ev(LG(gw), CFG_LOG_WARN, &ev, "xid %#x (gw %#x) from %s via %s: no reply "
+			  "within %u ms: call cancelled, client connection closed", c->ca_cxid,
+			  c->ca_gxid, cl ? gw_client_name(cl) : "-",
+			  c->ca_path ? c->ca_path->pa_name : "-", tmo);
 	if (c->ca_xent && c->ca_path && c->ca_xent->xn_call == c) {
 		gw_xmap_remove(c->ca_path->pa_backend->bk_xmap, c->ca_xent);
 		c->ca_xent = NULL;
 	}
 	if (cl && !cl->gcl_closing && cl->gcl_ops->cop_close)
-		cl->gcl_ops->cop_close(cl->gcl_arg, "a call had no reply within call_timeout");
+		cl->gcl_ops->cop_close(cl->gcl_arg, waited ? "an RPCSEC_GSS call waited for its XID "
+				       "for call_timeout" : "a call had no reply within call_timeout");
 	else
 		gw_call_finalize(c, GW_END_TIMEOUT);
+}
+
+/* Oldest first, so a sweep stops at the first call still in time.
+ * Closing a client finalizes its other calls too (they leave the lists):
+ * the head is read again after every timeout, never a pointer kept across
+ * the close.  A call still at the head afterwards (its client's close is
+ * under way) is looked at next sweep. */
+static void gw_xwait_sweep(struct gw_ctx *gw, struct gw_backend *bk, uint64_t now, unsigned tmo)
+{
+	struct gw_call *c;
+
+	while ((c = TAILQ_FIRST(&bk->bk_xwait)) && now - c->ca_start_ms >= tmo) {
+		gw_call_timeout(gw, c, tmo);
+		if (TAILQ_FIRST(&bk->bk_xwait) == c)
+			break;
+	}
 }
 
 void gw_call_sweep(evutil_socket_t fd, short what, void *arg)
@@ -79,6 +105,9 @@ void gw_call_sweep(evutil_socket_t fd, short what, void *arg)
 		if (gw_call_pool_oldest_sent(gw->gw_calls) == c)
 			break;
 	}
+	for (unsigned i = 0; i < GW_BACKEND_SLOTS; i++)
+		if (gw->gw_bslots[i].bk_used)
+			gw_xwait_sweep(gw, &gw->gw_bslots[i], now, tmo);
 }
 
 /*

@@ -112,8 +112,8 @@ void gw_on_out_done(struct gw_client *cl, struct gw_out *o);
 /* What the gateway counts against the client's caps. */
 unsigned gw_client_ncalls(const struct gw_client *cl);
 /* false: the client's source (host) holds its share of the worker's call
- * objects: do not read; cop_update comes once it is below again
- * (gateway/source.c). */
+ * objects, or of waiting RPCSEC_GSS calls: do not read; cop_update comes
+ * once it is below again (gateway/source.c). */
 bool gw_client_share_ok(struct gw_client *cl);
 size_t gw_client_bytes(const struct gw_client *cl);	/* call records in flight */
 bool gw_client_held(const struct gw_client *cl);		/* its backend's hold queue is full */

@@ -187,6 +187,7 @@ void gw_xwait_path_gone(struct gw_path *pa);
 int gw_path_cb_reply(struct gw_path *pa, void *handle, const struct iovec *iov, unsigned niov);
 
 /* source.c: a worker's client hosts and their shares of its call objects */
+#define GW_XWAIT_PER_SOURCE	32	/* RPCSEC_GSS calls waiting for an XID, per source */
 struct gw_src;
 struct gw_srcs;
 /* Room for cap sources; ncalls call objects to share. */
@@ -198,11 +199,13 @@ uint64_t gw_src_addr_key(const struct gw_srcs *ss, const uint8_t addr[16]);
 /* cl joins the source of key (gcl_src_ent, gcl_src_key), or leaves its own. */
 void gw_src_attach(struct gw_srcs *ss, struct gw_client *cl, uint64_t key);
 void gw_src_detach(struct gw_srcs *ss, struct gw_client *cl);
-/* false: s holds its share of call objects; its connections get
- * cop_update once it is below again. */
+/* false: s holds its share (of call objects or waiting GSS calls); its
+ * connections get cop_update once it is below again. */
 bool gw_src_may_read(struct gw_srcs *ss, struct gw_src *s);
 void gw_src_call_add(struct gw_srcs *ss, struct gw_src *s);
 void gw_src_call_remove(struct gw_srcs *ss, struct gw_src *s);
+void gw_src_xwait_add(struct gw_src *s);
+void gw_src_xwait_remove(struct gw_srcs *ss, struct gw_src *s);
 /* Fewer than a share of call objects free for a source not yet holding any. */
 bool gw_srcs_short(const struct gw_srcs *ss, unsigned avail);
 

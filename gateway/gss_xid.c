@@ -83,6 +83,7 @@ enum gw_xwait gw_xwait_map(struct gw_path *pa, struct gw_call *c, struct gw_xent
 		}
 		TAILQ_INSERT_TAIL(&bk->bk_xwait, c, ca_path_link);
 		bk->bk_nxwait++;
+		gw_src_xwait_add(c->ca_cl->gcl_src_ent);	/* at most GW_XWAIT_PER_SOURCE */
 		gw_stat_inc(ST(gw), GW_CTR_GSS_XID_WAIT);
 		gw_log_ev(LG(gw), CFG_LOG_INFO, &ev, "xid %#x from %s: RPCSEC_GSS call waits: "
 			  "its XID is busy on %s", c->ca_cxid, gw_client_name(c->ca_cl), pa->pa_name);
@@ -101,6 +102,8 @@ void gw_xwait_remove(struct gw_call *c)
 
 	TAILQ_REMOVE(&bk->bk_xwait, c, ca_path_link);
 	bk->bk_nxwait--;
+	if (c->ca_cl)	/* always: a client's calls end before it goes */
+		gw_src_xwait_remove(c->ca_gw->gw_srcs, c->ca_cl->gcl_src_ent);
 }
 
 /* Waiters in arrival order; one whose XID is free goes on. */

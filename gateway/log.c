@@ -169,6 +169,8 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_SRC_CALL_SHARE] = "source_call_share",
 	[GW_CTR_SRC_SPILL] = "source_spill",
 	[GW_CTR_CLIENT_EVICTED_CALLS] = "client_evicted_calls",
+	[GW_CTR_SRC_GSS_WAITS] = "source_gss_waits",
+	[GW_CTR_CLIENT_GONE_UNREAD] = "client_gone_unread",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

@@ -475,6 +475,8 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_SRC_CALL_SHARE] = { F_FLOW, "source_call_share" },
 	[GW_CTR_SRC_SPILL] = { F_CONN, "source_spill" },
 	[GW_CTR_CLIENT_EVICTED_CALLS] = { F_CLIENT_ERR, "evicted_calls" },
+	[GW_CTR_SRC_GSS_WAITS] = { F_FLOW, "source_gss_waits" },
+	[GW_CTR_CLIENT_GONE_UNREAD] = { F_CONN, "gone_unread" },
 };
 
 #define P "rpcrdma_gw_"

@@ -26,6 +26,11 @@
  * evict_timeout).  Idle sources do not count: a fleet of idle mounts does
  * not shrink a busy client's share.
  *
+ * RPCSEC_GSS calls that wait for their XID (gss_xid.c) are call objects
+ * too, and at most GW_XWAIT_PER_SOURCE of them per source: XID collisions
+ * between honest clients are rare, and a host that makes calls wait on
+ * XIDs it keeps busy itself stops being read there.
+ *
  * The table is fixed at start (max_clients + 16 sources: each connection
  * has one); were it full, the connection would share a spill source with
  * the others that found no slot (counted).  Keys are the address hashed
@@ -46,6 +51,7 @@ struct gw_src {
 	uint64_t sr_key;
 	unsigned sr_conns;		/* client connections attached */
 	unsigned sr_ncalls;		/* call objects they hold */
+	unsigned sr_nxwait;		/* of them, RPCSEC_GSS calls waiting for their XID */
 	bool sr_paused;			/* refused reading at its share: on srs_paused */
 	bool sr_spill;			/* the spill source (never freed) */
 	struct gw_src *sr_hnext;	/* chain by key */
@@ -203,10 +209,10 @@ static unsigned gw_src_share(const struct gw_srcs *ss, const struct gw_src *s)
 	return share ? share : 1;
 }
 
-/* Below its share of call objects. */
+/* Below its share of call objects and of waiting GSS calls. */
 static bool gw_src_below(const struct gw_srcs *ss, const struct gw_src *s)
 {
-	return s->sr_ncalls < gw_src_share(ss, s);
+	return s->sr_ncalls < gw_src_share(ss, s) && s->sr_nxwait < GW_XWAIT_PER_SOURCE;
 }
 
 bool gw_src_may_read(struct gw_srcs *ss, struct gw_src *s)
@@ -216,7 +222,8 @@ bool gw_src_may_read(struct gw_srcs *ss, struct gw_src *s)
 	if (!s->sr_paused) {
 		s->sr_paused = true;
 		TAILQ_INSERT_TAIL(&ss->srs_paused, s, sr_link);
-		gw_stat_inc(ss->srs_stats, GW_CTR_SRC_CALL_SHARE);
+		gw_stat_inc(ss->srs_stats, s->sr_nxwait >= GW_XWAIT_PER_SOURCE ?
+			    GW_CTR_SRC_GSS_WAITS : GW_CTR_SRC_CALL_SHARE);
 	}
 	return false;
 }
@@ -262,6 +269,18 @@ void gw_src_call_remove(struct gw_srcs *ss, struct gw_src *s)
 	} else if (s->sr_paused && gw_src_below(ss, s)) {
 		gw_src_wake(ss, s);
 	}
+}
+
+void gw_src_xwait_add(struct gw_src *s)
+{
+	s->sr_nxwait++;
+}
+
+void gw_src_xwait_remove(struct gw_srcs *ss, struct gw_src *s)
+{
+	s->sr_nxwait--;
+	if (s->sr_paused && gw_src_below(ss, s))
+		gw_src_wake(ss, s);
 }
 
 bool gw_srcs_short(const struct gw_srcs *ss, unsigned avail)

@@ -14,7 +14,12 @@
  *      short, the client blocked longest is evicted after evict_timeout
  *      (before, only a short buffer pool evicted: the others starved
  *      until write_timeout);
- *   3. the table of sources itself, past its capacity: a spill source.
+ *   3. the table of sources itself, past its capacity: a spill source;
+ *   4. RPCSEC_GSS calls waiting for a busy XID: at most 32 per host;
+ *   5. ... and they end after call_timeout like calls the server never
+ *      answered (the client's connection is closed);
+ *   6. a client that closes a connection the gateway does not read (at
+ *      calls_per_client, its calls waiting) is noticed: its calls end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,6 +108,34 @@ static void send_calls(int fd, uint32_t xid, uint32_t proc, unsigned n, uint32_t
 		len += h_call_proc(buf + len, xid + i, 2, NFS, 3, proc, tag + i);
 	h_send(fd, buf, len);
 	free(buf);
+}
+
+/* Record-marked NFSv3 call of procedure proc with an RPCSEC_GSS DATA
+ * credential (RFC 2203 5: version 1, DATA, seq_num, service none, a
+ * 4-byte handle) and an 8-byte verifier, then the tag word. */
+static size_t gss_call(uint8_t *out, uint32_t xid, uint32_t proc, uint32_t tag)
+{
+	const uint32_t w[] = { xid, RPC_CALL, 2, NFS, 3, proc,
+			       RPC_RPCSEC_GSS, 24, 1, 0, xid, RPC_GSS_SVC_NONE, 4, 0xc0ffee,
+			       RPC_RPCSEC_GSS, 8, 0x11111111, 0x22222222, tag };
+	size_t o = 4;
+
+	for (unsigned i = 0; i < sizeof(w) / sizeof(w[0]); i++, o += 4)
+		chk_put_be32(out + o, w[i]);
+	rm_encode_hdr(out, (uint32_t)(o - 4), true);
+	return o;
+}
+
+/* n GSS WRITEs (kept in the XID map for drc_window once answered) with
+ * XIDs from xid: one write. */
+static void send_gss(int fd, uint32_t xid, unsigned n)
+{
+	uint8_t buf[64 * 80];
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		len += gss_call(buf + len, xid + i, 7, 0x900 + i);
+	h_send(fd, buf, len);
 }
 
 /* The value of a /metrics sample, -1 when absent. */
@@ -222,12 +255,101 @@ static void t03_sources_full(void **state)
 	fx_stop(&f);
 }
 
+/* 4. 127.0.0.2 makes 40 XIDs busy (answered GSS WRITEs, drc_window 60 s)
+ * and sends calls on them from two more connections: 32 wait (one host's
+ * cap), the rest are not read; another host's calls are answered. */
+static void t04_gss_wait_cap(void **state)
+{
+	uint8_t buf[256];
+	struct fx f;
+	int a0, a1, a2, v;
+
+	(void)state;
+	fx_start(&f, "max_calls = 256\ndrc_window = 60\ncall_timeout = 0\n");
+	a0 = tcp_from(&f, "127.0.0.2");
+	send_gss(a0, 0x5000, 40);
+	assert_int_equal(read_replies(&f, a0, 40, 3000), 40);
+	a1 = tcp_from(&f, "127.0.0.2");
+	a2 = tcp_from(&f, "127.0.0.2");
+	send_gss(a1, 0x5000, 20);
+	send_gss(a2, 0x5000 + 20, 20);
+	h_pump(&f.h, 300);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_GSS_XID_WAIT], 32);
+	assert_true(metric(&f, "rpcrdma_gw_flow_control_total{cause=\"source_gss_waits\"}") >= 1);
+	v = tcp_from(&f, "127.0.0.3");
+	h_send(v, buf, h_call(buf, 0x7001, 2, NFS, 3, 0x71));
+	h_send(v, buf, gss_call(buf, 0x6000, 7, 0x72));		/* a free GSS XID */
+	assert_int_equal(read_replies(&f, v, 2, 2000), 2);
+	close(a0);
+	close(a1);
+	close(a2);
+	close(v);
+	fx_stop(&f);
+}
+
+/* 5. A GSS call waiting for its XID ends after call_timeout (400 ms here)
+ * like a call the server never answered: its connection is closed. */
+static void t05_gss_wait_timeout(void **state)
+{
+	uint8_t buf[256];
+	struct fx f;
+	int a0, a1;
+
+	(void)state;
+	fx_start(&f, "drc_window = 60\ncall_timeout = 400ms\n");
+	a0 = tcp_from(&f, "127.0.0.2");
+	send_gss(a0, 0x5100, 1);
+	assert_int_equal(read_replies(&f, a0, 1, 3000), 1);
+	a1 = tcp_from(&f, "127.0.0.2");
+	send_gss(a1, 0x5100, 1);
+	h_pump(&f.h, 100);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_GSS_XID_WAIT], 1);
+	assert_int_equal(h_reply(&f.h, a1, buf, sizeof(buf), 1500), 0);	/* closed */
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_CALL_TIMEOUTS], 1);
+	assert_int_equal(h_server_calls(&f.s), 1);
+	close(a0);
+	close(a1);
+	fx_stop(&f);
+}
+
+/* 6. A client at calls_per_client (4) whose four GSS calls wait, four
+ * more unread behind them, closes its connection: the gateway, which
+ * does not read it, still sees the end within a second, and the waiting
+ * calls end with it. */
+static void t06_closed_while_unread(void **state)
+{
+	struct fx f;
+	int a0, a1;
+
+	(void)state;
+	fx_start(&f, "calls_per_client = 4\ndrc_window = 60\ncall_timeout = 0\n");
+	a0 = pair_client(&f, 1 << 20);
+	send_gss(a0, 0x5200, 4);
+	assert_int_equal(read_replies(&f, a0, 4, 3000), 4);
+	a1 = pair_client(&f, 1 << 20);
+	send_gss(a1, 0x5200, 4);
+	send_gss(a1, 0x5200, 4);	/* retransmissions: unread behind the cap */
+	h_pump(&f.h, 200);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_GSS_XID_WAIT], 4);
+	assert_int_equal(fe_nconns(f.h.fe), 2);
+	close(a1);
+	h_pump(&f.h, 1000);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_CALLS_CANCELLED], 4);
+	assert_int_equal(fe_nconns(f.h.fe), 1);
+	assert_true(metric(&f, "rpcrdma_gw_client_connections_total{event=\"gone_unread\"}") >= 1);
+	close(a0);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_call_share),
 		cmocka_unit_test(t02_evict_calls),
 		cmocka_unit_test(t03_sources_full),
+		cmocka_unit_test(t04_gss_wait_cap),
+		cmocka_unit_test(t05_gss_wait_timeout),
+		cmocka_unit_test(t06_closed_while_unread),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
