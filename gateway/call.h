@@ -73,6 +73,7 @@ struct gw_call {
 	uint32_t ca_gxid;		/* gateway XID, in the record while SENT */
 	uint32_t ca_gss;		/* the walkers' view of ca_hdr's flavor: 0 or CHK_GSS_* */
 	uint64_t ca_client;		/* client key (XID map) */
+	uint64_t ca_src;		/* its source's key (XID map shares) */
 	uint64_t ca_owner;		/* client connection's generation (pool bytes' owner), 0: none */
 	uint64_t ca_start_ms;
 	uint64_t ca_start_us;		/* latency histogram */

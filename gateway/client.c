@@ -169,6 +169,7 @@ void gw_client_call_add(struct gw_client *cl, struct gw_call *c)
 {
 	c->ca_cl = cl;
 	c->ca_client = cl->gcl_key;
+	c->ca_src = cl->gcl_src_key;
 	c->ca_owner = cl->gcl_gen;
 	c->ca_bytes = c->ca_rec.rcd_len;
 	TAILQ_INSERT_TAIL(&cl->gcl_calls, c, ca_cl_link);

@@ -23,6 +23,7 @@
 #include "gateway.h"
 #include "log.h"
 #include "transport.h"
+#include "xmap.h"
 
 struct event;
 struct gw_cb40;
@@ -168,6 +169,9 @@ void gw_call_local_reply(struct gw_call *c, const struct rpc_reply_hdr *st, enum
 /* A call with its gateway XID goes to its path (held or sent). */
 void gw_call_send(struct gw_path *pa, struct gw_call *c);
 
+/* An add to a backend's XID map made room (evicted): count it, and log
+ * it when c's own host held its share (xmap.c). */
+void gw_xmap_count_evict(struct gw_ctx *gw, const struct gw_call *c, enum gw_xevict evicted);
 /* gss_xid.c: RPCSEC_GSS calls keep the client's XID (RFC 2203 5.3.1) */
 bool gw_call_keeps_xid(const struct gw_call *c);
 enum gw_xwait {

@@ -742,7 +742,7 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 {
 	struct gw_ctx *gw = pa->pa_gw;
 	struct gw_xent *xe;
-	bool evicted;
+	enum gw_xevict evicted;
 
 	xe = gw_xmap_find(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c->ca_start_ms);
 	if (xe && xe->xn_call) {
@@ -769,10 +769,9 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 			      gw_client_name(c->ca_cl), xe->xn_gxid);
 		gw_xmap_attach(pa->pa_backend->bk_xmap, xe, c);
 	} else {
-		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms,
-				 &evicted);
-		if (evicted)
-			gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+		xe = gw_xmap_add(pa->pa_backend->bk_xmap, c->ca_client, c->ca_src, c->ca_cxid, c,
+				 c->ca_start_ms, &evicted);
+		gw_xmap_count_evict(gw, c, evicted);
 		if (!xe) {	/* cannot happen: the map holds every call object */
 			gw_err(LG(gw), "xid %#x: XID map full", c->ca_cxid);
 			gw_call_finalize(c, GW_END_FAILED);
@@ -783,6 +782,22 @@ bool gw_call_map_xid(struct gw_path *pa, struct gw_call *c)
 	c->ca_gxid = xe->xn_gxid;
 	gw_rec_put_be32(&c->ca_rec, 0, c->ca_gxid);
 	return true;
+}
+
+void gw_xmap_count_evict(struct gw_ctx *gw, const struct gw_call *c, enum gw_xevict evicted)
+{
+	if (evicted == GW_XEVICT_NONE)
+		return;
+	gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+	if (evicted == GW_XEVICT_LARGEST) {
+		gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICT_LARGEST);
+		return;
+	}
+	gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICT_OWN);
+	gw_log_client(LG(gw), CFG_LOG_INFO, c->ca_cl ? gw_client_name(c->ca_cl) : NULL,
+		      "xid %#x from %s: XID map of %s full and the client's host holds its share: "
+		      "its own oldest answered XID forgotten", c->ca_cxid,
+		      c->ca_cl ? gw_client_name(c->ca_cl) : "-", c->ca_path ? c->ca_path->pa_name : "-");
 }
 
 /* Decode c's header and find its path.  NULL when the call was answered

@@ -65,7 +65,7 @@ enum gw_xwait gw_xwait_map(struct gw_path *pa, struct gw_call *c, struct gw_xent
 {
 	struct gw_ctx *gw = pa->pa_gw;
 	struct gw_backend *bk = pa->pa_backend;
-	bool evicted;
+	enum gw_xevict evicted;
 
 	if (gw_xwait_find(bk, c->ca_client, c->ca_cxid, false)) {
 		gw_stat_inc(ST(gw), GW_CTR_RETRANS_INFLIGHT);
@@ -90,9 +90,9 @@ enum gw_xwait gw_xwait_map(struct gw_path *pa, struct gw_call *c, struct gw_xent
 		gw_xwait_arm(gw);
 		return GW_XWAIT_PARKED;
 	}
-	*xep = gw_xmap_add_as(bk->bk_xmap, c->ca_client, c->ca_cxid, c, c->ca_start_ms, &evicted);
-	if (evicted)
-		gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+	*xep = gw_xmap_add_as(bk->bk_xmap, c->ca_client, c->ca_src, c->ca_cxid, c, c->ca_start_ms,
+			      &evicted);
+	gw_xmap_count_evict(gw, c, evicted);
 	return *xep ? GW_XWAIT_MAPPED : GW_XWAIT_FULL;
 }
 
@@ -114,7 +114,7 @@ static bool gw_xwait_backend(struct gw_ctx *gw, struct gw_backend *bk, uint64_t 
 	for (c = TAILQ_FIRST(&bk->bk_xwait); c; c = next) {
 		struct gw_path *pa = c->ca_path;
 		struct gw_xent *xe;
-		bool evicted;
+		enum gw_xevict evicted;
 
 		next = TAILQ_NEXT(c, ca_path_link);
 		if (pa->pa_retiring) {
@@ -123,11 +123,10 @@ static bool gw_xwait_backend(struct gw_ctx *gw, struct gw_backend *bk, uint64_t 
 		}
 		if (gw_xmap_gxid_busy(bk->bk_xmap, c->ca_cxid, now))
 			continue;
-		xe = gw_xmap_add_as(bk->bk_xmap, c->ca_client, c->ca_cxid, c, now, &evicted);
+		xe = gw_xmap_add_as(bk->bk_xmap, c->ca_client, c->ca_src, c->ca_cxid, c, now, &evicted);
 		if (!xe)
 			continue;	/* every entry in flight: next round */
-		if (evicted)
-			gw_stat_inc(ST(gw), GW_CTR_XMAP_EVICTED);
+		gw_xmap_count_evict(gw, c, evicted);
 		gw_xwait_remove(c);
 		c->ca_xent = xe;
 		c->ca_gxid = xe->xn_gxid;

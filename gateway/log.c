@@ -171,6 +171,8 @@ static const char *const gw_ctr_names[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENT_EVICTED_CALLS] = "client_evicted_calls",
 	[GW_CTR_SRC_GSS_WAITS] = "source_gss_waits",
 	[GW_CTR_CLIENT_GONE_UNREAD] = "client_gone_unread",
+	[GW_CTR_XMAP_EVICT_OWN] = "xmap_evict_own",
+	[GW_CTR_XMAP_EVICT_LARGEST] = "xmap_evict_largest",
 };
 
 const char *gw_ctr_str(enum gw_ctr c)

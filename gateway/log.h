@@ -262,6 +262,8 @@ enum gw_ctr {
 	GW_CTR_CLIENT_EVICTED_CALLS,	/* replies not read while call objects were short: closed */
 	GW_CTR_SRC_GSS_WAITS,		/* host at GW_XWAIT_PER_SOURCE waiting GSS calls: not read */
 	GW_CTR_CLIENT_GONE_UNREAD,	/* peer closed while not read (fe_watch.c) */
+	GW_CTR_XMAP_EVICT_OWN,		/* XID map full, adding host held its share: its own oldest */
+	GW_CTR_XMAP_EVICT_LARGEST,	/* XID map full: oldest of the host holding the most */
 	GW_CTR__COUNT
 };
 const char *gw_ctr_str(enum gw_ctr c);

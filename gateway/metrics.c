@@ -250,7 +250,8 @@ enum {
 	F_ENDED, F_BACKEND, F_RPCBIND, F_ILLEGAL, F_BYTES, F_COPIED, F_SCRUBBED, F_LOGSUP, F_ADMIN, F_CTL,
 	F_RPCB_REG, F_RELOAD, F_NFS4_UNCOUNTED, F_CB, F_ADMIN_REFUSED, F_SERVER_BAD,
 	F_CALL_TIMEOUT, F_ADMISSION, F_AUTHPOL, F_GSS_WAIT, F_TLS, F_TLS_KTLS, F_TLS_REFUSED, F_NLM,
-	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F_SERVER_CLOSED_FOR, F_GSS_QUAR, F__COUNT
+	F_CB40_RELAYED, F_CB40_SCI, F_CB40_FAILED, F_SERVER_CLOSED_FOR, F_GSS_QUAR, F_XMAP_SHARE,
+	F__COUNT
 };
 static const struct gw_fam gw_fams[F__COUNT] = {
 	[F_CONN] = { "client_connections_total", "Client TCP connections by event.", "event" },
@@ -323,6 +324,7 @@ static const struct gw_fam gw_fams[F__COUNT] = {
 			    "ClientHello), version (no TLS 1.3), alpn (no \"sunrpc\"), client_cert, "
 			    "handshake (other), identity (not in tls_allow_identity).", "reason" },
 	[F_NLM] = { "nlm_owners_total", "NFSv3 lock owners kept per client (NLM through the gateway), by event.", "event" },
+	[F_XMAP_SHARE] = { "xid_map_share_evictions_total", "Answered XIDs forgotten early (map full), by whose: own (the adding client host held its share), largest (the host holding the most).", "whose" },
 };
 static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__COUNT] = {
 	[GW_CTR_CLIENTS_ACCEPTED] = { F_CONN, "accepted" },
@@ -477,6 +479,8 @@ static const struct { unsigned m_fam; const char *m_value; } gw_ctr_map[GW_CTR__
 	[GW_CTR_CLIENT_EVICTED_CALLS] = { F_CLIENT_ERR, "evicted_calls" },
 	[GW_CTR_SRC_GSS_WAITS] = { F_FLOW, "source_gss_waits" },
 	[GW_CTR_CLIENT_GONE_UNREAD] = { F_CONN, "gone_unread" },
+	[GW_CTR_XMAP_EVICT_OWN] = { F_XMAP_SHARE, "own" },
+	[GW_CTR_XMAP_EVICT_LARGEST] = { F_XMAP_SHARE, "largest" },
 };
 
 #define P "rpcrdma_gw_"

@@ -23,6 +23,25 @@
  * window ends.  Their gateway XIDs are not reused early all the same,
  * since gateway XIDs count up.
  *
+ * Shares.  Every entry belongs to a source, the client host (its address:
+ * a host's connections and reconnects are one source), and the map is
+ * shared between sources as max-min fairness shares it: when it is full,
+ * a source that holds its share (capacity / sources with an entry, the
+ * adding one counted) makes room with its own oldest answered entry;
+ * any other source's add takes the oldest answered entry of the source
+ * holding the most answered entries.  When the map is full and the adding
+ * source is under its share, someone is over it, so a client that keeps
+ * within its share never loses an entry to another's burst: a burst of
+ * SETATTRs can no longer push another client's REMOVE out of the window,
+ * whose retransmission would then reach the server under a new XID and
+ * run twice (the DRC keys on the XID).  To find the largest source in
+ * O(1), sources with answered entries sit in buckets by that count
+ * (buckets in increasing order; a count moves by one at a time, so a
+ * source moves to a neighbouring bucket, as in an O(1) LFU cache).
+ * Distinct counts d need 1 + 2 + ... + d entries, so at most about
+ * sqrt(2 * capacity) buckets are ever in use; a source exists only while
+ * it has an entry, so capacity sources suffice.
+ *
  * Gateway XIDs count up from a random start and skip values still mapped.
  * RPCSEC_GSS calls keep the client's XID instead (gw_xmap_add_as): their
  * verifier is a MIC over the header from the XID on (RFC 2203 5.3.1), so
@@ -36,6 +55,26 @@
 #include "xmap.h"
 
 TAILQ_HEAD(gw_xent_list, gw_xent);
+TAILQ_HEAD(gw_xsrc_list, gw_xsrc);
+TAILQ_HEAD(gw_xbkt_list, gw_xbkt);
+
+/* A source (client host) with at least one entry. */
+struct gw_xsrc {
+	uint64_t xh_key;
+	unsigned xh_count;		/* its entries, in flight and settled */
+	unsigned xh_nsettled;		/* of them settled: its bucket's count */
+	struct gw_xsrc *xh_hnext;	/* chain by key */
+	struct gw_xbkt *xh_bkt;		/* NULL while it has no settled entry */
+	TAILQ_ENTRY(gw_xsrc) xh_blink;	/* its bucket's sources, or the free list */
+	struct gw_xent_list xh_settled;	/* its settled entries, oldest first */
+};
+
+/* The sources with xk_n settled entries, in the order they reached it. */
+struct gw_xbkt {
+	unsigned xk_n;
+	struct gw_xsrc_list xk_srcs;
+	TAILQ_ENTRY(gw_xbkt) xk_link;	/* xm_bkts (increasing xk_n), or the free list */
+};
 
 struct gw_xmap {
 	unsigned xm_cap;
@@ -48,6 +87,14 @@ struct gw_xmap {
 	struct gw_xent **xm_ghash;
 	struct gw_xent_list xm_free;
 	struct gw_xent_list xm_settled;
+	unsigned xm_nsrc;		/* sources with an entry */
+	struct gw_xsrc *xm_srcs;	/* xm_cap of them */
+	struct gw_xsrc **xm_shash;	/* xm_nbuckets chains by key */
+	struct gw_xsrc_list xm_sfree;
+	unsigned xm_nbkt;
+	struct gw_xbkt *xm_bkta;	/* xm_nbkt of them */
+	struct gw_xbkt_list xm_bkts;
+	struct gw_xbkt_list xm_bfree;
 };
 
 static inline unsigned gw_xmap_chash(const struct gw_xmap *m, uint64_t client, uint32_t cxid)
@@ -75,17 +122,33 @@ struct gw_xmap *gw_xmap_new(unsigned capacity, uint32_t first_xid)
 	m->xm_nbuckets = 16;
 	while (m->xm_nbuckets < capacity)
 		m->xm_nbuckets <<= 1;
+	/* Buckets: d distinct counts in use (one more while a source moves)
+	 * hold at least 1 + ... + d <= 2 * capacity entries' worth. */
+	while ((m->xm_nbkt + 1) * (m->xm_nbkt + 1) <= 4 * capacity)
+		m->xm_nbkt++;
+	m->xm_nbkt += 2;
 	m->xm_ents = calloc(capacity, sizeof(*m->xm_ents));
 	m->xm_chash = calloc(m->xm_nbuckets, sizeof(*m->xm_chash));
 	m->xm_ghash = calloc(m->xm_nbuckets, sizeof(*m->xm_ghash));
-	if (!m->xm_ents || !m->xm_chash || !m->xm_ghash) {
+	m->xm_srcs = calloc(capacity, sizeof(*m->xm_srcs));
+	m->xm_shash = calloc(m->xm_nbuckets, sizeof(*m->xm_shash));
+	m->xm_bkta = calloc(m->xm_nbkt, sizeof(*m->xm_bkta));
+	if (!m->xm_ents || !m->xm_chash || !m->xm_ghash || !m->xm_srcs || !m->xm_shash ||
+	    !m->xm_bkta) {
 		gw_xmap_free(m);
 		return NULL;
 	}
 	TAILQ_INIT(&m->xm_free);
 	TAILQ_INIT(&m->xm_settled);
-	for (unsigned i = 0; i < capacity; i++)
+	TAILQ_INIT(&m->xm_sfree);
+	TAILQ_INIT(&m->xm_bkts);
+	TAILQ_INIT(&m->xm_bfree);
+	for (unsigned i = 0; i < capacity; i++) {
 		TAILQ_INSERT_TAIL(&m->xm_free, &m->xm_ents[i], xn_link);
+		TAILQ_INSERT_TAIL(&m->xm_sfree, &m->xm_srcs[i], xh_blink);
+	}
+	for (unsigned i = 0; i < m->xm_nbkt; i++)
+		TAILQ_INSERT_TAIL(&m->xm_bfree, &m->xm_bkta[i], xk_link);
 	m->xm_next_gxid = first_xid;
 	m->xm_smask = ~0u;
 	return m;
@@ -108,6 +171,9 @@ void gw_xmap_free(struct gw_xmap *m)
 	free(m->xm_ents);
 	free(m->xm_chash);
 	free(m->xm_ghash);
+	free(m->xm_srcs);
+	free(m->xm_shash);
+	free(m->xm_bkta);
 	free(m);
 }
 
@@ -115,6 +181,139 @@ unsigned gw_xmap_count(const struct gw_xmap *m)
 {
 	return m->xm_count;
 }
+
+/* ---- sources and their buckets ---- */
+
+static inline unsigned gw_xmap_shash(const struct gw_xmap *m, uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->xm_nbuckets - 1);
+}
+
+static struct gw_xsrc *gw_xsrc_find(const struct gw_xmap *m, uint64_t key)
+{
+	struct gw_xsrc *s;
+
+	for (s = m->xm_shash[gw_xmap_shash(m, key)]; s; s = s->xh_hnext)
+		if (s->xh_key == key)
+			return s;
+	return NULL;
+}
+
+/* key's source, made when it has none: there is always a free one, since
+ * every source in use has an entry and this one is about to get one. */
+static struct gw_xsrc *gw_xsrc_get(struct gw_xmap *m, uint64_t key)
+{
+	struct gw_xsrc *s = gw_xsrc_find(m, key);
+	unsigned h;
+
+	if (s)
+		return s;
+	s = TAILQ_FIRST(&m->xm_sfree);
+	if (!s)
+		abort();	/* broken invariant: more sources than entries */
+	TAILQ_REMOVE(&m->xm_sfree, s, xh_blink);
+	memset(s, 0, sizeof(*s));
+	s->xh_key = key;
+	TAILQ_INIT(&s->xh_settled);
+	h = gw_xmap_shash(m, key);
+	s->xh_hnext = m->xm_shash[h];
+	m->xm_shash[h] = s;
+	m->xm_nsrc++;
+	return s;
+}
+
+/* s has no entry left: back to the free list. */
+static void gw_xsrc_put(struct gw_xmap *m, struct gw_xsrc *s)
+{
+	struct gw_xsrc **pp;
+
+	for (pp = &m->xm_shash[gw_xmap_shash(m, s->xh_key)]; *pp; pp = &(*pp)->xh_hnext)
+		if (*pp == s) {
+			*pp = s->xh_hnext;
+			break;
+		}
+	TAILQ_INSERT_HEAD(&m->xm_sfree, s, xh_blink);
+	m->xm_nsrc--;
+}
+
+/* A bucket of count n, placed after `after` (NULL: first) in xm_bkts. */
+static struct gw_xbkt *gw_xbkt_new(struct gw_xmap *m, unsigned n, struct gw_xbkt *after)
+{
+	struct gw_xbkt *b = TAILQ_FIRST(&m->xm_bfree);
+
+	if (!b)
+		abort();	/* broken invariant: more counts than sqrt(4 * cap) */
+	TAILQ_REMOVE(&m->xm_bfree, b, xk_link);
+	b->xk_n = n;
+	TAILQ_INIT(&b->xk_srcs);
+	if (after)
+		TAILQ_INSERT_AFTER(&m->xm_bkts, after, b, xk_link);
+	else
+		TAILQ_INSERT_HEAD(&m->xm_bkts, b, xk_link);
+	return b;
+}
+
+/* s leaves its bucket for to (NULL: none), which has count n; an empty
+ * bucket goes back to the free list. */
+static void gw_xsrc_move(struct gw_xmap *m, struct gw_xsrc *s, struct gw_xbkt *to, unsigned n)
+{
+	struct gw_xbkt *b = s->xh_bkt;
+
+	if (b) {
+		TAILQ_REMOVE(&b->xk_srcs, s, xh_blink);
+		if (TAILQ_EMPTY(&b->xk_srcs)) {
+			TAILQ_REMOVE(&m->xm_bkts, b, xk_link);
+			TAILQ_INSERT_HEAD(&m->xm_bfree, b, xk_link);
+		}
+	}
+	if (to)
+		TAILQ_INSERT_TAIL(&to->xk_srcs, s, xh_blink);
+	s->xh_bkt = to;
+	s->xh_nsettled = n;
+}
+
+/* xe (in flight) is settled now: on its source's list, one bucket up. */
+static void gw_xsrc_settle(struct gw_xmap *m, struct gw_xent *xe)
+{
+	struct gw_xsrc *s = xe->xn_src;
+	unsigned n = s->xh_nsettled + 1;
+	struct gw_xbkt *to = s->xh_bkt ? TAILQ_NEXT(s->xh_bkt, xk_link) : TAILQ_FIRST(&m->xm_bkts);
+
+	TAILQ_INSERT_TAIL(&s->xh_settled, xe, xn_slink);
+	if (!to || to->xk_n != n)
+		to = gw_xbkt_new(m, n, s->xh_bkt);
+	gw_xsrc_move(m, s, to, n);
+}
+
+/* xe (settled) leaves its source's list: one bucket down. */
+static void gw_xsrc_unsettle(struct gw_xmap *m, struct gw_xent *xe)
+{
+	struct gw_xsrc *s = xe->xn_src;
+	unsigned n = s->xh_nsettled - 1;
+	struct gw_xbkt *to = NULL;
+
+	TAILQ_REMOVE(&s->xh_settled, xe, xn_slink);
+	if (n) {
+		to = TAILQ_PREV(s->xh_bkt, gw_xbkt_list, xk_link);
+		if (!to || to->xk_n != n)
+			to = gw_xbkt_new(m, n, to);
+	}
+	gw_xsrc_move(m, s, to, n);
+}
+
+unsigned gw_xmap_nsrc(const struct gw_xmap *m)
+{
+	return m->xm_nsrc;
+}
+
+unsigned gw_xmap_src_count(const struct gw_xmap *m, uint64_t src)
+{
+	const struct gw_xsrc *s = gw_xsrc_find(m, src);
+
+	return s ? s->xh_count : 0;
+}
+
+/* ---- entries ---- */
 
 void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe)
 {
@@ -132,8 +331,12 @@ void gw_xmap_remove(struct gw_xmap *m, struct gw_xent *xe)
 			*pp = xe->xn_gnext;
 			break;
 		}
-	if (!xe->xn_call)
+	if (xe->xn_settled) {
 		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
+		gw_xsrc_unsettle(m, xe);
+	}
+	if (--xe->xn_src->xh_count == 0)
+		gw_xsrc_put(m, xe->xn_src);
 	memset(xe, 0, sizeof(*xe));
 	TAILQ_INSERT_HEAD(&m->xm_free, xe, xn_link);	/* reused first: still in cache */
 	m->xm_count--;
@@ -168,21 +371,40 @@ struct gw_xent *gw_xmap_by_gxid(struct gw_xmap *m, uint32_t gxid)
 	return NULL;
 }
 
-/* A free entry (evicting the oldest settled one when the map is full) on
- * neither chain yet; NULL when every entry is in flight. */
-static struct gw_xent *gw_xmap_take(struct gw_xmap *m, uint64_t now, bool *evicted)
+/* The map is full: the settled entry to evict for an add by source src
+ * (the essay's shares), or NULL when every entry is in flight. */
+static struct gw_xent *gw_xmap_victim(struct gw_xmap *m, uint64_t src, enum gw_xevict *evicted)
+{
+	struct gw_xsrc *s = gw_xsrc_find(m, src);
+	unsigned nsrc = m->xm_nsrc + (s ? 0 : 1);
+	struct gw_xbkt *top;
+
+	if (s && s->xh_nsettled && s->xh_count >= m->xm_cap / nsrc) {
+		*evicted = GW_XEVICT_OWN;
+		return TAILQ_FIRST(&s->xh_settled);
+	}
+	top = TAILQ_LAST(&m->xm_bkts, gw_xbkt_list);
+	if (!top)
+		return NULL;
+	*evicted = GW_XEVICT_LARGEST;
+	return TAILQ_FIRST(&TAILQ_FIRST(&top->xk_srcs)->xh_settled);
+}
+
+/* A free entry (evicting one when the map is full) on neither chain yet;
+ * NULL when every entry is in flight. */
+static struct gw_xent *gw_xmap_take(struct gw_xmap *m, uint64_t src, uint64_t now,
+				    enum gw_xevict *evicted)
 {
 	struct gw_xent *xe;
 
-	*evicted = false;
+	*evicted = GW_XEVICT_NONE;
 	gw_xmap_expire(m, now);
 	xe = TAILQ_FIRST(&m->xm_free);
 	if (!xe) {
-		xe = TAILQ_FIRST(&m->xm_settled);
+		xe = gw_xmap_victim(m, src, evicted);
 		if (!xe)
 			return NULL;
 		gw_xmap_remove(m, xe);
-		*evicted = true;
 		xe = TAILQ_FIRST(&m->xm_free);
 	}
 	TAILQ_REMOVE(&m->xm_free, xe, xn_link);
@@ -190,7 +412,7 @@ static struct gw_xent *gw_xmap_take(struct gw_xmap *m, uint64_t now, bool *evict
 }
 
 static struct gw_xent *gw_xmap_link(struct gw_xmap *m, struct gw_xent *xe, uint64_t client,
-				    uint32_t cxid, struct gw_call *call)
+				    uint64_t src, uint32_t cxid, struct gw_call *call)
 {
 	unsigned h;
 
@@ -199,6 +421,8 @@ static struct gw_xent *gw_xmap_link(struct gw_xmap *m, struct gw_xent *xe, uint6
 	xe->xn_call = call;
 	xe->xn_expires = 0;
 	xe->xn_used = true;
+	xe->xn_src = gw_xsrc_get(m, src);
+	xe->xn_src->xh_count++;
 	h = gw_xmap_chash(m, client, cxid);
 	xe->xn_cnext = m->xm_chash[h];
 	m->xm_chash[h] = xe;
@@ -209,10 +433,10 @@ static struct gw_xent *gw_xmap_link(struct gw_xmap *m, struct gw_xent *xe, uint6
 	return xe;
 }
 
-struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
-			    struct gw_call *call, uint64_t now, bool *evicted)
+struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint64_t src, uint32_t cxid,
+			    struct gw_call *call, uint64_t now, enum gw_xevict *evicted)
 {
-	struct gw_xent *xe = gw_xmap_take(m, now, evicted);
+	struct gw_xent *xe = gw_xmap_take(m, src, now, evicted);
 
 	if (!xe)
 		return NULL;
@@ -220,7 +444,7 @@ struct gw_xent *gw_xmap_add(struct gw_xmap *m, uint64_t client, uint32_t cxid,
 	do
 		xe->xn_gxid = (m->xm_next_gxid++ & m->xm_smask) | m->xm_sval;
 	while (gw_xmap_by_gxid(m, xe->xn_gxid));
-	return gw_xmap_link(m, xe, client, cxid, call);
+	return gw_xmap_link(m, xe, client, src, cxid, call);
 }
 
 bool gw_xmap_gxid_busy(struct gw_xmap *m, uint32_t gxid, uint64_t now)
@@ -229,24 +453,31 @@ bool gw_xmap_gxid_busy(struct gw_xmap *m, uint32_t gxid, uint64_t now)
 	return gw_xmap_by_gxid(m, gxid) != NULL;
 }
 
-struct gw_xent *gw_xmap_add_as(struct gw_xmap *m, uint64_t client, uint32_t cxid,
-			       struct gw_call *call, uint64_t now, bool *evicted)
+struct gw_xent *gw_xmap_add_as(struct gw_xmap *m, uint64_t client, uint64_t src, uint32_t cxid,
+			       struct gw_call *call, uint64_t now, enum gw_xevict *evicted)
 {
 	struct gw_xent *xe;
 
+	*evicted = GW_XEVICT_NONE;
 	if (gw_xmap_gxid_busy(m, cxid, now))
 		return NULL;
-	xe = gw_xmap_take(m, now, evicted);
+	xe = gw_xmap_take(m, src, now, evicted);
 	if (!xe)
 		return NULL;
 	xe->xn_gxid = cxid;
-	return gw_xmap_link(m, xe, client, cxid, call);
+	return gw_xmap_link(m, xe, client, src, cxid, call);
 }
 
 void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigned window_ms)
 {
-	if (!xe->xn_call)
+	if (xe->xn_settled) {	/* settled again: to the tails, same count */
 		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
+		TAILQ_REMOVE(&xe->xn_src->xh_settled, xe, xn_slink);
+		TAILQ_INSERT_TAIL(&xe->xn_src->xh_settled, xe, xn_slink);
+	} else {
+		gw_xsrc_settle(m, xe);
+	}
+	xe->xn_settled = true;
 	xe->xn_call = NULL;
 	xe->xn_expires = now + window_ms;
 	TAILQ_INSERT_TAIL(&m->xm_settled, xe, xn_link);
@@ -254,8 +485,11 @@ void gw_xmap_settle(struct gw_xmap *m, struct gw_xent *xe, uint64_t now, unsigne
 
 void gw_xmap_attach(struct gw_xmap *m, struct gw_xent *xe, struct gw_call *call)
 {
-	if (!xe->xn_call)
+	if (xe->xn_settled) {
 		TAILQ_REMOVE(&m->xm_settled, xe, xn_link);
+		gw_xsrc_unsettle(m, xe);
+	}
+	xe->xn_settled = false;
 	xe->xn_call = call;
 	xe->xn_expires = 0;
 }

@@ -8,13 +8,17 @@
  * call from (client, client XID) that finds its mapping or adds one,
  * settle with a window, remove, time passing, lookup by gateway XID.
  * Client keys and XIDs come from small sets, so retransmissions and
- * collisions between clients are frequent.  The model mirrors the map's
- * rules (free slot, else the oldest settled entry evicted, else no room;
- * settled entries expire oldest first; gateway XIDs count up and skip
- * values still mapped).  Invariants after every operation: the count, every
- * mapping found by its gateway XID with its client, client XID and call,
- * gateway XIDs unique among the mapped ones, find/add/evict answers equal to
- * the model's.
+ * collisions between clients are frequent; clients 2k and 2k+1 are one
+ * source (host), so the shares see hosts of one and of two clients.  The
+ * model mirrors the map's rules (free slot; else, map full, the adding
+ * source's own oldest settled entry when it holds its share, capacity /
+ * sources, else the oldest settled entry of a source holding the most
+ * settled entries, any of them when several do; else no room; settled
+ * entries expire oldest first; gateway XIDs count up and skip values
+ * still mapped).  Invariants after every operation: the count and the
+ * sources, every mapping found by its gateway XID with its client, client
+ * XID and call, gateway XIDs unique among the mapped ones, find/add/evict
+ * answers equal to the model's.
  */
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +50,61 @@ struct mx_model {
 #define MX_CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 static struct gw_call *mx_call(uintptr_t n) { return (struct gw_call *)(n * 64); }
+static uint64_t mx_src(uint64_t client) { return 100 + client / 2; }
+
+/* Entries of source src (settled ones only: settled), and sources in use. */
+static unsigned mx_count(const struct mx_model *mm, uint64_t src, bool settled)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < mm->mm_cap; i++) {
+		const struct mx_ent *e = &mm->mm_e[i];
+
+		n += e->me_used && mx_src(e->me_client) == src && (!settled || !e->me_call);
+	}
+	return n;
+}
+
+static unsigned mx_nsrc(const struct mx_model *mm)
+{
+	unsigned n = 0;
+
+	for (uint64_t src = 100; src < 100 + 128; src++)
+		n += mx_count(mm, src, false) > 0;
+	return n;
+}
+
+/* The oldest settled entry of source src, or NULL. */
+static struct mx_ent *mx_oldest_of(struct mx_model *mm, uint64_t src)
+{
+	struct mx_ent *o = NULL;
+
+	for (unsigned i = 0; i < mm->mm_cap; i++) {
+		struct mx_ent *e = &mm->mm_e[i];
+
+		if (e->me_used && !e->me_call && mx_src(e->me_client) == src &&
+		    (!o || e->me_seq < o->me_seq))
+			o = e;
+	}
+	return o;
+}
+
+/* Whether evicting v for an add by src, as the map said (ev), is what the
+ * shares allow. */
+static bool mx_victim_ok(struct mx_model *mm, uint64_t src, const struct mx_ent *v,
+			 enum gw_xevict ev)
+{
+	unsigned own = mx_count(mm, src, false), top = 0;
+	unsigned nsrc = mx_nsrc(mm) + (own ? 0 : 1);
+
+	if (own && mx_count(mm, src, true) && own >= mm->mm_cap / nsrc)
+		return ev == GW_XEVICT_OWN && v == mx_oldest_of(mm, src);
+	for (uint64_t s = 100; s < 100 + 128; s++)
+		if (mx_count(mm, s, true) > top)
+			top = mx_count(mm, s, true);
+	return ev == GW_XEVICT_LARGEST && top && mx_count(mm, mx_src(v->me_client), true) == top &&
+	       v == mx_oldest_of(mm, mx_src(v->me_client));
+}
 
 static struct mx_ent *mx_oldest_settled(struct mx_model *mm)
 {
@@ -111,7 +170,7 @@ static void mx_op_call(struct gw_xmap *m, struct mx_model *mm, uint64_t client, 
 	struct mx_ent *e, *victim;
 	uintptr_t call = ++mm->mm_calls;
 	uint32_t gxid;
-	bool evicted;
+	enum gw_xevict evicted;
 
 	mx_expire(mm);
 	e = mx_find(mm, client, cxid);
@@ -127,14 +186,20 @@ static void mx_op_call(struct gw_xmap *m, struct mx_model *mm, uint64_t client, 
 	for (unsigned i = 0; i < mm->mm_cap && !e; i++)
 		if (!mm->mm_e[i].me_used)
 			e = &mm->mm_e[i];
-	if (!e)
-		e = victim = mx_oldest_settled(mm);
-	xe = gw_xmap_add(m, client, cxid, mx_call(call), mm->mm_now, &evicted);
-	if (!e) {
-		MX_CHECK(xe == NULL && !evicted);	/* every entry in flight */
-		return;
+	xe = gw_xmap_add(m, client, mx_src(client), cxid, mx_call(call), mm->mm_now, &evicted);
+	if (!e) {	/* full: the evicted entry's slot is the new one's */
+		for (unsigned i = 0; i < mm->mm_cap && xe && !victim; i++)
+			if (mm->mm_e[i].me_xe == xe)
+				victim = &mm->mm_e[i];
+		if (!mx_oldest_settled(mm)) {
+			MX_CHECK(xe == NULL && !evicted);	/* every entry in flight */
+			return;
+		}
+		MX_CHECK(victim && mx_victim_ok(mm, mx_src(client), victim, evicted));
+		e = victim;
+	} else {
+		MX_CHECK(xe != NULL && !evicted);
 	}
-	MX_CHECK(xe != NULL && evicted == (victim != NULL));
 	e->me_used = false;
 	do
 		gxid = mm->mm_next_gxid++;
@@ -161,8 +226,11 @@ static void mx_check(struct gw_xmap *m, struct mx_model *mm)
 		MX_CHECK(e->me_call || e->me_xe->xn_expires == e->me_expires);
 		for (unsigned j = 0; j < i; j++)
 			MX_CHECK(!mm->mm_e[j].me_used || mm->mm_e[j].me_gxid != e->me_gxid);
+		MX_CHECK(gw_xmap_src_count(m, mx_src(e->me_client)) ==
+			 mx_count(mm, mx_src(e->me_client), false));
 	}
 	MX_CHECK(gw_xmap_count(m) == used);
+	MX_CHECK(gw_xmap_nsrc(m) == mx_nsrc(mm));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -186,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (data[i] % 6) {
 		case 0:		/* a call: client key and XID from small sets */
 		case 1:
-			mx_op_call(m, &mm, a % 4, b % 8);
+			mx_op_call(m, &mm, a % 6, b % 8);
 			break;
 		case 2:		/* answered or cancelled: keep for a window */
 			if ((e = mx_pick(&mm, a))) {

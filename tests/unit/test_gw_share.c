@@ -19,7 +19,10 @@
  *   5. ... and they end after call_timeout like calls the server never
  *      answered (the client's connection is closed);
  *   6. a client that closes a connection the gateway does not read (at
- *      calls_per_client, its calls waiting) is noticed: its calls end.
+ *      calls_per_client, its calls waiting) is noticed: its calls end;
+ *   7. the XID map: 4,300 answered SETATTRs of one client do not push
+ *      another client's REMOVE out of the DRC window: its retransmission
+ *      reaches the server under the same gateway XID.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -341,6 +344,41 @@ static void t06_closed_while_unread(void **state)
 	fx_stop(&f);
 }
 
+/* 7. Client B's REMOVE is answered; client A then sends 4,300 answered
+ * SETATTRs, more than the XID map holds (max_calls 64: 64 + 4,096
+ * entries).  B's retransmission of the REMOVE still finds its mapping
+ * and reaches the server under the same gateway XID (the server's DRC
+ * answers it instead of removing twice); A lost its own oldest. */
+static void t07_xmap_share(void **state)
+{
+	uint8_t buf[256], last[64];
+	struct fx f;
+	uint32_t gxid;
+	int a, b;
+
+	(void)state;
+	fx_start(&f, "max_calls = 64\ndrc_window = 120\n");
+	a = pair_client(&f, 1 << 20);
+	b = pair_client(&f, 1 << 20);
+	h_send(b, buf, h_call_proc(buf, 0xbeef, 2, NFS, 3, 12, 0xb1));	/* REMOVE */
+	assert_int_equal(h_reply(&f.h, b, buf, sizeof(buf), 3000), 28);
+	gxid = h_server_xid(&f.s, 0);
+	for (unsigned k = 0; k < 4300; k += 50) {		/* SETATTR */
+		send_calls(a, 0x10000 + k, 2, 50, k);
+		assert_int_equal(read_replies(&f, a, 50, 3000), 50);
+	}
+	h_send(b, buf, h_call_proc(buf, 0xbeef, 2, NFS, 3, 12, 0xb1));	/* retransmitted */
+	assert_int_equal(h_reply(&f.h, b, buf, sizeof(buf), 3000), 28);
+	h_server_last(&f.s, last, sizeof(last));
+	assert_int_equal(chk_be32(last), gxid);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_RETRANS_RESENT], 1);
+	assert_int_equal(f.h.st.gs_ctr[GW_CTR_XMAP_EVICTED], 4301 - 4160);
+	assert_true(metric(&f, "rpcrdma_gw_xid_map_share_evictions_total{whose=\"own\"}") == 4301 - 4160);
+	close(a);
+	close(b);
+	fx_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +388,7 @@ int main(void)
 		cmocka_unit_test(t04_gss_wait_cap),
 		cmocka_unit_test(t05_gss_wait_timeout),
 		cmocka_unit_test(t06_closed_while_unread),
+		cmocka_unit_test(t07_xmap_share),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

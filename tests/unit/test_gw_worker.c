@@ -237,8 +237,8 @@ static void t02_xid_slices(void **state)
 		assert_non_null(xm);
 		gw_xmap_set_slice(xm, idx, cnt);
 		for (unsigned i = 0; i < 200; i++) {
-			bool ev = false;
-			struct gw_xent *xe = gw_xmap_add(xm, 1, i, NULL, 0, &ev);
+			enum gw_xevict ev = GW_XEVICT_NONE;
+			struct gw_xent *xe = gw_xmap_add(xm, 1, 1, i, NULL, 0, &ev);
 
 			assert_non_null(xe);
 			assert_int_equal(xe->xn_gxid >> (32 - bits), idx);

@@ -23,10 +23,10 @@ static void t01_retransmission(void **state)
 {
 	struct gw_xmap *m = gw_xmap_new(16, 1000);
 	struct gw_xent *a, *f;
-	bool ev;
+	enum gw_xevict ev;
 
 	(void)state;
-	a = gw_xmap_add(m, 7, 0xabc, fake(1), 0, &ev);
+	a = gw_xmap_add(m, 7, 7, 0xabc, fake(1), 0, &ev);
 	assert_non_null(a);
 	assert_false(ev);
 	assert_int_equal(a->xn_gxid, 1000);
@@ -56,11 +56,11 @@ static void t02_uniqueness(void **state)
 	};
 	struct gw_xmap *m = gw_xmap_new(8, UINT32_MAX - 2);	/* wraps */
 	struct gw_xent *e[6];
-	bool ev;
+	enum gw_xevict ev;
 
 	(void)state;
 	for (unsigned i = 0; i < 6; i++) {
-		e[i] = gw_xmap_add(m, k[i].client, k[i].cxid, fake(i + 1), 0, &ev);
+		e[i] = gw_xmap_add(m, k[i].client, k[i].client, k[i].cxid, fake(i + 1), 0, &ev);
 		assert_non_null(e[i]);
 		for (unsigned j = 0; j < i; j++)
 			assert_int_not_equal(e[i]->xn_gxid, e[j]->xn_gxid);
@@ -78,16 +78,16 @@ static void t03_full(void **state)
 {
 	struct gw_xmap *m = gw_xmap_new(3, 10);
 	struct gw_xent *a, *b, *c, *d;
-	bool ev;
+	enum gw_xevict ev;
 
 	(void)state;
-	a = gw_xmap_add(m, 1, 1, fake(1), 0, &ev);
-	b = gw_xmap_add(m, 1, 2, fake(2), 0, &ev);
-	c = gw_xmap_add(m, 1, 3, fake(3), 0, &ev);
-	assert_null(gw_xmap_add(m, 1, 4, fake(4), 0, &ev));
+	a = gw_xmap_add(m, 1, 1, 1, fake(1), 0, &ev);
+	b = gw_xmap_add(m, 1, 1, 2, fake(2), 0, &ev);
+	c = gw_xmap_add(m, 1, 1, 3, fake(3), 0, &ev);
+	assert_null(gw_xmap_add(m, 1, 1, 4, fake(4), 0, &ev));
 	gw_xmap_settle(m, b, 0, 1000);
 	gw_xmap_settle(m, a, 0, 1000);
-	d = gw_xmap_add(m, 1, 4, fake(4), 1, &ev);
+	d = gw_xmap_add(m, 1, 1, 4, fake(4), 1, &ev);
 	assert_non_null(d);
 	assert_true(ev);
 	assert_null(gw_xmap_find(m, 1, 2, 1));		/* b was oldest settled */
@@ -97,8 +97,8 @@ static void t03_full(void **state)
 	gw_xmap_free(m);
 
 	m = gw_xmap_new(4, 5);
-	a = gw_xmap_add(m, 1, 1, fake(1), 0, &ev);	/* gxid 5 */
-	b = gw_xmap_add(m, 1, 2, fake(2), 0, &ev);	/* gxid 6 */
+	a = gw_xmap_add(m, 1, 1, 1, fake(1), 0, &ev);	/* gxid 5 */
+	b = gw_xmap_add(m, 1, 1, 2, fake(2), 0, &ev);	/* gxid 6 */
 	gw_xmap_remove(m, a);
 	assert_int_equal(gw_xmap_count(m), 1);
 	gw_xmap_free(m);
@@ -163,22 +163,22 @@ static void t06_add_as(void **state)
 {
 	struct gw_xmap *m = gw_xmap_new(16, 500);
 	struct gw_xent *a, *b, *f;
-	bool ev;
+	enum gw_xevict ev;
 
 	(void)state;
-	a = gw_xmap_add_as(m, 1, 501, fake(1), 0, &ev);
+	a = gw_xmap_add_as(m, 1, 1, 501, fake(1), 0, &ev);
 	assert_non_null(a);
 	assert_int_equal(a->xn_gxid, 501);
 	assert_true(gw_xmap_gxid_busy(m, 501, 0));
-	assert_null(gw_xmap_add_as(m, 2, 501, fake(2), 0, &ev));	/* another client: busy */
-	f = gw_xmap_add(m, 3, 7, fake(3), 0, &ev);			/* counter: 500 */
-	b = gw_xmap_add(m, 3, 8, fake(4), 0, &ev);			/* 501 is taken: 502 */
+	assert_null(gw_xmap_add_as(m, 2, 2, 501, fake(2), 0, &ev));	/* another client: busy */
+	f = gw_xmap_add(m, 3, 3, 7, fake(3), 0, &ev);			/* counter: 500 */
+	b = gw_xmap_add(m, 3, 3, 8, fake(4), 0, &ev);			/* 501 is taken: 502 */
 	assert_int_equal(f->xn_gxid, 500);
 	assert_int_equal(b->xn_gxid, 502);
 	gw_xmap_settle(m, a, 10, 100);
 	assert_true(gw_xmap_gxid_busy(m, 501, 109));			/* DRC window */
 	assert_false(gw_xmap_gxid_busy(m, 501, 110));
-	a = gw_xmap_add_as(m, 2, 501, fake(2), 110, &ev);
+	a = gw_xmap_add_as(m, 2, 2, 501, fake(2), 110, &ev);
 	assert_non_null(a);
 	assert_ptr_equal(gw_xmap_find(m, 2, 501, 110), a);
 	assert_null(gw_xmap_find(m, 1, 501, 110));
@@ -387,6 +387,127 @@ static void t09_keeps_answered(void **state)
 	assert_true(gw_xmap_keeps_answered(CHK_PROG_NFS, 4, 1, NULL));
 }
 
+/* 10. Shares (item: one client's burst cannot flush another's): with the
+ * map full, a source at its share evicts its own oldest answered entry,
+ * so 500 answered SETATTR-like calls of source A leave every entry of
+ * source V; A keeps its newest ones. */
+static void t10_share_own(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(100, 1);
+	struct gw_xent *xe;
+	enum gw_xevict ev;
+	unsigned own = 0;
+
+	(void)state;
+	for (uint32_t x = 0; x < 5; x++) {		/* V: 5 answered calls */
+		xe = gw_xmap_add(m, 0x71, 0x7, x, fake(1), 0, &ev);
+		gw_xmap_settle(m, xe, 0, 60000);
+	}
+	for (uint32_t x = 0; x < 500; x++) {		/* A: a burst, each answered */
+		xe = gw_xmap_add(m, 0xa1, 0xa, 1000 + x, fake(2), x, &ev);
+		assert_non_null(xe);
+		assert_int_not_equal(ev, GW_XEVICT_LARGEST);
+		own += ev == GW_XEVICT_OWN;
+		gw_xmap_settle(m, xe, x, 60000);
+	}
+	assert_int_equal(own, 500 - 95);		/* past capacity: every add evicted its own */
+	assert_int_equal(gw_xmap_count(m), 100);
+	assert_int_equal(gw_xmap_nsrc(m), 2);
+	assert_int_equal(gw_xmap_src_count(m, 0x7), 5);
+	assert_int_equal(gw_xmap_src_count(m, 0xa), 95);
+	for (uint32_t x = 0; x < 5; x++)
+		assert_non_null(gw_xmap_find(m, 0x71, x, 500));
+	assert_null(gw_xmap_find(m, 0xa1, 1000 + 404, 500));	/* A's oldest went */
+	assert_non_null(gw_xmap_find(m, 0xa1, 1000 + 405, 500));
+	assert_non_null(gw_xmap_find(m, 0xa1, 1000 + 499, 500));
+	gw_xmap_free(m);
+}
+
+/* 11. A source under its share takes from the one holding the most
+ * answered entries (its oldest); the held entries of a third, small
+ * source stay; in-flight entries are never evicted, and with nothing
+ * answered a full map refuses. */
+static void t11_share_largest(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(12, 1);
+	struct gw_xent *a[8], *xe;
+	enum gw_xevict ev;
+
+	(void)state;
+	for (uint32_t x = 0; x < 8; x++) {		/* A: 8 answered */
+		a[x] = gw_xmap_add(m, 1, 0xa, x, fake(1), 0, &ev);
+		gw_xmap_settle(m, a[x], x, 1000);
+	}
+	for (uint32_t x = 0; x < 3; x++) {		/* B: 3 answered, older than A's last */
+		xe = gw_xmap_add(m, 2, 0xb, x, fake(2), 0, &ev);
+		gw_xmap_settle(m, xe, 0, 1000);
+	}
+	xe = gw_xmap_add(m, 3, 0xc, 0, fake(3), 10, &ev);	/* C: the 12th, free */
+	assert_int_equal(ev, GW_XEVICT_NONE);
+	xe = gw_xmap_add(m, 3, 0xc, 1, fake(3), 10, &ev);	/* full: C under 12/3 */
+	assert_non_null(xe);
+	assert_int_equal(ev, GW_XEVICT_LARGEST);
+	assert_null(gw_xmap_find(m, 1, 0, 10));			/* A's oldest */
+	assert_int_equal(gw_xmap_src_count(m, 0xb), 3);
+	xe = gw_xmap_add(m, 1, 0xa, 100, fake(1), 10, &ev);	/* A: 7 >= 12/3: its own */
+	assert_int_equal(ev, GW_XEVICT_OWN);
+	assert_null(gw_xmap_find(m, 1, 1, 10));
+	assert_int_equal(gw_xmap_src_count(m, 0xa), 7);
+	gw_xmap_free(m);
+
+	m = gw_xmap_new(4, 1);					/* all in flight */
+	for (uint32_t x = 0; x < 4; x++)
+		assert_non_null(gw_xmap_add(m, 1, 0xa, x, fake(1), 0, &ev));
+	assert_null(gw_xmap_add(m, 2, 0xb, 0, fake(2), 0, &ev));
+	assert_int_equal(ev, GW_XEVICT_NONE);
+	assert_null(gw_xmap_add_as(m, 2, 0xb, 77, fake(2), 0, &ev));
+	assert_int_equal(gw_xmap_nsrc(m), 1);
+	gw_xmap_free(m);
+}
+
+/* 12. At and past capacity with many sources: 64 entries, then 2,000
+ * sources of one answered call each, then a mixed run (retransmissions
+ * taking entries back, removals, expiry): the map never holds more than
+ * its capacity or more sources than entries, and empties to nothing. */
+static void t12_many_sources(void **state)
+{
+	struct gw_xmap *m = gw_xmap_new(64, 1);
+	struct gw_xent *xe;
+	enum gw_xevict ev;
+
+	(void)state;
+	for (uint64_t src = 1; src <= 2064; src++) {
+		xe = gw_xmap_add(m, src, src, 5, fake(src), src, &ev);
+		assert_non_null(xe);
+		assert_true(src <= 64 ? ev == GW_XEVICT_NONE : ev == GW_XEVICT_LARGEST);
+		gw_xmap_settle(m, xe, src, 100000);
+		assert_true(gw_xmap_count(m) <= 64 && gw_xmap_nsrc(m) <= gw_xmap_count(m));
+	}
+	assert_int_equal(gw_xmap_nsrc(m), 64);
+	for (unsigned i = 0; i < 5000; i++) {
+		uint64_t src = 2000 + i % 97;
+		uint32_t cxid = i % 13;
+
+		xe = gw_xmap_find(m, src, cxid, 3000 + i);
+		if (xe && !xe->xn_call && i % 3 == 0)
+			gw_xmap_attach(m, xe, fake(i + 1));	/* a retransmission */
+		else if (xe && i % 5 == 0)
+			gw_xmap_remove(m, xe);
+		else if (xe && xe->xn_call)
+			gw_xmap_settle(m, xe, 3000 + i, 50);
+		else if (!xe && (xe = gw_xmap_add(m, src, src, cxid, fake(i + 1), 3000 + i, &ev)))
+			gw_xmap_settle(m, xe, 3000 + i, i % 7 ? 50 : 100000);
+		assert_true(gw_xmap_count(m) <= 64 && gw_xmap_nsrc(m) <= gw_xmap_count(m));
+	}
+	gw_xmap_expire(m, 1u << 30);
+	for (uint32_t g = 1; g < 10000; g++)	/* gateway XIDs given: 1 to about 7,100 */
+		if ((xe = gw_xmap_by_gxid(m, g)))
+			gw_xmap_remove(m, xe);	/* the ones in flight, and the long windows */
+	assert_int_equal(gw_xmap_count(m), 0);
+	assert_int_equal(gw_xmap_nsrc(m), 0);
+	gw_xmap_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +520,9 @@ int main(void)
 		cmocka_unit_test(t07_reuse_clean),
 		cmocka_unit_test(t08_sent_order),
 		cmocka_unit_test(t09_keeps_answered),
+		cmocka_unit_test(t10_share_own),
+		cmocka_unit_test(t11_share_largest),
+		cmocka_unit_test(t12_many_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
