@@ -146,7 +146,8 @@ $(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIBSRC) $(UNIT_HELP) chunking/chunking.h
 # Targets over the daemon as a whole (reassembly + dispatch, the config
 # parser, the control socket) link every module, built with the same
 # instrumentation into $(FUZZ_BUILD)/lib.
-FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control fuzz_nsm_udp)
+FUZZ_WHOLE := $(addprefix $(FUZZ_BUILD)/,fuzz_gateway fuzz_config fuzz_control fuzz_nsm_udp \
+              fuzz_sequence)
 FUZZ_MODFLAGS := -fno-strict-aliasing -DGW_VERSION='"$(VERSION)"' $(PKG_CFLAGS) \
                  -Iconfig -Ibackend-rdma -Ifrontend-tcp -Igateway
 FUZZ_LIB  := $(FUZZ_BUILD)/lib/librpcrdmagw.a
@@ -157,9 +158,12 @@ $(FUZZ_BUILD)/lib/%.o: %.c
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
+# fuzz_sequence builds its calls with the tests' NFS encoder.
+$(FUZZ_BUILD)/fuzz_sequence: tests/unit/nfs_enc.c
 $(FUZZ_WHOLE): $(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz_gw.h $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS) -lpthread
+	clang $(FUZZ_CFLAGS) $(FUZZ_MODFLAGS) -o $@ $< $(filter tests/unit/%.c,$^) $(FUZZ_LIB) \
+	  $(PKG_LIBS) -lpthread
 
 # Every tier; the last line is `check: N passed, N failed`.
 check: all $(UNIT_BINS) $(BENCH_BINS) fuzz-build

@@ -35,12 +35,14 @@
 				     abort(); } } while (0)
 
 #define FG_MAX_CALLS	16
+#define FG_BIG		(16 * 1024)	/* FG_REPLY_BIG's payload: a READ's data */
 
 /* Canned replies the fake answers with (after the XID word). */
 enum fg_reply {
 	FG_REPLY_SUCCESS = 0,	/* accepted, SUCCESS, one result word */
 	FG_REPLY_PROG_UNAVAIL,	/* accepted, PROG_UNAVAIL, no result */
 	FG_REPLY_DENIED,	/* MSG_DENIED, AUTH_ERROR, AUTH_BADCRED */
+	FG_REPLY_BIG,		/* accepted, SUCCESS, the client's XID, FG_BIG zero bytes */
 	FG_REPLY__COUNT
 };
 
@@ -51,7 +53,7 @@ struct fg_fake {
 	unsigned ff_ncalls;
 	unsigned ff_owned;			/* references the fake holds */
 	uint8_t ff_reply[FG_MAX_CALLS][32];	/* by ca_index: valid until release */
-	struct iovec ff_riov[FG_MAX_CALLS][2];
+	struct iovec ff_riov[FG_MAX_CALLS][3];
 };
 
 struct fg_gw {
@@ -133,6 +135,8 @@ static const struct gw_transport_ops fg_ops = {
 	.to_submit = fg_submit, .to_release = fg_release, .to_cancel = fg_cancel,
 };
 
+static const uint8_t fg_zero[FG_BIG];
+
 /* Answer the i-th held call; the XID word in an iovec of its own (the
  * gateway must replace it with the client's). */
 static __attribute__((unused)) void fg_answer(struct fg_fake *f, unsigned i, enum fg_reply kind)
@@ -168,8 +172,9 @@ static __attribute__((unused)) void fg_answer(struct fg_fake *f, unsigned i, enu
 	}
 	f->ff_riov[c->ca_index][0] = (struct iovec){ r, 4 };
 	f->ff_riov[c->ca_index][1] = (struct iovec){ r + 4, n - 4 };
+	f->ff_riov[c->ca_index][2] = (struct iovec){ (void *)fg_zero, FG_BIG };
 	fg_forget(f, c);
-	gw_call_complete(c, f->ff_riov[c->ca_index], 2);
+	gw_call_complete(c, f->ff_riov[c->ca_index], kind == FG_REPLY_BIG ? 3 : 2);
 }
 
 /* The gateway with every route on the fake; aborts on any error. */
