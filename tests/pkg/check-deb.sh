@@ -116,23 +116,11 @@ has /usr/share/doc/rpcrdma-gw/copyright
 has "/usr/share/doc/rpcrdma-gw/operations\.md(\.gz)?"
 lacks /usr/local "nothing under /usr/local"
 
-# 4. Maintainer scripts: conffile, units neither enabled nor started.
+# 4. The conffile.
 ctl=$tmp/control
 dpkg-deb -e "$deb" "$ctl"
 if grep -qx /etc/rpcrdma-gw/rpcrdma-gw.conf "$ctl/conffiles" 2>/dev/null; then ok "the configuration is a conffile"
 else bad "/etc/rpcrdma-gw/rpcrdma-gw.conf not in conffiles"; fi
-# debhelper's postinst re-creates the symlinks of a unit that was enabled
-# before (was-enabled); anything else that enables or starts is a fault.
-bad_lines=$(awk '/was-enabled/ { guard = NR }
-	/deb-systemd-helper[^|]* enable / && NR - guard > 2 { print NR": "$0 }
-	/deb-systemd-invoke[^|]* (start|restart) / || /systemctl[^|]* (enable|start|restart) / { print NR": "$0 }' \
-	"$ctl/postinst" 2>/dev/null)
-if [ ! -e "$ctl/postinst" ]; then bad "no postinst"
-elif [ -n "$bad_lines" ]; then bad "postinst enables or starts a unit:"; echo "$bad_lines" | sed 's/^/    /'
-else ok "postinst neither enables nor starts the units"; fi
-if grep -q 'try-restart rpcrdma-gw.service' "$ctl/postinst" 2>/dev/null; then ok "postinst try-restarts a running gateway on upgrade"
-else bad "postinst does not try-restart on upgrade"; fi
-
 # 5. The packaged binary runs and agrees with the package version.
 x=$tmp/root
 dpkg-deb -x "$deb" "$x"
@@ -156,6 +144,14 @@ nkeys=$(grep -c '^;\?[a-z_]* = ' "$x/etc/rpcrdma-gw/rpcrdma-gw.conf")
 nopen=$(grep -c '^[a-z_]* = ' "$x/etc/rpcrdma-gw/rpcrdma-gw.conf")
 if [ "$nopen" -le 1 ] && [ "$nkeys" -ge 30 ]; then ok "shipped configuration: $nkeys key lines, $nopen set (the backend address)"
 else bad "shipped configuration: $nkeys key lines, $nopen set (want >= 30, and only the backend address set)"; fi
+
+# 5b. The maintainer scripts, run by dpkg in a minimal root with a fake
+# systemd (tests/pkg/deb-maint.sh): install neither enables nor starts;
+# upgrade restarts a running gateway on the new binary (unless the new
+# binary refuses the configuration: then it keeps running), leaves a
+# stopped one stopped; remove stops it; purge cleans up.
+. tests/pkg/deb-maint.sh
+maint_check "$deb"
 
 # 6. The unit tests ran in the build (with DEB_NOCHECK: the rules would run
 # them); DEB_BUILD_OPTIONS=nocheck skips them.
