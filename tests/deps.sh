@@ -12,6 +12,17 @@
 # CODENAME-backports), lists and cache directory, `apt-get download` and
 # `dpkg -x`; nothing is installed.  depmod then builds the module tree's
 # index, which the package's postinst would have made.
+#
+# No service starts: several packages are test beds that would start on a
+# systemd host (nfs-kernel-server on 2049, rpcbind on 111, krb5-kdc,
+# haproxy, prometheus on 9090).  While apt-get installs, a policy-rc.d that
+# denies every start (exit 101, read by invoke-rc.d and deb-systemd-invoke)
+# is in place; it is removed after, and one the machine already has is left
+# as it is.  The tests start what they need in their own guests and
+# network namespaces.
+#
+#   tests/deps.sh [packages|kernel]     both by default
+#   DEPS_POLICY_RC=PATH                 where policy-rc.d goes (a test's own)
 set -eu
 cd "$(dirname "$0")/.."
 PKGS="build-essential pkg-config clang libclang-rt-14-dev
@@ -42,9 +53,38 @@ install_packages() {
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing
+	deny_starts
+	rc=0
+	if apt-get update -q; then
+		# shellcheck disable=SC2086
+		apt-get install -y -q --no-install-recommends $missing || rc=$?
+	else
+		rc=$?
+	fi
+	allow_starts
+	return $rc
+}
+
+# A policy-rc.d that denies every start during the install (policy-rc.d's
+# interface: /usr/share/doc/init-system-helpers/README.policy-rc.d).
+POLICY_RC=${DEPS_POLICY_RC:-/usr/sbin/policy-rc.d}
+policy_ours=""
+deny_starts() {
+	if [ -e "$POLICY_RC" ]; then
+		echo "deps: $POLICY_RC exists: left as it is (it decides which services start)"
+		return 0
+	fi
+	printf '#!/bin/sh\n# make deps (tests/deps.sh): no service starts while it installs\nexit 101\n' \
+		>"$POLICY_RC"
+	chmod 0755 "$POLICY_RC"
+	policy_ours=1
+	trap 'allow_starts' EXIT
+	trap 'allow_starts; exit 130' INT TERM
+	echo "deps: services stay stopped during the install ($POLICY_RC denies starts)"
+}
+allow_starts() {
+	[ -z "$policy_ours" ] || rm -f "$POLICY_RC"
+	policy_ours=""
 }
 
 # Prints "URI KEYRING" of the machine's own Debian mirror: the first "deb"
@@ -130,5 +170,9 @@ fetch_kernel() {
 	echo "deps: kernel $v unpacked into $KCACHE/$v"
 }
 
-install_packages
-fetch_kernel
+case "${1:-all}" in
+packages) install_packages ;;
+kernel) fetch_kernel ;;
+all) install_packages; fetch_kernel ;;
+*) echo "usage: $0 [packages|kernel]" >&2; exit 2 ;;
+esac

@@ -20,9 +20,11 @@ has, and what the code has is documented (the layout tier of make check).
                        man page's OPTIONS; the answer to `help` names every
                        command; and every `rpcrdma-gwctl WORD` or
                        --option written anywhere in those documents exists.
-  docs_code.py readme  README.md: the opening commands, then an install
-                       section (package, configuration the unit reads,
-                       systemctl, first mount) before the developer flow.
+  docs_code.py readme  README.md: the opening commands, what the product is
+                       (a Debian package), then an install section (package,
+                       configuration the unit reads, systemctl, first mount)
+                       as the first section, before the feature list and
+                       the developer flow.
 
 Each prints what disagrees and exits 1, or one summary line and exits 0.
 """
@@ -245,6 +247,15 @@ def check_readme():
     if i < 0 or j < 0 or not text.find("```") < i < j:
         bad.append("README.md: no '## Install on a real host' between the opening commands "
                    "and '## What `make demo` and `make check` do'")
+    # What the product is, then how to install it, before the long feature list.
+    first = re.search(r"^## .*$", text, re.M)
+    if first and first.group(0) != "## Install on a real host":
+        bad.append(f"README.md: the first section is '{first.group(0)}', not '## Install on a real "
+                   "host' (what it is and how to install it come before the feature list)")
+    intro = text[text.find("```", text.find("```") + 3):i if i > 0 else len(text)]
+    if "Debian package" not in intro:
+        bad.append("README.md: the paragraphs before the install section do not say it ships as a "
+                   "Debian package")
     sec = text[i:j] if 0 <= i < j else ""
     conf = re.search(r"-c (\S+)", read("systemd/rpcrdma-gw.service")).group(1)
     for need in ("dpkg-buildpackage", "apt-get install ./rpcrdma-gw_", "editor " + conf,
