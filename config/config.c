@@ -10,7 +10,10 @@
  * inih does not pass line numbers to handlers in Debian's build, so the file
  * is read through our own fgets-style reader that counts lines; the handler
  * runs right after the reader returned the line that holds the key, so the
- * count is that key's line.
+ * count is that key's line.  After the main file the reader goes on with
+ * the files of its conf.d/ (config_src.c), each starting in [gateway] as
+ * the main file does; a line is a location (CFG_LOC: file and line), so
+ * every message names the file it is about.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +37,16 @@
 struct cfg_parser {
 	struct cfg *cp_cfg;
 	const char *cp_name;		/* file name for messages */
-	int cp_line;			/* line last handed to inih */
+	int cp_line;			/* CFG_LOC of the line last handed to inih */
+	unsigned cp_file;		/* file being read (index in cf_files) */
+	int cp_ini_lines;		/* lines handed to inih (its numbering: all files) */
+	int cp_ini_first[CFG_MAX_FILES];	/* inih's number of a file's line 0 */
 	int cp_long_line;		/* first line longer than inih's buffer */
 	int cp_section_line;		/* line of the last [section] header */
 	bool cp_section_new;		/* a header was read since the last key */
 	size_t cp_bytes;		/* read so far, against CFG_FILE_MAX */
 	bool cp_too_large;
-	FILE *cp_file;			/* reader source: a FILE ... */
+	FILE *cp_file_f;		/* reader source: a FILE ... */
 	const char *cp_text;		/* ... or a string */
 	char cp_section[128];		/* last section seen */
 	struct cfg_backend *cp_backend;	/* section being filled */
@@ -72,7 +78,9 @@ static bool cfg_fail(struct cfg_parser *cp, int line, const char *fmt, ...)
 	if (!cp->cp_err || cp->cp_errlen == 0)
 		return false;
 	if (line > 0)
-		n = snprintf(cp->cp_err, cp->cp_errlen, "%s:%d: ", cp->cp_name, line);
+		n = snprintf(cp->cp_err, cp->cp_errlen, "%s:%d: ", CFG_LOC_FILE(line) &&
+			     CFG_LOC_FILE(line) < cp->cp_cfg->cf_nfiles ?
+			     cp->cp_cfg->cf_files[CFG_LOC_FILE(line)] : cp->cp_name, CFG_LOC_LINE(line));
 	else
 		n = snprintf(cp->cp_err, cp->cp_errlen, "%s: ", cp->cp_name);
 	if (n < 0 || (size_t)n >= cp->cp_errlen)
@@ -81,6 +89,17 @@ static bool cfg_fail(struct cfg_parser *cp, int line, const char *fmt, ...)
 	vsnprintf(cp->cp_err + n, cp->cp_errlen - n, fmt, ap);
 	va_end(ap);
 	return false;
+}
+
+/* An earlier location for a message: "line N" in the file being read,
+ * else "FILE:N". */
+static const char *cfg_at(const struct cfg_parser *cp, int loc, char *buf, size_t len)
+{
+	if (CFG_LOC_FILE(loc) == cp->cp_file)
+		snprintf(buf, len, "line %d", CFG_LOC_LINE(loc));
+	else
+		cfg_loc_text(cp->cp_cfg, loc, buf, len);
+	return buf;
 }
 
 /* ---- defaults, from the table ---- */
@@ -128,14 +147,38 @@ static void cfg_route_defaults(struct cfg_parser *cp, struct cfg_route *r, const
 
 /* ---- the inih reader and handler ---- */
 
+static bool cfg_open(struct cfg_parser *cp, const char *path);
+
+/* The main file has ended: the next file of conf.d/, which starts in
+ * [gateway] (a header handed to inih, on no line of the file). */
+static bool cfg_next_file(struct cfg_parser *cp, char *str, int num)
+{
+	const char *path;
+
+	if (cp->cp_file + 1 >= cp->cp_cfg->cf_nfiles || cp->cp_failed)
+		return false;
+	fclose(cp->cp_file_f);
+	cp->cp_file_f = NULL;
+	path = cp->cp_cfg->cf_files[++cp->cp_file];
+	cp->cp_line = CFG_LOC(cp->cp_file, 0);
+	if (!cfg_open(cp, path))
+		return false;
+	cp->cp_ini_first[cp->cp_file] = ++cp->cp_ini_lines;
+	cp->cp_bytes = 0;	/* CFG_FILE_MAX is per file */
+	cp->cp_section_line = cp->cp_line;
+	cp->cp_section_new = true;
+	snprintf(str, num, "[gateway]\n");
+	return true;
+}
+
 static char *cfg_reader(char *str, int num, void *stream)
 {
 	struct cfg_parser *cp = stream;
 	size_t n;
 
-	if (cp->cp_file) {
-		if (!fgets(str, num, cp->cp_file))
-			return NULL;
+	if (cp->cp_file_f) {
+		if (!fgets(str, num, cp->cp_file_f))
+			return cfg_next_file(cp, str, num) ? str : NULL;
 		n = strlen(str);
 	} else {
 		const char *nl;
@@ -156,6 +199,7 @@ static char *cfg_reader(char *str, int num, void *stream)
 		return NULL;
 	}
 	cp->cp_line++;
+	cp->cp_ini_lines++;
 	{
 		const char *p = str;
 
@@ -201,9 +245,13 @@ static bool cfg_add_listen(struct cfg_parser *cp, const char *v, int line, unsig
 		const struct cfg_listen *o = &cf->cf_listen[i];
 
 		if (o->cl_addrlen == l->cl_addrlen && !memcmp(&o->cl_addr, &l->cl_addr, l->cl_addrlen))
-			return cfg_fail(cp, line, "listen: %s is listed already (line %d, [%s%s])", v,
-					o->cl_line, o->cl_listener ? "listener " : "",
+		{
+			char at[CFG_HOST_MAX + 16];
+
+			return cfg_fail(cp, line, "listen: %s is listed already (%s, [%s%s])", v,
+					cfg_at(cp, o->cl_line, at, sizeof(at)), o->cl_listener ? "listener " : "",
 					cf->cf_listeners[o->cl_listener].li_name);
+		}
 	}
 	snprintf(l->cl_text, sizeof(l->cl_text), "%s", v);
 	l->cl_line = line;
@@ -292,8 +340,10 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		}
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
-	case CFG_KT_PATH:
-		if (value[0] && (value[0] != '/' || strlen(value) >= k->ky_size))
+	case CFG_KT_PATH:	/* absolute, or in the credentials directory */
+		if (value[0] && ((value[0] != '/' && strncmp(value, CFG_CRED_PREFIX,
+							     strlen(CFG_CRED_PREFIX))) ||
+				 strlen(value) >= k->ky_size))
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
@@ -340,9 +390,12 @@ static bool cfg_new_section(struct cfg_parser *cp, int line, const char *kind, c
 {
 	if (!cfg_name_ok(name))
 		return cfg_fail(cp, line, "%s name '%s' must be 1-31 of [A-Za-z0-9._-]", kind, name);
-	if (first >= 0)
-		return cfg_fail(cp, line, "%s '%s' defined twice (first at line %d)", kind, name,
-				first);
+	if (first >= 0) {
+		char at[CFG_HOST_MAX + 16];
+
+		return cfg_fail(cp, line, "%s '%s' defined twice (first at %s)", kind, name,
+				cfg_at(cp, first, at, sizeof(at)));
+	}
 	if (count == max)
 		return cfg_fail(cp, line, "too many %ss (max %u)", kind, max);
 	return true;
@@ -409,6 +462,7 @@ static bool cfg_alias_agrees(struct cfg_parser *cp, const struct cfg_key *k, con
 {
 	size_t n;
 	const struct cfg_key *keys = cfg_keys(&n);
+	char at[CFG_HOST_MAX + 16];
 	uint64_t v;
 
 	if (!cfg_key_is_number(k) || !cfg_key_number(k, value, &v))
@@ -418,8 +472,9 @@ static bool cfg_alias_agrees(struct cfg_parser *cp, const struct cfg_key *k, con
 
 		if (o != k && o->ky_section == k->ky_section && o->ky_off == k->ky_off &&
 		    seen[cfg_key_index(o)] && cfg_key_get(o, obj) != v)
-			return cfg_fail(cp, line, "%s = %s contradicts %s at line %d (%s = yes is %s = no)",
-					k->ky_name, value, o->ky_name, seen[cfg_key_index(o)],
+			return cfg_fail(cp, line, "%s = %s contradicts %s at %s (%s = yes is %s = no)",
+					k->ky_name, value, o->ky_name,
+					cfg_at(cp, seen[cfg_key_index(o)], at, sizeof(at)),
 					(k->ky_flags & CFG_KF_NEGATE ? k : o)->ky_name,
 					(k->ky_flags & CFG_KF_NEGATE ? o : k)->ky_name);
 	}
@@ -462,9 +517,12 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
 	if (!k)
 		return cfg_fail(cp, line, "unknown key '%s' in %s", name, label);
 	/* A second value would silently win over the first: refuse it. */
-	if (!(k->ky_flags & CFG_KF_REPEAT) && seen[cfg_key_index(k)])
-		return cfg_fail(cp, line, "%s: duplicate key in %s (first at line %d)", name, label,
-				seen[cfg_key_index(k)]);
+	if (!(k->ky_flags & CFG_KF_REPEAT) && seen[cfg_key_index(k)]) {
+		char at[CFG_HOST_MAX + 16];
+
+		return cfg_fail(cp, line, "%s: duplicate key in %s (first at %s)", name, label,
+				cfg_at(cp, seen[cfg_key_index(k)], at, sizeof(at)));
+	}
 	seen[cfg_key_index(k)] = line;
 	if (!cfg_alias_agrees(cp, k, obj, value, seen, line))
 		return 0;
@@ -748,6 +806,26 @@ static bool cfg_validate(struct cfg_parser *cp)
 	return true;
 }
 
+/* inih's line number (it counts the lines of every file) as a location. */
+static int cfg_ini_loc(const struct cfg_parser *cp, int ini)
+{
+	unsigned f = cp->cp_file;
+
+	while (f > 0 && cp->cp_ini_first[f] >= ini)
+		f--;
+	return CFG_LOC(f, ini - cp->cp_ini_first[f]);
+}
+
+/* Where each key was set (cfg_key_where): [gateway]'s and each listener's. */
+static void cfg_keep_src(const struct cfg_parser *cp)
+{
+	struct cfg *cf = cp->cp_cfg;
+
+	memcpy(cf->cf_src[0], cp->cp_gw_seen, sizeof(cf->cf_src[0]));
+	for (unsigned li = 1; li < cf->cf_nlisteners; li++)
+		memcpy(cf->cf_src[li], cp->cp_li_seen[li], sizeof(cf->cf_src[li]));
+}
+
 static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov)
 {
 	struct cfg *cf = cp->cp_cfg;
@@ -757,14 +835,14 @@ static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov
 	cf->cf_nlisteners = 1;
 	snprintf(cf->cf_listeners[0].li_name, sizeof(cf->cf_listeners[0].li_name), "%s",
 		 CFG_LISTENER_GATEWAY);
-	if (cp->cp_file || cp->cp_text) {
+	if (cp->cp_file_f || cp->cp_text) {
 		rc = ini_parse_stream(cfg_reader, cp, cfg_handler, cp);
 		if (cp->cp_too_large && !cp->cp_failed)
 			cfg_fail(cp, 0, "too large (more than %u bytes)", CFG_FILE_MAX);
 		if (cp->cp_long_line && !cp->cp_failed)
 			cfg_fail(cp, cp->cp_long_line, "line too long (max %d characters)", INI_MAX_LINE - 3);
 		if (rc > 0 && !cp->cp_failed)
-			cfg_fail(cp, rc, "syntax error (expected [section] or key = value)");
+			cfg_fail(cp, cfg_ini_loc(cp, rc), "syntax error (expected [section] or key = value)");
 		else if (rc < 0 && !cp->cp_failed)
 			cfg_fail(cp, 0, "cannot parse (error %d)", rc);
 	}
@@ -776,6 +854,7 @@ static struct cfg *cfg_run(struct cfg_parser *cp, const struct cfg_overrides *ov
 		free(cf);
 		return NULL;
 	}
+	cfg_keep_src(cp);
 	return cf;
 }
 
@@ -804,8 +883,8 @@ static bool cfg_open(struct cfg_parser *cp, const char *path)
 		return cfg_fail(cp, 0, "too large (%lld bytes, max %u)", (long long)st.st_size,
 				CFG_FILE_MAX);
 	}
-	cp->cp_file = fdopen(fd, "r");
-	if (!cp->cp_file) {
+	cp->cp_file_f = fdopen(fd, "r");
+	if (!cp->cp_file_f) {
 		e = errno;
 		close(fd);
 		return cfg_fail(cp, 0, "cannot open: %s", strerror(e));
@@ -829,14 +908,18 @@ struct cfg *cfg_load(const char *path, const struct cfg_overrides *ov, char *err
 	cp.cp_cfg = cf;
 	if (path) {
 		snprintf(cf->cf_path, sizeof(cf->cf_path), "%s", path);
+		if (cfg_confd_list(cf, path, err, errlen) < 0) {
+			free(cf);
+			return NULL;
+		}
 		if (!cfg_open(&cp, path)) {
 			free(cf);
 			return NULL;
 		}
 	}
 	cf = cfg_run(&cp, ov);
-	if (cp.cp_file)
-		fclose(cp.cp_file);
+	if (cp.cp_file_f)
+		fclose(cp.cp_file_f);
 	return cf;
 }
 
@@ -853,6 +936,8 @@ struct cfg *cfg_parse_string(const char *text, const char *name, const struct cf
 		return NULL;
 	}
 	snprintf(cp.cp_cfg->cf_path, sizeof(cp.cp_cfg->cf_path), "%s", name);
+	snprintf(cp.cp_cfg->cf_files[0], sizeof(cp.cp_cfg->cf_files[0]), "%s", name);
+	cp.cp_cfg->cf_nfiles = 1;
 	return cfg_run(&cp, ov);
 }
 

@@ -45,6 +45,18 @@
 #define CFG_FILE_MAX		(1u << 20)	/* bytes of a configuration file */
 #define CFG_MAX_NETS		16	/* networks of one allow = or deny = */
 #define CFG_ANON_ID		65534	/* anonuid, anongid: nobody, nogroup */
+/* Bound of the key table's length (config_keys.c). */
+#define CFG_KEYS_MAX		96
+/* The main file, then up to 32 files of its conf.d/ directory. */
+#define CFG_CONFD		"conf.d"
+#define CFG_MAX_FILES		33
+/* A location in the configuration: file index (cf_files) and line, one int. */
+#define CFG_LOC_SHIFT		20
+#define CFG_LOC(file, line)	((int)((unsigned)(file) << CFG_LOC_SHIFT | (unsigned)(line)))
+#define CFG_LOC_FILE(loc)	((unsigned)(loc) >> CFG_LOC_SHIFT)
+#define CFG_LOC_LINE(loc)	((int)((unsigned)(loc) & ((1u << CFG_LOC_SHIFT) - 1)))
+/* A path value may start so: the directory systemd's LoadCredential= fills. */
+#define CFG_CRED_PREFIX		"$CREDENTIALS_DIRECTORY/"
 
 /* Well-known programs the default routes name (numbers: chunking.h). */
 #define CFG_PROG_NFS		((uint32_t)CHK_PROG_NFS)
@@ -144,6 +156,13 @@ struct cfg_route {
 
 struct cfg {
 	char cf_path[CFG_HOST_MAX];
+	/* The files read: cf_files[0] the main one (cf_path), then those of
+	 * its conf.d/ in name order.  cf_src: where each key was set, per
+	 * listener ([0]: [gateway]) and key table index, a CFG_LOC (0: not
+	 * set there); see cfg_key_where(). */
+	unsigned cf_nfiles;
+	char cf_files[CFG_MAX_FILES][CFG_HOST_MAX];
+	int cf_src[CFG_MAX_LISTENERS][CFG_KEYS_MAX];
 	unsigned cf_nlisten;
 	struct cfg_listen cf_listen[CFG_MAX_LISTEN];
 	unsigned cf_nbackends;
@@ -224,6 +243,15 @@ struct cfg *cfg_load(const char *path, const struct cfg_overrides *ov, char *err
 struct cfg *cfg_parse_string(const char *text, const char *name, const struct cfg_overrides *ov,
 			     char *err, size_t errlen);
 void cfg_free(struct cfg *cf);
+/* "FILE:LINE" of where listener li's value of key was set (in its section,
+ * else in [gateway]) into buf; false (buf "") when it is the default. */
+bool cfg_key_where(const struct cfg *cf, unsigned li, const char *key, char *buf, size_t len);
+/* "FILE:LINE" of a location (CFG_LOC) into buf. */
+const char *cfg_loc_text(const struct cfg *cf, int loc, char *buf, size_t len);
+/* A path value as the daemon opens it: CFG_CRED_PREFIX replaced by
+ * $CREDENTIALS_DIRECTORY.  0, -ENOENT when that variable is not set (out
+ * ""), -ENAMETOOLONG. */
+int cfg_path_resolve(const char *path, char *out, size_t len);
 
 /* ---- The keys, described once (config_keys.c) ---- */
 enum cfg_section { CFG_SEC_GATEWAY = 0, CFG_SEC_BACKEND, CFG_SEC_ROUTE, CFG_SEC_LISTENER };

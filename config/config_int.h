@@ -13,8 +13,6 @@
 
 #include "config.h"
 
-/* Bound of the table's length: the parser keeps each key's line per section. */
-#define CFG_KEYS_MAX	96
 /* Longest value cfg_key_text() writes (a host name; an address and port). */
 #define CFG_VALUE_MAX	(CFG_HOST_MAX + 16)
 
@@ -39,6 +37,10 @@ void cfg_key_hint(const struct cfg_key *k, char *buf, size_t len);
  * the backend name a route refers to. */
 void cfg_key_text(const struct cfg *cf, const struct cfg_key *k, const void *obj, char *buf,
 		  size_t len);
+
+/* config_src.c: cf_files = path, then the *.conf of path's directory's
+ * conf.d/ in name order.  0, or a negative errno with the reason in err. */
+int cfg_confd_list(struct cfg *cf, const char *path, char *err, size_t errlen);
 
 bool cfg_parse_prog(const char *s, uint32_t *prog);
 bool cfg_parse_versions(const char *s, uint32_t *lo, uint32_t *hi);

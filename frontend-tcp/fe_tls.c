@@ -19,6 +19,7 @@
  * pieces (payload) go to SSL_write where they lie, uncopied.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +106,45 @@ static const char *fe_tls_errstr(char *buf, size_t len)
 	return buf;
 }
 
-static SSL_CTX *fe_tls_ctx(const struct cfg_policy *cf, char *err, size_t errlen)
+/* A tls_* file as the daemon opens it (CFG_CRED_PREFIX resolved) into path,
+ * opened once first: one this process may not read is reported with where
+ * the configuration names it, the path and the system's reason, rather
+ * than as OpenSSL's "system lib". */
+static bool fe_tls_file(const struct cfg *cf, unsigned li, const char *key, const char *value,
+			char *path, size_t plen, char *err, size_t errlen)
 {
+	char where[CFG_HOST_MAX + 24];
+	int fd, e;
+
+	if (cfg_key_where(cf, li, key, where, sizeof(where) - 2))
+		strcat(where, ": ");
+	e = -cfg_path_resolve(value, path, plen);
+	if (e == ENOENT) {
+		snprintf(err, errlen, "%s%s %s: CREDENTIALS_DIRECTORY is not set (the unit's "
+			 "LoadCredential= sets it; docs/operations.md 2.7)", where, key, value);
+		return false;
+	}
+	if (e) {
+		snprintf(err, errlen, "%s%s %s: %s", where, key, value, strerror(e));
+		return false;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s%s %s: cannot read: %s (running as uid %u, gid %u)%s", where, key,
+			 path, strerror(e), (unsigned)geteuid(), (unsigned)getegid(), e != EACCES ? "" :
+			 "; the packaged unit runs as a dynamic user: give it the file with "
+			 "LoadCredential= (docs/operations.md 2.7)");
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static SSL_CTX *fe_tls_ctx(const struct cfg *cfg, unsigned li, char *err, size_t errlen)
+{
+	const struct cfg_policy *cf = &cfg->cf_listeners[li].li_pol;
+	char cert[CFG_HOST_MAX + 256], key[CFG_HOST_MAX + 256], ca[CFG_HOST_MAX + 256];
 	static const int verify[] = {
 		[CFG_TLS_CC_NONE] = SSL_VERIFY_NONE,
 		[CFG_TLS_CC_REQUEST] = SSL_VERIFY_PEER,
@@ -115,6 +153,13 @@ static SSL_CTX *fe_tls_ctx(const struct cfg_policy *cf, char *err, size_t errlen
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
 	char e[256];
 
+	if (!fe_tls_file(cfg, li, "tls_cert", cf->pol_tls_cert, cert, sizeof(cert), err, errlen) ||
+	    !fe_tls_file(cfg, li, "tls_key", cf->pol_tls_key, key, sizeof(key), err, errlen) ||
+	    (cf->pol_tls_ca[0] &&
+	     !fe_tls_file(cfg, li, "tls_ca", cf->pol_tls_ca, ca, sizeof(ca), err, errlen))) {
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
 	if (!ctx) {
 		snprintf(err, errlen, "tls: cannot create the TLS context: %s", fe_tls_errstr(e, sizeof(e)));
 		return NULL;
@@ -127,25 +172,24 @@ static SSL_CTX *fe_tls_ctx(const struct cfg_policy *cf, char *err, size_t errlen
 				 SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_alpn_select_cb(ctx, fe_tls_alpn_select, NULL);
-	if (SSL_CTX_use_certificate_chain_file(ctx, cf->pol_tls_cert) != 1) {
-		snprintf(err, errlen, "tls_cert %s: %s", cf->pol_tls_cert, fe_tls_errstr(e, sizeof(e)));
+	if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
+		snprintf(err, errlen, "tls_cert %s: %s", cert, fe_tls_errstr(e, sizeof(e)));
 		goto fail;
 	}
-	if (SSL_CTX_use_PrivateKey_file(ctx, cf->pol_tls_key, SSL_FILETYPE_PEM) != 1) {
-		snprintf(err, errlen, "tls_key %s: %s", cf->pol_tls_key, fe_tls_errstr(e, sizeof(e)));
+	if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+		snprintf(err, errlen, "tls_key %s: %s", key, fe_tls_errstr(e, sizeof(e)));
 		goto fail;
 	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {
-		snprintf(err, errlen, "tls_key %s does not match tls_cert %s", cf->pol_tls_key,
-			 cf->pol_tls_cert);
+		snprintf(err, errlen, "tls_key %s does not match tls_cert %s", key, cert);
 		ERR_clear_error();
 		goto fail;
 	}
 	if (cf->pol_tls_ca[0]) {
-		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cf->pol_tls_ca);
+		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(ca);
 
-		if (SSL_CTX_load_verify_locations(ctx, cf->pol_tls_ca, NULL) != 1 || !names) {
-			snprintf(err, errlen, "tls_ca %s: %s", cf->pol_tls_ca, fe_tls_errstr(e, sizeof(e)));
+		if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1 || !names) {
+			snprintf(err, errlen, "tls_ca %s: %s", ca, fe_tls_errstr(e, sizeof(e)));
 			sk_X509_NAME_pop_free(names, X509_NAME_free);
 			goto fail;
 		}
@@ -200,7 +244,7 @@ int fe_tls_new(const struct cfg *cf, unsigned li, const struct fe_tls_params *p,
 		snprintf(err, errlen, "tls: out of memory");
 		return -1;
 	}
-	t->ft_ctx = fe_tls_ctx(pol, err, errlen);
+	t->ft_ctx = fe_tls_ctx(cf, li, err, errlen);
 	if (!t->ft_ctx) {
 		free(t);
 		return -1;
@@ -224,7 +268,7 @@ void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf)
 	tls->ft_cf = cf;
 	/* Renewed files come in here: a new context for new handshakes; an
 	 * established session holds a reference to the one it began with. */
-	ctx = fe_tls_ctx(fe_tls_pol(tls), err, sizeof(err));
+	ctx = fe_tls_ctx(cf, tls->ft_li, err, sizeof(err));
 	if (!ctx) {
 		gw_err(tls->ft_p.tp_log, "reload: %s; TLS keeps the certificate it had", err);
 		return;
@@ -243,8 +287,25 @@ void fe_tls_free(struct fe_tls *tls)
 	free(tls);
 }
 
+/* A file in the credentials directory while CREDENTIALS_DIRECTORY is not
+ * set: --check-config outside the unit. */
+static bool fe_tls_cred_unset(const struct cfg_policy *pol)
+{
+	const char *f[3] = { pol->pol_tls_cert, pol->pol_tls_key, pol->pol_tls_ca };
+	char p[CFG_HOST_MAX + 256];
+
+	for (unsigned i = 0; i < 3; i++)
+		if (cfg_path_resolve(f[i], p, sizeof(p)) == -ENOENT)
+			return true;
+	return false;
+}
+
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen)
 {
+	int rc = 0;
+
+	if (errlen)
+		err[0] = '\0';
 	for (unsigned li = 0; li < cf->cf_nlisteners; li++) {
 		const struct cfg_policy *pol = &cf->cf_listeners[li].li_pol;
 		SSL_CTX *ctx;
@@ -252,18 +313,23 @@ int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen)
 
 		if (pol->pol_tls == CFG_TLS_OFF)
 			continue;
+		if (fe_tls_cred_unset(pol)) {	/* its files exist only in the unit */
+			snprintf(err, errlen, "%s%s: TLS files in $CREDENTIALS_DIRECTORY not checked: it is "
+				 "set only for the unit's processes (LoadCredential=)", li ? "listener " : "",
+				 cf->cf_listeners[li].li_name);
+			rc = 1;
+			continue;
+		}
 		/* [gateway]'s own is named only when there are others. */
 		n = li ? (size_t)snprintf(err, errlen, "[listener %s] ", cf->cf_listeners[li].li_name) : 0;
 		if (n >= errlen)
 			n = 0;
-		ctx = fe_tls_ctx(pol, err + n, errlen - n);
+		ctx = fe_tls_ctx(cf, li, err + n, errlen - n);
 		if (!ctx)
 			return -1;
 		SSL_CTX_free(ctx);
 	}
-	if (errlen)
-		err[0] = '\0';
-	return 0;
+	return rc;
 }
 
 /* ---- a connection ---- */

@@ -95,8 +95,9 @@ void fe_tls_set_cfg(struct fe_tls *tls, const struct cfg *cf);
  * n contexts of tls[] (NULL entries: listeners without TLS), the first
  * certificate to renew. */
 void fe_tls_expiry_publish(struct fe_tls *const *tls, unsigned n);
-/* --check-config: the same checks for every listener, nothing kept.  0 or
- * -1 (err). */
+/* --check-config: the same checks for every listener, nothing kept.  0,
+ * -1 (err), or 1: passed, but files named in $CREDENTIALS_DIRECTORY were
+ * not checked as that variable is not set (err says so: a warning). */
 int fe_tls_check_cfg(const struct cfg *cf, char *err, size_t errlen);
 
 /* A connection on fd (peer: its name for logs, kept as a pointer); rev is

@@ -674,16 +674,20 @@ static int gw_main_check(const char *check, bool dump)
 	char err[512];
 	struct cfg *cf = cfg_load(check, NULL, err, sizeof(err));
 	char tok[GW_ADMIN_TOKEN_MAX + 1];
+	int rc;
 
 	if (!cf) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	if (fe_tls_check_cfg(cf, err, sizeof(err)) < 0) {	/* the files tls_* name */
+	rc = fe_tls_check_cfg(cf, err, sizeof(err));	/* the files tls_* name */
+	if (rc < 0) {
 		fprintf(stderr, "%s\n", err);
 		cfg_free(cf);
 		return 1;
 	}
+	if (rc > 0)
+		fprintf(stderr, "warning: %s\n", err);
 	if (gw_main_admin_token(cf, tok, sizeof(tok), true) < 0) {
 		cfg_free(cf);
 		return 1;

@@ -20,6 +20,10 @@ has, and what the code has is documented (the layout tier of make check).
                        man page's OPTIONS; the answer to `help` names every
                        command; and every `rpcrdma-gwctl WORD` or
                        --option written anywhere in those documents exists.
+  docs_code.py creds   TLS keys under the packaged unit: its LoadCredential=
+                       names, each put into /etc/credstore/ and named as
+                       $CREDENTIALS_DIRECTORY/NAME by docs/operations.md 2.7;
+                       no key installed elsewhere there.
   docs_code.py readme  README.md: the opening commands, what the product is
                        (a Debian package), then an install section (package,
                        configuration the unit reads, systemctl, first mount)
@@ -271,8 +275,40 @@ def check_readme():
     return 0
 
 
+def check_creds():
+    """TLS keys under the packaged unit: the unit loads credentials
+    (LoadCredential=) and docs/operations.md section 2.7 puts each one in the
+    credential store and names its copy in the configuration; no key is
+    installed where the unit's dynamic user cannot read it."""
+    unit, bad = read("systemd/rpcrdma-gw.service"), []
+    ids = re.findall(r"^LoadCredential=([A-Za-z0-9._-]+)$", unit, re.M)
+    if not any(i.endswith(".key") for i in ids):
+        bad.append("systemd/rpcrdma-gw.service: no LoadCredential= of a key (.key): the dynamic "
+                   "user cannot read a key kept for root")
+    sec = section(read("docs/operations.md"), "### 2.7 ", "\n## ")
+    for i in ids:
+        for need in (f"/etc/credstore/{i}", f"$CREDENTIALS_DIRECTORY/{i}"):
+            if need not in sec:
+                bad.append(f"docs/operations.md 2.7: credential {i} of the unit: no '{need}'")
+    for line in sec.splitlines():
+        if re.match(r"\s*install\b.*\.key\b", line) and "/etc/credstore" not in line:
+            bad.append(f"docs/operations.md 2.7: '{line.strip()}': a key outside the credential "
+                       "store, which the unit's dynamic user cannot read")
+    if not re.search(r"tls_key = \$CREDENTIALS_DIRECTORY/", read("docs/configuration.md") +
+                     read("docs/man/rpcrdma-gw.conf.5").replace("\\fR", "").replace("\\fP", "")) and \
+            "$CREDENTIALS_DIRECTORY/NAME" not in read("docs/configuration.md"):
+        bad.append("docs/configuration.md: tls_key does not say it may name $CREDENTIALS_DIRECTORY")
+    for b in bad:
+        print(b)
+    if bad:
+        return 1
+    print(f"creds: the unit loads {len(ids)} credentials ({', '.join(ids)}); operations.md 2.7 "
+          "stores and names each")
+    return 0
+
+
 if __name__ == "__main__":
-    cmds = {"keys": check_keys, "gwctl": check_gwctl, "readme": check_readme}
+    cmds = {"keys": check_keys, "gwctl": check_gwctl, "readme": check_readme, "creds": check_creds}
     if len(sys.argv) != 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     sys.exit(cmds[sys.argv[1]]())

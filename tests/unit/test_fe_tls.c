@@ -19,6 +19,8 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "fe_tls.h"
 #include "test_gw_harness.h"
@@ -683,6 +685,99 @@ static void t07_config_errors(void **state)
 	cfg_free(cf);
 }
 
+/* fe_tls_check_cfg(text) in a child running as nobody (uid and gid 65534):
+ * its message, through a pipe. */
+static void check_as_nobody(const char *text, char *msg, size_t len)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[512] = "";
+		struct cfg *cf = cfg_parse_string(text, "gw.conf", NULL, err, sizeof(err));
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			snprintf(err, sizeof(err), "setuid: %s", strerror(errno));
+		else if (cf)
+			fe_tls_check_cfg(cf, err, sizeof(err));
+		n = write(p[1], err, strlen(err));
+		_exit(n < 0);
+	}
+	close(p[1]);
+	n = read(p[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+}
+
+/* A key or certificate that cannot be read: the message names where the
+ * configuration sets it (file:line), the path and strerror, never only
+ * OpenSSL's "system lib"; a key readable by root only, checked as another
+ * user, says "Permission denied" and points to LoadCredential=.  Paths in
+ * $CREDENTIALS_DIRECTORY are read from there; without the variable,
+ * --check-config's check passes with a warning and a start fails saying so. */
+static void t14_file_errors(void **state)
+{
+	static const char base[] = "[backend s]\naddress = 127.0.0.1\n";
+	char text[1024], err[512], want[256];
+	struct cfg *cf;
+
+	(void)state;
+	/* 1: missing key, line 4 */
+	snprintf(text, sizeof(text), "[gateway]\ntls = allowed\ntls_cert = %s/server.crt\n"
+		 "tls_key = %s/gone.key\n%s", g_dir, g_dir, base);
+	cf = cfg_parse_string(text, "gw.conf", NULL, err, sizeof(err));
+	if (!cf)
+		fail_msg("%s", err);
+	assert_int_equal(fe_tls_check_cfg(cf, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "gw.conf:4: tls_key %s/gone.key: cannot read: No such file or "
+		 "directory", g_dir);
+	if (strncmp(err, want, strlen(want)))
+		fail_msg("got '%s', want '%s...'", err, want);
+	cfg_free(cf);
+	/* 2: a [listener]'s own key, line 7 */
+	snprintf(text, sizeof(text), "[gateway]\nlisten = 127.0.0.1:1\n[listener e]\nlisten = 127.0.0.1:2\n"
+		 "tls = allowed\ntls_cert = %s/server.crt\ntls_key = %s/gone.key\n%s", g_dir, g_dir, base);
+	cf = cfg_parse_string(text, "gw.conf", NULL, err, sizeof(err));
+	if (!cf)
+		fail_msg("%s", err);
+	assert_int_equal(fe_tls_check_cfg(cf, err, sizeof(err)), -1);
+	if (!strstr(err, "[listener e] gw.conf:7: tls_key "))
+		fail_msg("got '%s'", err);
+	cfg_free(cf);
+	/* 3: in the credentials directory */
+	snprintf(text, sizeof(text), "[gateway]\ntls = allowed\ntls_cert = $CREDENTIALS_DIRECTORY/server.crt\n"
+		 "tls_key = $CREDENTIALS_DIRECTORY/server.key\n%s", base);
+	cf = cfg_parse_string(text, "gw.conf", NULL, err, sizeof(err));
+	if (!cf)
+		fail_msg("%s", err);
+	setenv("CREDENTIALS_DIRECTORY", g_dir, 1);
+	if (fe_tls_check_cfg(cf, err, sizeof(err)) != 0)
+		fail_msg("with CREDENTIALS_DIRECTORY: %s", err);
+	unsetenv("CREDENTIALS_DIRECTORY");
+	assert_int_equal(fe_tls_check_cfg(cf, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "not checked"));
+	cfg_free(cf);
+	/* 4: root's 0600 key, read as nobody */
+	if (geteuid() != 0)
+		return;
+	snprintf(text, sizeof(text), "%s/server.key", g_dir);
+	assert_int_equal(chmod(text, 0600), 0);
+	assert_int_equal(chmod(g_dir, 0755), 0);
+	snprintf(text, sizeof(text), "[gateway]\ntls = allowed\ntls_cert = %s/server.crt\n"
+		 "tls_key = %s/server.key\n%s", g_dir, g_dir, base);
+	check_as_nobody(text, err, sizeof(err));
+	snprintf(want, sizeof(want), "gw.conf:4: tls_key %s/server.key: cannot read: Permission denied "
+		 "(running as uid 65534, gid 65534); the packaged unit runs as a dynamic user: give it "
+		 "the file with LoadCredential=", g_dir);
+	if (strncmp(err, want, strlen(want)))
+		fail_msg("got '%s', want '%s...'", err, want);
+}
+
 /* The control socket's answer to line (malloc'd). */
 static char *ctl(struct fx *f, const char *line)
 {
@@ -963,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(t11_identity_squash),
 		cmocka_unit_test(t12_listener_tls),
 		cmocka_unit_test(t13_expiry_min),
+		cmocka_unit_test(t14_file_errors),
 		cmocka_unit_test(t09_reload),
 		cmocka_unit_test(t10_handshake_timeout),
 	};
