@@ -201,6 +201,8 @@ deps:
 install: $(DAEMON) $(CTL)
 	install -D -m 0755 $(DAEMON) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gw
 	install -D -m 0755 $(CTL) $(DESTDIR)$(PREFIX)/sbin/rpcrdma-gwctl
+	install -D -m 0644 tools/rpcrdma-gwctl.bash-completion \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rpcrdma-gwctl
 	install -D -m 0644 config/rpcrdma-gw.conf $(DESTDIR)/etc/rpcrdma-gw/rpcrdma-gw.conf.sample
 	mkdir -p $(DESTDIR)$(UNITDIR)
 	for u in systemd/*.service systemd/*.socket; do \

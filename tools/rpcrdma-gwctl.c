@@ -8,7 +8,9 @@
  *
  * Exit status (rpcrdma-gwctl(8)): 0 success, 1 the gateway refused the
  * command, 2 usage error, 3 the control socket could not be reached or
- * answered badly (with --json: an answer that is not valid JSON).
+ * answered badly (with --json: an answer that is not valid JSON), 4
+ * `status` answered that the gateway is not ready (scripts: `rpcrdma-gwctl
+ * status >/dev/null && ...`).
  *
  * COMMAND and ARGUMENT must be one word each: a blank or control byte in
  * them would end the request line early or start another one.
@@ -35,6 +37,7 @@
 #include "ops.h"
 
 #define GWCTL_TIMEOUT_MS	10000
+#define GWCTL_NOT_READY		4	/* exit status of status when not ready */
 
 /* One word of printable bytes: the request is one line, split on blanks. */
 static bool word_ok(const char *w)
@@ -189,6 +192,27 @@ static int gwctl_finish(const char *path, char *last, const char *buf, size_t bo
 	}
 	fprintf(stderr, "rpcrdma-gwctl: truncated answer from %s\n", path);
 	return 3;
+}
+
+/* status: 0 when its answer (buf[0..body)) says the gateway is ready, else
+ * GWCTL_NOT_READY: the text's "ready: yes" line, or JSON's "ready": true. */
+static int gwctl_ready_rc(const char *buf, size_t body, bool json)
+{
+	char *text = strndup(buf, body);
+	struct json_object *jo, *r;
+	bool ready = false;
+
+	if (!text)
+		return 3;
+	if (json) {
+		jo = json_tokener_parse(text);
+		ready = jo && json_object_object_get_ex(jo, "ready", &r) && json_object_get_boolean(r);
+		json_object_put(jo);
+	} else {
+		ready = !strncmp(text, "ready: yes", 10) || strstr(text, "\nready: yes");
+	}
+	free(text);
+	return ready ? 0 : GWCTL_NOT_READY;
 }
 
 /* stats --ops -i N: every interval, the difference of the last two answers. */
@@ -364,6 +388,8 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	rc = gwctl_finish(path, last, buf, body);
+	if (rc == 0 && !strcmp(cmd, "status"))
+		rc = gwctl_ready_rc(buf, body, json);
 	free(buf);
 	return rc;
 }

@@ -17,7 +17,9 @@ has, and what the code has is documented (the layout tier of make check).
                        (tools/rpcrdma-gwctl.c), of rpcrdma-gwctl(8) COMMANDS
                        and of docs/operations.md section 4.2; its options
                        (getopt_long) exactly those of the usage text and the
-                       man page's OPTIONS; the answer to `help` names every
+                       man page's OPTIONS and of the bash completion
+                       (tools/rpcrdma-gwctl.bash-completion, which also
+                       completes every command); the answer to `help` names every
                        command; and every `rpcrdma-gwctl WORD` or
                        --option written anywhere in those documents exists.
   docs_code.py creds   TLS keys under the packaged unit: its LoadCredential=
@@ -213,6 +215,17 @@ def check_gwctl():
         bad.append(f"docs/operations.md 4.2: command '{c}' is not described")
     for c in sorted(server - helped - {"help"}):
         bad.append(f"gateway/control.c: the answer to help lacks '{c}'")
+    comp = read("tools/rpcrdma-gwctl.bash-completion") if os.path.exists(
+        "tools/rpcrdma-gwctl.bash-completion") else ""
+    if not comp:
+        bad.append("tools/rpcrdma-gwctl.bash-completion: missing (bash completion of the CLI)")
+    else:
+        m = re.search(r'local cmds="([^"]*)"', comp)
+        same("command", set(m.group(1).split()) if m else set(), server,
+             "tools/rpcrdma-gwctl.bash-completion cmds")
+        copts = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", " ".join(
+            re.findall(r'(?:opts=|-W )"([^"$]*)"', comp))))
+        same("option", copts, opts, "tools/rpcrdma-gwctl.bash-completion")
     same("option", uopts, opts, "tools/rpcrdma-gwctl.c usage text")
     same("option", mopts, opts, "docs/man/rpcrdma-gwctl.8 OPTIONS")
     # Every use written in the documents: rpcrdma-gwctl [OPTIONS] WORD.

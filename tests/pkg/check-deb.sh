@@ -112,6 +112,7 @@ if grep -Eq ' \./usr/s?bin/rpcrdma-gwctl$' "$LOGDIR/pkg-deb-contents.log"; then
 else
 	lacks /usr/share/man/man8/rpcrdma-gwctl.8.gz "no rpcrdma-gwctl command yet"
 fi
+has /usr/share/bash-completion/completions/rpcrdma-gwctl '-rw-r--r--'
 has /usr/share/doc/rpcrdma-gw/copyright
 has "/usr/share/doc/rpcrdma-gw/operations\.md(\.gz)?"
 lacks /usr/local "nothing under /usr/local"

@@ -124,6 +124,7 @@ for args in "clients --top 0" "clients --by speed" "status --ops" "clients --ops
 done
 if [ "$bads" = 0 ]; then ok "gwctl refuses misplaced --ops, -i, --top, --by (exit 2)"; else bad "gwctl option checks"; fi
 out=$("$CTL" -s "$tmp/control" --json status)
+"$CTL" -s "$tmp/control" status >/dev/null; ready_rc=$?
 # The default `workers = 0`: the start line names the count, status has it
 # (a lone worker's status has no "workers"), and without an RDMA device that
 # names a NUMA node it is the cores this process may run on (each core's
@@ -165,6 +166,17 @@ if python3 "$H" call "$p_listen" 100003 3 0 >/dev/null; then ok "undrained: call
 	"$CTL" -s "$tmp/control" undrain 'nfs->srv' | grep -qx 'path nfs/srv: undrained'
 rc=$?
 if [ "$rc" = 0 ]; then ok "gwctl drain nfs/srv, undrain 'nfs->srv'"; else bad "gwctl drain/undrain by path name"; fi
+# Bash completion (the package's): commands, then a running gateway's names.
+comp() {	# WORDS...: COMPREPLY for the last word, one line
+	PATH=$(dirname "$CTL"):$PATH bash -c '. tools/rpcrdma-gwctl.bash-completion
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rpcrdma_gwctl; echo "${COMPREPLY[*]}"' comp "$@"
+}
+c1=$(comp rpcrdma-gwctl dr)
+c2=$(comp rpcrdma-gwctl -s "$tmp/control" drain "")
+c3=$(comp rpcrdma-gwctl log-level d)
+if [ "$c1" = drain ] && [ "$c2" = "nfs/srv srv" ] && [ "$c3" = debug ]; then
+	ok "bash completion: 'dr' -> drain; drain -> the gateway's nfs/srv srv; log-level d -> debug"
+else bad "bash completion: '$c1', '$c2', '$c3'"; fi
 if "$CTL" -s "$tmp/control" log-level debug >/dev/null &&
 	"$CTL" -s "$tmp/control" --json status | grep -q '"log_level":"debug"'; then
 	ok "gwctl log-level debug"
@@ -192,6 +204,12 @@ for ((i = 0; i < 30; i++)); do
 	sleep 0.1
 done
 if [ "$code" = 503 ]; then ok "/readyz 503 once the backend is gone"; else bad "/readyz $code with the backend gone"; fi
+# Scripts: status's exit status is readiness (0 ready, 4 not ready).
+"$CTL" -s "$tmp/control" status >/dev/null; rc=$?
+"$CTL" -s "$tmp/control" --json status >/dev/null; jrc=$?
+if [ "$rc" = 4 ] && [ "$jrc" = 4 ] && [ "$ready_rc" = 0 ]; then
+	ok "gwctl status: exit 0 while ready, 4 (also --json) once not ready"
+else bad "gwctl status exit: ready $ready_rc, not ready $rc (--json $jrc); want 0, 4, 4"; fi
 kill -TERM "$gw"
 wait "$gw"
 if [ ! -e "$tmp/control" ]; then ok "control socket removed at exit"; else bad "control socket left behind"; fi
