@@ -113,6 +113,7 @@ else
 	lacks /usr/share/man/man8/rpcrdma-gwctl.8.gz "no rpcrdma-gwctl command yet"
 fi
 has /usr/share/bash-completion/completions/rpcrdma-gwctl '-rw-r--r--'
+has /etc/rpcrdma-gw/conf.d/ 'd'
 has /usr/share/doc/rpcrdma-gw/copyright
 has "/usr/share/doc/rpcrdma-gw/operations\.md(\.gz)?"
 lacks /usr/local "nothing under /usr/local"
