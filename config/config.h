@@ -66,6 +66,8 @@
 #define CFG_PROG_NFS_ACL	((uint32_t)CHK_PROG_NFSACL)	/* served by nfsd on the NFS port */
 
 enum cfg_log_level { CFG_LOG_ERR = 0, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
+/* How a log line is written on stderr (gateway/logfmt.c); the journal has fields. */
+enum cfg_log_format { CFG_LOGFMT_TEXT = 0, CFG_LOGFMT_LOGFMT, CFG_LOGFMT_JSON };
 enum cfg_transport { CFG_TRANSPORT_RDMA = 0, CFG_TRANSPORT_TCP };
 enum cfg_regmode { CFG_REG_MW = 0, CFG_REG_REG, CFG_REG_PERSISTENT };
 enum cfg_squash { CFG_SQUASH_NONE = 0, CFG_SQUASH_ROOT, CFG_SQUASH_ALL };
@@ -170,6 +172,7 @@ struct cfg {
 	unsigned cf_nroutes;
 	struct cfg_route cf_routes[CFG_MAX_ROUTES];
 	enum cfg_log_level cf_log_level;
+	enum cfg_log_format cf_log_format;	/* stderr lines: text, logfmt or JSON */
 	/* limits */
 	uint32_t cf_max_record;		/* bytes of one RPC record */
 	unsigned cf_max_clients;

@@ -24,6 +24,9 @@ static const char *const cfg_log_level_names[] = {
 	[CFG_LOG_ERR] = "error", [CFG_LOG_WARN] = "warn",
 	[CFG_LOG_INFO] = "info", [CFG_LOG_DEBUG] = "debug",
 };
+static const char *const cfg_log_format_names[] = {
+	[CFG_LOGFMT_TEXT] = "text", [CFG_LOGFMT_LOGFMT] = "logfmt", [CFG_LOGFMT_JSON] = "json",
+};
 static const char *const cfg_transport_names[] = {
 	[CFG_TRANSPORT_RDMA] = "rdma", [CFG_TRANSPORT_TCP] = "tcp",
 };
@@ -69,6 +72,7 @@ static const struct cfg_key cfg_key_table[] = {
 	  MEMBER(cfg, cf_listen), RESTART(NULL) },
 	{ KEY(GATEWAY, "log_level", ENUM), RANGE(0, CFG_LOG_DEBUG), .ky_def = CFG_LOG_INFO,
 	  .ky_names = cfg_log_level_names, MEMBER(cfg, cf_log_level) },
+	{ KEY(GATEWAY, "log_format", ENUM), RANGE(0, CFG_LOGFMT_JSON), .ky_def = CFG_LOGFMT_TEXT, .ky_names = cfg_log_format_names, MEMBER(cfg, cf_log_format) },
 	{ KEY(GATEWAY, "buffer_size", SIZE), RANGE(4096, 1u << 30), .ky_align = 4096,
 	  .ky_def = 64 * 1024, MEMBER(cfg, cf_buffer_size), RESTART("buffer pool") },
 	{ KEY(GATEWAY, "buffers", UINT), RANGE(4, 1u << 24), .ky_def = 1024,

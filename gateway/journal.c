@@ -123,7 +123,6 @@ static bool gw_log_rl_pass(struct gw_log_rl *rl, const char *peer, uint64_t *rep
 	return true;
 }
 
-static const char *const gw_ev_level_tag[] = { "error", "warn", "info", "debug" };
 /* syslog priorities of enum cfg_log_level */
 static const int gw_ev_prio[] = { 3, 4, 6, 7 };
 
@@ -136,8 +135,7 @@ static void gw_log_emit(const struct gw_log *lg, enum cfg_log_level lvl, const c
 	if (lg->gl_worker)
 		snprintf(wk, sizeof(wk), "%u", lg->gl_worker - 1);
 	if (lg->gl_target != GW_LOG_JOURNAL) {
-		fprintf(stderr, "rpcrdma-gw[%s] %s%s%s%s: %s\n", gw_ev_level_tag[l], wk[0] ? "(worker " : "",
-			wk, wk[0] ? ") " : "", func, msg);
+		gw_log_stderr(lg, lvl, func, ev, msg);
 		return;
 	}
 	if (ev && ev->le_has_xid)

@@ -180,8 +180,6 @@ const char *gw_ctr_str(enum gw_ctr c)
 	return (unsigned)c < GW_CTR__COUNT && gw_ctr_names[c] ? gw_ctr_names[c] : "?";
 }
 
-static const char *const gw_level_tag[] = { "error", "warn", "info", "debug" };
-
 void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
 {
 	char line[1024];
@@ -195,12 +193,7 @@ void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, 
 		return;
 	}
 	/* One write per line so lines from several processes do not mix. */
-	if (lg && lg->gl_worker)
-		fprintf(stderr, "rpcrdma-gw[%s] (worker %u) %s: %s\n",
-			(unsigned)lvl < 4 ? gw_level_tag[lvl] : "?", lg->gl_worker - 1, func, line);
-	else
-		fprintf(stderr, "rpcrdma-gw[%s] %s: %s\n", (unsigned)lvl < 4 ? gw_level_tag[lvl] : "?",
-			func, line);
+	gw_log_stderr(lg, lvl, func, NULL, line);
 }
 
 void gw_stats_log(const struct gw_stats *st, const struct gw_log *lg)

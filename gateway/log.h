@@ -36,6 +36,7 @@ struct gw_log {
 	/* With several workers: its number + 1, named in each line (a path
 	 * of every worker says the same thing once each); 0 none. */
 	unsigned gl_worker;
+	enum cfg_log_format gl_format;	/* stderr lines (logfmt.c) */
 };
 
 void gw_logf(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *fmt, ...)
@@ -84,6 +85,15 @@ struct gw_log_rl *gw_log_rl_new(struct gw_stats *st);
 void gw_log_rl_free(struct gw_log_rl *rl);
 /* "journal" when stderr is the journal stream (JOURNAL_STREAM names it). */
 enum gw_log_target gw_log_target_auto(void);
+struct gw_log_ev;
+/* logfmt.c: one line on stderr in lg's gl_format (text, logfmt, JSON), its
+ * time first; ev (may be NULL) adds the peer's fields.  One write. */
+void gw_log_stderr(const struct gw_log *lg, enum cfg_log_level lvl, const char *func,
+		   const struct gw_log_ev *ev, const char *msg);
+/* The same line into buf (tests; worker: gl_worker); its length. */
+size_t gw_log_format(enum cfg_log_format fmt, uint64_t unix_ms, enum cfg_log_level lvl,
+		     unsigned worker, const char *func, const struct gw_log_ev *ev, const char *msg, char *buf,
+		     size_t len);
 /* One formatted line to lg's target (gw_logf uses it for the journal). */
 void gw_log_line(const struct gw_log *lg, enum cfg_log_level lvl, const char *func, const char *msg);
 

@@ -116,9 +116,11 @@ static int gw_main_reload_workers(struct gw_main *m, const struct cfg *cf, const
 		if (rc == 0) {
 			fe_set_cfg(gw_worker_fe(w), cf);
 			gw_worker_log(w)->gl_level = cf->cf_log_level;
+			gw_worker_log(w)->gl_format = cf->cf_log_format;
 		}
 	}
 	m->m_log.gl_level = cf->cf_log_level;
+	m->m_log.gl_format = cf->cf_log_format;
 	gw_main_go(m);
 	return rc;
 }
@@ -787,6 +789,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	m.m_log.gl_level = m.m_cfg->cf_log_level;
+	m.m_log.gl_format = m.m_cfg->cf_log_format;
 	m.m_log.gl_target = log_target >= 0 ? (enum gw_log_target)log_target : gw_log_target_auto();
 	m.m_log.gl_rl = gw_log_rl_new(&m.m_stats);	/* NULL: no rate limit, still runs */
 	signal(SIGPIPE, SIG_IGN);
