@@ -336,6 +336,8 @@ struct cfg_diff {
 	unsigned cdf_nrestart;			/* CFG_ACT_RESTART entries */
 	unsigned cdf_nchanges;			/* adds + removes + kept routes whose versions moved */
 	bool cdf_values;				/* a value a running daemon takes changed */
+	char cdf_values_what[256];		/* which: "log_level, [listener edge] squash, route
+						 * nfs versions" (table order; "..." when longer) */
 };
 void cfg_diff(const struct cfg *old, const struct cfg *new_cf, struct cfg_diff *d);
 

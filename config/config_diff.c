@@ -113,6 +113,20 @@ static unsigned cfg_route_by_name(const struct cfg *cf, const char *name)
 	return CFG_ACT_NONE;
 }
 
+/* One more changed value for cdf_values_what: name, after prefix (a
+ * listener's or a route's). */
+static void cfg_diff_value(struct cfg_diff *d, const char *prefix, const char *name)
+{
+	size_t o = strlen(d->cdf_values_what), len = sizeof(d->cdf_values_what);
+	int n;
+
+	if (o + 4 >= len || !strcmp(d->cdf_values_what + (o >= 3 ? o - 3 : 0), "..."))
+		return;
+	n = snprintf(d->cdf_values_what + o, len - o, "%s%s%s", o ? ", " : "", prefix, name);
+	if (n < 0 || (size_t)n >= len - o)	/* cut: say so */
+		snprintf(d->cdf_values_what + (len - 4 > o ? o : len - 4), 4, "...");
+}
+
 static void cfg_diff_add(struct cfg_diff *d, enum cfg_act_kind k, unsigned o, unsigned n,
 			 const char *what)
 {
@@ -141,7 +155,13 @@ static void cfg_diff_values(const struct cfg *a, const struct cfg *b, enum cfg_s
 		if (k->ky_section != sec || cfg_key_same(a, b, k, x, y))
 			continue;
 		if (k->ky_reload != CFG_RELOAD_RESTART) {
+			char pre[CFG_NAME_MAX + 16] = "";
+
+			if (sec == CFG_SEC_LISTENER)
+				snprintf(pre, sizeof(pre), "[listener %s] ",
+					 ((const struct cfg_listener *)x)->li_name);
 			d->cdf_values = true;
+			cfg_diff_value(d, pre, k->ky_name);
 			continue;
 		}
 		for (unsigned j = 0; j < d->cdf_n; j++)
@@ -200,8 +220,13 @@ void cfg_diff(const struct cfg *a, const struct cfg *b, struct cfg_diff *d)
 			continue;
 		}
 		cfg_diff_add(d, CFG_ACT_ROUTE_KEEP, i, j, NULL);
-		if (cfg_route_values(a, b, &a->cf_routes[i], y))
+		if (cfg_route_values(a, b, &a->cf_routes[i], y)) {
+			char pre[CFG_NAME_MAX + 16];
+
 			d->cdf_nchanges++;
+			snprintf(pre, sizeof(pre), "route %s ", y->cr_name);
+			cfg_diff_value(d, pre, "versions");	/* counted in cdf_nchanges */
+		}
 	}
 	/* What only a restart changes: sockets opened and memory sized at start.
 	 * Listeners are the same ones (by name) or "listen" asks for a restart;

@@ -181,9 +181,10 @@ static int gw_main_reload(struct gw_main *m, char *msg, size_t len)
 	gw_stat_inc(&m->m_stats, GW_CTR_RELOAD_APPLIED);
 	for (unsigned k = 0; k < d.cdf_n; k++)
 		n[d.cdf_act[k].ac_kind]++;
-	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s",
+	snprintf(err, sizeof(err), "backends +%u -%u, routes +%u -%u (%u kept), values %s%s",
 		 n[CFG_ACT_BACKEND_ADD], n[CFG_ACT_BACKEND_REMOVE], n[CFG_ACT_ROUTE_ADD],
-		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP], d.cdf_values ? "changed" : "unchanged");
+		 n[CFG_ACT_ROUTE_REMOVE], n[CFG_ACT_ROUTE_KEEP],
+		 d.cdf_values_what[0] ? "changed: " : "unchanged", d.cdf_values_what);
 	gw_info(&m->m_log, "reload: %s applied: %s", m->m_path, err);
 	snprintf(msg, len, "reloaded %s: %s", m->m_path, err);
 	return 0;

@@ -184,7 +184,13 @@ else
 	bad "gwctl log-level"
 fi
 "$CTL" -s "$tmp/control" log-level info >/dev/null
-if "$CTL" -s "$tmp/control" reload | grep -q reloaded; then ok "gwctl reload"; else bad "gwctl reload"; fi
+if "$CTL" -s "$tmp/control" reload | grep -q 'reloaded .*values unchanged$'; then ok "gwctl reload: values unchanged"; else bad "gwctl reload"; fi
+sed -i 's/^reconnect_interval = 100ms$/reconnect_interval = 200ms\nidle_timeout = 60/' "$conf"
+out=$("$CTL" -s "$tmp/control" reload)
+if echo "$out" | grep -q 'values changed: idle_timeout, reconnect_interval$' &&
+	grep -q 'reload: .* applied: .*values changed: idle_timeout, reconnect_interval' "$tmp/gw.log"; then
+	ok "reload names the values that changed (answer and log): idle_timeout, reconnect_interval"
+else bad "reload's values: '$out'"; fi
 
 curl -s "http://127.0.0.1:$p_admin/metrics" >"$tmp/metrics"
 v=$(sed -n 's/^rpcrdma_gw_calls_total{program="100003",name="nfs",version="3",procedure="1",procname="getattr"} //p' "$tmp/metrics")

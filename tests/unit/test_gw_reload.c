@@ -140,6 +140,37 @@ static void t01_diff_table(void **state)
 	}
 }
 
+/* The reload's log line names the values that changed (cdf_values_what),
+ * in table order, listeners' and routes' with their name. */
+static void t01b_values_named(void **state)
+{
+	static const struct { const char *a, *b, *want; } t[] = {
+		/* 1 */ { BA RN("a"), "[gateway]\ncalls_per_client = 7\nlog_level = debug\n" BA RN("a"),
+			  "log_level, calls_per_client" },
+		/* 2 */ { BA RN("a"), BA RN("a"), "" },
+		/* 3 */ { BA RN("a"), BA RN("a") "versions = 4\n", "route nfs versions" },
+		/* 4 */ { "[gateway]\nlisten = 127.0.0.1\n[listener e]\nlisten = 127.0.0.2\n" BA RN("a"),
+			  "[gateway]\nlisten = 127.0.0.1\nidle_timeout = 9\n[listener e]\nlisten = 127.0.0.2\n"
+			  "squash = root\n" BA RN("a"), "idle_timeout, [listener e] squash" },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct cfg *a = cfg_parse_string(t[i].a, "a", NULL, err, sizeof(err));
+		struct cfg *b = cfg_parse_string(t[i].b, "b", NULL, err, sizeof(err));
+		struct cfg_diff d;
+
+		if (!a || !b)
+			fail_msg("case %zu: %s", i + 1, err);
+		cfg_diff(a, b, &d);
+		if (strcmp(d.cdf_values_what, t[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i + 1, d.cdf_values_what, t[i].want);
+		cfg_free(a);
+		cfg_free(b);
+	}
+}
+
 /* ---- in process ---- */
 
 static void conf(char *buf, size_t cap, const char *backends, const char *routes)
@@ -447,6 +478,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t01_diff_table),
+		cmocka_unit_test(t01b_values_named),
 		cmocka_unit_test(t02_route_moves),
 		cmocka_unit_test(t03_held_move),
 		cmocka_unit_test(t04_refused),
