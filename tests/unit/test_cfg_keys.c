@@ -565,6 +565,202 @@ static void t06_sample_explained(void **state)
 		fail_msg("%u keys of the sample without a comment", bad);
 }
 
+/* ---- 7. defaults as the documents state them ---- */
+
+/* value (a default as a document writes it) as the number key k sets, when
+ * the parser takes it; "A + B" adds two sizes ("1m + 8k"). */
+static bool doc_number(const struct cfg_key *k, const char *value, uint64_t *v)
+{
+	char text[512], err[256], a[64];
+	const char *plus = strstr(value, " + ");
+	struct cfg *cf;
+	const char *obj;
+	uint64_t w = 0;
+
+	if (plus && (size_t)(plus - value) < sizeof(a)) {
+		memcpy(a, value, plus - value);
+		a[plus - value] = '\0';
+		return doc_number(k, a, v) && doc_number(k, plus + 3, &w) && (*v += w, true);
+	}
+	if (k->ky_section == CFG_SEC_GATEWAY)
+		snprintf(text, sizeof(text), "[gateway]\n%s = %s\n" B, k->ky_name, value);
+	else if (k->ky_section == CFG_SEC_BACKEND)
+		snprintf(text, sizeof(text), "[backend s]\n%s = %s\naddress = 10.99.0.1\n", k->ky_name,
+			 value);
+	else
+		snprintf(text, sizeof(text), B "[route r]\nprogram = nfs\n%s = %s\n", k->ky_name, value);
+	cf = cfg_parse_string(text, "doc", NULL, err, sizeof(err));
+	if (!cf)
+		return false;
+	obj = k->ky_section == CFG_SEC_GATEWAY ? (const char *)cf :
+	      k->ky_section == CFG_SEC_BACKEND ? (const char *)&cf->cf_backends[0]
+					       : (const char *)&cf->cf_routes[0];
+	obj += k->ky_off;
+	switch (k->ky_size) {
+	case 1: *v = *(const bool *)obj; break;
+	case 2: *v = *(const uint16_t *)obj; break;
+	case 4: *v = *(const uint32_t *)obj; break;
+	default: *v = *(const uint64_t *)obj; break;
+	}
+	cfg_free(cf);
+	return true;
+}
+
+/* Does the default a document states (text: "" for empty) match the table? */
+static bool doc_default_ok(const struct cfg_key *k, const char *text)
+{
+	uint64_t v;
+
+	if (k->ky_type <= CFG_KT_ENUM)
+		return doc_number(k, text, &v) && v == k->ky_def;
+	return !strcmp(text, k->ky_def_text ? k->ky_def_text : "");
+}
+
+/* The key checked for a default: not required, not [listener] (inherits),
+ * not a repeatable listen (an example) or versions (a range, "all"). */
+static const struct cfg_key *doc_default_key(int sec, const char *name)
+{
+	size_t n;
+	const struct cfg_key *keys = cfg_keys(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)keys[i].ky_section == sec && !strcmp(keys[i].ky_name, name))
+			return keys[i].ky_section == CFG_SEC_LISTENER || (keys[i].ky_flags & CFG_KF_REQUIRED) ||
+			       keys[i].ky_type == CFG_KT_LISTEN || keys[i].ky_type == CFG_KT_VERSIONS ||
+			       keys[i].ky_type == CFG_KT_BACKEND ? NULL : &keys[i];
+	return NULL;
+}
+
+/* A man page's default: the words after "Default:" on its line, else the
+ * next line's first argument (.BR value .), cut at a blank, "(", "." or ","
+ * at the end; "\-" is "-", "empty" is "". */
+static void man_default(const char *after, const char *next, char *out, size_t len)
+{
+	const char *p = after;
+	size_t n;
+
+	while (*p == ' ')
+		p++;
+	if (!*p || *p == '\n') {
+		p = next;
+		if (*p == '.')
+			p += strcspn(p, " ");
+		while (*p == ' ')
+			p++;
+	}
+	n = 0;
+	for (; *p && *p != '\n' && n + 1 < len; p++) {
+		if (p[0] == '\\' && p[1] == '-')
+			continue;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	if (strstr(out, " + "))		/* "1m + 8k." */
+		out[strcspn(out, ".")] = '\0';
+	else
+		out[strcspn(out, " (")] = '\0';
+	n = strlen(out);
+	while (n && (out[n - 1] == '.' || out[n - 1] == ','))
+		out[--n] = '\0';
+	if (!strcmp(out, "empty"))
+		out[0] = '\0';
+}
+
+static unsigned t07_man(void)
+{
+	FILE *f = fopen("docs/man/rpcrdma-gw.conf.5", "r");
+	char line[512], next[512], key[CFG_NAME_MAX] = "", val[128];
+	int sec = -1, no = 0, keyline = 0;
+	unsigned bad = 0, seen = 0;
+
+	assert_non_null(f);
+	if (!fgets(line, sizeof(line), f))
+		fail_msg("empty man page");
+	for (bool more = true; more; no++) {
+		const char *d;
+
+		more = fgets(next, sizeof(next), f) != NULL;
+		if (!more)
+			next[0] = '\0';
+		if (!strncmp(line, ".SH ", 4))
+			sec = strstr(line, " KEYS") ? sec_of(line + 4 + (line[4] == '"')) : -1;
+		else if (sec >= 0 && !strncmp(line, ".BI ", 4)) {
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(line + 4, " \n"), line + 4);
+			keyline = no + 1;
+		} else if (sec >= 0 && key[0] && (d = strstr(line, "Default:"))) {
+			const struct cfg_key *k = doc_default_key(sec, key);
+
+			man_default(d + 8, next, val, sizeof(val));
+			if (k && (seen++, !doc_default_ok(k, val))) {
+				print_error("docs/man/rpcrdma-gw.conf.5:%d: %s: default '%s' is not the "
+					    "table's\n", keyline, key, val);
+				bad++;
+			}
+			key[0] = '\0';
+		}
+		memcpy(line, next, sizeof(line));
+	}
+	fclose(f);
+	if (seen < 40)
+		fail_msg("only %u defaults found in the man page: update this test", seen);
+	return bad;
+}
+
+static unsigned t07_md(void)
+{
+	FILE *f = fopen("docs/configuration.md", "r");
+	char line[4096], name[CFG_NAME_MAX], val[256];
+	int sec = -1, no = 0;
+	unsigned bad = 0, seen = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const struct cfg_key *k;
+		char *c;
+
+		no++;
+		if (!strncmp(line, "## ", 3))
+			sec = !strncmp(line + 3, "`[", 2) ? sec_of(line + 4) : -1;
+		if (sec < 0 || strncmp(line, "| `", 3))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + 3, "`"), line + 3);
+		c = strchr(line + 3 + strlen(name) + 1, '|');	/* the default's cell */
+		if (!c || !(k = doc_default_key(sec, name)))
+			continue;
+		c++;
+		while (*c == ' ')
+			c++;
+		if (!strncmp(c, "(empty)", 7))
+			val[0] = '\0';
+		else if (*c == '`')
+			snprintf(val, sizeof(val), "%.*s", (int)strcspn(c + 1, "`"), c + 1);
+		else
+			continue;	/* words ("the only backend"): not a value */
+		seen++;
+		if (!doc_default_ok(k, val)) {
+			print_error("docs/configuration.md:%d: %s: default '%s' is not the table's\n", no,
+				    name, val);
+			bad++;
+		}
+	}
+	fclose(f);
+	if (seen < 40)
+		fail_msg("only %u defaults found in docs/configuration.md: update this test", seen);
+	return bad;
+}
+
+/* 7. Every default docs/configuration.md and rpcrdma-gw.conf(5) state is the
+ * key table's (parsed as the file would be: 64k, 1m + 8k, 5m, yes, empty). */
+static void t07_doc_defaults(void **state)
+{
+	unsigned bad;
+
+	(void)state;
+	bad = t07_md() + t07_man();
+	if (bad)
+		fail_msg("%u documented defaults differ from config/config_keys.c", bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -574,6 +770,7 @@ int main(void)
 		cmocka_unit_test(t04_table_sane),
 		cmocka_unit_test(t05_dump_round_trip),
 		cmocka_unit_test(t06_sample_explained),
+		cmocka_unit_test(t07_doc_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
