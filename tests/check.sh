@@ -288,7 +288,7 @@ vm_second_probe() {
 # the README's install section.
 run_layout() {
 	local c s out
-	for c in includes sizes exports members naming doc docs_code:keys docs_code:gwctl docs_code:readme docs_code:creds; do
+	for c in includes sizes exports members naming doc docs_code:keys docs_code:gwctl docs_code:readme docs_code:creds docs_code:daemon; do
 		s=layout
 		case $c in *:*) s=${c%%:*}; c=${c#*:} ;; esac
 		out="$LOGDIR/layout-$c.log"

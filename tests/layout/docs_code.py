@@ -22,6 +22,11 @@ has, and what the code has is documented (the layout tier of make check).
                        completes every command); the answer to `help` names every
                        command; and every `rpcrdma-gwctl WORD` or
                        --option written anywhere in those documents exists.
+  docs_code.py daemon  rpcrdma-gw's options: the same in getopt_long, --help,
+                       rpcrdma-gw(8) OPTIONS and docs/configuration.md's
+                       Command line; and FACTS: statements of a feature's
+                       absence that the code contradicts appear in no
+                       document (defaults: tests/unit/test_cfg_keys.c t07).
   docs_code.py creds   TLS keys under the packaged unit: its LoadCredential=
                        names, each put into /etc/credstore/ and named as
                        $CREDENTIALS_DIRECTORY/NAME by docs/operations.md 2.7;
@@ -320,8 +325,85 @@ def check_creds():
     return 0
 
 
+def daemon_facts():
+    """rpcrdma-gw's options: getopt_long's table and short string in
+    gateway/main.c, its usage text (--help), rpcrdma-gw(8) OPTIONS and
+    docs/configuration.md's Command line table."""
+    src = read("gateway/main.c")
+    longs = {"--" + o for o in re.findall(r'\{ "([a-z-]+)", (?:no|required|optional)_argument', src)}
+    shorts = {"-" + c for c in re.sub(r"[^a-zA-Z]", "",
+                                      re.search(r'getopt_long\(argc, argv, "([^"]*)"', src).group(1))}
+    # -f is --foreground's short form, taken for compatibility and not documented
+    code = (longs | shorts) - {"-f"}
+    usage = section(src, "static void usage(FILE *f)", "\n}")
+    uopts = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][a-z-]*)", usage))
+    man = read("docs/man/rpcrdma-gw.8")
+    mopts = set()
+    for blk in section(man, ".SH OPTIONS", ".SH OPERATION").split(".TP\n")[1:]:
+        head = re.sub(r"\\f[RBIP]", " ", blk.splitlines()[0])
+        mopts |= set(re.findall(r"(?<![\w-])(--?[a-zA-Z][a-z-]*)", head))
+    md = section(read("docs/configuration.md"), "## Command line", "\n## ")
+    dopts = set()
+    for row in re.findall(r"^\| (`.*?) \|", md, re.M):
+        dopts |= set(re.findall(r"(?<![\w-])(--?[a-zA-Z][a-z-]*)", row))
+    return code, uopts, mopts, dopts
+
+
+# Statements about a feature's presence that the code contradicts: (what,
+# file and pattern showing the feature exists, pattern no document may
+# then contain).  A new contradiction found by hand belongs here.
+FACTS = [
+    ("the daemon never forks", "gateway/main.c", r"never forks",
+     r"(?i)detaches|daemon\(3\)|logs to syslog"),
+    ("the AUTH_TLS probe is answered STARTTLS", "frontend-tcp/fe_tls_pre.c", r"STARTTLS",
+     r"(?i)not offer(ed)? TLS|TLS[^.]{0,30}\byet\b|not offered yet"),
+    ("NFSv4.0 callbacks are relayed (v40_callbacks)", "config/config_keys.c",
+     r'"v40_callbacks".*CFG_V40CB_RELAY',
+     r"(?i)NFSv4\.0: the server connects back"),
+    ("the server's SM_NOTIFY is relayed to the clients", "gateway/nlm_notify.c", r"SM_NOTIFY",
+     r"(?i)not relayed: the server's NSM"),
+    ("[listener NAME] sections exist", "config/config.c", r'"listener"',
+     r"(?i)listeners have no sections"),
+    ("TLS keys are loaded (tls_key)", "config/config_keys.c", r'"tls_key"',
+     r"(?i)TLS keys \*\*\(planned\)\*\*"),
+    ("reload names the values that changed", "config/config_diff.c", r"cdf_values_what",
+     r"values changed`\)"),
+]
+
+
+def check_daemon():
+    code, uopts, mopts, dopts = daemon_facts()
+    bad = []
+    if len(code) < 8 or "--check-config" not in code:
+        sys.exit("docs_code: the options of gateway/main.c were not found: update this script")
+    for where, have in (("gateway/main.c usage (--help)", uopts), ("docs/man/rpcrdma-gw.8 OPTIONS", mopts),
+                        ("docs/configuration.md Command line", dopts)):
+        for o in sorted(code - have):
+            bad.append(f"{where}: option {o} is missing")
+        for o in sorted(have - code - {"-f"}):
+            bad.append(f"{where}: option {o} does not exist")
+    n = 0
+    for what, path, evidence, claim in FACTS:
+        if not re.search(evidence, read(path)):
+            bad.append(f"docs_code FACTS: '{what}': no /{evidence}/ in {path}: update the table")
+            continue
+        for p in DOCS_MD + MANS + [SAMPLE]:
+            for no, line in enumerate(read(p).splitlines(), 1):
+                n += 1
+                if re.search(claim, line):
+                    bad.append(f"{p}:{no}: says the opposite of '{what}' ({path})")
+    for b in bad:
+        print(b)
+    if bad:
+        return 1
+    print(f"daemon: {len(code)} options, the same in getopt, --help, rpcrdma-gw(8) and "
+          f"configuration.md; {len(FACTS)} facts of the code contradicted nowhere")
+    return 0
+
+
 if __name__ == "__main__":
-    cmds = {"keys": check_keys, "gwctl": check_gwctl, "readme": check_readme, "creds": check_creds}
+    cmds = {"keys": check_keys, "gwctl": check_gwctl, "readme": check_readme, "creds": check_creds,
+            "daemon": check_daemon}
     if len(sys.argv) != 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     sys.exit(cmds[sys.argv[1]]())
