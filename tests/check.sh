@@ -285,10 +285,11 @@ vm_second_probe() {
 # one way, sizes, no dead export, one struct per member prefix and each in
 # docs/naming.md, the architecture page's arrows current;
 # docs against code (tests/layout/docs_code.py): config keys, rpcrdma-gwctl,
-# the README's install section.
+# the README's install section, the unit's credentials, the daemon's options
+# and the FACTS; docs/operations.md's table of contents (docs_toc.py).
 run_layout() {
 	local c s out
-	for c in includes sizes exports members naming doc docs_code:keys docs_code:gwctl docs_code:readme docs_code:creds docs_code:daemon; do
+	for c in includes sizes exports members naming doc docs_code:keys docs_code:gwctl docs_code:readme docs_code:creds docs_code:daemon docs_toc:check; do
 		s=layout
 		case $c in *:*) s=${c%%:*}; c=${c#*:} ;; esac
 		out="$LOGDIR/layout-$c.log"
