@@ -293,6 +293,15 @@ static bool cfg_parse_unix(const char *path, struct sockaddr_storage *ss, sockle
 	return true;
 }
 
+/* A path value: empty (off), absolute, or in the credentials directory
+ * (CFG_CRED_PREFIX, resolved when the file is opened: cfg_path_resolve). */
+static bool cfg_path_ok(const char *value, size_t size)
+{
+	return !value[0] || ((value[0] == '/' || !strncmp(value, CFG_CRED_PREFIX,
+							   strlen(CFG_CRED_PREFIX))) &&
+			     strlen(value) < size);
+}
+
 /* Set one key of obj (the struct cfg, a backend or a route) from its text. */
 static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *obj,
 			const char *value, int line)
@@ -340,10 +349,8 @@ static bool cfg_key_set(struct cfg_parser *cp, const struct cfg_key *k, void *ob
 		}
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
-	case CFG_KT_PATH:	/* absolute, or in the credentials directory */
-		if (value[0] && ((value[0] != '/' && strncmp(value, CFG_CRED_PREFIX,
-							     strlen(CFG_CRED_PREFIX))) ||
-				 strlen(value) >= k->ky_size))
+	case CFG_KT_PATH:
+		if (!cfg_path_ok(value, k->ky_size))
 			break;
 		snprintf(member, k->ky_size, "%s", value);
 		return true;
